@@ -1,0 +1,78 @@
+# pwtune: the two commands of the README, and the rest.
+#
+#   make run        install what is missing, build, start pwtune on this host
+#   make test       install, build with -Werror, run every test through ctest
+#   make test-asan  the same suite built with AddressSanitizer and UBSan
+#   make build | bench | deps | clean
+#
+# `make deps` installs the Debian packages the project needs when they are
+# missing: as root with apt-get, otherwise it prints the command to run.
+
+BUILD      ?= build
+ASAN_BUILD ?= build-asan
+JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
+STATE_DIR  ?= $(CURDIR)/var
+
+# Build tools and libraries, then what the tests compare against.
+DEB_PACKAGES := build-essential cmake pkg-config \
+	libargon2-dev libsodium-dev libjansson-dev libmicrohttpd-dev \
+	libsqlite3-dev libcrypt-dev \
+	argon2
+
+.PHONY: all deps build run test test-asan bench clean
+
+all: build
+
+deps:
+	@missing=""; \
+	for p in $(DEB_PACKAGES); do \
+		dpkg-query -W -f='$${Status}\n' "$$p" 2>/dev/null | \
+			grep -q '^install ok installed$$' || missing="$$missing $$p"; \
+	done; \
+	if [ -z "$$missing" ]; then exit 0; fi; \
+	if [ "$$(id -u)" != 0 ]; then \
+		echo "pwtune needs these Debian packages:$$missing"; \
+		echo "install them with:"; \
+		echo "  sudo apt-get update && sudo apt-get install -y$$missing"; \
+		exit 1; \
+	fi; \
+	echo "installing:$$missing"; \
+	apt-get update -qq && \
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+		--no-install-recommends $$missing
+
+build: deps
+	cmake -S . -B $(BUILD) -DWERROR=ON
+	cmake --build $(BUILD) -j $(JOBS)
+
+# Until the daemon exists, `make run` shows the engine working: it hashes
+# a sample password with the seed CLI's Argon2idFast preset (64 MiB, t = 2,
+# p = 1) through both backends.
+run: build
+	@mkdir -p $(STATE_DIR)
+	@echo "pwtuned is not built yet: showing the engine with pwtune hash"
+	@echo "(Argon2idFast: m = 64 MiB, t = 2, p = 1) on both backends."
+	printf 'correct horse battery staple' | \
+		$(BUILD)/cli/pwtune hash pwtune-demo-salt -id -k 65536 -t 2 -p 1 \
+		--backend libargon2
+	printf 'correct horse battery staple' | \
+		$(BUILD)/cli/pwtune hash pwtune-demo-salt -id -k 65536 -t 2 -p 1 \
+		--backend libsodium
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+test-asan: deps
+	cmake -S . -B $(ASAN_BUILD) -DWERROR=ON -DASAN=ON -DUBSAN=ON \
+		-DCMAKE_BUILD_TYPE=Debug
+	cmake --build $(ASAN_BUILD) -j $(JOBS)
+	cd $(ASAN_BUILD) && \
+		ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		ctest --output-on-failure -j $(JOBS)
+
+bench: build
+	@echo "no benchmarks yet"
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD)

@@ -1,0 +1,42 @@
+/*
+ * cli/cli.h: the pwtune command, one file per subcommand.
+ *
+ * Exit codes are the same for every subcommand: 0 success, 1 a negative
+ * answer or a failure at run time (a hash that does not verify, a library
+ * error), 2 bad usage or bad input (the message says which).
+ */
+#ifndef PWTUNE_CLI_H
+#define PWTUNE_CLI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define CLI_EXIT_OK	0
+#define CLI_EXIT_FAIL	1
+#define CLI_EXIT_USAGE	2
+
+/* cli_util.c */
+void	 cli_warnx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int	 cli_parse_u32(const char *s, uint32_t min, uint32_t max,
+	    uint32_t *out);
+/*
+ * Read the password from standard input into buf, which holds max + 2
+ * bytes: all of a pipe's bytes as they are (like the reference argon2
+ * command), or one line without echo from a terminal. Returns 0, or -1
+ * when none was read or it is longer than max bytes (buf is wiped).
+ */
+int	 cli_read_password(uint8_t *buf, size_t max, size_t *len,
+	    char *err, size_t errlen);
+int	 cli_read_file(const char *path, uint8_t *buf, size_t bufsize,
+	    size_t *len, char *err, size_t errlen);
+int	 cli_check_memory(uint64_t need, char *err, size_t errlen);
+double	 cli_now(void);
+void	 cli_hex(char *dst, const uint8_t *src, size_t len);
+
+/* cmd_hash.c */
+int	 cmd_hash(int argc, char **argv);
+
+/* cmd_verify.c */
+int	 cmd_verify(int argc, char **argv);
+
+#endif /* PWTUNE_CLI_H */
