@@ -71,8 +71,9 @@ test-asan: deps
 		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 		ctest --output-on-failure -j $(JOBS)
 
+# The benchmarks print their tables; see docs/BENCHMARKS.md.
 bench: build
-	@echo "no benchmarks yet"
+	$(BUILD)/bench/bench_backends
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)

@@ -21,7 +21,7 @@ kdf_argon2_alloc(uint8_t **memory, size_t bytes)
 	void	*p;
 
 	p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
-	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	    MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 	if (p == MAP_FAILED) {
 		*memory = NULL;
 		return ARGON2_MEMORY_ALLOCATION_ERROR;

@@ -1,0 +1,187 @@
+/*
+ * bench/backends.c: Argon2id on this host through each backend, side by
+ * side, and the cost of pwtune's kdf layer against bare library calls.
+ *
+ * For every (m, t) of the grid, one round runs, back to back and in turn:
+ *   bare-libargon2   argon2id_hash_raw(), the library alone
+ *   kdf-libargon2    kdf_hash() with the libargon2 backend
+ *   bare-libsodium   crypto_pwhash(), the library alone
+ *   kdf-libsodium    kdf_hash() with the libsodium backend
+ * Interleaving the four within a round means a noisy neighbour hits all of
+ * them alike. The table gives the median of each over the rounds, the ratio
+ * libargon2 / libsodium (both through kdf), and kdf / bare for each library.
+ *
+ * kdf / bare for libsodium is the cost of pwtune's layer itself: the same
+ * library call behind validation. kdf / bare for libargon2 is mostly the
+ * allocator: kdf gives libargon2 fresh mmap'd, pre-faulted memory that goes
+ * back to the OS after each hash; argon2id_hash_raw() mallocs, and glibc
+ * serves blocks under its mmap threshold (up to 32 MiB) from heap pages it
+ * has already faulted in, while larger ones are mmap'd and faulted page by
+ * page.
+ *
+ * Usage: backends [-r ROUNDS] [-m MiB,MiB,...] [-t T,T,...]
+ * Defaults: 7 rounds, m = 32,64,128 MiB, t = 1,3, p = 1.
+ */
+#include <argon2.h>
+#include <sodium.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kdf.h"
+
+#define MAX_LIST	16
+#define MAX_ROUNDS	101
+
+enum { BARE_ARGON2, KDF_ARGON2, BARE_SODIUM, KDF_SODIUM, NWAYS };
+
+static const char *const way_names[NWAYS] = {
+	"bare-libargon2", "kdf-libargon2", "bare-libsodium", "kdf-libsodium"
+};
+
+static double
+now(void)
+{
+	struct timespec	ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double	x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double
+median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static int
+parse_list(const char *s, unsigned *out)
+{
+	char	*copy = strdup(s), *tok, *save = NULL;
+	int	 n = 0;
+
+	for (tok = strtok_r(copy, ",", &save); tok != NULL && n < MAX_LIST;
+	    tok = strtok_r(NULL, ",", &save))
+		out[n++] = (unsigned)strtoul(tok, NULL, 10);
+	free(copy);
+	return n;
+}
+
+/* One hash by way w; returns seconds, or a negative number on failure. */
+static double
+run_one(int w, uint32_t m_kib, uint32_t t)
+{
+	static const uint8_t	 salt[16] = "pwtune-bench-slt";
+	static const char	 pwd[] = "correct horse battery staple";
+	struct kdf_params	 kp;
+	struct kdf_input	 in = { (const uint8_t *)pwd, sizeof(pwd) - 1,
+				    salt, sizeof(salt), NULL, 0, NULL, 0 };
+	uint8_t			 out[32];
+	char			 err[256];
+	double			 t0 = now();
+	int			 rc = 0;
+
+	kdf_params_init(&kp, KDF_ALG_ARGON2ID);
+	kp.m_kib = m_kib;
+	kp.t = t;
+	kp.p = 1;
+	switch (w) {
+	case BARE_ARGON2:
+		rc = argon2id_hash_raw(t, m_kib, 1, pwd, sizeof(pwd) - 1, salt,
+		    sizeof(salt), out, sizeof(out)) == ARGON2_OK ? 0 : -1;
+		break;
+	case BARE_SODIUM:
+		rc = crypto_pwhash(out, sizeof(out), pwd, sizeof(pwd) - 1, salt,
+		    t, (size_t)m_kib * 1024, crypto_pwhash_ALG_ARGON2ID13);
+		break;
+	default:
+		kp.backend = w == KDF_ARGON2 ? KDF_BACKEND_LIBARGON2 :
+		    KDF_BACKEND_LIBSODIUM;
+		rc = kdf_hash(&kp, &in, out, NULL, 0, err, sizeof(err));
+		if (rc != 0)
+			fprintf(stderr, "backends: %s\n", err);
+		break;
+	}
+	return rc == 0 ? now() - t0 : -1;
+}
+
+int
+main(int argc, char **argv)
+{
+	unsigned	 ms[MAX_LIST] = { 32, 64, 128 }, ts[MAX_LIST] = { 1, 3 };
+	int		 nm = 3, nt = 2, rounds = 7, c, i, j, r, w;
+	static double	 samples[NWAYS][MAX_ROUNDS];
+	double		 med[NWAYS], t_start = now();
+
+	while ((c = getopt(argc, argv, "r:m:t:")) != -1) {
+		switch (c) {
+		case 'r':
+			rounds = atoi(optarg);
+			break;
+		case 'm':
+			nm = parse_list(optarg, ms);
+			break;
+		case 't':
+			nt = parse_list(optarg, ts);
+			break;
+		default:
+			fprintf(stderr, "usage: backends [-r ROUNDS] "
+			    "[-m MiB,...] [-t T,...]\n");
+			return 2;
+		}
+	}
+	if (rounds < 1 || rounds > MAX_ROUNDS || nm < 1 || nt < 1) {
+		fprintf(stderr, "backends: 1 to %d rounds, at least one m and "
+		    "one t\n", MAX_ROUNDS);
+		return 2;
+	}
+	if (sodium_init() < 0)
+		return 1;
+
+	printf("Argon2id, p = 1, %d rounds, median ms (libsodium %s)\n\n",
+	    rounds, sodium_version_string());
+	printf("| m MiB | t | %s | %s | %s | %s | libargon2/libsodium | "
+	    "kdf/bare libargon2 | kdf/bare libsodium |\n",
+	    way_names[0], way_names[1], way_names[2], way_names[3]);
+	printf("|---|---|---|---|---|---|---|---|---|\n");
+	for (i = 0; i < nm; i++) {
+		for (j = 0; j < nt; j++) {
+			/* One warm-up of each way, discarded. */
+			for (w = 0; w < NWAYS; w++)
+				run_one(w, ms[i] * 1024, ts[j]);
+			for (r = 0; r < rounds; r++) {
+				for (w = 0; w < NWAYS; w++) {
+					samples[w][r] = run_one(w, ms[i] * 1024,
+					    ts[j]);
+					if (samples[w][r] < 0) {
+						fprintf(stderr, "backends: %s "
+						    "failed\n", way_names[w]);
+						return 1;
+					}
+				}
+			}
+			for (w = 0; w < NWAYS; w++)
+				med[w] = median(samples[w], rounds) * 1000;
+			printf("| %u | %u | %.1f | %.1f | %.1f | %.1f | %.2f | "
+			    "%.3f | %.3f |\n", ms[i], ts[j],
+			    med[BARE_ARGON2], med[KDF_ARGON2], med[BARE_SODIUM],
+			    med[KDF_SODIUM], med[KDF_ARGON2] / med[KDF_SODIUM],
+			    med[KDF_ARGON2] / med[BARE_ARGON2],
+			    med[KDF_SODIUM] / med[BARE_SODIUM]);
+			fflush(stdout);
+		}
+	}
+	printf("\n%.1f s in all\n", now() - t_start);
+	return 0;
+}
