@@ -10,6 +10,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+
+#include "report.h"
 
 #define CLI_EXIT_OK	0
 #define CLI_EXIT_FAIL	1
@@ -32,6 +35,26 @@ int	 cli_read_file(const char *path, uint8_t *buf, size_t bufsize,
 int	 cli_check_memory(uint64_t need, char *err, size_t errlen);
 double	 cli_now(void);
 void	 cli_hex(char *dst, const uint8_t *src, size_t len);
+
+/* bench_output.c */
+void	 bench_print(FILE *fp, const struct report *rep,
+	    enum kdf_backend baseline, int markdown);
+int	 bench_write_json(const char *path, const struct report *rep,
+	    char *err, size_t errlen);
+int	 bench_write_csv(const char *path, const struct report *rep,
+	    char *err, size_t errlen);
+
+/* cmd_bench.c */
+int	 cmd_bench(int argc, char **argv);
+
+/* cmd_repl.c */
+int	 cmd_repl(int argc, char **argv);
+
+/* cmd_soak.c */
+int	 cmd_soak(int argc, char **argv);
+
+/* cmd_stress.c */
+int	 cmd_stress(int argc, char **argv);
 
 /* cmd_hash.c */
 int	 cmd_hash(int argc, char **argv);

@@ -406,7 +406,7 @@ measure_attempt(const struct measure_point *pt, const struct measure_opts *o,
 {
 	struct measure_run	 mr;
 	double			 lat[MEASURE_K_MAX], wall, t_start, deadline;
-	double			 busy = 0, cv;
+	double			 busy = 0;
 	unsigned long long	 tot0, st0, tot1, st1;
 	size_t			 i, measured_rounds = 0;
 	int			 warm = o->warmup_rounds, sig = 0, code = 0;
@@ -458,9 +458,12 @@ measure_attempt(const struct measure_point *pt, const struct measure_opts *o,
 		if (r->nsamples >= o->min_samples &&
 		    stats_rel_error(&r->st) <= o->max_rel_error)
 			break;
-		/* The budget counts measuring time; one more round must fit. */
-		if (measure_now() - t_start + wall > o->point_budget &&
-		    r->nsamples >= 2)
+		/*
+		 * The minimum count comes first; past it, one more round must
+		 * fit in the point's budget.
+		 */
+		if (r->nsamples >= o->min_samples &&
+		    measure_now() - t_start + wall > o->point_budget)
 			break;
 	}
 	r->status = MEASURE_OK;
@@ -480,12 +483,19 @@ reap:
 	r->steal_pct = tot1 > tot0 ? 100.0 * (double)(st1 - st0) /
 	    (double)(tot1 - tot0) : 0;
 	r->seconds = measure_now() - t_start;
-	if (rc == 0) {
-		cv = r->st.mean > 0 ? r->st.stddev / r->st.mean : 0;
-		r->noisy = cv > o->noise_cv || r->steal_pct > o->noise_steal ||
-		    r->runnable_before > o->noise_runnable;
-	}
+	if (rc == 0)
+		r->noisy = measure_is_noisy(r, o);
 	return rc;
+}
+
+int
+measure_is_noisy(const struct measure_result *r, const struct measure_opts *o)
+{
+	double	cv = r->st.mean > 0 ? r->st.stddev / r->st.mean : 0;
+
+	return cv > o->noise_cv || r->steal_pct > o->noise_steal ||
+	    r->runnable_before > o->noise_runnable ||
+	    r->runnable_after > o->noise_runnable;
 }
 
 int

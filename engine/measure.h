@@ -13,8 +13,8 @@
  * each socket) and collects one latency from each. The first round is a
  * warm-up and is discarded. Rounds repeat until the 99.9 % confidence
  * half-width of the mean ("Error") is at most max_rel_error of the mean,
- * between min_samples and max_samples latencies, and within the point's
- * time budget. Time is wall clock (CLOCK_MONOTONIC), never CPU time.
+ * between min_samples and max_samples latencies; once min_samples are in,
+ * a round that would end past the point's time budget is not started. Time is wall clock (CLOCK_MONOTONIC), never CPU time.
  *
  * Noise: the runnable processes of others (from /proc/loadavg) and CPU
  * steal (from /proc/stat) are read before and after each point. A point
@@ -124,6 +124,14 @@ size_t	 measure_list_run(const struct measure_point *pts, size_t n,
 	    const struct measure_opts *o, struct measure_result *results);
 
 void	 measure_result_release(struct measure_result *r);
+
+/*
+ * The noise rule: spread (stddev / mean) over o->noise_cv, CPU steal over
+ * o->noise_steal percent, or more of others' runnable tasks than
+ * o->noise_runnable before or after the point.
+ */
+int	 measure_is_noisy(const struct measure_result *r,
+	    const struct measure_opts *o);
 
 /* "ok", "skipped", "failed", "oom", "killed", "crashed", "timeout",
    "cancelled". */

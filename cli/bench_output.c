@@ -1,0 +1,269 @@
+/*
+ * cli/bench_output.c: how `pwtune bench` shows its results: a table per
+ * backend like BenchmarkDotNet's (aligned text, or GitHub markdown), the
+ * points that were not measured and why, and CSV.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "units.h"
+
+#define COLS	11
+
+static const char *const headers[COLS] = {
+	"Method", "MemorySize", "Iterations", "Parallelism", "Concurrency",
+	"Mean", "Error", "StdDev", "Median", "P95", "Ratio"
+};
+
+static void
+fmt_ms(char *buf, size_t len, double ms)
+{
+	if (ms >= 100)
+		snprintf(buf, len, "%.1f ms", ms);
+	else if (ms >= 10)
+		snprintf(buf, len, "%.2f ms", ms);
+	else
+		snprintf(buf, len, "%.3f ms", ms);
+}
+
+static void
+method_name(const struct measure_result *r, char *buf, size_t len)
+{
+	const struct kdf_params	*kp = &r->pt.kp;
+
+	snprintf(buf, len, "%s.%s",
+	    kdf_backend_name(kdf_backend_resolve(kp->backend, kp->alg)),
+	    kdf_alg_title(kp->alg));
+}
+
+/*
+ * The baseline of r: the same algorithm and costs, measured OK with the
+ * baseline backend. NULL when there is none.
+ */
+static const struct measure_result *
+find_baseline(const struct report *rep, const struct measure_result *r,
+    enum kdf_backend baseline)
+{
+	const struct kdf_params	*a = &r->pt.kp, *b;
+	size_t			 i;
+
+	for (i = 0; i < rep->n; i++) {
+		b = &rep->results[i].pt.kp;
+		if (rep->results[i].status != MEASURE_OK ||
+		    kdf_backend_resolve(b->backend, b->alg) != baseline ||
+		    b->alg != a->alg || b->m_kib != a->m_kib || b->t != a->t ||
+		    b->p != a->p || b->cost != a->cost ||
+		    rep->results[i].pt.k != r->pt.k)
+			continue;
+		return &rep->results[i];
+	}
+	return NULL;
+}
+
+static void
+row_cells(const struct report *rep, const struct measure_result *r,
+    enum kdf_backend baseline, char cells[COLS][48])
+{
+	const struct kdf_params		*kp = &r->pt.kp;
+	const struct measure_result	*base;
+
+	method_name(r, cells[0], sizeof(cells[0]));
+	if (kp->alg == KDF_ALG_BCRYPT) {
+		snprintf(cells[1], sizeof(cells[1]), "4 KiB");
+		snprintf(cells[2], sizeof(cells[2]), "2^%u", (unsigned)kp->cost);
+		snprintf(cells[3], sizeof(cells[3]), "1");
+	} else {
+		units_format_kib(kp->m_kib, cells[1], sizeof(cells[1]));
+		snprintf(cells[2], sizeof(cells[2]), "%u", (unsigned)kp->t);
+		snprintf(cells[3], sizeof(cells[3]), "%u", (unsigned)kp->p);
+	}
+	snprintf(cells[4], sizeof(cells[4]), "%u", (unsigned)r->pt.k);
+	if (r->status != MEASURE_OK) {
+		int i;
+
+		for (i = 5; i < COLS; i++)
+			snprintf(cells[i], sizeof(cells[i]), "NA");
+		return;
+	}
+	fmt_ms(cells[5], sizeof(cells[5]), r->st.mean);
+	fmt_ms(cells[6], sizeof(cells[6]), r->st.error);
+	fmt_ms(cells[7], sizeof(cells[7]), r->st.stddev);
+	fmt_ms(cells[8], sizeof(cells[8]), r->st.median);
+	fmt_ms(cells[9], sizeof(cells[9]), r->st.p95);
+	base = find_baseline(rep, r, baseline);
+	if (base != NULL && base->st.mean > 0)
+		snprintf(cells[10], sizeof(cells[10]), "%.2f%s",
+		    r->st.mean / base->st.mean, r->noisy ? " noisy" : "");
+	else
+		snprintf(cells[10], sizeof(cells[10]), "?%s",
+		    r->noisy ? " noisy" : "");
+}
+
+/* Print one table: the points of backend b, aligned or as markdown. */
+static void
+print_table(FILE *fp, const struct report *rep, enum kdf_backend b,
+    enum kdf_backend baseline, int markdown)
+{
+	static char	cells[REPORT_POINTS_MAX][COLS][48];
+	size_t		width[COLS], rows = 0, i, c;
+
+	for (c = 0; c < COLS; c++)
+		width[c] = strlen(headers[c]);
+	for (i = 0; i < rep->n && rows < REPORT_POINTS_MAX; i++) {
+		const struct kdf_params	*kp = &rep->results[i].pt.kp;
+
+		if (kdf_backend_resolve(kp->backend, kp->alg) != b)
+			continue;
+		row_cells(rep, &rep->results[i], baseline, cells[rows]);
+		for (c = 0; c < COLS; c++)
+			if (strlen(cells[rows][c]) > width[c])
+				width[c] = strlen(cells[rows][c]);
+		rows++;
+	}
+	if (rows == 0)
+		return;
+	fputc('\n', fp);
+	for (c = 0; c < COLS; c++)
+		fprintf(fp, markdown ? "| %-*s " : "%-*s  ", (int)width[c],
+		    headers[c]);
+	fputs(markdown ? "|\n" : "\n", fp);
+	for (c = 0; c < COLS; c++) {
+		size_t	k;
+
+		fputs(markdown ? "|" : "", fp);
+		for (k = 0; k < width[c] + (markdown ? 2 : 0); k++)
+			fputc('-', fp);
+		/* Numbers align right in markdown, as BenchmarkDotNet does. */
+		if (markdown && c >= 5)
+			fputc(':', fp);
+		else if (markdown)
+			fputc('-', fp);
+		else
+			fputs("  ", fp);
+	}
+	fputs(markdown ? "|\n" : "\n", fp);
+	for (i = 0; i < rows; i++) {
+		for (c = 0; c < COLS; c++) {
+			if (c >= 5)
+				fprintf(fp, markdown ? "| %*s " : "%*s  ",
+				    (int)width[c], cells[i][c]);
+			else
+				fprintf(fp, markdown ? "| %-*s " : "%-*s  ",
+				    (int)width[c], cells[i][c]);
+		}
+		fputs(markdown ? "|\n" : "\n", fp);
+	}
+}
+
+void
+bench_print(FILE *fp, const struct report *rep, enum kdf_backend baseline,
+    int markdown)
+{
+	static const enum kdf_backend order[] = { KDF_BACKEND_LIBSODIUM,
+	    KDF_BACKEND_LIBARGON2, KDF_BACKEND_LIBCRYPT };
+	const struct host_info	*h = &rep->host;
+	char			 budget[32], name[64];
+	size_t			 i, noisy = 0, notrun = 0;
+
+	units_format_kib(rep->mem_budget >> 10, budget, sizeof(budget));
+	fprintf(fp, "\nHost: %s, %d CPUs online, %d effective; "
+	    "memory budget %s (%s)\n", h->cpu_model[0] ? h->cpu_model :
+	    "unknown CPU", h->online_cpus, rep->effective_cpus, budget,
+	    host_budget_source_name(rep->budget_source));
+	fprintf(fp, "libsodium %s, libargon2 %s; Error is the 99.9 %% "
+	    "confidence half-width; Ratio is Mean against %s\n",
+	    h->libsodium_version, h->libargon2_version,
+	    kdf_backend_name(baseline));
+	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++)
+		print_table(fp, rep, order[i], baseline, markdown);
+
+	for (i = 0; i < rep->n; i++) {
+		const struct measure_result *r = &rep->results[i];
+
+		if (r->status == MEASURE_OK) {
+			noisy += r->noisy != 0;
+			continue;
+		}
+		if (notrun++ == 0)
+			fputs("\nNot measured:\n", fp);
+		method_name(r, name, sizeof(name));
+		units_format_kib(r->pt.kp.m_kib, budget, sizeof(budget));
+		fprintf(fp, "  %s m=%s t=%u p=%u k=%u: %s: %s\n", name,
+		    budget, (unsigned)r->pt.kp.t, (unsigned)r->pt.kp.p,
+		    (unsigned)r->pt.k, measure_status_name(r->status),
+		    r->reason);
+	}
+	if (noisy > 0)
+		fprintf(fp, "\n%zu point%s flagged noisy: the host was busy or "
+		    "the spread was wide even after measuring again.\n", noisy,
+		    noisy == 1 ? " was" : "s were");
+}
+
+int
+bench_write_csv(const char *path, const struct report *rep, char *err,
+    size_t errlen)
+{
+	FILE	*fp;
+	size_t	 i;
+
+	if ((fp = fopen(path, "w")) == NULL) {
+		snprintf(err, errlen, "%s: %m", path);
+		return -1;
+	}
+	fputs("backend,variant,version,m_kib,t,p,k,cost,status,n,min_ms,"
+	    "median_ms,mean_ms,stddev_ms,error_ms,p95_ms,p99_ms,max_ms,"
+	    "throughput_per_s,peak_rss_kib,noisy,reason\n", fp);
+	for (i = 0; i < rep->n; i++) {
+		const struct measure_result	*r = &rep->results[i];
+		const struct kdf_params		*kp = &r->pt.kp;
+		char				 reason[256];
+		size_t				 k;
+
+		/* The reason is free text: keep it one CSV field. */
+		snprintf(reason, sizeof(reason), "%s", r->reason);
+		for (k = 0; reason[k] != '\0'; k++)
+			if (reason[k] == '"' || reason[k] == '\n')
+				reason[k] = '\'';
+		fprintf(fp, "%s,%s,%u,%u,%u,%u,%u,%u,%s,%zu,%.4f,%.4f,%.4f,"
+		    "%.4f,%.4f,%.4f,%.4f,%.4f,%.3f,%llu,%d,\"%s\"\n",
+		    kdf_backend_name(kdf_backend_resolve(kp->backend, kp->alg)),
+		    kdf_alg_name(kp->alg), (unsigned)kp->version,
+		    (unsigned)kp->m_kib, (unsigned)kp->t, (unsigned)kp->p,
+		    (unsigned)r->pt.k, (unsigned)kp->cost,
+		    measure_status_name(r->status), r->st.n, r->st.min,
+		    r->st.median, r->st.mean, r->st.stddev, r->st.error,
+		    r->st.p95, r->st.p99, r->st.max, r->throughput,
+		    (unsigned long long)r->peak_rss_kib, r->noisy, reason);
+	}
+	if (fclose(fp) != 0) {
+		snprintf(err, errlen, "%s: %m", path);
+		return -1;
+	}
+	return 0;
+}
+
+int
+bench_write_json(const char *path, const struct report *rep, char *err,
+    size_t errlen)
+{
+	json_t	*j = report_to_json(rep, 1);
+	char	 tmp[4096];
+	int	 rc;
+
+	if (j == NULL) {
+		snprintf(err, errlen, "cannot build the JSON report");
+		return -1;
+	}
+	/* Write beside, then rename: a reader never sees half a file. */
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	rc = json_dump_file(j, tmp, JSON_INDENT(1) | JSON_REAL_PRECISION(8));
+	json_decref(j);
+	if (rc != 0 || rename(tmp, path) != 0) {
+		snprintf(err, errlen, "%s: %m", path);
+		remove(tmp);
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,520 @@
+/*
+ * cli/cmd_bench.c: `pwtune bench`: measure a profile, a preset or a grid
+ * on this host, print a table per backend and save the results as JSON.
+ */
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "presets.h"
+#include "profile.h"
+#include "units.h"
+
+#define LIST_MAX	32
+
+struct bench_opts {
+	const char		*profile;
+	const char		*preset;
+	uint64_t		 m[LIST_MAX];	/* KiB */
+	uint32_t		 t[LIST_MAX], p[LIST_MAX], k[LIST_MAX];
+	size_t			 nm, nt, np, nk;
+	enum kdf_backend	 backends[3];
+	size_t			 nb;
+	enum kdf_alg		 variant;
+	enum kdf_backend	 baseline;
+	int			 has_baseline;
+	uint32_t		 repeats;
+	uint64_t		 memory_max;	/* bytes; 0: none */
+	const char		*json;
+	int			 no_json;
+	const char		*csv;
+	int			 markdown;
+	int			 quiet;
+};
+
+static volatile int	bench_cancel;
+
+static void
+bench_on_signal(int sig)
+{
+	(void)sig;
+	bench_cancel = 1;
+}
+
+static void
+bench_usage(FILE *fp)
+{
+	fputs(
+"Usage: pwtune bench [--profile quick|full | --preset NAME | grid options]\n"
+"                    [--backend libsodium,libargon2] [--repeats N]\n"
+"                    [--memory-max SIZE] [--json FILE | --no-json]\n"
+"                    [--csv FILE] [--markdown] [--baseline BACKEND] [-q]\n"
+"Measures Argon2 on this host, each point in child processes, and prints a\n"
+"table per backend. Without options: the quick profile.\n"
+"  --profile P        quick (about 20 s) or full (the seed grid: m = 32 MiB\n"
+"                     .. 1 GiB x t = 1, 3, 6 x p = 1 and the cores)\n"
+"  --preset NAME      a known parameter set (pwtune bench --list-presets)\n"
+"  --m LIST           memory sizes: 64MiB,256MiB,1GiB or KiB as integers\n"
+"  --t LIST           passes (default 3)\n"
+"  --p LIST           lanes (default 1)\n"
+"  --concurrency LIST hashes at once (default 1)\n"
+"  --variant V        argon2id (default), argon2i or argon2d\n"
+"  --backend LIST     libsodium, libargon2 (default: both)\n"
+"  --baseline B       the backend Ratio compares with (default libsodium)\n"
+"  --repeats N        exactly N measured samples per point\n"
+"  --memory-max SIZE  cap the memory budget (default: half of MemAvailable\n"
+"                     or of the cgroup limit left); points over it are\n"
+"                     skipped and listed with the reason\n"
+"  --json FILE        where to write the results (default\n"
+"                     bench_<UTC time>.json); --no-json writes none\n"
+"  --csv FILE         also write one CSV row per point\n"
+"  --markdown         print the tables as GitHub markdown\n"
+"  -q, --quiet        no progress bar\n", fp);
+}
+
+static int
+bench_parse_u32_list(const char *s, uint32_t min, uint32_t max,
+    uint32_t *out, size_t *n)
+{
+	char	*copy = strdup(s), *tok, *save = NULL;
+	int	 rc = 0;
+
+	*n = 0;
+	for (tok = strtok_r(copy, ",", &save); tok != NULL;
+	    tok = strtok_r(NULL, ",", &save)) {
+		if (*n == LIST_MAX || cli_parse_u32(tok, min, max,
+		    &out[*n]) == -1) {
+			rc = -1;
+			break;
+		}
+		(*n)++;
+	}
+	free(copy);
+	return rc == 0 && *n > 0 ? 0 : -1;
+}
+
+static int
+bench_parse_sizes(const char *s, uint64_t *out, size_t *n)
+{
+	char	*copy = strdup(s), *tok, *save = NULL;
+	int	 rc = 0;
+
+	*n = 0;
+	for (tok = strtok_r(copy, ",", &save); tok != NULL;
+	    tok = strtok_r(NULL, ",", &save)) {
+		if (*n == LIST_MAX ||
+		    units_parse_kib(tok, KDF_ARGON2_M_MAX, &out[*n]) == -1) {
+			rc = -1;
+			break;
+		}
+		(*n)++;
+	}
+	free(copy);
+	return rc == 0 && *n > 0 ? 0 : -1;
+}
+
+static int
+bench_parse_backends(const char *s, struct bench_opts *o)
+{
+	char	*copy = strdup(s), *tok, *save = NULL;
+	int	 rc = 0;
+
+	o->nb = 0;
+	for (tok = strtok_r(copy, ",", &save); tok != NULL;
+	    tok = strtok_r(NULL, ",", &save)) {
+		if (o->nb == 3 || kdf_backend_parse(tok,
+		    &o->backends[o->nb]) == -1 ||
+		    o->backends[o->nb] == KDF_BACKEND_AUTO) {
+			rc = -1;
+			break;
+		}
+		o->nb++;
+	}
+	free(copy);
+	return rc == 0 && o->nb > 0 ? 0 : -1;
+}
+
+static void
+bench_list_presets(void)
+{
+	const struct preset	*p;
+	size_t			 n, i;
+	char			 m[32];
+
+	p = preset_list(&n);
+	printf("%-22s %-9s %10s %3s %3s  %s\n", "Preset", "Variant", "m", "t",
+	    "p", "Source");
+	for (i = 0; i < n; i++) {
+		if (p[i].alg == KDF_ALG_BCRYPT) {
+			printf("%-22s %-9s %10s %3s %3s  %s (cost %u)\n",
+			    p[i].name, "bcrypt", "-", "-", "-", p[i].source,
+			    (unsigned)p[i].cost);
+			continue;
+		}
+		units_format_kib(p[i].m_kib, m, sizeof(m));
+		printf("%-22s %-9s %10s %3u %3u  %s\n", p[i].name,
+		    kdf_alg_name(p[i].alg), m, (unsigned)p[i].t,
+		    (unsigned)p[i].p, p[i].source);
+	}
+}
+
+/* Returns 0, 1 for an early exit with status 0, or -1 (usage printed). */
+static int
+bench_parse(int argc, char **argv, struct bench_opts *o)
+{
+	const char	*a, *v;
+	int		 i;
+
+	memset(o, 0, sizeof(*o));
+	o->variant = KDF_ALG_ARGON2ID;
+	for (i = 1; i < argc; i++) {
+		a = argv[i];
+		v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+			bench_usage(stdout);
+			return 1;
+		}
+		if (strcmp(a, "--list-presets") == 0) {
+			bench_list_presets();
+			return 1;
+		}
+		if (strcmp(a, "--markdown") == 0) {
+			o->markdown = 1;
+			continue;
+		}
+		if (strcmp(a, "--no-json") == 0) {
+			o->no_json = 1;
+			continue;
+		}
+		if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
+			o->quiet = 1;
+			continue;
+		}
+		if (v == NULL) {
+			cli_warnx("bench: %s needs a value", a);
+			goto usage;
+		}
+		i++;
+		if (strcmp(a, "--profile") == 0) {
+			enum profile_kind kind;
+
+			if (profile_parse(v, &kind) == -1)
+				goto bad;
+			o->profile = v;
+		} else if (strcmp(a, "--preset") == 0) {
+			if (preset_find(v) == NULL) {
+				cli_warnx("bench: unknown preset %s (see "
+				    "--list-presets)", v);
+				goto usage;
+			}
+			o->preset = v;
+		} else if (strcmp(a, "--m") == 0 || strcmp(a, "-m") == 0) {
+			if (bench_parse_sizes(v, o->m, &o->nm) == -1)
+				goto bad;
+		} else if (strcmp(a, "--t") == 0 || strcmp(a, "-t") == 0) {
+			if (bench_parse_u32_list(v, 1, 1000, o->t, &o->nt) == -1)
+				goto bad;
+		} else if (strcmp(a, "--p") == 0 || strcmp(a, "-p") == 0) {
+			if (bench_parse_u32_list(v, 1, 255, o->p, &o->np) == -1)
+				goto bad;
+		} else if (strcmp(a, "--concurrency") == 0 ||
+		    strcmp(a, "-k") == 0) {
+			if (bench_parse_u32_list(v, 1, MEASURE_K_MAX, o->k,
+			    &o->nk) == -1)
+				goto bad;
+		} else if (strcmp(a, "--variant") == 0) {
+			if (kdf_alg_parse(v, &o->variant) == -1 ||
+			    !kdf_alg_is_argon2(o->variant))
+				goto bad;
+		} else if (strcmp(a, "--backend") == 0) {
+			if (bench_parse_backends(v, o) == -1)
+				goto bad;
+		} else if (strcmp(a, "--baseline") == 0) {
+			if (kdf_backend_parse(v, &o->baseline) == -1 ||
+			    o->baseline == KDF_BACKEND_AUTO)
+				goto bad;
+			o->has_baseline = 1;
+		} else if (strcmp(a, "--repeats") == 0) {
+			if (cli_parse_u32(v, 1, 1000, &o->repeats) == -1)
+				goto bad;
+		} else if (strcmp(a, "--memory-max") == 0) {
+			uint64_t kib;
+
+			if (units_parse_kib(v, UINT64_C(1) << 40, &kib) == -1)
+				goto bad;
+			o->memory_max = kib * 1024;
+		} else if (strcmp(a, "--json") == 0) {
+			o->json = v;
+		} else if (strcmp(a, "--csv") == 0) {
+			o->csv = v;
+		} else {
+			cli_warnx("bench: unknown option %s", a);
+			goto usage;
+		}
+		continue;
+bad:
+		cli_warnx("bench: bad value %s for %s", v, a);
+		goto usage;
+	}
+	if ((o->profile != NULL) + (o->preset != NULL) +
+	    (o->nm + o->nt + o->np + o->nk > 0) > 1) {
+		cli_warnx("bench: choose one of --profile, --preset and a grid "
+		    "(--m, --t, --p, --concurrency)");
+		goto usage;
+	}
+	if (o->json != NULL && o->no_json) {
+		cli_warnx("bench: --json and --no-json together");
+		goto usage;
+	}
+	return 0;
+usage:
+	bench_usage(stderr);
+	return -1;
+}
+
+/* The points of a preset or a grid, for every backend asked. */
+static int
+bench_grid_points(const struct bench_opts *o, struct measure_point **pts,
+    size_t *n)
+{
+	static const enum kdf_backend both[] = { KDF_BACKEND_LIBSODIUM,
+	    KDF_BACKEND_LIBARGON2 };
+	const enum kdf_backend	*bs = o->nb > 0 ? o->backends : both;
+	size_t			 nb = o->nb > 0 ? o->nb : 2;
+	static const uint64_t	 m1 = 65536;
+	static const uint32_t	 t1 = 3, one = 1;
+	const uint64_t		*ms = o->nm ? o->m : &m1;
+	const uint32_t		*ts, *ps, *ks;
+	size_t			 nm = o->nm ? o->nm : 1, nt, np, nk;
+	size_t			 b, i, j, l, q, cap;
+	struct kdf_params	 kp;
+	const struct preset	*pre;
+
+	ts = o->nt ? o->t : &t1;
+	nt = o->nt ? o->nt : 1;
+	ps = o->np ? o->p : &one;
+	np = o->np ? o->np : 1;
+	ks = o->nk ? o->k : &one;
+	nk = o->nk ? o->nk : 1;
+	cap = nb * nm * nt * np * nk;
+	if ((*pts = calloc(cap, sizeof(**pts))) == NULL)
+		return -1;
+	*n = 0;
+	if (o->preset != NULL) {
+		pre = preset_find(o->preset);
+		preset_params(pre, &kp);
+		if (pre->alg == KDF_ALG_BCRYPT) {
+			kp.backend = KDF_BACKEND_LIBCRYPT;
+			(*pts)[(*n)++] = (struct measure_point){ kp, ks[0] };
+			return 0;
+		}
+		for (b = 0; b < nb; b++) {
+			kp.backend = bs[b];
+			for (l = 0; l < nk; l++)
+				(*pts)[(*n)++] = (struct measure_point){ kp,
+				    ks[l] };
+		}
+		return 0;
+	}
+	for (b = 0; b < nb; b++)
+		for (i = 0; i < nm; i++)
+			for (j = 0; j < nt; j++)
+				for (q = 0; q < np; q++)
+					for (l = 0; l < nk; l++) {
+						kdf_params_init(&kp, o->variant);
+						kp.backend = bs[b];
+						kp.m_kib = (uint32_t)ms[i];
+						kp.t = ts[j];
+						kp.p = ps[q];
+						(*pts)[(*n)++] =
+						    (struct measure_point){ kp,
+						    ks[l] };
+					}
+	return 0;
+}
+
+struct bench_progress {
+	int	tty;
+	double	last;
+};
+
+static void
+bench_progress(void *ctx, const struct measure_progress *p)
+{
+	struct bench_progress	*bp = ctx;
+	char			 bar[31], m[32];
+	size_t			 i, filled;
+	struct timespec		 ts;
+	double			 now;
+
+	if (!bp->tty)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	if (p->current != NULL && now - bp->last < 0.1)
+		return;
+	bp->last = now;
+	filled = p->total ? p->done * 30 / p->total : 30;
+	for (i = 0; i < 30; i++)
+		bar[i] = i < filled ? '#' : '.';
+	bar[30] = '\0';
+	if (p->current == NULL) {
+		fprintf(stderr, "\r[%s] %zu/%zu points in %.0f s%-40s\n", bar,
+		    p->done, p->total, p->elapsed, "");
+		return;
+	}
+	units_format_kib(p->current->kp.m_kib, m, sizeof(m));
+	fprintf(stderr, "\r[%s] %zu/%zu  ETA %2d:%02d  %s %s m=%s t=%u p=%u "
+	    "k=%u    ", bar, p->done, p->total, (int)p->eta / 60,
+	    (int)p->eta % 60, kdf_backend_name(p->current->kp.backend),
+	    kdf_alg_name(p->current->kp.alg), m, (unsigned)p->current->kp.t,
+	    (unsigned)p->current->kp.p, (unsigned)p->current->k);
+	fflush(stderr);
+}
+
+int
+cmd_bench(int argc, char **argv)
+{
+	struct bench_opts	 o;
+	struct report		 rep;
+	struct measure_opts	 mo;
+	struct measure_point	*pts = NULL;
+	struct bench_progress	 bp = { 0, 0 };
+	struct kdf_params	 probe;
+	struct sigaction	 sa;
+	enum profile_kind	 kind = PROFILE_QUICK;
+	char			 err[512], jsonpath[64];
+	size_t			 n = 0, i;
+	double			 speedups[MEASURE_K_MAX];
+	int			 cpus, rc = CLI_EXIT_FAIL;
+
+	switch (bench_parse(argc, argv, &o)) {
+	case 1:
+		return CLI_EXIT_OK;
+	case -1:
+		return CLI_EXIT_USAGE;
+	}
+	memset(&rep, 0, sizeof(rep));
+	if (host_probe(NULL, &rep.host, err, sizeof(err)) == -1) {
+		cli_warnx("bench: %s", err);
+		return CLI_EXIT_FAIL;
+	}
+	rep.mem_budget = host_memory_budget(&rep.host, o.memory_max,
+	    &rep.budget_source);
+	cpus = host_usable_cpus(&rep.host);
+	measure_opts_init(&mo, cpus);
+	mo.mem_budget = rep.mem_budget;
+	mo.cancel = &bench_cancel;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = bench_on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	/* Effective parallelism: k small hashes at once against one. */
+	kdf_params_init(&probe, KDF_ALG_ARGON2ID);
+	probe.backend = KDF_BACKEND_LIBSODIUM;
+	probe.m_kib = 8 * 1024;
+	probe.t = 1;
+	probe.p = 1;
+	{
+		struct measure_opts	po = mo;
+
+		po.min_samples = 3;
+		po.max_samples = 12;
+		po.max_rel_error = 0.05;
+		po.point_budget = 1;
+		po.remeasure_noisy = 0;
+		if (measure_effective_parallelism(&probe, cpus, &po, speedups,
+		    &rep.effective_cpus, err, sizeof(err)) == -1) {
+			cli_warnx("bench: effective parallelism: %s", err);
+			rep.effective_cpus = cpus;
+		}
+	}
+
+	if (o.preset != NULL) {
+		snprintf(rep.profile, sizeof(rep.profile), "preset:%s",
+		    preset_find(o.preset)->name);
+		if (bench_grid_points(&o, &pts, &n) == -1)
+			goto nomem;
+	} else if (o.nm + o.nt + o.np + o.nk > 0) {
+		snprintf(rep.profile, sizeof(rep.profile), "custom");
+		if (bench_grid_points(&o, &pts, &n) == -1)
+			goto nomem;
+	} else {
+		if (o.profile != NULL)
+			profile_parse(o.profile, &kind);
+		snprintf(rep.profile, sizeof(rep.profile), "%s",
+		    profile_name(kind));
+		profile_opts(kind, &mo);
+		if (profile_points(kind, rep.effective_cpus,
+		    o.nb ? o.backends : NULL, o.nb, &pts, &n) == -1)
+			goto nomem;
+	}
+	if (o.repeats > 0) {
+		mo.min_samples = mo.max_samples = o.repeats;
+		mo.point_budget = 1e9;
+	}
+	if ((rep.results = calloc(n, sizeof(*rep.results))) == NULL)
+		goto nomem;
+	rep.n = n;
+	report_stamp(&rep);
+
+	bp.tty = !o.quiet && isatty(STDERR_FILENO);
+	mo.progress = bench_progress;
+	mo.progress_ctx = &bp;
+	if (!o.quiet)
+		fprintf(stderr, "pwtune bench: %zu point%s (%s), effective "
+		    "parallelism %d\n", n, n == 1 ? "" : "s", rep.profile,
+		    rep.effective_cpus);
+	measure_list_run(pts, n, &mo, rep.results);
+
+	if (!o.has_baseline) {
+		/* libsodium when it was measured, else the first backend. */
+		o.baseline = n > 0 ? kdf_backend_resolve(pts[0].kp.backend,
+		    pts[0].kp.alg) : KDF_BACKEND_LIBSODIUM;
+		for (i = 0; i < n; i++)
+			if (pts[i].kp.backend == KDF_BACKEND_LIBSODIUM)
+				o.baseline = KDF_BACKEND_LIBSODIUM;
+	}
+	bench_print(stdout, &rep, o.baseline, o.markdown);
+
+	rc = CLI_EXIT_OK;
+	if (!o.no_json) {
+		if (o.json == NULL) {
+			struct tm	tm;
+			time_t		now = time(NULL);
+
+			gmtime_r(&now, &tm);
+			strftime(jsonpath, sizeof(jsonpath),
+			    "bench_%Y%m%dT%H%M%SZ.json", &tm);
+			o.json = jsonpath;
+		}
+		if (bench_write_json(o.json, &rep, err, sizeof(err)) == -1) {
+			cli_warnx("bench: %s", err);
+			rc = CLI_EXIT_FAIL;
+		} else
+			printf("\nResults written to %s\n", o.json);
+	}
+	if (o.csv != NULL && bench_write_csv(o.csv, &rep, err,
+	    sizeof(err)) == -1) {
+		cli_warnx("bench: %s", err);
+		rc = CLI_EXIT_FAIL;
+	}
+	if (bench_cancel) {
+		cli_warnx("bench: cancelled");
+		rc = CLI_EXIT_FAIL;
+	}
+	free(pts);
+	report_release(&rep);
+	return rc;
+nomem:
+	cli_warnx("bench: out of memory");
+	free(pts);
+	report_release(&rep);
+	return CLI_EXIT_FAIL;
+}
