@@ -1,0 +1,87 @@
+/*
+ * tests/unit/test_stats.c: engine/stats on data with known answers.
+ */
+#include <math.h>
+
+#include "stats.h"
+#include "test.h"
+
+#define ASSERT_NEAR(a, b, eps) do {					\
+	double _a = (a), _b = (b);					\
+	if (fabs(_a - _b) > (eps))					\
+		TEST_FAIL("%s ~ %s: %.6f != %.6f", #a, #b, _a, _b);	\
+} while (0)
+
+TEST(one_to_ten)
+{
+	double		s[10] = { 7, 3, 10, 1, 5, 9, 2, 8, 4, 6 };
+	struct stats	st;
+
+	stats_compute(s, 10, &st);
+	ASSERT_EQ(st.n, 10);
+	ASSERT_NEAR(st.min, 1, 1e-12);
+	ASSERT_NEAR(st.max, 10, 1e-12);
+	ASSERT_NEAR(st.mean, 5.5, 1e-12);
+	ASSERT_NEAR(st.median, 5.5, 1e-12);
+	/* sqrt(sum((i - 5.5)^2) / 9) = sqrt(82.5 / 9) */
+	ASSERT_NEAR(st.stddev, 3.0276503540974917, 1e-9);
+	/* t(0.9995, 9) = 4.781: 4.781 * 3.02765 / sqrt(10) */
+	ASSERT_NEAR(st.error, 4.781 * 3.0276503540974917 / sqrt(10), 1e-9);
+	/* Type 7: 1 + 0.95 * 9 = 9.55 */
+	ASSERT_NEAR(st.p95, 9.55, 1e-9);
+	ASSERT_NEAR(st.p99, 9.91, 1e-9);
+	/* The input is not reordered. */
+	ASSERT_NEAR(s[0], 7, 0);
+}
+
+TEST(edge_sizes)
+{
+	double		one = 42, two[2] = { 1, 3 };
+	struct stats	st;
+
+	stats_compute(&one, 0, &st);
+	ASSERT_EQ(st.n, 0);
+	ASSERT_NEAR(st.mean, 0, 0);
+	stats_compute(&one, 1, &st);
+	ASSERT_NEAR(st.mean, 42, 0);
+	ASSERT_NEAR(st.stddev, 0, 0);
+	ASSERT_NEAR(st.error, 0, 0);
+	ASSERT_NEAR(st.p95, 42, 0);
+	stats_compute(two, 2, &st);
+	ASSERT_NEAR(st.median, 2, 1e-12);
+	ASSERT_NEAR(st.stddev, sqrt(2), 1e-12);
+	ASSERT_NEAR(st.error, 636.619 * sqrt(2) / sqrt(2), 1e-9);
+}
+
+TEST(t_quantiles)
+{
+	ASSERT(isinf(stats_t999(0)));
+	ASSERT_NEAR(stats_t999(1), 636.619, 1e-9);
+	ASSERT_NEAR(stats_t999(4), 8.610, 1e-9);
+	ASSERT_NEAR(stats_t999(30), 3.646, 1e-9);
+	ASSERT_NEAR(stats_t999(40), 3.551, 1e-9);
+	ASSERT_NEAR(stats_t999(120), 3.373, 1e-9);
+	/* Between knots, and towards the normal quantile 3.291. */
+	ASSERT(stats_t999(50) < 3.551 && stats_t999(50) > 3.460);
+	ASSERT(stats_t999(100000) > 3.291 && stats_t999(100000) < 3.292);
+	/* Decreasing everywhere. */
+	for (size_t df = 1; df < 500; df++)
+		ASSERT(stats_t999(df + 1) <= stats_t999(df));
+}
+
+TEST(relative_error)
+{
+	struct stats	st = { 0 };
+
+	ASSERT_NEAR(stats_rel_error(&st), 0, 0);
+	st.mean = 200;
+	st.error = 4;
+	ASSERT_NEAR(stats_rel_error(&st), 0.02, 1e-12);
+}
+
+TEST_LIST(
+	TEST_ENTRY(one_to_ten),
+	TEST_ENTRY(edge_sizes),
+	TEST_ENTRY(t_quantiles),
+	TEST_ENTRY(relative_error)
+)
