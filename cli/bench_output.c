@@ -125,33 +125,35 @@ print_table(FILE *fp, const struct report *rep, enum kdf_backend b,
 	if (rows == 0)
 		return;
 	fputc('\n', fp);
-	for (c = 0; c < COLS; c++)
-		fprintf(fp, markdown ? "| %-*s " : "%-*s  ", (int)width[c],
-		    headers[c]);
+	/* Text: columns two spaces apart, nothing after the last one. */
+	for (c = 0; c < COLS; c++) {
+		if (markdown)
+			fprintf(fp, "| %-*s ", (int)width[c], headers[c]);
+		else
+			fprintf(fp, c >= 5 ? "%s%*s" : "%s%-*s",
+			    c > 0 ? "  " : "", (int)width[c], headers[c]);
+	}
 	fputs(markdown ? "|\n" : "\n", fp);
 	for (c = 0; c < COLS; c++) {
 		size_t	k;
 
-		fputs(markdown ? "|" : "", fp);
-		for (k = 0; k < width[c] + (markdown ? 2 : 0); k++)
+		fputs(markdown ? "|" : c > 0 ? "  " : "", fp);
+		for (k = 0; k < width[c] + (markdown ? 1 : 0); k++)
 			fputc('-', fp);
 		/* Numbers align right in markdown, as BenchmarkDotNet does. */
-		if (markdown && c >= 5)
-			fputc(':', fp);
-		else if (markdown)
-			fputc('-', fp);
-		else
-			fputs("  ", fp);
+		if (markdown)
+			fputc(c >= 5 ? ':' : '-', fp);
 	}
 	fputs(markdown ? "|\n" : "\n", fp);
 	for (i = 0; i < rows; i++) {
 		for (c = 0; c < COLS; c++) {
-			if (c >= 5)
-				fprintf(fp, markdown ? "| %*s " : "%*s  ",
+			if (markdown)
+				fprintf(fp, c >= 5 ? "| %*s " : "| %-*s ",
 				    (int)width[c], cells[i][c]);
 			else
-				fprintf(fp, markdown ? "| %-*s " : "%-*s  ",
-				    (int)width[c], cells[i][c]);
+				fprintf(fp, c >= 5 ? "%s%*s" : "%s%-*s",
+				    c > 0 ? "  " : "", (int)width[c],
+				    cells[i][c]);
 		}
 		fputs(markdown ? "|\n" : "\n", fp);
 	}

@@ -66,7 +66,8 @@ bench_usage(FILE *fp)
 "  --variant V        argon2id (default), argon2i or argon2d\n"
 "  --backend LIST     libsodium, libargon2 (default: both)\n"
 "  --baseline B       the backend Ratio compares with (default libsodium)\n"
-"  --repeats N        exactly N measured samples per point\n"
+"  --repeats N        exactly N measured rounds per point (N x k hashes),\n"
+"                     after one warm-up round\n"
 "  --memory-max SIZE  cap the memory budget (default: half of MemAvailable\n"
 "                     or of the cgroup limit left); points over it are\n"
 "                     skipped and listed with the reason\n"
@@ -455,10 +456,8 @@ cmd_bench(int argc, char **argv)
 		    o.nb ? o.backends : NULL, o.nb, &pts, &n) == -1)
 			goto nomem;
 	}
-	if (o.repeats > 0) {
-		mo.min_samples = mo.max_samples = o.repeats;
-		mo.point_budget = 1e9;
-	}
+	if (o.repeats > 0)
+		mo.fixed_rounds = o.repeats;
 	if ((rep.results = calloc(n, sizeof(*rep.results))) == NULL)
 		goto nomem;
 	rep.n = n;

@@ -452,6 +452,12 @@ measure_attempt(const struct measure_point *pt, const struct measure_opts *o,
 		if (warm > 0)
 			continue;
 		stats_compute(r->samples, r->nsamples, &r->st);
+		if (o->fixed_rounds > 0) {
+			if (measured_rounds >= o->fixed_rounds ||
+			    r->nsamples + mr.k > MEASURE_SAMPLES_MAX)
+				break;
+			continue;
+		}
 		if (r->nsamples >= o->max_samples ||
 		    r->nsamples + mr.k > MEASURE_SAMPLES_MAX)
 			break;

@@ -69,6 +69,8 @@ struct measure_opts {
 	double		point_budget;	/* seconds of measuring, default 10 */
 	double		timeout;	/* hard limit per point, default 120 s */
 	int		warmup_rounds;	/* default 1 */
+	size_t		fixed_rounds;	/* exactly this many measured rounds
+					   (k latencies each); 0: the rules */
 	uint64_t	mem_budget;	/* bytes for k hashes; 0: no limit */
 	uint64_t	child_mem_limit; /* RLIMIT_AS of a child; 0: derived */
 	double		noise_cv;	/* default 0.10 */
