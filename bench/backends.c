@@ -19,8 +19,15 @@
  * has already faulted in, while larger ones are mmap'd and faulted page by
  * page.
  *
- * Usage: backends [-r ROUNDS] [-m MiB,MiB,...] [-t T,T,...]
- * Defaults: 7 rounds, m = 32,64,128 MiB, t = 1,3, p = 1.
+ * Then the harness: for each m of the grid at t = 1, the median of a bare
+ * loop of crypto_pwhash() calls in this process against the median of the
+ * same hashes timed by engine/measure (a child process per point, one
+ * warm-up, the socket round trip per hash), in alternating blocks. Their
+ * ratio is the harness's overhead (goal: at most 1.02).
+ *
+ * Usage: backends [-r ROUNDS] [-m MiB,MiB,...] [-t T,T,...] [-s]
+ * Defaults: 7 rounds, m = 32,64,128 MiB, t = 1,3, p = 1. -s: the seed grid
+ * (m = 32 .. 1024 MiB, t = 1, 3, 6), 3 rounds unless -r says otherwise.
  */
 #include <argon2.h>
 #include <sodium.h>
@@ -31,6 +38,7 @@
 #include <unistd.h>
 
 #include "kdf.h"
+#include "measure.h"
 
 #define MAX_LIST	16
 #define MAX_ROUNDS	101
@@ -116,6 +124,62 @@ run_one(int w, uint32_t m_kib, uint32_t t)
 	return rc == 0 ? now() - t0 : -1;
 }
 
+/*
+ * The harness against a bare loop: blocks of rounds hashes each, taken
+ * in turn, three times. Prints one table row.
+ */
+static int
+harness_row(unsigned m_mib, int rounds)
+{
+	static const uint8_t	salt[16] = "pwtune-bench-slt";
+	static const char	pwd[] = "correct horse battery staple";
+	static double		bare[3 * MAX_ROUNDS], harness[3 * MAX_ROUNDS];
+	struct measure_point	pt;
+	struct measure_opts	o;
+	struct measure_result	r;
+	uint8_t			out[32];
+	double			t0, mb, mh;
+	int			block, i, nb = 0, nh = 0;
+
+	measure_opts_init(&o, 1);
+	o.fixed_rounds = (size_t)rounds;
+	o.remeasure_noisy = 0;
+	kdf_params_init(&pt.kp, KDF_ALG_ARGON2ID);
+	pt.kp.backend = KDF_BACKEND_LIBSODIUM;
+	pt.kp.m_kib = m_mib * 1024;
+	pt.kp.t = 1;
+	pt.kp.p = 1;
+	pt.k = 1;
+	/* The bare loop gets its warm-up too. */
+	if (crypto_pwhash(out, sizeof(out), pwd, sizeof(pwd) - 1, salt, 1,
+	    (size_t)m_mib << 20, crypto_pwhash_ALG_ARGON2ID13) != 0)
+		return -1;
+	for (block = 0; block < 3; block++) {
+		for (i = 0; i < rounds; i++) {
+			t0 = now();
+			if (crypto_pwhash(out, sizeof(out), pwd, sizeof(pwd) - 1,
+			    salt, 1, (size_t)m_mib << 20,
+			    crypto_pwhash_ALG_ARGON2ID13) != 0)
+				return -1;
+			bare[nb++] = (now() - t0) * 1000;
+		}
+		if (measure_point_run(&pt, &o, &r) != 0) {
+			fprintf(stderr, "backends: harness: %s\n", r.reason);
+			measure_result_release(&r);
+			return -1;
+		}
+		for (i = 0; i < (int)r.nsamples; i++)
+			harness[nh++] = r.samples[i];
+		measure_result_release(&r);
+	}
+	mb = median(bare, nb);
+	mh = median(harness, nh);
+	printf("| %u | 1 | %d | %.2f | %.2f | %.3f |\n", m_mib, nb, mb, mh,
+	    mh / mb);
+	fflush(stdout);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -124,10 +188,16 @@ main(int argc, char **argv)
 	static double	 samples[NWAYS][MAX_ROUNDS];
 	double		 med[NWAYS], t_start = now();
 
-	while ((c = getopt(argc, argv, "r:m:t:")) != -1) {
+	int		 seed = 0, rounds_set = 0;
+
+	while ((c = getopt(argc, argv, "r:m:t:s")) != -1) {
 		switch (c) {
+		case 's':
+			seed = 1;
+			break;
 		case 'r':
 			rounds = atoi(optarg);
+			rounds_set = 1;
 			break;
 		case 'm':
 			nm = parse_list(optarg, ms);
@@ -137,9 +207,15 @@ main(int argc, char **argv)
 			break;
 		default:
 			fprintf(stderr, "usage: backends [-r ROUNDS] "
-			    "[-m MiB,...] [-t T,...]\n");
+			    "[-m MiB,...] [-t T,...] [-s]\n");
 			return 2;
 		}
+	}
+	if (seed) {
+		nm = parse_list("32,64,128,256,512,1024", ms);
+		nt = parse_list("1,3,6", ts);
+		if (!rounds_set)
+			rounds = 3;
 	}
 	if (rounds < 1 || rounds > MAX_ROUNDS || nm < 1 || nt < 1) {
 		fprintf(stderr, "backends: 1 to %d rounds, at least one m and "
@@ -182,6 +258,14 @@ main(int argc, char **argv)
 			fflush(stdout);
 		}
 	}
+	printf("\nThe harness (engine/measure, libsodium, t = 1, %d hashes "
+	    "a block, 3 blocks each) against a bare loop of crypto_pwhash():"
+	    "\n\n", rounds);
+	printf("| m MiB | t | hashes | bare median ms | harness median ms | "
+	    "harness/bare |\n|---|---|---|---|---|---|\n");
+	for (i = 0; i < nm; i++)
+		if (harness_row(ms[i], rounds) != 0)
+			return 1;
 	printf("\n%.1f s in all\n", now() - t_start);
 	return 0;
 }
