@@ -19,7 +19,7 @@ DEB_PACKAGES := build-essential cmake pkg-config \
 	libsqlite3-dev libcrypt-dev \
 	argon2
 
-.PHONY: all deps build run test test-asan bench clean
+.PHONY: all deps build run test test-asan bench bench-seed clean
 
 all: build
 
@@ -45,19 +45,15 @@ build: deps
 	cmake -S . -B $(BUILD) -DWERROR=ON
 	cmake --build $(BUILD) -j $(JOBS)
 
-# Until the daemon exists, `make run` shows the engine working: it hashes
-# a sample password with the seed CLI's Argon2idFast preset (64 MiB, t = 2,
-# p = 1) through both backends.
+# Until the daemon exists, `make run` shows the engine working: it
+# benchmarks the seed CLI's Argon2idFast preset (64 MiB, t = 2, p = 1) on
+# both backends and keeps the results under var/.
 run: build
 	@mkdir -p $(STATE_DIR)
-	@echo "pwtuned is not built yet: showing the engine with pwtune hash"
-	@echo "(Argon2idFast: m = 64 MiB, t = 2, p = 1) on both backends."
-	printf 'correct horse battery staple' | \
-		$(BUILD)/cli/pwtune hash pwtune-demo-salt -id -k 65536 -t 2 -p 1 \
-		--backend libargon2
-	printf 'correct horse battery staple' | \
-		$(BUILD)/cli/pwtune hash pwtune-demo-salt -id -k 65536 -t 2 -p 1 \
-		--backend libsodium
+	@echo "pwtuned is not built yet: benchmarking the Argon2idFast preset"
+	@echo "with pwtune bench instead (results in $(STATE_DIR)/)."
+	$(BUILD)/cli/pwtune bench --preset Argon2idFast --repeats 5 \
+		--json $(STATE_DIR)/bench_Argon2idFast.json
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
@@ -74,6 +70,10 @@ test-asan: deps
 # The benchmarks print their tables; see docs/BENCHMARKS.md.
 bench: build
 	$(BUILD)/bench/bench_backends
+
+# The seed grid: m = 32 MiB .. 1 GiB x t = 1, 3, 6 (several minutes).
+bench-seed: build
+	$(BUILD)/bench/bench_backends -s
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)

@@ -199,7 +199,7 @@ bench_print(FILE *fp, const struct report *rep, enum kdf_backend baseline,
 	}
 	if (noisy > 0)
 		fprintf(fp, "\n%zu point%s flagged noisy: the host was busy or "
-		    "the spread was wide even after measuring again.\n", noisy,
+		    "the spread was wide.\n", noisy,
 		    noisy == 1 ? " was" : "s were");
 }
 
