@@ -28,6 +28,7 @@
 /* cgroup v1 writes this (2^63 rounded down to a page) for "no limit". */
 #define CG_V1_UNLIMITED	UINT64_C(0x7FFFFFFFFFFFF000)
 #define PATH_LEN	4096
+#define CGPATH_LEN	1024	/* a cgroup path from /proc/self/cgroup */
 
 static void
 host_note(struct host_info *h, const char *fmt, ...)
@@ -227,8 +228,8 @@ host_has_controller(const char *list, const char *name)
 static void
 host_probe_cgroup(struct host_info *h, const char *root)
 {
-	char	 path[PATH_LEN], line[PATH_LEN], v2path[PATH_LEN] = "";
-	char	 mempath[PATH_LEN] = "", cpupath[PATH_LEN] = "";
+	char	 path[PATH_LEN], line[PATH_LEN], v2path[CGPATH_LEN] = "";
+	char	 mempath[CGPATH_LEN] = "", cpupath[CGPATH_LEN] = "";
 	char	 cpudir[256] = "", *ctrl, *cg;
 	FILE	*fp;
 	char	 buf[64];
