@@ -44,6 +44,9 @@ int	 bench_write_json(const char *path, const struct report *rep,
 int	 bench_write_csv(const char *path, const struct report *rep,
 	    char *err, size_t errlen);
 
+/* cmd_db.c */
+int	 cmd_db(int argc, char **argv);
+
 /* cmd_bench.c */
 int	 cmd_bench(int argc, char **argv);
 

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "db.h"
 #include "presets.h"
 #include "profile.h"
 #include "units.h"
@@ -33,6 +34,7 @@ struct bench_opts {
 	const char		*json;
 	int			 no_json;
 	const char		*csv;
+	const char		*db;
 	int			 markdown;
 	int			 quiet;
 };
@@ -53,7 +55,7 @@ bench_usage(FILE *fp)
 "Usage: pwtune bench [--profile quick|full | --preset NAME | grid options]\n"
 "                    [--backend libsodium,libargon2] [--repeats N]\n"
 "                    [--memory-max SIZE] [--json FILE | --no-json]\n"
-"                    [--csv FILE] [--markdown] [--baseline BACKEND] [-q]\n"
+"                    [--csv FILE] [--db FILE] [--markdown] [--baseline B] [-q]\n"
 "Measures Argon2 on this host, each point in child processes, and prints a\n"
 "table per backend. Without options: the quick profile.\n"
 "  --profile P        quick (about 20 s) or full (the seed grid: m = 32 MiB\n"
@@ -74,6 +76,8 @@ bench_usage(FILE *fp)
 "  --json FILE        where to write the results (default\n"
 "                     bench_<UTC time>.json); --no-json writes none\n"
 "  --csv FILE         also write one CSV row per point\n"
+"  --db FILE          also store the run in the SQLite store FILE, point\n"
+"                     by point as each finishes\n"
 "  --markdown         print the tables as GitHub markdown\n"
 "  -q, --quiet        no progress bar\n", fp);
 }
@@ -253,6 +257,8 @@ bench_parse(int argc, char **argv, struct bench_opts *o)
 			o->json = v;
 		} else if (strcmp(a, "--csv") == 0) {
 			o->csv = v;
+		} else if (strcmp(a, "--db") == 0) {
+			o->db = v;
 		} else {
 			cli_warnx("bench: unknown option %s", a);
 			goto usage;
@@ -339,6 +345,35 @@ bench_grid_points(const struct bench_opts *o, struct measure_point **pts,
 	return 0;
 }
 
+/* Where the points go as they finish when --db is given. */
+struct bench_store {
+	struct db	*db;
+	int64_t		 run;
+	int		 failed;	/* a write failed: said once */
+	char		 err[512];
+};
+
+static void
+bench_store_point(void *ctx, size_t i, const struct measure_result *r)
+{
+	struct bench_store	*bs = ctx;
+
+	if (bs->db == NULL || bs->failed)
+		return;
+	if (db_run_add_point(bs->db, bs->run, i, r, bs->err,
+	    sizeof(bs->err)) != DB_OK) {
+		cli_warnx("bench: cannot store point %zu: %s", i + 1, bs->err);
+		bs->failed = 1;
+	}
+}
+
+static void
+bench_db_log(void *ctx, const char *msg)
+{
+	(void)ctx;
+	cli_warnx("%s", msg);
+}
+
 struct bench_progress {
 	int	tty;
 	double	last;
@@ -386,11 +421,13 @@ cmd_bench(int argc, char **argv)
 	struct measure_opts	 mo;
 	struct measure_point	*pts = NULL;
 	struct bench_progress	 bp = { 0, 0 };
+	struct bench_store	 bs;
+	struct db_open_opts	 dbo = { 0, 0, 0, bench_db_log, NULL };
 	struct kdf_params	 probe;
 	struct sigaction	 sa;
 	enum profile_kind	 kind = PROFILE_QUICK;
 	char			 err[512], jsonpath[64];
-	size_t			 n = 0, i;
+	size_t			 n = 0, i, ok;
 	double			 speedups[MEASURE_K_MAX];
 	int			 cpus, rc = CLI_EXIT_FAIL;
 
@@ -401,6 +438,13 @@ cmd_bench(int argc, char **argv)
 		return CLI_EXIT_USAGE;
 	}
 	memset(&rep, 0, sizeof(rep));
+	memset(&bs, 0, sizeof(bs));
+	/* Open the store first: a bad path should fail before measuring. */
+	if (o.db != NULL && db_open(o.db, &dbo, &bs.db, err, sizeof(err)) !=
+	    DB_OK) {
+		cli_warnx("bench: %s", err);
+		return CLI_EXIT_FAIL;
+	}
 	if (host_probe(NULL, &rep.host, err, sizeof(err)) == -1) {
 		cli_warnx("bench: %s", err);
 		return CLI_EXIT_FAIL;
@@ -466,11 +510,35 @@ cmd_bench(int argc, char **argv)
 	bp.tty = !o.quiet && isatty(STDERR_FILENO);
 	mo.progress = bench_progress;
 	mo.progress_ctx = &bp;
+	if (bs.db != NULL) {
+		if (db_run_create(bs.db, &rep, n, DB_TRIGGER_CLI, &bs.run, err,
+		    sizeof(err)) != DB_OK ||
+		    db_run_set_status(bs.db, bs.run, DB_RUN_RUNNING, NULL, err,
+		    sizeof(err)) != DB_OK) {
+			cli_warnx("bench: %s", err);
+			goto fail;
+		}
+		mo.result = bench_store_point;
+		mo.result_ctx = &bs;
+	}
 	if (!o.quiet)
 		fprintf(stderr, "pwtune bench: %zu point%s (%s), effective "
 		    "parallelism %d\n", n, n == 1 ? "" : "s", rep.profile,
 		    rep.effective_cpus);
-	measure_list_run(pts, n, &mo, rep.results);
+	ok = measure_list_run(pts, n, &mo, rep.results);
+	if (bs.db != NULL) {
+		enum db_run_status fin = bench_cancel ? DB_RUN_CANCELLED :
+		    ok > 0 || n == 0 ? DB_RUN_DONE : DB_RUN_FAILED;
+
+		if (bs.failed || db_run_set_status(bs.db, bs.run, fin,
+		    bs.failed ? bs.err : NULL, err, sizeof(err)) != DB_OK) {
+			if (!bs.failed)
+				cli_warnx("bench: %s", err);
+			bs.failed = 1;
+		} else if (!o.quiet)
+			fprintf(stderr, "pwtune bench: stored as run %lld in "
+			    "%s\n", (long long)bs.run, o.db);
+	}
 
 	if (!o.has_baseline) {
 		/* libsodium when it was measured, else the first backend. */
@@ -504,16 +572,21 @@ cmd_bench(int argc, char **argv)
 		cli_warnx("bench: %s", err);
 		rc = CLI_EXIT_FAIL;
 	}
+	if (bs.failed)
+		rc = CLI_EXIT_FAIL;
 	if (bench_cancel) {
 		cli_warnx("bench: cancelled");
 		rc = CLI_EXIT_FAIL;
 	}
 	free(pts);
 	report_release(&rep);
+	db_close(bs.db);
 	return rc;
 nomem:
 	cli_warnx("bench: out of memory");
+fail:
 	free(pts);
 	report_release(&rep);
+	db_close(bs.db);
 	return CLI_EXIT_FAIL;
 }

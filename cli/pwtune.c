@@ -20,6 +20,7 @@ static const struct {
 	{ "stress", cmd_stress, "hash and verify N times, time each" },
 	{ "soak", cmd_soak, "hash/verify in threads for a while, watch RSS" },
 	{ "repl", cmd_repl, "type passwords, see hashes with a preset" },
+	{ "db", cmd_db, "list, export, import and check a store" },
 };
 
 static void

@@ -581,6 +581,8 @@ measure_list_run(const struct measure_point *pts, size_t n,
 			results[i].status = MEASURE_CANCELLED;
 			snprintf(results[i].reason, sizeof(results[i].reason),
 			    "cancelled before it ran");
+			if (o->result != NULL)
+				o->result(o->result_ctx, i, &results[i]);
 			continue;
 		}
 		if (o->progress != NULL) {
@@ -594,6 +596,8 @@ measure_list_run(const struct measure_point *pts, size_t n,
 		}
 		if (measure_point_run(&pts[i], o, &results[i]) == 0)
 			ok++;
+		if (o->result != NULL)
+			o->result(o->result_ctx, i, &results[i]);
 	}
 	if (o->progress != NULL) {
 		prog.done = n;

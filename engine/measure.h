@@ -35,6 +35,8 @@
 #define MEASURE_K_MAX		64	/* concurrent hashes in one point */
 #define MEASURE_SAMPLES_MAX	2000	/* latencies kept per point */
 
+struct measure_result;
+
 struct measure_point {
 	struct kdf_params	kp;
 	uint32_t		k;	/* hashes at once, 1..MEASURE_K_MAX */
@@ -81,6 +83,10 @@ struct measure_opts {
 	volatile int   *cancel;		/* set non-zero to cancel */
 	void	      (*progress)(void *ctx, const struct measure_progress *);
 	void	       *progress_ctx;
+	/* Called by measure_list_run as each point ends, whatever its status. */
+	void	      (*result)(void *ctx, size_t index,
+			    const struct measure_result *r);
+	void	       *result_ctx;
 };
 
 struct measure_result {

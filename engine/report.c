@@ -37,11 +37,10 @@ report_release(struct report *rep)
 	rep->n = 0;
 }
 
-static json_t *
-report_host_to_json(const struct report *rep)
+json_t *
+report_host_to_json(const struct host_info *h, int effective_cpus)
 {
-	const struct host_info	*h = &rep->host;
-	json_t			*flags = json_array();
+	json_t	*flags = json_array();
 
 	if (h->has_sse2)
 		json_array_append_new(flags, json_string("sse2"));
@@ -60,7 +59,7 @@ report_host_to_json(const struct report *rep)
 	    "online_cpus", h->online_cpus,
 	    "affinity_cpus", h->affinity_cpus,
 	    "cpu_quota", h->cpu_quota,
-	    "effective_cpus", rep->effective_cpus,
+	    "effective_cpus", effective_cpus,
 	    "cgroup_version", h->cgroup_version,
 	    "mem_total", (json_int_t)h->mem_total,
 	    "mem_available", (json_int_t)h->mem_available,
@@ -150,7 +149,7 @@ report_to_json(const struct report *rep, int with_samples)
 	    "pwtune_version", PWTUNE_VERSION,
 	    "created", rep->created,
 	    "profile", rep->profile,
-	    "host", report_host_to_json(rep),
+	    "host", report_host_to_json(&rep->host, rep->effective_cpus),
 	    "budget",
 		"memory_bytes", (json_int_t)rep->mem_budget,
 		"source", host_budget_source_name(rep->budget_source),
@@ -236,7 +235,7 @@ report_status_parse(const char *s, enum measure_status *st)
 	return -1;
 }
 
-static int
+int
 report_point_from_json(const json_t *j, struct measure_result *r, char *err,
     size_t errlen)
 {
@@ -417,36 +416,15 @@ report_point_from_json(const json_t *j, struct measure_result *r, char *err,
 }
 
 int
-report_from_json(const json_t *j, struct report *rep, char *err,
-    size_t errlen)
+report_host_from_json(const json_t *host, struct host_info *h,
+    int *effective_cpus, char *err, size_t errlen)
 {
-	struct host_info	*h = &rep->host;
-	json_t			*host, *budget, *points, *p, *flags, *f;
-	char			 schema[32], src[32];
-	uint64_t		 u;
-	size_t			 i;
+	json_t		*flags, *f;
+	uint64_t	 u;
+	size_t		 i;
 
-	memset(rep, 0, sizeof(*rep));
-	if (!json_is_object(j)) {
-		kdf_seterr(err, errlen, "a report must be a JSON object");
-		return -1;
-	}
-	if (report_get_string(j, "schema", schema, sizeof(schema), 1, err,
-	    errlen) == -1)
-		return -1;
-	if (strcmp(schema, REPORT_SCHEMA) != 0) {
-		kdf_seterr(err, errlen, "schema %s is not %s", schema,
-		    REPORT_SCHEMA);
-		return -1;
-	}
-	if (report_get_string(j, "created", rep->created, sizeof(rep->created),
-	    1, err, errlen) == -1 ||
-	    report_get_string(j, "profile", rep->profile, sizeof(rep->profile),
-	    1, err, errlen) == -1)
-		return -1;
-
-	if ((host = json_object_get(j, "host")) == NULL ||
-	    !json_is_object(host)) {
+	memset(h, 0, sizeof(*h));
+	if (host == NULL || !json_is_object(host)) {
 		kdf_seterr(err, errlen, "host must be an object");
 		return -1;
 	}
@@ -497,7 +475,7 @@ report_from_json(const json_t *j, struct report *rep, char *err,
 	if (report_get_uint(host, "effective_cpus", 65536, &u, 0, err,
 	    errlen) == -1)
 		return -1;
-	rep->effective_cpus = (int)u;
+	*effective_cpus = (int)u;
 	if (report_get_uint(host, "cgroup_version", 2, &u, 0, err, errlen) ==
 	    -1)
 		return -1;
@@ -514,6 +492,40 @@ report_from_json(const json_t *j, struct report *rep, char *err,
 	    &h->cg_mem_limit, 0, err, errlen) == -1 ||
 	    report_get_uint(host, "cgroup_mem_usage", UINT64_MAX >> 1,
 	    &h->cg_mem_usage, 0, err, errlen) == -1)
+		return -1;
+
+	return 0;
+}
+
+int
+report_from_json(const json_t *j, struct report *rep, char *err,
+    size_t errlen)
+{
+	json_t			*budget, *points, *p;
+	char			 schema[32], src[32];
+	size_t			 i;
+
+	memset(rep, 0, sizeof(*rep));
+	if (!json_is_object(j)) {
+		kdf_seterr(err, errlen, "a report must be a JSON object");
+		return -1;
+	}
+	if (report_get_string(j, "schema", schema, sizeof(schema), 1, err,
+	    errlen) == -1)
+		return -1;
+	if (strcmp(schema, REPORT_SCHEMA) != 0) {
+		kdf_seterr(err, errlen, "schema %s is not %s", schema,
+		    REPORT_SCHEMA);
+		return -1;
+	}
+	if (report_get_string(j, "created", rep->created, sizeof(rep->created),
+	    1, err, errlen) == -1 ||
+	    report_get_string(j, "profile", rep->profile, sizeof(rep->profile),
+	    1, err, errlen) == -1)
+		return -1;
+
+	if (report_host_from_json(json_object_get(j, "host"), &rep->host,
+	    &rep->effective_cpus, err, errlen) == -1)
 		return -1;
 
 	if ((budget = json_object_get(j, "budget")) != NULL) {

@@ -53,6 +53,20 @@ json_t	*report_to_json(const struct report *rep, int with_samples);
 json_t	*report_point_to_json(const struct measure_result *r,
 	    int with_samples);
 
+/* The "host" object of a report. */
+json_t	*report_host_to_json(const struct host_info *h, int effective_cpus);
+
+/* Read a "host" object; returns 0, or -1 with the reason in err. */
+int	 report_host_from_json(const json_t *j, struct host_info *h,
+	    int *effective_cpus, char *err, size_t errlen);
+
+/*
+ * Read one point into *r (r->samples allocated; release with
+ * measure_result_release). Returns 0, or -1 with the reason in err.
+ */
+int	 report_point_from_json(const json_t *j, struct measure_result *r,
+	    char *err, size_t errlen);
+
 /*
  * Read a report from JSON into *rep (released with report_release).
  * Strict: the schema must match, every point must name a known backend

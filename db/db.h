@@ -1,0 +1,199 @@
+/*
+ * db/db.h: the store of everything pwtune has measured.
+ *
+ * This header is the whole interface: callers never see SQL or SQLite
+ * types, so that another engine (PostgreSQL, for fleets) can stand behind
+ * it. One struct db is one connection: open one per thread.
+ *
+ * Guarantees:
+ *   - Every write is one transaction (BEGIN IMMEDIATE). A run is written
+ *     point by point as each finishes: a crash loses at most the point in
+ *     progress. Commits survive a crash of the process.
+ *   - Runs left running or queued by a process that no longer exists are
+ *     marked interrupted when the store is opened for writing (the owner of
+ *     a run is its process id and start time, so a recycled pid is not
+ *     mistaken for the owner).
+ *   - A corrupt file is moved aside, with its -wal and -shm, as
+ *     NAME.corrupt-<UTC time>, and a new store is created in its place; the
+ *     log callback says so. An empty file is a valid new store.
+ *   - A location that cannot be written is DB_ERR_READONLY, a full file
+ *     system DB_ERR_FULL, with a message naming the path; nothing is
+ *     damaged, and writes work again once the cause is gone, without
+ *     reopening.
+ *
+ * Every function returns a db_status (DB_OK is 0) and fills err with a
+ * reason on failure.
+ */
+#ifndef PWTUNE_DB_H
+#define PWTUNE_DB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "report.h"
+
+#define DB_SCHEMA_VERSION	2
+#define DB_BUSY_TIMEOUT_MS	5000
+#define DB_RUNS_LIST_MAX	1000
+
+enum db_status {
+	DB_OK = 0,
+	DB_ERR_IO,		/* an I/O error */
+	DB_ERR_FULL,		/* the file system is full */
+	DB_ERR_READONLY,	/* the location or the store is read-only */
+	DB_ERR_CANTOPEN,	/* the file cannot be opened or created */
+	DB_ERR_CORRUPT,		/* corrupt, and not recovered */
+	DB_ERR_BUSY,		/* locked by another writer past the timeout */
+	DB_ERR_SCHEMA,		/* written by a newer pwtune */
+	DB_ERR_NOTFOUND,
+	DB_ERR_INVALID,		/* bad arguments */
+	DB_ERR_NOMEM,
+	DB_ERR_INTERNAL
+};
+
+enum db_trigger {
+	DB_TRIGGER_STARTUP,
+	DB_TRIGGER_API,
+	DB_TRIGGER_SCHEDULE,
+	DB_TRIGGER_CLI,
+	DB_TRIGGER_IMPORT
+};
+
+enum db_run_status {
+	DB_RUN_QUEUED,
+	DB_RUN_RUNNING,
+	DB_RUN_DONE,
+	DB_RUN_FAILED,
+	DB_RUN_CANCELLED,
+	DB_RUN_INTERRUPTED
+};
+
+struct db_open_opts {
+	int	  readonly;		/* open for reading only */
+	int	  busy_timeout_ms;	/* 0: DB_BUSY_TIMEOUT_MS */
+	int	  no_recover;		/* leave running runs alone */
+	void	(*log)(void *ctx, const char *msg);	/* NULL: quiet */
+	void	 *log_ctx;
+};
+
+struct db_run {
+	int64_t			id;
+	char			host_id[33];
+	char			fingerprint[33];
+	char			profile[64];
+	enum db_trigger		trigger;
+	enum db_run_status	status;
+	int			points_done;
+	int			points_total;
+	int			noisy_points;
+	int			effective_cpus;
+	uint64_t		mem_budget;
+	enum host_budget_source	budget_source;
+	char			error[256];
+	char			created[32];	/* ISO 8601 UTC */
+	char			started[32];	/* "" until it starts */
+	char			finished[32];	/* "" until it ends */
+};
+
+struct db;
+
+/* db.c */
+
+/*
+ * Open (creating if needed) the store at path, or ":memory:". Checks it
+ * (quick_check), moves a corrupt file aside, applies migrations, marks
+ * interrupted runs. opts may be NULL.
+ */
+enum db_status db_open(const char *path, const struct db_open_opts *opts,
+	    struct db **out, char *err, size_t errlen);
+void	 db_close(struct db *db);
+
+/*
+ * Open path at schema version (0 .. DB_SCHEMA_VERSION) without migrating
+ * further or recovering runs: for the migration tests.
+ */
+enum db_status db_open_version(const char *path, int version,
+	    struct db **out, char *err, size_t errlen);
+
+/* "ok", "io", "full", "readonly", ... */
+const char *db_status_name(enum db_status st);
+const char *db_trigger_name(enum db_trigger t);
+const char *db_run_status_name(enum db_run_status s);
+int	 db_run_status_parse(const char *s, enum db_run_status *out);
+
+/* The schema version of the open store. */
+int	 db_schema_version(struct db *db);
+
+/* PRAGMA integrity_check: result is "ok" or the first problems found. */
+enum db_status db_check(struct db *db, char *result, size_t resultlen,
+	    char *err, size_t errlen);
+
+/* Mark runs whose owner process is gone as interrupted; *n how many. */
+enum db_status db_recover_interrupted(struct db *db, size_t *n, char *err,
+	    size_t errlen);
+
+/* db_runs.c */
+
+/*
+ * Create a run for rep's host (inserted or refreshed in hosts), profile
+ * and budget, with points_total points to come, status queued, owned by
+ * this process. rep->results are not written.
+ */
+enum db_status db_run_create(struct db *db, const struct report *rep,
+	    size_t points_total, enum db_trigger trigger, int64_t *id,
+	    char *err, size_t errlen);
+
+/*
+ * Move a run to status. running records the start time; done, failed,
+ * cancelled and interrupted record the end time. error may be NULL.
+ */
+enum db_status db_run_set_status(struct db *db, int64_t id,
+	    enum db_run_status status, const char *error, char *err,
+	    size_t errlen);
+
+/* Add point number seq (0-based) of a run, in one transaction. */
+enum db_status db_run_add_point(struct db *db, int64_t id, size_t seq,
+	    const struct measure_result *r, char *err, size_t errlen);
+
+enum db_status db_run_get(struct db *db, int64_t id, struct db_run *run,
+	    char *err, size_t errlen);
+
+/*
+ * The newest runs first, of host_id (NULL: every host), at most limit
+ * (at most DB_RUNS_LIST_MAX). *runs is allocated; the caller frees it.
+ */
+enum db_status db_runs_list(struct db *db, const char *host_id,
+	    size_t limit, struct db_run **runs, size_t *n, char *err,
+	    size_t errlen);
+
+/*
+ * The newest finished (done) run of host_id (NULL: any host), and of
+ * fingerprint when not NULL. DB_ERR_NOTFOUND when there is none.
+ */
+enum db_status db_run_latest_done(struct db *db, const char *host_id,
+	    const char *fingerprint, int64_t *id, char *err, size_t errlen);
+
+/*
+ * A run as a report (host as it was, profile, budget, every point in
+ * order), the document `pwtune bench --json` writes. Release with
+ * report_release().
+ */
+enum db_status db_run_report(struct db *db, int64_t id, struct report *rep,
+	    char *err, size_t errlen);
+
+/*
+ * Store a whole report (from `pwtune bench --json` or `db export` on
+ * another host) as one finished run, in one transaction.
+ */
+enum db_status db_import_report(struct db *db, const struct report *rep,
+	    int64_t *id, char *err, size_t errlen);
+
+/*
+ * Keep the newest keep runs of host_id, deleting older ones that are not
+ * running or queued and are not protect (the run behind the current
+ * model; 0 for none). *deleted says how many went.
+ */
+enum db_status db_retention(struct db *db, const char *host_id, size_t keep,
+	    int64_t protect, size_t *deleted, char *err, size_t errlen);
+
+#endif /* PWTUNE_DB_H */

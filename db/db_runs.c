@@ -1,0 +1,507 @@
+/*
+ * db/db_runs.c: hosts, runs and their points; import, export, retention.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db_impl.h"
+
+/* Bind a JSON value as text (compact); returns -1 when out of memory. */
+static int
+db_bind_json(sqlite3_stmt *st, int col, const json_t *j)
+{
+	char	*text = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(10));
+
+	if (text == NULL)
+		return -1;
+	return sqlite3_bind_text(st, col, text, -1, free) == SQLITE_OK ? 0 :
+	    -1;
+}
+
+static enum db_status
+db_step_done(struct db *db, sqlite3_stmt *st, const char *what, char *err,
+    size_t errlen)
+{
+	int	rc = sqlite3_step(st);
+
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? DB_OK : db_error(db, rc, what, err, errlen);
+}
+
+static enum db_status
+db_host_upsert(struct db *db, const struct host_info *h, int effective_cpus,
+    const char *now, char *err, size_t errlen)
+{
+	sqlite3_stmt	*st;
+	json_t		*facts;
+	int		 rc;
+
+	if ((st = db_stmt(db, ST_HOST_UPSERT, err, errlen)) == NULL)
+		return DB_ERR_INTERNAL;
+	facts = report_host_to_json(h, effective_cpus);
+	sqlite3_bind_text(st, 1, h->host_id, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 2, h->fingerprint, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 3, h->cpu_model, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int(st, 4, h->online_cpus);
+	sqlite3_bind_int64(st, 5, (sqlite3_int64)h->mem_total);
+	sqlite3_bind_int64(st, 6, (sqlite3_int64)h->cg_mem_limit);
+	sqlite3_bind_text(st, 7, h->kernel, -1, SQLITE_TRANSIENT);
+	rc = db_bind_json(st, 8, facts);
+	json_decref(facts);
+	if (rc == -1) {
+		snprintf(err, errlen, "out of memory");
+		return DB_ERR_NOMEM;
+	}
+	sqlite3_bind_text(st, 9, now, -1, SQLITE_TRANSIENT);
+	return db_step_done(db, st, "save host", err, errlen);
+}
+
+static enum db_status
+db_run_insert(struct db *db, const struct report *rep, size_t points_total,
+    enum db_trigger trigger, enum db_run_status status, const char *now,
+    int64_t *id, char *err, size_t errlen)
+{
+	sqlite3_stmt	*st;
+	json_t		*facts;
+	enum db_status	 rc;
+
+	if ((rc = db_host_upsert(db, &rep->host, rep->effective_cpus, now, err,
+	    errlen)) != DB_OK)
+		return rc;
+	if ((st = db_stmt(db, ST_RUN_INSERT, err, errlen)) == NULL)
+		return DB_ERR_INTERNAL;
+	facts = report_host_to_json(&rep->host, rep->effective_cpus);
+	sqlite3_bind_text(st, 1, rep->host.host_id, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 2, rep->host.fingerprint, -1, SQLITE_TRANSIENT);
+	if (db_bind_json(st, 3, facts) == -1) {
+		json_decref(facts);
+		snprintf(err, errlen, "out of memory");
+		return DB_ERR_NOMEM;
+	}
+	json_decref(facts);
+	sqlite3_bind_text(st, 4, rep->profile, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 5, db_trigger_name(trigger), -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 6, db_run_status_name(status), -1,
+	    SQLITE_STATIC);
+	sqlite3_bind_int64(st, 7, (sqlite3_int64)points_total);
+	sqlite3_bind_int(st, 8, rep->effective_cpus);
+	sqlite3_bind_int64(st, 9, (sqlite3_int64)rep->mem_budget);
+	sqlite3_bind_text(st, 10, host_budget_source_name(rep->budget_source),
+	    -1, SQLITE_STATIC);
+	if (status == DB_RUN_QUEUED || status == DB_RUN_RUNNING)
+		sqlite3_bind_text(st, 11, db->owner, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 12, rep->created[0] ? rep->created : now, -1,
+	    SQLITE_TRANSIENT);
+	if ((rc = db_step_done(db, st, "create run", err, errlen)) != DB_OK)
+		return rc;
+	*id = sqlite3_last_insert_rowid(db->conn);
+	return DB_OK;
+}
+
+static int
+db_report_valid(const struct report *rep, char *err, size_t errlen)
+{
+	if (rep->host.host_id[0] == '\0' || rep->host.fingerprint[0] == '\0') {
+		snprintf(err, errlen, "the run has no host id or fingerprint");
+		return 0;
+	}
+	return 1;
+}
+
+enum db_status
+db_run_create(struct db *db, const struct report *rep, size_t points_total,
+    enum db_trigger trigger, int64_t *id, char *err, size_t errlen)
+{
+	char		now[32];
+	enum db_status	rc;
+
+	if (!db_report_valid(rep, err, errlen))
+		return DB_ERR_INVALID;
+	db_now(now, sizeof(now));
+	if ((rc = db_begin(db, err, errlen)) != DB_OK)
+		return rc;
+	if ((rc = db_run_insert(db, rep, points_total, trigger, DB_RUN_QUEUED,
+	    now, id, err, errlen)) != DB_OK) {
+		db_rollback(db);
+		return rc;
+	}
+	return db_commit(db, err, errlen);
+}
+
+enum db_status
+db_run_set_status(struct db *db, int64_t id, enum db_run_status status,
+    const char *error, char *err, size_t errlen)
+{
+	sqlite3_stmt	*st;
+	char		 now[32];
+	enum db_status	 rc;
+
+	db_now(now, sizeof(now));
+	if ((rc = db_begin(db, err, errlen)) != DB_OK)
+		return rc;
+	if ((st = db_stmt(db, ST_RUN_SET_STATUS, err, errlen)) == NULL) {
+		db_rollback(db);
+		return DB_ERR_INTERNAL;
+	}
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_text(st, 2, db_run_status_name(status), -1, SQLITE_STATIC);
+	if (error != NULL)
+		sqlite3_bind_text(st, 3, error, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 4, now, -1, SQLITE_TRANSIENT);
+	if ((rc = db_step_done(db, st, "update run", err, errlen)) != DB_OK) {
+		db_rollback(db);
+		return rc;
+	}
+	if (sqlite3_changes(db->conn) == 0) {
+		db_rollback(db);
+		snprintf(err, errlen, "no run %lld", (long long)id);
+		return DB_ERR_NOTFOUND;
+	}
+	return db_commit(db, err, errlen);
+}
+
+/* Insert one point; inside the caller's transaction. */
+static enum db_status
+db_point_insert(struct db *db, int64_t id, size_t seq,
+    const struct measure_result *r, char *err, size_t errlen)
+{
+	const struct kdf_params	*kp = &r->pt.kp;
+	sqlite3_stmt		*st;
+	json_t			*data;
+	enum db_status		 rc;
+
+	if ((st = db_stmt(db, ST_RUN_POINT_INSERT, err, errlen)) == NULL)
+		return DB_ERR_INTERNAL;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, (sqlite3_int64)seq);
+	sqlite3_bind_text(st, 3, kdf_backend_name(kdf_backend_resolve(
+	    kp->backend, kp->alg)), -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 4, kdf_alg_name(kp->alg), -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 5, kp->m_kib);
+	sqlite3_bind_int64(st, 6, kp->t);
+	sqlite3_bind_int64(st, 7, kp->p);
+	sqlite3_bind_int64(st, 8, r->pt.k);
+	sqlite3_bind_text(st, 9, measure_status_name(r->status), -1,
+	    SQLITE_STATIC);
+	if (r->status == MEASURE_OK)
+		sqlite3_bind_double(st, 10, r->st.median);
+	sqlite3_bind_int(st, 11, r->noisy != 0);
+	data = report_point_to_json(r, 1);
+	if (data == NULL || db_bind_json(st, 12, data) == -1) {
+		json_decref(data);
+		snprintf(err, errlen, "out of memory");
+		return DB_ERR_NOMEM;
+	}
+	json_decref(data);
+	if ((rc = db_step_done(db, st, "save point", err, errlen)) != DB_OK)
+		return rc;
+	if ((st = db_stmt(db, ST_RUN_POINT_COUNT, err, errlen)) == NULL)
+		return DB_ERR_INTERNAL;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int(st, 2, r->noisy != 0);
+	return db_step_done(db, st, "count point", err, errlen);
+}
+
+enum db_status
+db_run_add_point(struct db *db, int64_t id, size_t seq,
+    const struct measure_result *r, char *err, size_t errlen)
+{
+	enum db_status	rc;
+
+	if ((rc = db_begin(db, err, errlen)) != DB_OK)
+		return rc;
+	if ((rc = db_point_insert(db, id, seq, r, err, errlen)) != DB_OK) {
+		db_rollback(db);
+		return rc;
+	}
+	return db_commit(db, err, errlen);
+}
+
+static void
+db_copy_col(char *dst, size_t len, sqlite3_stmt *st, int col)
+{
+	const unsigned char	*v = sqlite3_column_text(st, col);
+
+	snprintf(dst, len, "%s", v != NULL ? (const char *)v : "");
+}
+
+static void
+db_run_from_row(sqlite3_stmt *st, struct db_run *run)
+{
+	char	buf[32];
+	int	i;
+
+	memset(run, 0, sizeof(*run));
+	run->id = sqlite3_column_int64(st, 0);
+	db_copy_col(run->host_id, sizeof(run->host_id), st, 1);
+	db_copy_col(run->fingerprint, sizeof(run->fingerprint), st, 2);
+	db_copy_col(run->profile, sizeof(run->profile), st, 3);
+	db_copy_col(buf, sizeof(buf), st, 4);
+	for (i = DB_TRIGGER_STARTUP; i <= DB_TRIGGER_IMPORT; i++)
+		if (strcmp(buf, db_trigger_name((enum db_trigger)i)) == 0)
+			run->trigger = (enum db_trigger)i;
+	db_copy_col(buf, sizeof(buf), st, 5);
+	if (db_run_status_parse(buf, &run->status) == -1)
+		run->status = DB_RUN_FAILED;
+	run->points_done = sqlite3_column_int(st, 6);
+	run->points_total = sqlite3_column_int(st, 7);
+	run->noisy_points = sqlite3_column_int(st, 8);
+	run->effective_cpus = sqlite3_column_int(st, 9);
+	run->mem_budget = (uint64_t)sqlite3_column_int64(st, 10);
+	db_copy_col(buf, sizeof(buf), st, 11);
+	run->budget_source = strcmp(buf, "config") == 0 ? HOST_BUDGET_CONFIG :
+	    strcmp(buf, "cgroup") == 0 ? HOST_BUDGET_CGROUP :
+	    HOST_BUDGET_MEMAVAILABLE;
+	db_copy_col(run->error, sizeof(run->error), st, 12);
+	db_copy_col(run->created, sizeof(run->created), st, 13);
+	db_copy_col(run->started, sizeof(run->started), st, 14);
+	db_copy_col(run->finished, sizeof(run->finished), st, 15);
+}
+
+enum db_status
+db_run_get(struct db *db, int64_t id, struct db_run *run, char *err,
+    size_t errlen)
+{
+	sqlite3_stmt	*st;
+	int		 rc;
+
+	if ((st = db_stmt(db, ST_RUN_GET, err, errlen)) == NULL)
+		return DB_ERR_INTERNAL;
+	sqlite3_bind_int64(st, 1, id);
+	if ((rc = sqlite3_step(st)) != SQLITE_ROW) {
+		sqlite3_reset(st);
+		if (rc == SQLITE_DONE) {
+			snprintf(err, errlen, "no run %lld", (long long)id);
+			return DB_ERR_NOTFOUND;
+		}
+		return db_error(db, rc, "read run", err, errlen);
+	}
+	db_run_from_row(st, run);
+	sqlite3_reset(st);
+	return DB_OK;
+}
+
+enum db_status
+db_runs_list(struct db *db, const char *host_id, size_t limit,
+    struct db_run **runs, size_t *n, char *err, size_t errlen)
+{
+	sqlite3_stmt	*st;
+	int		 rc;
+
+	*runs = NULL;
+	*n = 0;
+	if (limit == 0 || limit > DB_RUNS_LIST_MAX)
+		limit = DB_RUNS_LIST_MAX;
+	rc = sqlite3_prepare_v2(db->conn,
+	    "SELECT id, host_id, fingerprint, profile, trigger, status,"
+	    " points_done, points_total, noisy_points, effective_cpus,"
+	    " mem_budget, budget_source, error, created, started, finished"
+	    " FROM runs WHERE (?1 IS NULL OR host_id = ?1)"
+	    " ORDER BY id DESC LIMIT ?2", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return db_error(db, rc, "list runs", err, errlen);
+	if (host_id != NULL)
+		sqlite3_bind_text(st, 1, host_id, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 2, (sqlite3_int64)limit);
+	if ((*runs = calloc(limit, sizeof(**runs))) == NULL) {
+		sqlite3_finalize(st);
+		snprintf(err, errlen, "out of memory");
+		return DB_ERR_NOMEM;
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		db_run_from_row(st, &(*runs)[(*n)++]);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		free(*runs);
+		*runs = NULL;
+		*n = 0;
+		return db_error(db, rc, "list runs", err, errlen);
+	}
+	return DB_OK;
+}
+
+enum db_status
+db_run_latest_done(struct db *db, const char *host_id,
+    const char *fingerprint, int64_t *id, char *err, size_t errlen)
+{
+	sqlite3_stmt	*st;
+	int		 rc;
+
+	if ((st = db_stmt(db, ST_RUN_LATEST_DONE, err, errlen)) == NULL)
+		return DB_ERR_INTERNAL;
+	if (host_id != NULL)
+		sqlite3_bind_text(st, 1, host_id, -1, SQLITE_TRANSIENT);
+	if (fingerprint != NULL)
+		sqlite3_bind_text(st, 2, fingerprint, -1, SQLITE_TRANSIENT);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*id = sqlite3_column_int64(st, 0);
+	sqlite3_reset(st);
+	if (rc == SQLITE_DONE) {
+		snprintf(err, errlen, "no finished run%s", host_id != NULL ?
+		    " for this host" : "");
+		return DB_ERR_NOTFOUND;
+	}
+	return rc == SQLITE_ROW ? DB_OK : db_error(db, rc, "find run", err,
+	    errlen);
+}
+
+enum db_status
+db_run_report(struct db *db, int64_t id, struct report *rep, char *err,
+    size_t errlen)
+{
+	sqlite3_stmt	*st;
+	struct db_run	 run;
+	json_t		*j;
+	enum db_status	 rc;
+	size_t		 cap = 0;
+	int		 step;
+	char		 why[256];
+
+	memset(rep, 0, sizeof(*rep));
+	if ((rc = db_run_get(db, id, &run, err, errlen)) != DB_OK)
+		return rc;
+	/* The host as it was when the run was made. */
+	if ((st = db_stmt(db, ST_RUN_GET, err, errlen)) == NULL)
+		return DB_ERR_INTERNAL;
+	sqlite3_bind_int64(st, 1, id);
+	if ((step = sqlite3_step(st)) != SQLITE_ROW) {
+		sqlite3_reset(st);
+		return db_error(db, step, "read run", err, errlen);
+	}
+	j = json_loads((const char *)sqlite3_column_text(st, 16), 0, NULL);
+	sqlite3_reset(st);
+	if (j == NULL || report_host_from_json(j, &rep->host,
+	    &rep->effective_cpus, why, sizeof(why)) == -1) {
+		json_decref(j);
+		snprintf(err, errlen, "run %lld: stored host facts unreadable",
+		    (long long)id);
+		return DB_ERR_CORRUPT;
+	}
+	json_decref(j);
+	snprintf(rep->created, sizeof(rep->created), "%s", run.created);
+	snprintf(rep->profile, sizeof(rep->profile), "%s", run.profile);
+	rep->mem_budget = run.mem_budget;
+	rep->budget_source = run.budget_source;
+	rep->effective_cpus = run.effective_cpus;
+
+	if ((st = db_stmt(db, ST_RUN_POINTS, err, errlen)) == NULL)
+		return DB_ERR_INTERNAL;
+	sqlite3_bind_int64(st, 1, id);
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		if (rep->n == cap) {
+			struct measure_result	*bigger;
+
+			cap = cap ? 2 * cap : 32;
+			if ((bigger = realloc(rep->results, cap *
+			    sizeof(*bigger))) == NULL) {
+				rc = DB_ERR_NOMEM;
+				snprintf(err, errlen, "out of memory");
+				goto fail;
+			}
+			rep->results = bigger;
+		}
+		memset(&rep->results[rep->n], 0, sizeof(rep->results[0]));
+		j = json_loads((const char *)sqlite3_column_text(st, 0), 0,
+		    NULL);
+		if (j == NULL || report_point_from_json(j,
+		    &rep->results[rep->n], why, sizeof(why)) == -1) {
+			json_decref(j);
+			rep->n++;
+			snprintf(err, errlen, "run %lld: stored point %zu "
+			    "unreadable", (long long)id, rep->n - 1);
+			rc = DB_ERR_CORRUPT;
+			goto fail;
+		}
+		json_decref(j);
+		rep->n++;
+	}
+	sqlite3_reset(st);
+	if (step != SQLITE_DONE) {
+		rc = db_error(db, step, "read points", err, errlen);
+		goto fail;
+	}
+	return DB_OK;
+fail:
+	sqlite3_reset(st);
+	report_release(rep);
+	return rc;
+}
+
+enum db_status
+db_import_report(struct db *db, const struct report *rep, int64_t *id,
+    char *err, size_t errlen)
+{
+	char		now[32];
+	enum db_status	rc;
+	size_t		i;
+
+	if (!db_report_valid(rep, err, errlen))
+		return DB_ERR_INVALID;
+	db_now(now, sizeof(now));
+	if ((rc = db_begin(db, err, errlen)) != DB_OK)
+		return rc;
+	if ((rc = db_run_insert(db, rep, rep->n, DB_TRIGGER_IMPORT,
+	    DB_RUN_DONE, now, id, err, errlen)) != DB_OK)
+		goto fail;
+	for (i = 0; i < rep->n; i++)
+		if ((rc = db_point_insert(db, *id, i, &rep->results[i], err,
+		    errlen)) != DB_OK)
+			goto fail;
+	{
+		sqlite3_stmt *st;
+
+		/* Imported runs are finished: record when they came in. */
+		if ((st = db_stmt(db, ST_RUN_SET_STATUS, err, errlen)) ==
+		    NULL) {
+			rc = DB_ERR_INTERNAL;
+			goto fail;
+		}
+		sqlite3_bind_int64(st, 1, *id);
+		sqlite3_bind_text(st, 2, "done", -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 4, now, -1, SQLITE_TRANSIENT);
+		if ((rc = db_step_done(db, st, "finish import", err, errlen)) !=
+		    DB_OK)
+			goto fail;
+	}
+	return db_commit(db, err, errlen);
+fail:
+	db_rollback(db);
+	return rc;
+}
+
+enum db_status
+db_retention(struct db *db, const char *host_id, size_t keep, int64_t protect,
+    size_t *deleted, char *err, size_t errlen)
+{
+	sqlite3_stmt	*st;
+	enum db_status	 rc;
+	int		 step;
+
+	*deleted = 0;
+	if ((rc = db_begin(db, err, errlen)) != DB_OK)
+		return rc;
+	step = sqlite3_prepare_v2(db->conn,
+	    "DELETE FROM runs WHERE host_id = ?1 AND id <> ?3"
+	    " AND status NOT IN ('queued', 'running')"
+	    " AND id NOT IN (SELECT id FROM runs WHERE host_id = ?1"
+	    "   ORDER BY id DESC LIMIT ?2)", -1, &st, NULL);
+	if (step != SQLITE_OK) {
+		rc = db_error(db, step, "retention", err, errlen);
+		db_rollback(db);
+		return rc;
+	}
+	sqlite3_bind_text(st, 1, host_id, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 2, (sqlite3_int64)keep);
+	sqlite3_bind_int64(st, 3, protect);
+	step = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (step != SQLITE_DONE) {
+		rc = db_error(db, step, "retention", err, errlen);
+		db_rollback(db);
+		return rc;
+	}
+	*deleted = (size_t)sqlite3_changes(db->conn);
+	return db_commit(db, err, errlen);
+}
