@@ -523,6 +523,17 @@ db_quick_check(struct db *db)
 	return ok;
 }
 
+/* Does a read fail only because the place is read-only? */
+static int
+db_probe_needs_immutable(struct db *db)
+{
+	int	rc;
+
+	rc = sqlite3_exec(db->conn, "SELECT count(*) FROM sqlite_schema",
+	    NULL, NULL, NULL);
+	return (rc & 0xff) == SQLITE_CANTOPEN || (rc & 0xff) == SQLITE_READONLY;
+}
+
 /* Move path and its -wal and -shm aside as path.corrupt-<UTC time>. */
 static int
 db_move_aside(const char *path, char *dest, size_t destlen)
@@ -533,9 +544,14 @@ db_move_aside(const char *path, char *dest, size_t destlen)
 	struct tm	 tm;
 	size_t		 i;
 
+	int		 n;
+
 	gmtime_r(&now, &tm);
 	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
 	snprintf(dest, destlen, "%s.corrupt-%s", path, stamp);
+	/* Twice in one second: never overwrite what was set aside before. */
+	for (n = 2; access(dest, F_OK) == 0 && n < 1000; n++)
+		snprintf(dest, destlen, "%s.corrupt-%s.%d", path, stamp, n);
 	for (i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++) {
 		snprintf(from, sizeof(from), "%s%s", path, sfx[i]);
 		snprintf(to, sizeof(to), "%s%s", dest, sfx[i]);
@@ -652,6 +668,15 @@ db_open_at(const char *path, const struct db_open_opts *o, int version,
 		if ((rc = db_open_conn(db, o, attempt == 1 && db->readonly, err,
 		    errlen)) != DB_OK)
 			goto fail;
+		/*
+		 * A WAL store in a place this process cannot write: SQLite
+		 * cannot make the -shm it reads through. Nobody can be
+		 * writing it there, so read it as immutable.
+		 */
+		if (db->readonly && attempt == 0 && db_probe_needs_immutable(db)) {
+			db_close_conn(db);
+			continue;
+		}
 		if (db_quick_check(db)) {
 			if ((rc = db_setup(db, err, errlen)) == DB_OK)
 				break;
