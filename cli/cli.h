@@ -44,11 +44,30 @@ int	 bench_write_json(const char *path, const struct report *rep,
 int	 bench_write_csv(const char *path, const struct report *rep,
 	    char *err, size_t errlen);
 
+/* cli_measure.c */
+struct cli_progress {
+	int	tty;		/* draw only on a terminal */
+	double	last;
+};
+
+/*
+ * Probe the host into rep (host, budget under memory_max, effective
+ * parallelism) and set up mo for it. Returns 0, or -1 with err.
+ */
+int	 cli_probe(struct report *rep, uint64_t memory_max,
+	    struct measure_opts *mo, volatile int *cancel, char *err,
+	    size_t errlen);
+/* A measure progress callback: a bar on stderr; ctx: struct cli_progress. */
+void	 cli_progress_print(void *ctx, const struct measure_progress *p);
+
 /* cmd_db.c */
 int	 cmd_db(int argc, char **argv);
 
 /* cmd_bench.c */
 int	 cmd_bench(int argc, char **argv);
+
+/* cmd_recommend.c */
+int	 cmd_recommend(int argc, char **argv);
 
 /* cmd_repl.c */
 int	 cmd_repl(int argc, char **argv);

@@ -374,45 +374,6 @@ bench_db_log(void *ctx, const char *msg)
 	cli_warnx("%s", msg);
 }
 
-struct bench_progress {
-	int	tty;
-	double	last;
-};
-
-static void
-bench_progress(void *ctx, const struct measure_progress *p)
-{
-	struct bench_progress	*bp = ctx;
-	char			 bar[31], m[32];
-	size_t			 i, filled;
-	struct timespec		 ts;
-	double			 now;
-
-	if (!bp->tty)
-		return;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	now = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-	if (p->current != NULL && now - bp->last < 0.1)
-		return;
-	bp->last = now;
-	filled = p->total ? p->done * 30 / p->total : 30;
-	for (i = 0; i < 30; i++)
-		bar[i] = i < filled ? '#' : '.';
-	bar[30] = '\0';
-	if (p->current == NULL) {
-		fprintf(stderr, "\r[%s] %zu/%zu points in %.0f s%-40s\n", bar,
-		    p->done, p->total, p->elapsed, "");
-		return;
-	}
-	units_format_kib(p->current->kp.m_kib, m, sizeof(m));
-	fprintf(stderr, "\r[%s] %zu/%zu  ETA %2d:%02d  %s %s m=%s t=%u p=%u "
-	    "k=%u    ", bar, p->done, p->total, (int)p->eta / 60,
-	    (int)p->eta % 60, kdf_backend_name(p->current->kp.backend),
-	    kdf_alg_name(p->current->kp.alg), m, (unsigned)p->current->kp.t,
-	    (unsigned)p->current->kp.p, (unsigned)p->current->k);
-	fflush(stderr);
-}
-
 int
 cmd_bench(int argc, char **argv)
 {
@@ -420,16 +381,14 @@ cmd_bench(int argc, char **argv)
 	struct report		 rep;
 	struct measure_opts	 mo;
 	struct measure_point	*pts = NULL;
-	struct bench_progress	 bp = { 0, 0 };
+	struct cli_progress	 bp = { 0, 0 };
 	struct bench_store	 bs;
 	struct db_open_opts	 dbo = { 0, 0, 0, bench_db_log, NULL };
-	struct kdf_params	 probe;
 	struct sigaction	 sa;
 	enum profile_kind	 kind = PROFILE_QUICK;
 	char			 err[512], jsonpath[64];
 	size_t			 n = 0, i, ok;
-	double			 speedups[MEASURE_K_MAX];
-	int			 cpus, rc = CLI_EXIT_FAIL;
+	int			 rc = CLI_EXIT_FAIL;
 
 	switch (bench_parse(argc, argv, &o)) {
 	case 1:
@@ -445,41 +404,16 @@ cmd_bench(int argc, char **argv)
 		cli_warnx("bench: %s", err);
 		return CLI_EXIT_FAIL;
 	}
-	if (host_probe(NULL, &rep.host, err, sizeof(err)) == -1) {
+	if (cli_probe(&rep, o.memory_max, &mo, &bench_cancel, err,
+	    sizeof(err)) == -1) {
 		cli_warnx("bench: %s", err);
+		db_close(bs.db);
 		return CLI_EXIT_FAIL;
 	}
-	rep.mem_budget = host_memory_budget(&rep.host, o.memory_max,
-	    &rep.budget_source);
-	cpus = host_usable_cpus(&rep.host);
-	measure_opts_init(&mo, cpus);
-	mo.mem_budget = rep.mem_budget;
-	mo.cancel = &bench_cancel;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = bench_on_signal;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-
-	/* Effective parallelism: k small hashes at once against one. */
-	kdf_params_init(&probe, KDF_ALG_ARGON2ID);
-	probe.backend = KDF_BACKEND_LIBSODIUM;
-	probe.m_kib = 8 * 1024;
-	probe.t = 1;
-	probe.p = 1;
-	{
-		struct measure_opts	po = mo;
-
-		po.min_samples = 3;
-		po.max_samples = 12;
-		po.max_rel_error = 0.05;
-		po.point_budget = 1;
-		po.remeasure_noisy = 0;
-		if (measure_effective_parallelism(&probe, cpus, &po, speedups,
-		    &rep.effective_cpus, err, sizeof(err)) == -1) {
-			cli_warnx("bench: effective parallelism: %s", err);
-			rep.effective_cpus = cpus;
-		}
-	}
 
 	if (o.preset != NULL) {
 		snprintf(rep.profile, sizeof(rep.profile), "preset:%s",
@@ -508,7 +442,7 @@ cmd_bench(int argc, char **argv)
 	report_stamp(&rep);
 
 	bp.tty = !o.quiet && isatty(STDERR_FILENO);
-	mo.progress = bench_progress;
+	mo.progress = cli_progress_print;
 	mo.progress_ctx = &bp;
 	if (bs.db != NULL) {
 		if (db_run_create(bs.db, &rep, n, DB_TRIGGER_CLI, &bs.run, err,

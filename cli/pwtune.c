@@ -16,6 +16,7 @@ static const struct {
 } commands[] = {
 	{ "hash", cmd_hash, "hash a password (a drop-in for argon2)" },
 	{ "verify", cmd_verify, "verify a password against an encoded hash" },
+	{ "recommend", cmd_recommend, "which parameters take under X ms here" },
 	{ "bench", cmd_bench, "measure Argon2 on this host" },
 	{ "stress", cmd_stress, "hash and verify N times, time each" },
 	{ "soak", cmd_soak, "hash/verify in threads for a while, watch RSS" },

@@ -1,0 +1,525 @@
+/*
+ * cli/cmd_recommend.c: `pwtune recommend`: which parameters take under X
+ * ms here? Measures what it needs (the quick profile), or reads results
+ * saved by `pwtune bench --json` (--from) or stored (--db); fits the model;
+ * answers with provenance and snippets. The same engine the daemon uses.
+ *
+ * Exit status: 0 an answer that meets the target; 1 the target cannot be
+ * met above the floor (the closest admissible answer is printed) or a
+ * failure; 2 bad usage.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "db.h"
+#include "presets.h"
+#include "profile.h"
+#include "tune.h"
+#include "units.h"
+
+#define VERIFY_STEPS	3
+
+struct rec_opts {
+	struct tune_query	 q;
+	const char		*from;
+	const char		*db;
+	const char		*check;
+	int			 json;
+	int			 verify;
+	int			 presets;
+	int			 quiet;
+};
+
+static volatile int	rec_cancel;
+
+static void
+rec_on_signal(int sig)
+{
+	(void)sig;
+	rec_cancel = 1;
+}
+
+static void
+rec_usage(FILE *fp)
+{
+	fputs(
+"Usage: pwtune recommend --target-ms MS [--percentile 50|95|99]\n"
+"                        [--concurrency K] [--memory-max SIZE]\n"
+"                        [--parallelism auto|N] [--variant V] [--backend B]\n"
+"                        [--floor owasp|rfc9106|none]\n"
+"                        [--objective memory-first|attacker-cost]\n"
+"                        [--verify] [--json] [--from FILE | --db FILE]\n"
+"                        [--check ENCODED] [--presets] [-q]\n"
+"Answers which Argon2 parameters take under MS milliseconds here, at the\n"
+"percentile (default 95) with K hashes at once (default 1), each within\n"
+"memory-max / K (default: the host's memory budget), never below the floor\n"
+"(default owasp). Measures with the quick profile (about 20 s) unless\n"
+"--from names a pwtune bench --json file or --db a store with a finished\n"
+"run of this host.\n"
+"  --verify       measure the answer at K; step down if it is over target\n"
+"  --check HASH   needs-rehash of an encoded hash against the answer\n"
+"  --presets      the time of the known presets here\n"
+"Exit status: 0 answered, 1 the target cannot be met above the floor\n"
+"(the closest admissible answer is printed), 2 bad usage.\n", fp);
+}
+
+static int
+rec_parse(int argc, char **argv, struct rec_opts *o)
+{
+	const char	*a, *v;
+	uint32_t	 u;
+	uint64_t	 kib;
+	int		 i, have_target = 0;
+
+	memset(o, 0, sizeof(*o));
+	tune_query_init(&o->q);
+	for (i = 1; i < argc; i++) {
+		a = argv[i];
+		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+			rec_usage(stdout);
+			return 1;
+		}
+		if (strcmp(a, "--json") == 0) {
+			o->json = 1;
+			continue;
+		}
+		if (strcmp(a, "--verify") == 0) {
+			o->verify = 1;
+			continue;
+		}
+		if (strcmp(a, "--presets") == 0) {
+			o->presets = 1;
+			continue;
+		}
+		if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
+			o->quiet = 1;
+			continue;
+		}
+		if ((v = i + 1 < argc ? argv[++i] : NULL) == NULL) {
+			cli_warnx("recommend: %s needs a value", a);
+			goto usage;
+		}
+		if (strcmp(a, "--target-ms") == 0) {
+			if (cli_parse_u32(v, TUNE_TARGET_MIN_MS,
+			    TUNE_TARGET_MAX_MS, &u) == -1)
+				goto bad;
+			o->q.target_ms = u;
+			have_target = 1;
+		} else if (strcmp(a, "--percentile") == 0) {
+			if (cli_parse_u32(v, 50, 99, &u) == -1 ||
+			    (u != 50 && u != 95 && u != 99))
+				goto bad;
+			o->q.percentile = (int)u;
+		} else if (strcmp(a, "--concurrency") == 0 ||
+		    strcmp(a, "-k") == 0) {
+			if (cli_parse_u32(v, 1, MEASURE_K_MAX * 16,
+			    &o->q.k) == -1)
+				goto bad;
+		} else if (strcmp(a, "--memory-max") == 0) {
+			if (units_parse_kib(v, UINT64_C(1) << 40, &kib) == -1)
+				goto bad;
+			o->q.memory_max_kib = kib;
+		} else if (strcmp(a, "--parallelism") == 0) {
+			if (strcmp(v, "auto") == 0)
+				o->q.parallelism = 0;
+			else if (cli_parse_u32(v, 1, 255, &o->q.parallelism) ==
+			    -1)
+				goto bad;
+		} else if (strcmp(a, "--variant") == 0) {
+			if (kdf_alg_parse(v, &o->q.variant) == -1 ||
+			    !kdf_alg_is_argon2(o->q.variant))
+				goto bad;
+		} else if (strcmp(a, "--backend") == 0) {
+			if (kdf_backend_parse(v, &o->q.backend) == -1 ||
+			    o->q.backend == KDF_BACKEND_LIBCRYPT)
+				goto bad;
+		} else if (strcmp(a, "--floor") == 0) {
+			if (tune_floor_parse(v, &o->q.floor) == -1)
+				goto bad;
+		} else if (strcmp(a, "--objective") == 0) {
+			if (tune_objective_parse(v, &o->q.objective) == -1)
+				goto bad;
+		} else if (strcmp(a, "--from") == 0) {
+			o->from = v;
+		} else if (strcmp(a, "--db") == 0) {
+			o->db = v;
+		} else if (strcmp(a, "--check") == 0) {
+			o->check = v;
+		} else {
+			cli_warnx("recommend: unknown option %s", a);
+			goto usage;
+		}
+		continue;
+bad:
+		cli_warnx("recommend: bad value %s for %s", v, a);
+		goto usage;
+	}
+	if (!have_target && !o->presets) {
+		cli_warnx("recommend: --target-ms is required");
+		goto usage;
+	}
+	if (o->from != NULL && o->db != NULL) {
+		cli_warnx("recommend: --from and --db together");
+		goto usage;
+	}
+	return 0;
+usage:
+	rec_usage(stderr);
+	return -1;
+}
+
+/* Get the measurements: a file, the store, or the quick profile now. */
+static int
+rec_report(const struct rec_opts *o, struct report *rep, int64_t *run_id)
+{
+	struct measure_opts	 mo;
+	struct measure_point	*pts = NULL;
+	struct cli_progress	 bp = { 0, 0 };
+	struct host_info	 here;
+	struct db		*db;
+	struct db_open_opts	 dbo = { 1, 0, 0, NULL, NULL };
+	json_error_t		 jerr;
+	json_t			*j;
+	char			 err[512];
+	size_t			 n;
+	int			 rc;
+
+	*run_id = 0;
+	if (o->from != NULL) {
+		if ((j = json_load_file(o->from, JSON_REJECT_DUPLICATES,
+		    &jerr)) == NULL) {
+			cli_warnx("recommend: %s:%d: %s", o->from, jerr.line,
+			    jerr.text);
+			return -1;
+		}
+		rc = report_from_json(j, rep, err, sizeof(err));
+		json_decref(j);
+		if (rc == -1)
+			cli_warnx("recommend: %s: %s", o->from, err);
+		return rc;
+	}
+	if (o->db != NULL) {
+		if (host_probe(NULL, &here, err, sizeof(err)) == -1 ||
+		    db_open(o->db, &dbo, &db, err, sizeof(err)) != DB_OK) {
+			cli_warnx("recommend: %s", err);
+			return -1;
+		}
+		if (db_run_latest_done(db, here.host_id, NULL, run_id, err,
+		    sizeof(err)) != DB_OK ||
+		    db_run_report(db, *run_id, rep, err, sizeof(err)) !=
+		    DB_OK) {
+			cli_warnx("recommend: %s: %s (pwtune bench --db %s "
+			    "makes one)", o->db, err, o->db);
+			db_close(db);
+			return -1;
+		}
+		db_close(db);
+		if (strcmp(rep->host.fingerprint, here.fingerprint) != 0)
+			cli_warnx("recommend: run %lld was measured before this "
+			    "host changed (fingerprint %s, now %s): it is "
+			    "stale", (long long)*run_id, rep->host.fingerprint,
+			    here.fingerprint);
+		return 0;
+	}
+
+	memset(rep, 0, sizeof(*rep));
+	if (cli_probe(rep, 0, &mo, &rec_cancel, err, sizeof(err)) == -1) {
+		cli_warnx("recommend: %s", err);
+		return -1;
+	}
+	profile_opts(PROFILE_QUICK, &mo);
+	if (profile_points(PROFILE_QUICK, rep->effective_cpus, NULL, 0, &pts,
+	    &n) == -1 || (rep->results = calloc(n, sizeof(*rep->results))) ==
+	    NULL) {
+		free(pts);
+		cli_warnx("recommend: out of memory");
+		return -1;
+	}
+	rep->n = n;
+	snprintf(rep->profile, sizeof(rep->profile), "quick");
+	report_stamp(rep);
+	bp.tty = !o->quiet && isatty(STDERR_FILENO);
+	mo.progress = cli_progress_print;
+	mo.progress_ctx = &bp;
+	if (!o->quiet)
+		fprintf(stderr, "pwtune recommend: measuring this host (quick "
+		    "profile, %zu points)\n", n);
+	measure_list_run(pts, n, &mo, rep->results);
+	free(pts);
+	if (rec_cancel) {
+		cli_warnx("recommend: cancelled");
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * --verify: measure the answer at k; while the measured percentile is
+ * over the target, step down (t first, then m by an eighth) and measure
+ * again, VERIFY_STEPS times at most. Fills measured_ms.
+ */
+static void
+rec_verify(const struct model *m, const struct tune_query *q,
+    struct tune_answer *a, double *measured_ms, int *steps)
+{
+	struct measure_opts	 mo;
+	struct measure_point	 pt;
+	struct measure_result	 r;
+	uint32_t		 floor_t;
+
+	*steps = 0;
+	*measured_ms = -1;
+	measure_opts_init(&mo, m->effective_cpus);
+	mo.fixed_rounds = q->k >= 10 ? 2 : (10 + q->k - 1) / q->k + 1;
+	mo.remeasure_noisy = 0;
+	mo.cancel = &rec_cancel;
+	for (;;) {
+		kdf_params_init(&pt.kp, a->variant);
+		pt.kp.backend = a->backend;
+		pt.kp.m_kib = a->m_kib;
+		pt.kp.t = a->t;
+		pt.kp.p = a->p;
+		pt.k = q->k;
+		if (measure_point_run(&pt, &mo, &r) != 0) {
+			cli_warnx("recommend: verify: %s", r.reason);
+			measure_result_release(&r);
+			return;
+		}
+		*measured_ms = q->percentile >= 99 ? r.st.p99 :
+		    q->percentile >= 95 ? r.st.p95 : r.st.median;
+		measure_result_release(&r);
+		if (*measured_ms <= q->target_ms || *steps == VERIFY_STEPS)
+			return;
+		(*steps)++;
+		floor_t = tune_floor_min_t(q->floor, a->variant, a->m_kib);
+		if (a->t > 1 && a->t - 1 >= (floor_t ? floor_t : 1))
+			a->t--;
+		else if (a->m_kib - a->m_kib / 8 >= 8 * a->p &&
+		    tune_floor_min_t(q->floor, a->variant, a->m_kib -
+		    a->m_kib / 8 - (a->m_kib - a->m_kib / 8) % 1024) != 0) {
+			a->m_kib -= a->m_kib / 8;
+			a->m_kib -= a->m_kib % 1024;
+			if (a->t < tune_floor_min_t(q->floor, a->variant,
+			    a->m_kib))
+				a->t = tune_floor_min_t(q->floor, a->variant,
+				    a->m_kib);
+		} else
+			return;	/* the floor stops the way down */
+		snprintf(a->phc_prefix, sizeof(a->phc_prefix),
+		    "$%s$v=19$m=%u,t=%u,p=%u", kdf_alg_name(a->variant),
+		    (unsigned)a->m_kib, (unsigned)a->t, (unsigned)a->p);
+	}
+}
+
+static void
+rec_print_presets(const struct model *m, const struct tune_query *q)
+{
+	const struct preset		*pre;
+	const struct model_curve	*c;
+	struct model_prediction		 pr;
+	size_t				 n, i;
+	uint32_t			 p;
+	char				 size[32], err[256];
+
+	pre = preset_list(&n);
+	printf("%-22s %-9s %10s %3s %3s %12s  %s\n", "Preset", "Variant", "m",
+	    "t", "p", "here (ms)", "note");
+	for (i = 0; i < n; i++) {
+		struct tune_query	pq = *q;
+		const char		*note = "";
+
+		if (pre[i].alg == KDF_ALG_BCRYPT)
+			continue;
+		pq.variant = pre[i].alg;
+		pq.parallelism = pre[i].p;
+		if ((c = tune_curve(m, &pq, &p, err, sizeof(err))) == NULL) {
+			/* Not measured with that p: p = 1 is an upper bound. */
+			pq.parallelism = 1;
+			if ((c = tune_curve(m, &pq, &p, err, sizeof(err))) ==
+			    NULL) {
+				pq.variant = KDF_ALG_ARGON2ID;
+				c = tune_curve(m, &pq, &p, err, sizeof(err));
+				note = "Argon2id's time (variants cost alike)";
+			}
+			if (pre[i].p > 1)
+				note = "at most (measured with p = 1)";
+		}
+		units_format_kib(pre[i].m_kib, size, sizeof(size));
+		if (c == NULL) {
+			printf("%-22s %-9s %10s %3u %3u %12s  %s\n", pre[i].name,
+			    kdf_alg_name(pre[i].alg), size, (unsigned)pre[i].t,
+			    (unsigned)pre[i].p, "?", err);
+			continue;
+		}
+		model_predict(m, c, pre[i].m_kib, pre[i].t, q->k, q->percentile,
+		    &pr);
+		printf("%-22s %-9s %10s %3u %3u %12.1f  %s%s\n", pre[i].name,
+		    kdf_alg_name(pre[i].alg), size, (unsigned)pre[i].t,
+		    (unsigned)pre[i].p, pr.ms, note, pr.extrapolated ?
+		    (note[0] ? "; extrapolated" : "extrapolated") : "");
+	}
+}
+
+static void
+rec_print_text(const struct rec_opts *o, const struct model *m,
+    const struct report *rep, const struct tune_answer *a,
+    double measured_ms, int steps)
+{
+	json_t		*snips;
+	const char	*lang;
+	json_t		*code;
+	char		 size[32], flight[32];
+	size_t		 ok = 0, i;
+
+	for (i = 0; i < rep->n; i++)
+		ok += rep->results[i].status == MEASURE_OK;
+	units_format_kib(a->m_kib, size, sizeof(size));
+	units_format_kib(a->in_flight_kib, flight, sizeof(flight));
+	printf("%s for %s under %.0f ms at p%d with %u hash%s at once "
+	    "(%s, floor %s, %s)\n\n", a->met ? "Recommendation" :
+	    "Closest admissible answer", kdf_alg_title(a->variant),
+	    a->target_ms, a->percentile, (unsigned)a->k, a->k == 1 ? "" : "es",
+	    kdf_backend_name(a->backend), tune_floor_name(a->floor),
+	    tune_objective_name(a->objective));
+	printf("  m = %u KiB (%s), t = %u, p = %u\n", (unsigned)a->m_kib, size,
+	    (unsigned)a->t, (unsigned)a->p);
+	printf("  PHC prefix:  %s\n", a->phc_prefix);
+	if (a->p == 1 && a->variant != KDF_ALG_ARGON2D)
+		printf("  libsodium:   opslimit %u, memlimit %llu\n",
+		    (unsigned)a->t, (unsigned long long)a->m_kib * 1024);
+	else
+		printf("  libsodium:   cannot use these (crypto_pwhash and "
+		    "PHP's sodium functions compute p = 1 only)\n");
+	printf("  Predicted:   %.1f ms at p%d, %.1f ms median, with %u at "
+	    "once%s\n", a->predicted_ms, a->percentile, a->predicted_p50_ms,
+	    (unsigned)a->k, a->extrapolated ? " (extrapolated)" : "");
+	if (measured_ms >= 0)
+		printf("  Measured:    %.1f ms at p%d (--verify%s)\n",
+		    measured_ms, a->percentile, steps ? ", after stepping "
+		    "down" : "");
+	printf("  Capacity:    %.1f hashes per second with %u at once\n",
+	    a->capacity_per_s, (unsigned)a->k);
+	printf("  Memory:      %s in flight (%u x %s)\n", flight,
+	    (unsigned)a->k, size);
+	printf("  Floor:       %s %s%s\n", tune_floor_name(a->floor),
+	    a->met ? "met" : "met, target missed",
+	    a->floor_decided ? " (it decided the answer)" : "");
+	printf("  Attacker:    about %.0f guesses per second on one GPU with "
+	    "960 GB/s of memory bandwidth;\n               about $%.0f per "
+	    "10^9 guesses at $3.50 per GPU-hour\n", a->gpu_guesses_per_s,
+	    a->usd_per_1e9_guesses);
+	printf("  Model:       %s run of %s (%zu points measured), "
+	    "leave-one-out error median %.1f %%, worst %.1f %%\n",
+	    rep->profile, rep->created, ok, 100 * m->loo_median,
+	    100 * m->loo_worst);
+	if (a->notes[0] != '\0') {
+		char	copy[sizeof(a->notes)], *line, *save = NULL;
+
+		snprintf(copy, sizeof(copy), "%s", a->notes);
+		printf("\nNotes:\n");
+		for (line = strtok_r(copy, "\n", &save); line != NULL;
+		    line = strtok_r(NULL, "\n", &save))
+			printf("  - %s\n", line);
+	}
+	(void)o;
+	snips = tune_snippets(a);
+	printf("\nSnippets:\n");
+	json_object_foreach(snips, lang, code)
+		printf("\n--- %s\n%s", lang, json_string_value(code));
+	json_decref(snips);
+}
+
+int
+cmd_recommend(int argc, char **argv)
+{
+	struct rec_opts		 o;
+	struct report		 rep;
+	struct model		 m;
+	struct tune_answer	 a;
+	struct tune_rehash	 rh;
+	struct sigaction	 sa;
+	json_t			*j;
+	char			 err[512], why[512];
+	double			 measured = -1;
+	int			 rc, steps = 0;
+	int64_t			 run_id;
+
+	switch (rec_parse(argc, argv, &o)) {
+	case 1:
+		return CLI_EXIT_OK;
+	case -1:
+		return CLI_EXIT_USAGE;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = rec_on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	if (rec_report(&o, &rep, &run_id) == -1)
+		return CLI_EXIT_FAIL;
+	if (model_fit(&rep, &m, err, sizeof(err)) == -1) {
+		cli_warnx("recommend: %s", err);
+		report_release(&rep);
+		return CLI_EXIT_FAIL;
+	}
+	m.run_id = run_id;
+	if (o.presets) {
+		rec_print_presets(&m, &o.q);
+		if (o.q.target_ms <= 0 || argc <= 2) {
+			report_release(&rep);
+			return CLI_EXIT_OK;
+		}
+		putchar('\n');
+	}
+	rc = tune_recommend(&m, &o.q, &a, err, sizeof(err));
+	if (rc == -1) {
+		cli_warnx("recommend: %s", err);
+		report_release(&rep);
+		return CLI_EXIT_USAGE;
+	}
+	if (rc == 0 && o.verify)
+		rec_verify(&m, &o.q, &a, &measured, &steps);
+	if (o.json) {
+		j = tune_answer_to_json(&a, &m);
+		if (measured >= 0)
+			json_object_set_new(j, "verified", json_pack("{s:f, "
+			    "s:i}", "measured_ms", measured, "steps_down",
+			    steps));
+		if (rc == 1)
+			json_object_set_new(j, "error", json_string(err));
+		if (o.check != NULL) {
+			if (tune_needs_rehash(o.check, &a, &rh, why,
+			    sizeof(why)) == 0)
+				json_object_set_new(j, "needs_rehash",
+				    json_pack("{s:b, s:b}", "differs",
+				    rh.differs, "weaker", rh.weaker));
+			else
+				json_object_set_new(j, "needs_rehash",
+				    json_pack("{s:s}", "error", why));
+		}
+		json_dumpf(j, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(6));
+		putchar('\n');
+		json_decref(j);
+	} else {
+		if (rc == 1)
+			cli_warnx("recommend: %s", err);
+		rec_print_text(&o, &m, &rep, &a, measured, steps);
+		if (o.check != NULL) {
+			if (tune_needs_rehash(o.check, &a, &rh, why,
+			    sizeof(why)) == 0)
+				printf("\nneeds-rehash of the hash given: "
+				    "%s (exact match, as libsodium, PHP and "
+				    "argon2-cffi decide), %s (weaker m, t or "
+				    "variant)\n", rh.differs ? "yes" : "no",
+				    rh.weaker ? "yes" : "no");
+			else
+				printf("\nneeds-rehash: the hash given does not "
+				    "parse: %s\n", why);
+		}
+	}
+	report_release(&rep);
+	return rc == 0 ? CLI_EXIT_OK : CLI_EXIT_FAIL;
+}

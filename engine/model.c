@@ -1,0 +1,463 @@
+/*
+ * engine/model.c: fitting and predicting the time of a hash (see model.h
+ * for the form of the model and why).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model.h"
+
+#define OBS_MAX	512
+
+/* One k = 1 median: the data a curve is fitted to. */
+struct obs {
+	uint32_t	m_kib;
+	uint32_t	t;
+	double		ms;
+};
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double	x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double
+median_of(double *v, size_t n)
+{
+	if (n == 0)
+		return 0;
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* Per-KiB pass cost of the rows with a two-t fit, interpolated at m. */
+static int
+slope_near(const struct model_curve *c, const int *fitted, uint32_t m_kib,
+    double *per_kib)
+{
+	const struct model_row	*lo = NULL, *hi = NULL;
+	size_t			 i;
+	double			 x;
+
+	for (i = 0; i < c->nrows; i++) {
+		if (!fitted[i])
+			continue;
+		if (c->rows[i].m_kib <= m_kib)
+			lo = &c->rows[i];
+		if (c->rows[i].m_kib >= m_kib && hi == NULL)
+			hi = &c->rows[i];
+	}
+	if (lo == NULL && hi == NULL)
+		return -1;
+	if (lo == NULL)
+		lo = hi;
+	if (hi == NULL)
+		hi = lo;
+	if (lo == hi || lo->m_kib == hi->m_kib) {
+		*per_kib = lo->b_ms / lo->m_kib;
+		return 0;
+	}
+	x = (log(m_kib) - log(lo->m_kib)) / (log(hi->m_kib) - log(lo->m_kib));
+	*per_kib = lo->b_ms / lo->m_kib + x * (hi->b_ms / hi->m_kib -
+	    lo->b_ms / lo->m_kib);
+	return 0;
+}
+
+/* Fit the rows of c from n observations (skipping index skip, or -1). */
+static void
+fit_rows(const struct obs *o, size_t n, long skip, struct model_curve *c)
+{
+	int		fitted[MODEL_ROWS_MAX] = { 0 };
+	size_t		i, j, r;
+	double		st, sT, stt, stT, cnt, per_kib, t_one = 0, T_one = 0;
+
+	c->nrows = 0;
+	for (i = 0; i < n; i++) {
+		if ((long)i == skip)
+			continue;
+		for (r = 0; r < c->nrows; r++)
+			if (c->rows[r].m_kib == o[i].m_kib)
+				break;
+		if (r == c->nrows) {
+			if (c->nrows == MODEL_ROWS_MAX)
+				continue;
+			memset(&c->rows[r], 0, sizeof(c->rows[r]));
+			c->rows[r].m_kib = o[i].m_kib;
+			c->nrows++;
+		}
+	}
+	/* Ascending m. */
+	for (i = 1; i < c->nrows; i++)
+		for (j = i; j > 0 && c->rows[j - 1].m_kib > c->rows[j].m_kib; j--) {
+			struct model_row tmp = c->rows[j];
+
+			c->rows[j] = c->rows[j - 1];
+			c->rows[j - 1] = tmp;
+		}
+
+	/* Rows with two or more t: least squares. */
+	for (r = 0; r < c->nrows; r++) {
+		st = sT = stt = stT = cnt = 0;
+		for (i = 0; i < n; i++) {
+			if ((long)i == skip || o[i].m_kib != c->rows[r].m_kib)
+				continue;
+			st += o[i].t;
+			sT += o[i].ms;
+			stt += (double)o[i].t * o[i].t;
+			stT += o[i].t * o[i].ms;
+			cnt++;
+		}
+		c->rows[r].nt = (int)cnt;
+		if (cnt * stt - st * st > 1e-9) {
+			double b = (cnt * stT - st * sT) / (cnt * stt - st * st);
+			double a = (sT - b * st) / cnt;
+
+			if (b > 0 && a >= 0) {
+				c->rows[r].a_ms = a;
+				c->rows[r].b_ms = b;
+				fitted[r] = 1;
+				continue;
+			}
+		}
+	}
+	/*
+	 * The others: the pass cost per KiB of the nearest fitted sizes, and
+	 * the fixed cost from the point (never negative).
+	 */
+	for (r = 0; r < c->nrows; r++) {
+		if (fitted[r])
+			continue;
+		cnt = 0;
+		for (i = 0; i < n; i++) {
+			if ((long)i == skip || o[i].m_kib != c->rows[r].m_kib)
+				continue;
+			t_one += o[i].t;
+			T_one += o[i].ms;
+			cnt++;
+		}
+		t_one /= cnt;
+		T_one /= cnt;
+		if (slope_near(c, fitted, c->rows[r].m_kib, &per_kib) == 0 &&
+		    per_kib * c->rows[r].m_kib * t_one < T_one) {
+			c->rows[r].b_ms = per_kib * c->rows[r].m_kib;
+			c->rows[r].a_ms = T_one - c->rows[r].b_ms * t_one;
+		} else {
+			c->rows[r].b_ms = T_one / t_one;
+			c->rows[r].a_ms = 0;
+		}
+		t_one = T_one = 0;
+	}
+}
+
+/* Per-KiB costs at m (interpolated in log m); 1 when extrapolated. */
+static int
+curve_costs(const struct model_curve *c, uint32_t m_kib, double *A, double *B)
+{
+	const struct model_row	*lo, *hi;
+	size_t			 i;
+	double			 x;
+
+	if (c->nrows == 0) {
+		*A = *B = 0;
+		return 1;
+	}
+	lo = &c->rows[0];
+	hi = &c->rows[c->nrows - 1];
+	if (m_kib <= lo->m_kib) {
+		*A = lo->a_ms / lo->m_kib;
+		*B = lo->b_ms / lo->m_kib;
+		return m_kib < lo->m_kib;
+	}
+	if (m_kib >= hi->m_kib) {
+		*A = hi->a_ms / hi->m_kib;
+		*B = hi->b_ms / hi->m_kib;
+		return m_kib > hi->m_kib;
+	}
+	for (i = 0; i + 1 < c->nrows; i++) {
+		lo = &c->rows[i];
+		hi = &c->rows[i + 1];
+		if (m_kib >= lo->m_kib && m_kib <= hi->m_kib)
+			break;
+	}
+	x = (log(m_kib) - log(lo->m_kib)) / (log(hi->m_kib) - log(lo->m_kib));
+	*A = lo->a_ms / lo->m_kib + x * (hi->a_ms / hi->m_kib -
+	    lo->a_ms / lo->m_kib);
+	*B = lo->b_ms / lo->m_kib + x * (hi->b_ms / hi->m_kib -
+	    lo->b_ms / lo->m_kib);
+	return 0;
+}
+
+static double
+curve_t1(const struct model_curve *c, uint32_t m_kib, uint32_t t, int *ext)
+{
+	double	A, B;
+
+	*ext = curve_costs(c, m_kib, &A, &B);
+	return (double)m_kib * (A + B * (double)t);
+}
+
+uint32_t
+model_curve_min_m(const struct model_curve *c)
+{
+	return c->nrows ? c->rows[0].m_kib : 0;
+}
+
+uint32_t
+model_curve_max_m(const struct model_curve *c)
+{
+	return c->nrows ? c->rows[c->nrows - 1].m_kib : 0;
+}
+
+const struct model_curve *
+model_curve_find(const struct model *m, enum kdf_backend backend,
+    enum kdf_alg variant, uint32_t p)
+{
+	size_t	i;
+
+	for (i = 0; i < m->ncurves; i++)
+		if (m->curves[i].backend == backend &&
+		    m->curves[i].variant == variant && m->curves[i].p == p)
+			return &m->curves[i];
+	return NULL;
+}
+
+/* Concurrency factors at k: interpolated between measured k. */
+static int
+conc_at(const struct model *m, uint32_t k, double *factor, double *f95,
+    double *f99)
+{
+	const struct model_conc	*lo, *hi;
+	size_t			 i;
+	double			 x;
+	int			 cpus = m->effective_cpus > 0 ?
+				    m->effective_cpus : 1;
+
+	*factor = 1;
+	*f95 = *f99 = 1;
+	if (m->nconc == 0)
+		return k > 1;
+	lo = &m->conc[0];
+	hi = &m->conc[m->nconc - 1];
+	if (k <= lo->k) {
+		*factor = lo->factor;
+		*f95 = lo->f95;
+		*f99 = lo->f99;
+		return k < lo->k;
+	}
+	if (k > hi->k) {
+		/* Past what was measured: hashes beyond the cores queue. */
+		*factor = hi->factor * (k > (uint32_t)cpus && hi->k >=
+		    (uint32_t)cpus ? (double)k / hi->k : hi->k == 1 &&
+		    k > (uint32_t)cpus ? (double)k / cpus : 1);
+		*f95 = hi->f95;
+		*f99 = hi->f99;
+		return 1;
+	}
+	for (i = 0; i + 1 < m->nconc; i++) {
+		lo = &m->conc[i];
+		hi = &m->conc[i + 1];
+		if (k >= lo->k && k <= hi->k)
+			break;
+	}
+	x = (double)(k - lo->k) / (double)(hi->k - lo->k);
+	*factor = lo->factor + x * (hi->factor - lo->factor);
+	*f95 = lo->f95 + x * (hi->f95 - lo->f95);
+	*f99 = lo->f99 + x * (hi->f99 - lo->f99);
+	return 0;
+}
+
+void
+model_predict(const struct model *m, const struct model_curve *c,
+    uint32_t m_kib, uint32_t t, uint32_t k, int q,
+    struct model_prediction *out)
+{
+	double	base, factor, f95, f99;
+	int	ext_m, ext_k;
+
+	base = curve_t1(c, m_kib, t, &ext_m);
+	ext_k = conc_at(m, k, &factor, &f95, &f99);
+	out->p50_ms = base * factor;
+	out->ms = out->p50_ms * (q >= 99 ? f99 : q >= 95 ? f95 : 1);
+	out->extrapolated = ext_m || ext_k;
+}
+
+/* The k = 1 median of the same costs on the same curve, or 0. */
+static double
+report_base_median(const struct report *rep, const struct measure_result *r)
+{
+	size_t	i;
+
+	for (i = 0; i < rep->n; i++) {
+		const struct measure_result *b = &rep->results[i];
+
+		if (b->status == MEASURE_OK && b->pt.k == 1 &&
+		    b->pt.kp.alg == r->pt.kp.alg &&
+		    b->pt.kp.backend == r->pt.kp.backend &&
+		    b->pt.kp.m_kib == r->pt.kp.m_kib &&
+		    b->pt.kp.t == r->pt.kp.t && b->pt.kp.p == r->pt.kp.p &&
+		    b->st.median > 0)
+			return b->st.median;
+	}
+	return 0;
+}
+
+static void
+fit_concurrency(const struct report *rep, struct model *m)
+{
+	double	factors[OBS_MAX], r95[OBS_MAX], r99[OBS_MAX], base;
+	size_t	i, n;
+	uint32_t k, kmax = 1;
+
+	for (i = 0; i < rep->n; i++)
+		if (rep->results[i].status == MEASURE_OK &&
+		    rep->results[i].pt.k > kmax)
+			kmax = rep->results[i].pt.k;
+	m->nconc = 0;
+	for (k = 1; k <= kmax && m->nconc < MODEL_CONC_MAX; k++) {
+		n = 0;
+		for (i = 0; i < rep->n && n < OBS_MAX; i++) {
+			const struct measure_result *r = &rep->results[i];
+
+			if (r->status != MEASURE_OK || r->pt.k != k ||
+			    !kdf_alg_is_argon2(r->pt.kp.alg) ||
+			    r->st.median <= 0)
+				continue;
+			base = k == 1 ? r->st.median :
+			    report_base_median(rep, r);
+			if (base <= 0)
+				continue;
+			factors[n] = r->st.median / base;
+			r95[n] = r->st.p95 / r->st.median;
+			r99[n] = (r->st.p99 > 0 ? r->st.p99 : r->st.max) /
+			    r->st.median;
+			n++;
+		}
+		if (n == 0)
+			continue;
+		m->conc[m->nconc].k = k;
+		m->conc[m->nconc].factor = k == 1 ? 1 : median_of(factors, n);
+		m->conc[m->nconc].f95 = median_of(r95, n);
+		m->conc[m->nconc].f99 = median_of(r99, n);
+		m->nconc++;
+	}
+}
+
+int
+model_fit(const struct report *rep, struct model *m, char *err, size_t errlen)
+{
+	static struct obs	 o[OBS_MAX];
+	double			 all_err[OBS_MAX * 4], errs[OBS_MAX];
+	size_t			 i, j, n, nall = 0, ne;
+	struct model_curve	*c, tmp;
+	int			 ext;
+
+	memset(m, 0, sizeof(*m));
+	snprintf(m->host_id, sizeof(m->host_id), "%s", rep->host.host_id);
+	snprintf(m->fingerprint, sizeof(m->fingerprint), "%s",
+	    rep->host.fingerprint);
+	snprintf(m->created, sizeof(m->created), "%s", rep->created);
+	m->mem_budget = rep->mem_budget;
+	m->effective_cpus = rep->effective_cpus > 0 ? rep->effective_cpus :
+	    host_usable_cpus(&rep->host);
+
+	/* One curve per backend, variant and p with k = 1 points. */
+	for (i = 0; i < rep->n; i++) {
+		const struct measure_result *r = &rep->results[i];
+
+		if (r->status != MEASURE_OK || r->pt.k != 1 ||
+		    !kdf_alg_is_argon2(r->pt.kp.alg) || r->st.median <= 0)
+			continue;
+		if (model_curve_find(m, r->pt.kp.backend, r->pt.kp.alg,
+		    r->pt.kp.p) != NULL || m->ncurves == MODEL_CURVES_MAX)
+			continue;
+		c = &m->curves[m->ncurves++];
+		c->backend = r->pt.kp.backend;
+		c->variant = r->pt.kp.alg;
+		c->p = r->pt.kp.p;
+	}
+	if (m->ncurves == 0) {
+		snprintf(err, errlen, "no Argon2 point measured at k = 1: "
+		    "nothing to fit");
+		return -1;
+	}
+	for (j = 0; j < m->ncurves; j++) {
+		c = &m->curves[j];
+		n = 0;
+		for (i = 0; i < rep->n && n < OBS_MAX; i++) {
+			const struct measure_result *r = &rep->results[i];
+
+			if (r->status != MEASURE_OK || r->pt.k != 1 ||
+			    r->pt.kp.backend != c->backend ||
+			    r->pt.kp.alg != c->variant || r->pt.kp.p != c->p ||
+			    r->st.median <= 0)
+				continue;
+			o[n].m_kib = r->pt.kp.m_kib;
+			o[n].t = r->pt.kp.t;
+			o[n].ms = r->st.median;
+			n++;
+		}
+		fit_rows(o, n, -1, c);
+		/* Leave each point out, refit, predict it. */
+		ne = 0;
+		for (i = 0; n >= 3 && i < n; i++) {
+			tmp = *c;
+			fit_rows(o, n, (long)i, &tmp);
+			errs[ne] = fabs(curve_t1(&tmp, o[i].m_kib, o[i].t,
+			    &ext) - o[i].ms) / o[i].ms;
+			if (nall < sizeof(all_err) / sizeof(all_err[0]))
+				all_err[nall++] = errs[ne];
+			ne++;
+		}
+		c->loo_n = ne;
+		for (i = 0; i < ne; i++)
+			if (errs[i] > c->loo_worst)
+				c->loo_worst = errs[i];
+		c->loo_median = median_of(errs, ne);
+	}
+	for (i = 0; i < nall; i++)
+		if (all_err[i] > m->loo_worst)
+			m->loo_worst = all_err[i];
+	m->loo_median = median_of(all_err, nall);
+	fit_concurrency(rep, m);
+	return 0;
+}
+
+json_t *
+model_to_json(const struct model *m)
+{
+	json_t	*curves = json_array(), *conc = json_array(), *rows;
+	size_t	 i, j;
+
+	for (i = 0; i < m->ncurves; i++) {
+		const struct model_curve *c = &m->curves[i];
+
+		rows = json_array();
+		for (j = 0; j < c->nrows; j++)
+			json_array_append_new(rows, json_pack("{s:I, s:f, s:f, "
+			    "s:i}", "m_kib", (json_int_t)c->rows[j].m_kib,
+			    "first_ms", c->rows[j].a_ms, "per_pass_ms",
+			    c->rows[j].b_ms, "t_measured", c->rows[j].nt));
+		json_array_append_new(curves, json_pack("{s:s, s:s, s:I, s:o, "
+		    "s:{s:f, s:f, s:I}}",
+		    "backend", kdf_backend_name(c->backend),
+		    "variant", kdf_alg_name(c->variant),
+		    "p", (json_int_t)c->p,
+		    "rows", rows,
+		    "error", "loo_median", c->loo_median, "loo_worst",
+		    c->loo_worst, "points", (json_int_t)c->loo_n));
+	}
+	for (i = 0; i < m->nconc; i++)
+		json_array_append_new(conc, json_pack("{s:I, s:f, s:f, s:f}",
+		    "k", (json_int_t)m->conc[i].k, "factor", m->conc[i].factor,
+		    "p95_over_median", m->conc[i].f95, "p99_over_median",
+		    m->conc[i].f99));
+	return json_pack("{s:o, s:o, s:{s:f, s:f}, s:i}",
+	    "curves", curves, "concurrency", conc,
+	    "error", "loo_median", m->loo_median, "loo_worst", m->loo_worst,
+	    "effective_cpus", m->effective_cpus);
+}

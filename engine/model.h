@@ -1,0 +1,116 @@
+/*
+ * engine/model: the time of one hash as a function of m, t, p and k,
+ * fitted from the points of a run.
+ *
+ * Measured here (docs/BENCHMARKS.md): the first pass costs extra (page
+ * faults, zeroing, wiping) and the cost of a pass per MiB grows with m, so
+ * no single formula a + b·m + c·m·t fits the whole range. The model is
+ * piecewise instead, per backend, variant and p:
+ *
+ *   - at each measured memory size m_i, a line in t through the k = 1
+ *     medians: T(m_i, t) = a_i + b_i·t (least squares over the t values
+ *     measured there; with one t, b_i comes from the neighbours' per-MiB
+ *     pass cost and a_i from the point);
+ *   - between sizes, the per-MiB costs a_i/m_i and b_i/m_i are
+ *     interpolated linearly in log m;
+ *   - below the smallest or above the largest size, the nearest per-MiB
+ *     costs are used and the prediction is flagged extrapolated; the
+ *     recommender never goes past MODEL_EXTRAPOLATE times the largest
+ *     measured m.
+ *
+ * Concurrency: a factor per k (median latency at k over the median at k = 1
+ * at the same m, t), interpolated between measured k, and percentile
+ * factors (p95 / median, p99 / median) from the spread measured at each k.
+ * The fit's error is measured on points it did not see: each k = 1 point
+ * is left out in turn, the rest refitted, the point predicted.
+ */
+#ifndef PWTUNE_MODEL_H
+#define PWTUNE_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "report.h"
+
+#define MODEL_CURVES_MAX	16
+#define MODEL_ROWS_MAX		64
+#define MODEL_CONC_MAX		64
+#define MODEL_EXTRAPOLATE	2.0	/* at most 2 x the largest m measured */
+
+struct model_row {
+	uint32_t	m_kib;
+	double		a_ms;		/* first-pass and fixed cost */
+	double		b_ms;		/* cost of each pass */
+	int		nt;		/* t values measured at this m */
+};
+
+struct model_curve {
+	enum kdf_backend	backend;
+	enum kdf_alg		variant;
+	uint32_t		p;
+	struct model_row	rows[MODEL_ROWS_MAX];	/* ascending m */
+	size_t			nrows;
+	double			loo_median;	/* relative error, 0.05 = 5 % */
+	double			loo_worst;
+	size_t			loo_n;
+};
+
+struct model_conc {
+	uint32_t	k;
+	double		factor;		/* median at k / median at k = 1 */
+	double		f95;		/* p95 / median at k */
+	double		f99;
+};
+
+struct model {
+	struct model_curve	curves[MODEL_CURVES_MAX];
+	size_t			ncurves;
+	struct model_conc	conc[MODEL_CONC_MAX];	/* ascending k */
+	size_t			nconc;
+	double			loo_median;	/* over every curve */
+	double			loo_worst;
+	uint64_t		mem_budget;	/* bytes, from the run */
+	int			effective_cpus;
+	char			host_id[33];
+	char			fingerprint[33];
+	char			created[32];	/* of the run */
+	int64_t			run_id;		/* 0 when not from a store */
+};
+
+struct model_prediction {
+	double	p50_ms;		/* median at k */
+	double	ms;		/* at the percentile asked */
+	int	extrapolated;	/* m outside the measured range, or k */
+};
+
+/* model.c */
+
+/*
+ * Fit a model from rep's points (status ok; Argon2 only). Returns 0, or -1
+ * with the reason in err when nothing can be fitted (no point at k = 1).
+ */
+int	 model_fit(const struct report *rep, struct model *m, char *err,
+	    size_t errlen);
+
+/* The curve for backend, variant and p, or NULL. */
+const struct model_curve *model_curve_find(const struct model *m,
+	    enum kdf_backend backend, enum kdf_alg variant, uint32_t p);
+
+/*
+ * Predict one hash of m_kib KiB and t passes on curve c, at k concurrent
+ * hashes, at percentile q (50, 95 or 99).
+ */
+void	 model_predict(const struct model *m, const struct model_curve *c,
+	    uint32_t m_kib, uint32_t t, uint32_t k, int q,
+	    struct model_prediction *out);
+
+/* The smallest and largest m measured on c. */
+uint32_t model_curve_min_m(const struct model_curve *c);
+uint32_t model_curve_max_m(const struct model_curve *c);
+
+/* The model as JSON: curves with their rows and errors, concurrency. */
+json_t	*model_to_json(const struct model *m);
+
+#endif /* PWTUNE_MODEL_H */

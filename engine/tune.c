@@ -1,0 +1,539 @@
+/*
+ * engine/tune.c: the recommendation search, floors, the attacker estimate,
+ * needs-rehash and the snippets (see tune.h).
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "phc.h"
+#include "tune.h"
+#include "units.h"
+
+#define MIB_KIB	1024u
+
+/* OWASP's equal-defence rows (Argon2id, p = 1). */
+static const struct {
+	uint32_t	m_kib;
+	uint32_t	t;
+} owasp_rows[] = {
+	{ 47104, 1 }, { 19456, 2 }, { 12288, 3 }, { 9216, 4 }, { 7168, 5 }
+};
+
+void
+tune_query_init(struct tune_query *q)
+{
+	memset(q, 0, sizeof(*q));
+	q->target_ms = 250;
+	q->percentile = 95;
+	q->k = 1;
+	q->variant = KDF_ALG_ARGON2ID;
+	q->backend = KDF_BACKEND_AUTO;
+	q->floor = TUNE_FLOOR_OWASP;
+	q->objective = TUNE_MEMORY_FIRST;
+}
+
+int
+tune_floor_parse(const char *s, enum tune_floor *f)
+{
+	if (strcmp(s, "owasp") == 0)
+		*f = TUNE_FLOOR_OWASP;
+	else if (strcmp(s, "rfc9106") == 0)
+		*f = TUNE_FLOOR_RFC9106;
+	else if (strcmp(s, "none") == 0)
+		*f = TUNE_FLOOR_NONE;
+	else
+		return -1;
+	return 0;
+}
+
+const char *
+tune_floor_name(enum tune_floor f)
+{
+	return f == TUNE_FLOOR_RFC9106 ? "rfc9106" : f == TUNE_FLOOR_NONE ?
+	    "none" : "owasp";
+}
+
+int
+tune_objective_parse(const char *s, enum tune_objective *o)
+{
+	if (strcmp(s, "memory-first") == 0)
+		*o = TUNE_MEMORY_FIRST;
+	else if (strcmp(s, "attacker-cost") == 0)
+		*o = TUNE_ATTACKER_COST;
+	else
+		return -1;
+	return 0;
+}
+
+const char *
+tune_objective_name(enum tune_objective o)
+{
+	return o == TUNE_ATTACKER_COST ? "attacker-cost" : "memory-first";
+}
+
+uint32_t
+tune_floor_min_t(enum tune_floor f, enum kdf_alg variant, uint32_t m_kib)
+{
+	uint32_t	best = 0;
+	size_t		i;
+
+	switch (f) {
+	case TUNE_FLOOR_NONE:
+		return m_kib >= KDF_ARGON2_M_MIN ? 1 : 0;
+	case TUNE_FLOOR_RFC9106:
+		if (m_kib >= 2097152)
+			return 1;
+		return m_kib >= 65536 ? 3 : 0;
+	default:
+		for (i = 0; i < sizeof(owasp_rows) / sizeof(owasp_rows[0]);
+		    i++) {
+			/* OWASP: the first two rows are not for Argon2i. */
+			if (variant == KDF_ALG_ARGON2I && owasp_rows[i].t < 3)
+				continue;
+			if (m_kib >= owasp_rows[i].m_kib &&
+			    (best == 0 || owasp_rows[i].t < best))
+				best = owasp_rows[i].t;
+		}
+		return best;
+	}
+}
+
+static void
+tune_note(struct tune_answer *a, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void
+tune_note(struct tune_answer *a, const char *fmt, ...)
+{
+	size_t	len = strlen(a->notes);
+	va_list	ap;
+
+	if (len + 2 >= sizeof(a->notes))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(a->notes + len, sizeof(a->notes) - len, fmt, ap);
+	va_end(ap);
+	len = strlen(a->notes);
+	if (len + 1 < sizeof(a->notes)) {
+		a->notes[len] = '\n';
+		a->notes[len + 1] = '\0';
+	}
+}
+
+const struct model_curve *
+tune_curve(const struct model *m, const struct tune_query *q, uint32_t *p,
+    char *err, size_t errlen)
+{
+	const struct model_curve	*c = NULL;
+	enum kdf_backend		 b = q->backend;
+	uint32_t			 want;
+	int				 cpus = m->effective_cpus > 0 ?
+					    m->effective_cpus : 1;
+
+	if (b == KDF_BACKEND_AUTO)
+		b = model_curve_find(m, KDF_BACKEND_LIBSODIUM, q->variant, 1) ?
+		    KDF_BACKEND_LIBSODIUM : KDF_BACKEND_LIBARGON2;
+	if (q->parallelism > 0) {
+		if ((c = model_curve_find(m, b, q->variant, q->parallelism)) ==
+		    NULL) {
+			snprintf(err, errlen, "no measurements of %s %s with "
+			    "p = %u on this host: run pwtune bench --backend "
+			    "%s --p %u first", kdf_backend_name(b),
+			    kdf_alg_name(q->variant), (unsigned)q->parallelism,
+			    kdf_backend_name(b), (unsigned)q->parallelism);
+			return NULL;
+		}
+		*p = q->parallelism;
+		return c;
+	}
+	/*
+	 * auto: a server with as many hashes at once as cores gets the most
+	 * throughput from p = 1; fewer hashes may use the idle cores, if
+	 * such p was measured.
+	 */
+	for (want = (uint32_t)cpus / (q->k > 0 ? q->k : 1); want > 1; want--)
+		if ((c = model_curve_find(m, b, q->variant, want)) != NULL) {
+			*p = want;
+			return c;
+		}
+	if ((c = model_curve_find(m, b, q->variant, 1)) == NULL) {
+		snprintf(err, errlen, "no measurements of %s %s on this host",
+		    kdf_backend_name(b), kdf_alg_name(q->variant));
+		return NULL;
+	}
+	*p = 1;
+	return c;
+}
+
+static double
+tune_pred(const struct model *m, const struct model_curve *c, uint32_t m_kib,
+    uint32_t t, const struct tune_query *q)
+{
+	struct model_prediction	pr;
+
+	model_predict(m, c, m_kib, t, q->k, q->percentile, &pr);
+	return pr.ms;
+}
+
+/* The largest t in [lo, TUNE_T_MAX] predicted within the target, or 0. */
+static uint32_t
+tune_max_t(const struct model *m, const struct model_curve *c, uint32_t m_kib,
+    uint32_t lo, const struct tune_query *q)
+{
+	uint32_t	hi = TUNE_T_MAX, mid;
+
+	if (lo == 0 || tune_pred(m, c, m_kib, lo, q) > q->target_ms)
+		return 0;
+	while (lo < hi) {
+		mid = lo + (hi - lo + 1) / 2;
+		if (tune_pred(m, c, m_kib, mid, q) <= q->target_ms)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
+/*
+ * Search (m, t) on the 1 MiB grid from m_cap down, under floor f. Returns
+ * 1 with the pick, or 0 when nothing admissible fits.
+ */
+static int
+tune_search(const struct model *m, const struct model_curve *c,
+    const struct tune_query *q, enum tune_floor f, uint32_t m_cap,
+    uint32_t p, uint32_t *m_out, uint32_t *t_out)
+{
+	uint32_t	mm, t, lo;
+	double		best = -1, cost;
+
+	for (mm = m_cap; mm >= MIB_KIB && mm >= 8 * p; mm -= MIB_KIB) {
+		lo = tune_floor_min_t(f, q->variant, mm);
+		if ((t = tune_max_t(m, c, mm, lo, q)) == 0)
+			continue;
+		if (q->objective == TUNE_MEMORY_FIRST) {
+			*m_out = mm;
+			*t_out = t;
+			return 1;
+		}
+		cost = (double)mm * (3.0 * t - 1);
+		if (cost > best) {
+			best = cost;
+			*m_out = mm;
+			*t_out = t;
+		}
+	}
+	return best >= 0;
+}
+
+static void
+tune_fill(const struct model *m, const struct model_curve *c,
+    const struct tune_query *q, uint32_t m_kib, uint32_t t, uint32_t p,
+    struct tune_answer *a)
+{
+	struct model_prediction	pr;
+
+	a->m_kib = m_kib;
+	a->t = t;
+	a->p = p;
+	model_predict(m, c, m_kib, t, q->k, q->percentile, &pr);
+	a->predicted_ms = pr.ms;
+	a->predicted_p50_ms = pr.p50_ms;
+	a->extrapolated = pr.extrapolated;
+	a->capacity_per_s = pr.p50_ms > 0 ? 1000.0 * q->k / pr.p50_ms : 0;
+	a->in_flight_kib = (uint64_t)q->k * m_kib;
+	a->gpu_guesses_per_s = TUNE_GPU_BANDWIDTH /
+	    (1024.0 * m_kib * (3.0 * t - 1));
+	a->usd_per_1e9_guesses = 1e9 / a->gpu_guesses_per_s / 3600 *
+	    TUNE_GPU_USD_HOUR;
+	snprintf(a->phc_prefix, sizeof(a->phc_prefix), "$%s$v=19$m=%u,t=%u,"
+	    "p=%u", kdf_alg_name(q->variant), (unsigned)m_kib, (unsigned)t,
+	    (unsigned)p);
+}
+
+/* Advice the measurements support. */
+static void
+tune_advise(const struct model *m, const struct tune_query *q,
+    struct tune_answer *a)
+{
+	const struct model_curve	*other;
+	struct model_prediction		 mine, theirs;
+	char				 size[32];
+
+	if (a->backend == KDF_BACKEND_LIBSODIUM &&
+	    (other = model_curve_find(m, KDF_BACKEND_LIBARGON2, q->variant,
+	    a->p)) != NULL) {
+		model_predict(m, model_curve_find(m, a->backend, q->variant,
+		    a->p), a->m_kib, a->t, q->k, q->percentile, &mine);
+		model_predict(m, other, a->m_kib, a->t, q->k, q->percentile,
+		    &theirs);
+		if (mine.ms > 0 && theirs.ms / mine.ms >= 1.3)
+			tune_note(a, "libargon2 as Debian builds it (portable "
+			    "code) took %.1fx libsodium's time here: a client "
+			    "hashing with it (PHP's password_hash built with "
+			    "libargon2, for one) would take about %.0f ms with "
+			    "these parameters. Size for it with "
+			    "backend=libargon2, or hash with a library that "
+			    "has optimised code (libsodium, argon2-cffi).",
+			    theirs.ms / mine.ms, theirs.ms);
+	}
+	if (a->m_kib > model_curve_max_m(model_curve_find(m, a->backend,
+	    q->variant, a->p))) {
+		units_format_kib(model_curve_max_m(model_curve_find(m,
+		    a->backend, q->variant, a->p)), size, sizeof(size));
+		tune_note(a, "m is above the largest size measured (%s): its "
+		    "time is extrapolated; pwtune bench --profile full measures "
+		    "up to 1 GiB.", size);
+	}
+	if (a->floor_decided)
+		tune_note(a, "the %s floor decided this answer: the target "
+		    "alone would allow m = %u KiB, t = %u, which is below it.",
+		    tune_floor_name(q->floor), (unsigned)a->free_m_kib,
+		    (unsigned)a->free_t);
+	if (a->m_cap_kib < 47104 && q->k > 1)
+		tune_note(a, "each of the %u hashes at once can have at most "
+		    "%llu KiB: more memory (memory_max) or fewer hashes at "
+		    "once would allow stronger parameters.", (unsigned)q->k,
+		    (unsigned long long)a->m_cap_kib);
+}
+
+int
+tune_recommend(const struct model *m, const struct tune_query *q,
+    struct tune_answer *a, char *err, size_t errlen)
+{
+	const struct model_curve	*c;
+	uint64_t			 cap;
+	uint32_t			 p = 1, mm, t, best_m = 0, best_t = 0;
+	double				 best = -1, ms;
+
+	memset(a, 0, sizeof(*a));
+	if (!(q->target_ms >= TUNE_TARGET_MIN_MS &&
+	    q->target_ms <= TUNE_TARGET_MAX_MS)) {
+		snprintf(err, errlen, "target_ms must be from %d to %d",
+		    TUNE_TARGET_MIN_MS, TUNE_TARGET_MAX_MS);
+		return -1;
+	}
+	if (q->percentile != 50 && q->percentile != 95 && q->percentile != 99) {
+		snprintf(err, errlen, "percentile must be 50, 95 or 99");
+		return -1;
+	}
+	if (q->k < 1 || q->k > MEASURE_K_MAX * 16) {
+		snprintf(err, errlen, "concurrency must be from 1 to %d",
+		    MEASURE_K_MAX * 16);
+		return -1;
+	}
+	if (!kdf_alg_is_argon2(q->variant)) {
+		snprintf(err, errlen, "variant must be argon2id, argon2i or "
+		    "argon2d");
+		return -1;
+	}
+	if ((c = tune_curve(m, q, &p, err, errlen)) == NULL)
+		return -1;
+
+	a->variant = q->variant;
+	a->backend = c->backend;
+	a->k = q->k;
+	a->percentile = q->percentile;
+	a->target_ms = q->target_ms;
+	a->floor = q->floor;
+	a->objective = q->objective;
+
+	/* Memory each hash may have: the limit and the budget, over k. */
+	cap = m->mem_budget / 1024 / q->k;
+	if (q->memory_max_kib > 0 && q->memory_max_kib / q->k < cap)
+		cap = q->memory_max_kib / q->k;
+	if (cap > (uint64_t)(MODEL_EXTRAPOLATE * model_curve_max_m(c)))
+		cap = (uint64_t)(MODEL_EXTRAPOLATE * model_curve_max_m(c));
+	if (cap > KDF_ARGON2_M_MAX)
+		cap = KDF_ARGON2_M_MAX;
+	cap -= cap % MIB_KIB;
+	a->m_cap_kib = cap;
+	if (cap < MIB_KIB || cap < 8 * p) {
+		snprintf(err, errlen, "%llu KiB of memory for each of %u hashes "
+		    "at once is too little: raise memory_max or lower "
+		    "concurrency", (unsigned long long)cap, (unsigned)q->k);
+		return -1;
+	}
+
+	if (tune_search(m, c, q, TUNE_FLOOR_NONE, (uint32_t)cap, p,
+	    &a->free_m_kib, &a->free_t) &&
+	    tune_search(m, c, q, q->floor, (uint32_t)cap, p, &mm, &t)) {
+		a->met = 1;
+		a->floor_decided = q->floor != TUNE_FLOOR_NONE &&
+		    (mm != a->free_m_kib || t != a->free_t);
+		tune_fill(m, c, q, mm, t, p, a);
+		tune_advise(m, q, a);
+		return 0;
+	}
+
+	/* Not met: the admissible parameters that come closest. */
+	for (mm = (uint32_t)cap; mm >= MIB_KIB && mm >= 8 * p; mm -= MIB_KIB) {
+		if ((t = tune_floor_min_t(q->floor, q->variant, mm)) == 0)
+			continue;
+		ms = tune_pred(m, c, mm, t, q);
+		if (best < 0 || ms < best) {
+			best = ms;
+			best_m = mm;
+			best_t = t;
+		}
+	}
+	if (best < 0) {
+		snprintf(err, errlen, "no parameters within %llu KiB per hash "
+		    "meet the %s floor: raise memory_max or lower concurrency",
+		    (unsigned long long)cap, tune_floor_name(q->floor));
+		return -1;
+	}
+	tune_fill(m, c, q, best_m, best_t, p, a);
+	tune_advise(m, q, a);
+	tune_note(a, "a target this low cannot be met above the %s floor: "
+	    "the answer is the closest admissible one.",
+	    tune_floor_name(q->floor));
+	snprintf(err, errlen, "target of %.0f ms at p%d cannot be met above "
+	    "the %s floor: the closest admissible answer, m = %u KiB, t = %u, "
+	    "p = %u, is predicted to take %.1f ms", q->target_ms,
+	    q->percentile, tune_floor_name(q->floor), (unsigned)best_m,
+	    (unsigned)best_t, (unsigned)p, best);
+	return 1;
+}
+
+int
+tune_needs_rehash(const char *encoded, const struct tune_answer *a,
+    struct tune_rehash *out, char *err, size_t errlen)
+{
+	struct phc_argon2	ph;
+
+	memset(out, 0, sizeof(*out));
+	if (phc_decode(encoded, &ph, err, errlen) == -1)
+		return -1;
+	out->differs = ph.alg != a->variant || ph.version != 0x13 ||
+	    ph.m_kib != a->m_kib || ph.t != a->t || ph.p != a->p;
+	out->weaker = ph.m_kib < a->m_kib || ph.t < a->t ||
+	    (ph.alg != a->variant && a->variant == KDF_ALG_ARGON2ID);
+	memset(&ph, 0, sizeof(ph));
+	return 0;
+}
+
+json_t *
+tune_snippets(const struct tune_answer *a)
+{
+	char		 php[512], py[512], go[512], node[512], java[512];
+	char		 c[768];
+	const char	*php_alg = a->variant == KDF_ALG_ARGON2I ?
+			    "PASSWORD_ARGON2I" : "PASSWORD_ARGON2ID";
+	const char	*py_type = a->variant == KDF_ALG_ARGON2I ? "I" :
+			    a->variant == KDF_ALG_ARGON2D ? "D" : "ID";
+	const char	*node_type = a->variant == KDF_ALG_ARGON2I ?
+			    "argon2i" : a->variant == KDF_ALG_ARGON2D ?
+			    "argon2d" : "argon2id";
+	unsigned	 m = a->m_kib, t = a->t, p = a->p;
+	json_t		*j;
+
+	snprintf(php, sizeof(php),
+	    "<?php\n$hash = password_hash($password, %s, [\n"
+	    "    'memory_cost' => %u,\n    'time_cost' => %u,\n"
+	    "    'threads' => %u,\n]);\n", php_alg, m, t, p);
+	snprintf(py, sizeof(py),
+	    "from argon2 import PasswordHasher, Type\n\n"
+	    "ph = PasswordHasher(time_cost=%u, memory_cost=%u, parallelism=%u,"
+	    "\n                    hash_len=32, salt_len=16, type=Type.%s)\n"
+	    "hash = ph.hash(password)\n", t, m, p, py_type);
+	snprintf(go, sizeof(go),
+	    "package main\n\nimport \"golang.org/x/crypto/argon2\"\n\n"
+	    "// salt: 16 random bytes from crypto/rand, stored with the hash.\n"
+	    "func hashPassword(password, salt []byte) []byte {\n"
+	    "\treturn argon2.%s(password, salt, %u, %u, %u, 32)\n}\n",
+	    a->variant == KDF_ALG_ARGON2I ? "Key" : "IDKey", t, m, p);
+	snprintf(node, sizeof(node),
+	    "const argon2 = require('argon2');\n\n"
+	    "async function hashPassword(password) {\n"
+	    "  return argon2.hash(password, {\n    type: argon2.%s,\n"
+	    "    memoryCost: %u,\n    timeCost: %u,\n    parallelism: %u,\n"
+	    "  });\n}\n", node_type, m, t, p);
+	snprintf(java, sizeof(java),
+	    "import org.springframework.security.crypto.argon2."
+	    "Argon2PasswordEncoder;\n\nclass PasswordHashing {\n"
+	    "    // saltLength, hashLength, parallelism, memory (KiB), "
+	    "iterations\n    static final Argon2PasswordEncoder ENCODER =\n"
+	    "        new Argon2PasswordEncoder(16, 32, %u, %u, %u);\n}\n",
+	    p, m, t);
+	if (p == 1 && a->variant != KDF_ALG_ARGON2D)
+		snprintf(c, sizeof(c),
+		    "#include <sodium.h>\n\n"
+		    "int\nhash_password(char out[crypto_pwhash_STRBYTES], "
+		    "const char *password,\n    unsigned long long len)\n{\n"
+		    "\treturn crypto_pwhash_str_alg(out, password, len, %uULL,\n"
+		    "\t    (size_t)%u * 1024, crypto_pwhash_ALG_%s13);\n}\n", t,
+		    m, a->variant == KDF_ALG_ARGON2I ? "ARGON2I" : "ARGON2ID");
+	else
+		/* crypto_pwhash has no p: libargon2 instead. */
+		snprintf(c, sizeof(c),
+		    "#include <argon2.h>\n\n"
+		    "/* libsodium computes p = 1 only: libargon2 for p = %u. */\n"
+		    "int\nhash_password(char *out, size_t outlen, "
+		    "const char *password,\n    size_t len, const unsigned "
+		    "char salt[16])\n{\n"
+		    "\treturn %s_hash_encoded(%u, %u, %u, password, len, salt, "
+		    "16,\n\t    32, out, outlen);\n}\n", p,
+		    kdf_alg_name(a->variant), t, m, p);
+	j = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "php", php,
+	    "python", py, "go", go, "node", node, "java", java, "c", c);
+	return j;
+}
+
+json_t *
+tune_answer_to_json(const struct tune_answer *a, const struct model *m)
+{
+	json_t		*j, *notes = json_array(), *sodium;
+	char		 copy[sizeof(a->notes)], *line, *save = NULL;
+
+	snprintf(copy, sizeof(copy), "%s", a->notes);
+	for (line = strtok_r(copy, "\n", &save); line != NULL;
+	    line = strtok_r(NULL, "\n", &save))
+		json_array_append_new(notes, json_string(line));
+	if (a->p == 1 && a->variant != KDF_ALG_ARGON2D)
+		sodium = json_pack("{s:I, s:I}", "opslimit", (json_int_t)a->t,
+		    "memlimit", (json_int_t)a->m_kib * 1024);
+	else
+		sodium = json_pack("{s:n, s:n, s:s}", "opslimit", "memlimit",
+		    "note", a->variant == KDF_ALG_ARGON2D ?
+		    "libsodium has no Argon2d" : "libsodium and PHP's sodium "
+		    "functions compute p = 1 only: they cannot use this p");
+	j = json_pack("{s:b, s:s, s:s, s:I, s:I, s:I, s:s, "
+	    "s:{s:f, s:i, s:f, s:f, s:I}, s:f, s:I, "
+	    "s:{s:s, s:b, s:b}, s:s, "
+	    "s:{s:f, s:f, s:s}, s:o, s:o, s:o, s:b}",
+	    "met", a->met,
+	    "variant", kdf_alg_name(a->variant),
+	    "backend", kdf_backend_name(a->backend),
+	    "m_kib", (json_int_t)a->m_kib,
+	    "t", (json_int_t)a->t,
+	    "p", (json_int_t)a->p,
+	    "phc_prefix", a->phc_prefix,
+	    "latency", "target_ms", a->target_ms, "percentile", a->percentile,
+		"predicted_ms", a->predicted_ms, "predicted_p50_ms",
+		a->predicted_p50_ms, "concurrency", (json_int_t)a->k,
+	    "capacity_per_s", a->capacity_per_s,
+	    "memory_in_flight_kib", (json_int_t)a->in_flight_kib,
+	    "floor", "name", tune_floor_name(a->floor), "met", a->met ||
+		tune_floor_min_t(a->floor, a->variant, a->m_kib) <= a->t,
+		"decided", a->floor_decided,
+	    "objective", tune_objective_name(a->objective),
+	    "attacker", "gpu_guesses_per_s", a->gpu_guesses_per_s,
+		"usd_per_1e9_guesses", a->usd_per_1e9_guesses, "assumptions",
+		"one GPU with 960 GB/s of memory bandwidth (a high-end 2023 "
+		"consumer card), guesses/s = bandwidth / (1024 m (3t - 1)) "
+		"after Steve Thomas' analysis behind OWASP's rows; rented at "
+		"$3.50 an hour ($2 to $5)",
+	    "libsodium", sodium,
+	    "snippets", tune_snippets(a),
+	    "notes", notes,
+	    "extrapolated", a->extrapolated);
+	if (j != NULL && m != NULL)
+		json_object_set_new(j, "model", json_pack("{s:s, s:s, s:I, "
+		    "s:f, s:f}", "host_id", m->host_id, "run_created",
+		    m->created, "run_id", (json_int_t)m->run_id,
+		    "loo_median_error", m->loo_median, "loo_worst_error",
+		    m->loo_worst));
+	return j;
+}

@@ -1,0 +1,124 @@
+/*
+ * engine/tune: the recommendation. Given a model of this host, a target
+ * time at a percentile and a concurrency, a memory limit and a floor,
+ * find the parameters.
+ *
+ * memory-first (the default), after RFC 9106 section 4: the most memory
+ * each hash may have (memory_max / k, never more than the host budget / k,
+ * never past MODEL_EXTRAPOLATE x the largest m measured), then the largest
+ * t whose predicted time fits; when even the smallest admissible t is too
+ * slow, less memory. attacker-cost: the (m, t) that fits with the largest
+ * m·(3t − 1), the memory traffic an attacker pays per guess.
+ *
+ * Floors: owasp (m, t at or above one of OWASP's equal-defence rows;
+ * Argon2i only the rows with t >= 3), rfc9106 (m >= 64 MiB with t >= 3, or
+ * 2 GiB with t >= 1), none (Argon2's own minimum). A target that cannot be
+ * met above the floor is not weakened: the answer says so and gives the
+ * closest admissible parameters with their predicted time.
+ */
+#ifndef PWTUNE_TUNE_H
+#define PWTUNE_TUNE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "model.h"
+
+#define TUNE_T_MAX		1000
+#define TUNE_TARGET_MIN_MS	1
+#define TUNE_TARGET_MAX_MS	600000
+#define TUNE_GPU_BANDWIDTH	960e9	/* bytes/s, a high-end 2023 GPU */
+#define TUNE_GPU_USD_HOUR	3.5	/* rented: $2 to $5 an hour */
+
+enum tune_floor {
+	TUNE_FLOOR_OWASP,
+	TUNE_FLOOR_RFC9106,
+	TUNE_FLOOR_NONE
+};
+
+enum tune_objective {
+	TUNE_MEMORY_FIRST,
+	TUNE_ATTACKER_COST
+};
+
+struct tune_query {
+	double			target_ms;
+	int			percentile;	/* 50, 95 (default) or 99 */
+	uint32_t		k;		/* concurrent hashes, default 1 */
+	uint64_t		memory_max_kib;	/* for k hashes; 0: budget */
+	uint32_t		parallelism;	/* 0: auto */
+	enum kdf_alg		variant;	/* default argon2id */
+	enum kdf_backend	backend;	/* AUTO: libsodium if measured */
+	enum tune_floor		floor;
+	enum tune_objective	objective;
+};
+
+struct tune_answer {
+	int			met;		/* 1: fits the target */
+	enum kdf_alg		variant;
+	enum kdf_backend	backend;
+	uint32_t		m_kib, t, p, k;
+	int			percentile;
+	double			target_ms;
+	double			predicted_ms;	/* at the percentile, at k */
+	double			predicted_p50_ms;
+	double			capacity_per_s;	/* k / p50 */
+	uint64_t		in_flight_kib;	/* k x m */
+	uint64_t		m_cap_kib;	/* the most one hash could get */
+	enum tune_floor		floor;
+	enum tune_objective	objective;
+	int			floor_decided;
+	uint32_t		free_m_kib, free_t;	/* without the floor */
+	int			extrapolated;
+	double			gpu_guesses_per_s;
+	double			usd_per_1e9_guesses;
+	char			phc_prefix[96];
+	char			notes[2048];	/* advice, one per line */
+};
+
+struct tune_rehash {
+	int	differs;	/* not exactly the answer (libsodium, PHP) */
+	int	weaker;		/* m, t or the variant weaker than it */
+};
+
+/* tune.c */
+
+void	 tune_query_init(struct tune_query *q);
+int	 tune_floor_parse(const char *s, enum tune_floor *f);
+const char *tune_floor_name(enum tune_floor f);
+int	 tune_objective_parse(const char *s, enum tune_objective *o);
+const char *tune_objective_name(enum tune_objective o);
+
+/* The smallest t the floor admits at m (KiB) for variant; 0: none. */
+uint32_t tune_floor_min_t(enum tune_floor f, enum kdf_alg variant,
+	    uint32_t m_kib);
+
+/*
+ * Recommend. Returns 0 with the answer, 1 when the target cannot be met
+ * above the floor (a->met = 0, a holds the closest admissible answer and
+ * err says so), -1 for a query that cannot be answered (err says why).
+ */
+int	 tune_recommend(const struct model *m, const struct tune_query *q,
+	    struct tune_answer *a, char *err, size_t errlen);
+
+/* The curve tune_recommend would use for q, or NULL (err says why). */
+const struct model_curve *tune_curve(const struct model *m,
+	    const struct tune_query *q, uint32_t *p, char *err, size_t errlen);
+
+/*
+ * needs-rehash of an encoded Argon2 string against an answer. Returns 0,
+ * or -1 for a string that does not parse (err says why).
+ */
+int	 tune_needs_rehash(const char *encoded, const struct tune_answer *a,
+	    struct tune_rehash *out, char *err, size_t errlen);
+
+/* The answer as JSON, snippets and model provenance included. */
+json_t	*tune_answer_to_json(const struct tune_answer *a,
+	    const struct model *m);
+
+/* Ready-to-paste snippets, one member per language. */
+json_t	*tune_snippets(const struct tune_answer *a);
+
+#endif /* PWTUNE_TUNE_H */
