@@ -260,7 +260,7 @@ bench_write_json(const char *path, const struct report *rep, char *err,
 	}
 	/* Write beside, then rename: a reader never sees half a file. */
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	rc = json_dump_file(j, tmp, JSON_INDENT(1) | JSON_REAL_PRECISION(8));
+	rc = json_dump_file(j, tmp, JSON_INDENT(1) | JSON_REAL_PRECISION(17));
 	json_decref(j);
 	if (rc != 0 || rename(tmp, path) != 0) {
 		snprintf(err, errlen, "%s: %m", path);

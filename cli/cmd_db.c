@@ -88,7 +88,7 @@ db_cmd_export(struct db *db, int64_t id)
 	}
 	j = report_to_json(&rep, 1);
 	report_release(&rep);
-	rc = json_dumpf(j, stdout, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
+	rc = json_dumpf(j, stdout, JSON_INDENT(1) | JSON_REAL_PRECISION(17));
 	json_decref(j);
 	fputc('\n', stdout);
 	if (rc != 0 || fflush(stdout) != 0) {

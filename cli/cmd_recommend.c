@@ -395,8 +395,10 @@ rec_print_text(const struct rec_opts *o, const struct model *m,
 		printf("  libsodium:   cannot use these (crypto_pwhash and "
 		    "PHP's sodium functions compute p = 1 only)\n");
 	printf("  Predicted:   %.1f ms at p%d, %.1f ms median, with %u at "
-	    "once%s\n", a->predicted_ms, a->percentile, a->predicted_p50_ms,
-	    (unsigned)a->k, a->extrapolated ? " (extrapolated)" : "");
+	    "once%s;\n               %.0f %% headroom for the model's "
+	    "error\n", a->predicted_ms, a->percentile, a->predicted_p50_ms,
+	    (unsigned)a->k, a->extrapolated ? " (extrapolated)" : "",
+	    100 * a->headroom);
 	if (measured_ms >= 0)
 		printf("  Measured:    %.1f ms at p%d (--verify%s)\n",
 		    measured_ms, a->percentile, steps ? ", after stepping "

@@ -11,7 +11,7 @@
 static int
 db_bind_json(sqlite3_stmt *st, int col, const json_t *j)
 {
-	char	*text = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(10));
+	char	*text = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(17));
 
 	if (text == NULL)
 		return -1;

@@ -303,6 +303,7 @@ tune_recommend(const struct model *m, const struct tune_query *q,
     struct tune_answer *a, char *err, size_t errlen)
 {
 	const struct model_curve	*c;
+	struct tune_query		 aim = *q;
 	uint64_t			 cap;
 	uint32_t			 p = 1, mm, t, best_m = 0, best_t = 0;
 	double				 best = -1, ms;
@@ -331,6 +332,12 @@ tune_recommend(const struct model *m, const struct tune_query *q,
 	if ((c = tune_curve(m, q, &p, err, errlen)) == NULL)
 		return -1;
 
+	a->headroom = m->loo_worst;
+	if (a->headroom < TUNE_HEADROOM_MIN)
+		a->headroom = TUNE_HEADROOM_MIN;
+	if (a->headroom > TUNE_HEADROOM_MAX)
+		a->headroom = TUNE_HEADROOM_MAX;
+	aim.target_ms = q->target_ms / (1 + a->headroom);
 	a->variant = q->variant;
 	a->backend = c->backend;
 	a->k = q->k;
@@ -356,9 +363,9 @@ tune_recommend(const struct model *m, const struct tune_query *q,
 		return -1;
 	}
 
-	if (tune_search(m, c, q, TUNE_FLOOR_NONE, (uint32_t)cap, p,
+	if (tune_search(m, c, &aim, TUNE_FLOOR_NONE, (uint32_t)cap, p,
 	    &a->free_m_kib, &a->free_t) &&
-	    tune_search(m, c, q, q->floor, (uint32_t)cap, p, &mm, &t)) {
+	    tune_search(m, c, &aim, q->floor, (uint32_t)cap, p, &mm, &t)) {
 		a->met = 1;
 		a->floor_decided = q->floor != TUNE_FLOOR_NONE &&
 		    (mm != a->free_m_kib || t != a->free_t);
@@ -500,7 +507,7 @@ tune_answer_to_json(const struct tune_answer *a, const struct model *m)
 		    "libsodium has no Argon2d" : "libsodium and PHP's sodium "
 		    "functions compute p = 1 only: they cannot use this p");
 	j = json_pack("{s:b, s:s, s:s, s:I, s:I, s:I, s:s, "
-	    "s:{s:f, s:i, s:f, s:f, s:I}, s:f, s:I, "
+	    "s:{s:f, s:i, s:f, s:f, s:I, s:f}, s:f, s:I, "
 	    "s:{s:s, s:b, s:b}, s:s, "
 	    "s:{s:f, s:f, s:s}, s:o, s:o, s:o, s:b}",
 	    "met", a->met,
@@ -513,6 +520,7 @@ tune_answer_to_json(const struct tune_answer *a, const struct model *m)
 	    "latency", "target_ms", a->target_ms, "percentile", a->percentile,
 		"predicted_ms", a->predicted_ms, "predicted_p50_ms",
 		a->predicted_p50_ms, "concurrency", (json_int_t)a->k,
+		"headroom", a->headroom,
 	    "capacity_per_s", a->capacity_per_s,
 	    "memory_in_flight_kib", (json_int_t)a->in_flight_kib,
 	    "floor", "name", tune_floor_name(a->floor), "met", a->met ||

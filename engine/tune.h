@@ -10,6 +10,11 @@
  * slow, less memory. attacker-cost: the (m, t) that fits with the largest
  * m·(3t − 1), the memory traffic an attacker pays per guess.
  *
+ * Headroom: the search aims at target / (1 + h), h being the model's worst
+ * leave-one-out error kept between TUNE_HEADROOM_MIN and _MAX, so that an
+ * answer holds when the model errs the way it erred on the points it did
+ * not see.
+ *
  * Floors: owasp (m, t at or above one of OWASP's equal-defence rows;
  * Argon2i only the rows with t >= 3), rfc9106 (m >= 64 MiB with t >= 3, or
  * 2 GiB with t >= 1), none (Argon2's own minimum). A target that cannot be
@@ -31,6 +36,8 @@
 #define TUNE_TARGET_MAX_MS	600000
 #define TUNE_GPU_BANDWIDTH	960e9	/* bytes/s, a high-end 2023 GPU */
 #define TUNE_GPU_USD_HOUR	3.5	/* rented: $2 to $5 an hour */
+#define TUNE_HEADROOM_MIN	0.03
+#define TUNE_HEADROOM_MAX	0.10
 
 enum tune_floor {
 	TUNE_FLOOR_OWASP,
@@ -62,6 +69,7 @@ struct tune_answer {
 	uint32_t		m_kib, t, p, k;
 	int			percentile;
 	double			target_ms;
+	double			headroom;	/* searched under target/(1+h) */
 	double			predicted_ms;	/* at the percentile, at k */
 	double			predicted_p50_ms;
 	double			capacity_per_s;	/* k / p50 */

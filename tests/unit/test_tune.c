@@ -1,0 +1,433 @@
+/*
+ * tests/unit/test_tune.c: the model on synthetic samples with known
+ * coefficients, and the recommendation: monotone in the target, floors,
+ * impossible targets, memory over k, m rounding, needs-rehash.
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#include "tune.h"
+#include "test.h"
+
+/*
+ * The truth the synthetic points follow: per-KiB costs linear in log m
+ * (as the model interpolates), first pass 0.002 ms/KiB at 8 MiB rising to
+ * 0.003 at 1 GiB, each pass 0.0004 ms/KiB rising to 0.0008.
+ */
+static double
+truth(uint32_t m_kib, uint32_t t)
+{
+	double	x = (log(m_kib) - log(8192)) / (log(1048576) - log(8192));
+	double	A = 0.002 + x * 0.001, B = 0.0004 + x * 0.0004;
+
+	return m_kib * (A + B * t);
+}
+
+static void
+add_point(struct report *rep, enum kdf_backend b, uint32_t m_kib, uint32_t t,
+    uint32_t k, double scale)
+{
+	struct measure_result	*r = &rep->results[rep->n++];
+	double			 ms = truth(m_kib, t) * scale;
+
+	memset(r, 0, sizeof(*r));
+	kdf_params_init(&r->pt.kp, KDF_ALG_ARGON2ID);
+	r->pt.kp.backend = b;
+	r->pt.kp.m_kib = m_kib;
+	r->pt.kp.t = t;
+	r->pt.kp.p = 1;
+	r->pt.k = k;
+	r->status = MEASURE_OK;
+	r->st.n = 5;
+	r->st.mean = r->st.median = r->st.min = ms;
+	r->st.p95 = ms * 1.05;
+	r->st.p99 = r->st.max = ms * 1.10;
+}
+
+/* Points at m = 8 .. 1024 MiB, t = 1 and 3; k = 2 at 64 MiB, 1.5x slower. */
+static void
+synthetic(struct report *rep, int with_argon2)
+{
+	uint32_t	m;
+
+	memset(rep, 0, sizeof(*rep));
+	snprintf(rep->host.host_id, sizeof(rep->host.host_id), "synth");
+	snprintf(rep->host.fingerprint, sizeof(rep->host.fingerprint), "fp");
+	rep->effective_cpus = 2;
+	rep->mem_budget = 8ULL << 30;
+	rep->results = calloc(64, sizeof(*rep->results));
+	for (m = 8192; m <= 1048576; m *= 2) {
+		add_point(rep, KDF_BACKEND_LIBSODIUM, m, 1, 1, 1);
+		add_point(rep, KDF_BACKEND_LIBSODIUM, m, 3, 1, 1);
+		if (with_argon2) {
+			add_point(rep, KDF_BACKEND_LIBARGON2, m, 1, 1, 2);
+			add_point(rep, KDF_BACKEND_LIBARGON2, m, 3, 1, 2);
+		}
+	}
+	add_point(rep, KDF_BACKEND_LIBSODIUM, 65536, 1, 2, 1.5);
+}
+
+static struct model	mdl;
+
+static void
+fit(int with_argon2)
+{
+	struct report	rep;
+	char		err[256];
+
+	synthetic(&rep, with_argon2);
+	if (model_fit(&rep, &mdl, err, sizeof(err)) != 0)
+		TEST_FAIL("model_fit: %s", err);
+	report_release(&rep);
+}
+
+TEST(fit_recovers_known_costs)
+{
+	const struct model_curve	*c;
+	struct model_prediction		 pr;
+	uint32_t			 m, t;
+
+	fit(0);
+	c = model_curve_find(&mdl, KDF_BACKEND_LIBSODIUM, KDF_ALG_ARGON2ID, 1);
+	ASSERT(c != NULL);
+	ASSERT_EQ(c->nrows, 8);
+	ASSERT_EQ(model_curve_min_m(c), 8192);
+	ASSERT_EQ(model_curve_max_m(c), 1048576);
+	/* Measured sizes, any t; and sizes between them. */
+	for (m = 8192; m <= 1048576; m += m / 3) {
+		for (t = 1; t <= 8; t++) {
+			model_predict(&mdl, c, m, t, 1, 50, &pr);
+			if (fabs(pr.p50_ms - truth(m, t)) / truth(m, t) > 1e-9)
+				TEST_FAIL("m=%u t=%u: %.6f != %.6f", m, t,
+				    pr.p50_ms, truth(m, t));
+			ASSERT_EQ(pr.extrapolated, 0);
+		}
+	}
+	/* Percentiles from the spread. */
+	model_predict(&mdl, c, 65536, 3, 1, 95, &pr);
+	ASSERT(fabs(pr.ms / pr.p50_ms - 1.05) < 1e-9);
+	/* k = 2 measured 1.5x slower. */
+	model_predict(&mdl, c, 65536, 1, 2, 50, &pr);
+	ASSERT(fabs(pr.p50_ms / truth(65536, 1) - 1.5) < 1e-9);
+	/* Outside the range: flagged. */
+	model_predict(&mdl, c, 4 << 20, 1, 1, 50, &pr);
+	ASSERT_EQ(pr.extrapolated, 1);
+	model_predict(&mdl, c, 65536, 1, 8, 50, &pr);
+	ASSERT_EQ(pr.extrapolated, 1);
+	/* The truth is inside the model's family: tiny leave-one-out error. */
+	ASSERT(mdl.loo_worst < 0.05);
+}
+
+TEST(fit_a_linear_model_would_miss)
+{
+	/* Points with a pass cost that grows with m: c0 + c1*m*t is off. */
+	const struct model_curve	*c;
+	struct model_prediction		 pr;
+
+	fit(0);
+	c = model_curve_find(&mdl, KDF_BACKEND_LIBSODIUM, KDF_ALG_ARGON2ID, 1);
+	model_predict(&mdl, c, 786432, 3, 1, 50, &pr);
+	/* A line through the 8 and 64 MiB points at t = 3 predicts less. */
+	{
+		double	slope = (truth(65536, 3) - truth(8192, 3)) /
+			    (65536 - 8192);
+		double	linear = truth(8192, 3) + slope * (786432 - 8192);
+
+		ASSERT(linear < 0.9 * truth(786432, 3));
+		ASSERT(fabs(pr.p50_ms - truth(786432, 3)) /
+		    truth(786432, 3) < 1e-9);
+	}
+}
+
+TEST(monotone_in_the_target)
+{
+	struct tune_query	q;
+	struct tune_answer	a;
+	char			err[256];
+	uint32_t		prev_m = 0, prev_t = 0;
+	double			prev_cost = 0, cost, target;
+
+	fit(0);
+	tune_query_init(&q);
+	for (target = 10; target <= 4000; target *= 1.15) {
+		q.target_ms = target;
+		q.objective = TUNE_MEMORY_FIRST;
+		if (tune_recommend(&mdl, &q, &a, err, sizeof(err)) != 0)
+			continue;
+		ASSERT(a.predicted_ms <= target);
+		ASSERT(a.m_kib > prev_m || (a.m_kib == prev_m &&
+		    a.t >= prev_t));
+		prev_m = a.m_kib;
+		prev_t = a.t;
+		q.objective = TUNE_ATTACKER_COST;
+		ASSERT_EQ(tune_recommend(&mdl, &q, &a, err, sizeof(err)), 0);
+		cost = (double)a.m_kib * (3.0 * a.t - 1);
+		ASSERT(cost >= prev_cost);
+		ASSERT(a.predicted_ms <= target);
+		prev_cost = cost;
+	}
+	ASSERT(prev_m > 0);
+}
+
+TEST(memory_first_takes_the_most_memory)
+{
+	struct tune_query	q;
+	struct tune_answer	a;
+	char			err[256];
+
+	fit(0);
+	tune_query_init(&q);
+	q.target_ms = 250;
+	ASSERT_EQ(tune_recommend(&mdl, &q, &a, err, sizeof(err)), 0);
+	ASSERT_EQ(a.t, 1);
+	/* One more MiB would not fit. */
+	{
+		struct model_prediction	pr;
+
+		model_predict(&mdl, model_curve_find(&mdl,
+		    KDF_BACKEND_LIBSODIUM, KDF_ALG_ARGON2ID, 1),
+		    a.m_kib + 1024, 1, 1, 95, &pr);
+		ASSERT(pr.ms > 250 / (1 + a.headroom));
+	}
+	/* Under a memory limit, t rises instead. */
+	q.memory_max_kib = 65536;
+	q.target_ms = 400;
+	ASSERT_EQ(tune_recommend(&mdl, &q, &a, err, sizeof(err)), 0);
+	ASSERT_EQ(a.m_kib, 65536);
+	ASSERT(a.t > 1);
+}
+
+TEST(floors)
+{
+	struct tune_query	q;
+	struct tune_answer	a;
+	char			err[256];
+	double			target;
+
+	ASSERT_EQ(tune_floor_min_t(TUNE_FLOOR_OWASP, KDF_ALG_ARGON2ID, 7168), 5);
+	ASSERT_EQ(tune_floor_min_t(TUNE_FLOOR_OWASP, KDF_ALG_ARGON2ID, 7167), 0);
+	ASSERT_EQ(tune_floor_min_t(TUNE_FLOOR_OWASP, KDF_ALG_ARGON2ID, 19456), 2);
+	ASSERT_EQ(tune_floor_min_t(TUNE_FLOOR_OWASP, KDF_ALG_ARGON2ID, 47104), 1);
+	/* OWASP's first two rows are not for Argon2i. */
+	ASSERT_EQ(tune_floor_min_t(TUNE_FLOOR_OWASP, KDF_ALG_ARGON2I, 47104), 3);
+	ASSERT_EQ(tune_floor_min_t(TUNE_FLOOR_RFC9106, KDF_ALG_ARGON2ID, 65535), 0);
+	ASSERT_EQ(tune_floor_min_t(TUNE_FLOOR_RFC9106, KDF_ALG_ARGON2ID, 65536), 3);
+	ASSERT_EQ(tune_floor_min_t(TUNE_FLOOR_RFC9106, KDF_ALG_ARGON2ID, 2097152), 1);
+	ASSERT_EQ(tune_floor_min_t(TUNE_FLOOR_NONE, KDF_ALG_ARGON2ID, 8), 1);
+
+	fit(0);
+	tune_query_init(&q);
+	for (target = 10; target < 2000; target *= 1.3) {
+		q.target_ms = target;
+		q.floor = TUNE_FLOOR_OWASP;
+		if (tune_recommend(&mdl, &q, &a, err, sizeof(err)) == 0) {
+			ASSERT(a.t >= tune_floor_min_t(TUNE_FLOOR_OWASP,
+			    KDF_ALG_ARGON2ID, a.m_kib));
+			ASSERT(tune_floor_min_t(TUNE_FLOOR_OWASP,
+			    KDF_ALG_ARGON2ID, a.m_kib) > 0);
+		}
+		q.floor = TUNE_FLOOR_RFC9106;
+		if (tune_recommend(&mdl, &q, &a, err, sizeof(err)) == 0)
+			ASSERT(a.m_kib >= 65536 && a.t >= 3);
+	}
+	/* A small target: the floor decides, and says what it overrode. */
+	q.floor = TUNE_FLOOR_OWASP;
+	q.target_ms = 40;
+	ASSERT_EQ(tune_recommend(&mdl, &q, &a, err, sizeof(err)), 0);
+	if (a.floor_decided)
+		ASSERT_STR_CONTAINS(a.notes, "floor decided");
+}
+
+TEST(impossible_target_gives_the_closest_admissible)
+{
+	struct tune_query	q;
+	struct tune_answer	a;
+	char			err[256];
+
+	fit(0);
+	tune_query_init(&q);
+	q.target_ms = 1;
+	ASSERT_EQ(tune_recommend(&mdl, &q, &a, err, sizeof(err)), 1);
+	ASSERT_EQ(a.met, 0);
+	ASSERT_STR_CONTAINS(err, "cannot be met above the owasp floor");
+	ASSERT_STR_CONTAINS(err, "closest admissible answer");
+	/* Admissible, and the quickest admissible on the grid. */
+	ASSERT(tune_floor_min_t(TUNE_FLOOR_OWASP, KDF_ALG_ARGON2ID, a.m_kib) <=
+	    a.t);
+	ASSERT(a.predicted_ms > 1);
+	ASSERT_EQ(a.m_kib, 7168);
+	ASSERT_EQ(a.t, 5);
+	/* Without a floor, 1 ms is still out of reach at 1 MiB here. */
+	q.floor = TUNE_FLOOR_NONE;
+	q.target_ms = 5;
+	ASSERT_EQ(tune_recommend(&mdl, &q, &a, err, sizeof(err)), 0);
+	ASSERT(a.m_kib < 7168);
+}
+
+TEST(memory_is_shared_by_k_hashes)
+{
+	struct tune_query	q;
+	struct tune_answer	a;
+	char			err[256];
+
+	fit(0);
+	tune_query_init(&q);
+	q.target_ms = 2000;
+	q.k = 8;
+	q.memory_max_kib = 262144;	/* 256 MiB for 8 at once */
+	ASSERT_EQ(tune_recommend(&mdl, &q, &a, err, sizeof(err)), 0);
+	ASSERT(a.m_kib <= 32768);
+	ASSERT(a.in_flight_kib <= 262144);
+	ASSERT_EQ(a.in_flight_kib, 8ULL * a.m_kib);
+	ASSERT_STR_CONTAINS(a.notes, "hashes at once can have at most");
+	/* Too little for any admissible hash. */
+	q.memory_max_kib = 8 * 4096;
+	ASSERT_EQ(tune_recommend(&mdl, &q, &a, err, sizeof(err)), -1);
+	ASSERT_STR_CONTAINS(err, "meet the owasp floor");
+	q.memory_max_kib = 4;
+	ASSERT_EQ(tune_recommend(&mdl, &q, &a, err, sizeof(err)), -1);
+	ASSERT_STR_CONTAINS(err, "too little");
+}
+
+TEST(m_is_rounded_as_argon2_uses_it)
+{
+	struct tune_query	q;
+	struct tune_answer	a;
+	char			err[256];
+	double			target;
+
+	fit(0);
+	tune_query_init(&q);
+	q.floor = TUNE_FLOOR_NONE;
+	for (target = 7; target < 3000; target *= 1.7) {
+		q.target_ms = target;
+		if (tune_recommend(&mdl, &q, &a, err, sizeof(err)) != 0)
+			continue;
+		ASSERT_EQ(a.m_kib % 1024, 0);
+		ASSERT_EQ(a.m_kib % (4 * a.p), 0);
+	}
+}
+
+TEST(bad_queries)
+{
+	struct tune_query	q;
+	struct tune_answer	a;
+	char			err[256];
+
+	fit(0);
+	tune_query_init(&q);
+	q.target_ms = 0;
+	ASSERT_EQ(tune_recommend(&mdl, &q, &a, err, sizeof(err)), -1);
+	ASSERT_STR_CONTAINS(err, "target_ms");
+	q.target_ms = 100;
+	q.percentile = 90;
+	ASSERT_EQ(tune_recommend(&mdl, &q, &a, err, sizeof(err)), -1);
+	ASSERT_STR_CONTAINS(err, "percentile");
+	q.percentile = 95;
+	q.parallelism = 4;
+	ASSERT_EQ(tune_recommend(&mdl, &q, &a, err, sizeof(err)), -1);
+	ASSERT_STR_CONTAINS(err, "p = 4");
+	q.parallelism = 0;
+	q.backend = KDF_BACKEND_LIBARGON2;
+	ASSERT_EQ(tune_recommend(&mdl, &q, &a, err, sizeof(err)), -1);
+	ASSERT_STR_CONTAINS(err, "no measurements of libargon2");
+}
+
+TEST(advice_on_a_slower_backend)
+{
+	struct tune_query	q;
+	struct tune_answer	a;
+	char			err[256];
+
+	fit(1);
+	tune_query_init(&q);
+	q.target_ms = 300;
+	ASSERT_EQ(tune_recommend(&mdl, &q, &a, err, sizeof(err)), 0);
+	ASSERT_EQ(a.backend, KDF_BACKEND_LIBSODIUM);
+	ASSERT_STR_CONTAINS(a.notes, "took 2.0x libsodium's time");
+	q.backend = KDF_BACKEND_LIBARGON2;
+	ASSERT_EQ(tune_recommend(&mdl, &q, &a, err, sizeof(err)), 0);
+	ASSERT_EQ(a.backend, KDF_BACKEND_LIBARGON2);
+}
+
+TEST(needs_rehash_both_ways)
+{
+	struct tune_answer	a;
+	struct tune_rehash	rh;
+	char			err[256];
+	const char		*salt_hash = "$c29tZXNhbHRzb21lc2FsdA$"
+				    "CKGe5/bX9YnCq2rxjW5yQXKxn31v1GKzhDCrMc6r6vA";
+	char			s[256];
+
+	memset(&a, 0, sizeof(a));
+	a.variant = KDF_ALG_ARGON2ID;
+	a.m_kib = 65536;
+	a.t = 3;
+	a.p = 1;
+#define CHECK(prefix, d, w) do {					\
+	snprintf(s, sizeof(s), "%s%s", prefix, salt_hash);		\
+	ASSERT_EQ(tune_needs_rehash(s, &a, &rh, err, sizeof(err)), 0);	\
+	ASSERT_EQ(rh.differs, d);					\
+	ASSERT_EQ(rh.weaker, w);					\
+} while (0)
+	CHECK("$argon2id$v=19$m=65536,t=3,p=1", 0, 0);
+	CHECK("$argon2id$v=19$m=131072,t=3,p=1", 1, 0);	/* stronger m */
+	CHECK("$argon2id$v=19$m=65536,t=4,p=1", 1, 0);
+	CHECK("$argon2id$v=19$m=65536,t=3,p=2", 1, 0);	/* other p */
+	CHECK("$argon2id$v=19$m=32768,t=3,p=1", 1, 1);
+	CHECK("$argon2id$v=19$m=65536,t=2,p=1", 1, 1);
+	CHECK("$argon2i$v=19$m=65536,t=3,p=1", 1, 1);	/* variant */
+	CHECK("$argon2id$v=16$m=65536,t=3,p=1", 1, 0);	/* old version */
+#undef CHECK
+	ASSERT_EQ(tune_needs_rehash("$argon2id$v=19$m=1,t=1,p=1$x$y", &a, &rh,
+	    err, sizeof(err)), -1);
+}
+
+TEST(answer_json)
+{
+	struct tune_query	 q;
+	struct tune_answer	 a;
+	json_t			*j;
+	char			 err[256];
+
+	fit(0);
+	tune_query_init(&q);
+	q.target_ms = 250;
+	ASSERT_EQ(tune_recommend(&mdl, &q, &a, err, sizeof(err)), 0);
+	j = tune_answer_to_json(&a, &mdl);
+	ASSERT(j != NULL);
+	ASSERT_EQ(json_integer_value(json_object_get(j, "m_kib")), a.m_kib);
+	ASSERT_STR_EQ(json_string_value(json_object_get(j, "phc_prefix")),
+	    a.phc_prefix);
+	ASSERT(json_object_get(json_object_get(j, "snippets"), "php") != NULL);
+	ASSERT(json_is_integer(json_object_get(json_object_get(j,
+	    "libsodium"), "opslimit")));
+	ASSERT(json_object_get(json_object_get(j, "attacker"),
+	    "gpu_guesses_per_s") != NULL);
+	ASSERT(json_object_get(json_object_get(j, "model"),
+	    "loo_worst_error") != NULL);
+	json_decref(j);
+	/* The attacker estimate follows REFERENCE.md: 19 MiB, t = 2. */
+	a.m_kib = 19456;
+	a.t = 2;
+	{
+		double	g = TUNE_GPU_BANDWIDTH / (1024.0 * 19456 * 5);
+
+		ASSERT(g > 9500 && g < 9700);
+	}
+}
+
+TEST_LIST(
+	TEST_ENTRY(fit_recovers_known_costs),
+	TEST_ENTRY(fit_a_linear_model_would_miss),
+	TEST_ENTRY(monotone_in_the_target),
+	TEST_ENTRY(memory_first_takes_the_most_memory),
+	TEST_ENTRY(floors),
+	TEST_ENTRY(impossible_target_gives_the_closest_admissible),
+	TEST_ENTRY(memory_is_shared_by_k_hashes),
+	TEST_ENTRY(m_is_rounded_as_argon2_uses_it),
+	TEST_ENTRY(bad_queries),
+	TEST_ENTRY(advice_on_a_slower_backend),
+	TEST_ENTRY(needs_rehash_both_ways),
+	TEST_ENTRY(answer_json)
+)
