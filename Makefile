@@ -13,11 +13,13 @@ ASAN_BUILD ?= build-asan
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 STATE_DIR  ?= $(CURDIR)/var
 
-# Build tools and libraries, then what the tests compare against.
+# Build tools and libraries; then what the tests compare against or check
+# with (Debian's argon2 command, sqlite3, the snippet checkers php -l and
+# gofmt) and what bench/accuracy compares with (cryptsetup).
 DEB_PACKAGES := build-essential cmake pkg-config \
 	libargon2-dev libsodium-dev libjansson-dev libmicrohttpd-dev \
 	libsqlite3-dev libcrypt-dev \
-	argon2
+	argon2 sqlite3 php-cli golang-go cryptsetup-bin
 
 .PHONY: all deps build run test test-asan bench bench-seed clean
 
@@ -29,6 +31,8 @@ deps:
 		dpkg-query -W -f='$${Status}\n' "$$p" 2>/dev/null | \
 			grep -q '^install ok installed$$' || missing="$$missing $$p"; \
 	done; \
+	command -v node >/dev/null 2>&1 || missing="$$missing nodejs"; \
+	command -v python3 >/dev/null 2>&1 || missing="$$missing python3"; \
 	if [ -z "$$missing" ]; then exit 0; fi; \
 	if [ "$$(id -u)" != 0 ]; then \
 		echo "pwtune needs these Debian packages:$$missing"; \

@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# pwtune recommend: from a saved quick run (tests/data/quick-run.json), the
+# answer and its JSON; an impossible target; bad options; every snippet
+# parses in its language; a store written by bench --db gives the same
+# answer as the JSON file of the same run.
+. "$(dirname "$0")/lib.sh"
+RUN=${RUN:?RUN must name tests/data/quick-run.json}
+
+expect_status 0 "250 ms" -- "$PWTUNE" recommend --target-ms 250 --from "$RUN"
+expect_stdout "250 ms: parameters" "m = "
+expect_stdout "250 ms: PHC prefix" 'PHC prefix:  $argon2id$v=19$m='
+expect_stdout "250 ms: prediction" "Predicted:"
+expect_stdout "250 ms: capacity" "Capacity:"
+expect_stdout "250 ms: floor" "Floor:       owasp met"
+expect_stdout "250 ms: attacker" "guesses per second on one GPU"
+expect_stdout "250 ms: provenance" "leave-one-out error median"
+
+expect_status 0 "json" -- "$PWTUNE" recommend --target-ms 250 --concurrency 2 \
+	--memory-max 1GiB --from "$RUN" --json
+cp "$TMP/out" "$TMP/answer.json"
+python3 - "$TMP/answer.json" <<'PY' && ok "json: fields and invariants" || bad "json: fields"
+import json, sys
+a = json.load(open(sys.argv[1]))
+assert a["met"] is True and a["variant"] == "argon2id"
+assert a["m_kib"] % 1024 == 0 and a["t"] >= 1 and a["p"] == 1
+assert a["phc_prefix"] == "$argon2id$v=19$m=%d,t=%d,p=%d" % (a["m_kib"], a["t"], a["p"])
+l = a["latency"]
+assert l["predicted_ms"] <= l["target_ms"] == 250 and l["concurrency"] == 2
+assert l["percentile"] == 95 and l["predicted_p50_ms"] <= l["predicted_ms"]
+assert a["memory_in_flight_kib"] == 2 * a["m_kib"] <= 1 << 20
+assert abs(a["capacity_per_s"] - 2000 / l["predicted_p50_ms"]) < 1e-3
+assert a["floor"] == {"name": "owasp", "met": True, "decided": False}
+assert a["libsodium"] == {"opslimit": a["t"], "memlimit": a["m_kib"] * 1024}
+assert a["attacker"]["gpu_guesses_per_s"] > 0 and "960 GB/s" in a["attacker"]["assumptions"]
+assert set(a["snippets"]) == {"php", "python", "go", "node", "java", "c"}
+assert 0 <= a["model"]["loo_median_error"] <= a["model"]["loo_worst_error"] < 0.5
+PY
+
+# Every snippet parses in its language (the checkers make deps installs).
+python3 - "$TMP/answer.json" "$TMP" <<'PY'
+import json, sys
+a = json.load(open(sys.argv[1]))
+ext = {"php": "php", "python": "py", "go": "go", "node": "js", "java": "java", "c": "c"}
+for lang, code in a["snippets"].items():
+    open("%s/snippet.%s" % (sys.argv[2], ext[lang]), "w").write(code)
+PY
+expect_status 0 "php snippet parses" -- php -l "$TMP/snippet.php"
+expect_status 0 "python snippet parses" -- python3 -m py_compile "$TMP/snippet.py"
+expect_status 0 "go snippet parses" -- gofmt -e -l "$TMP/snippet.go"
+expect_status 0 "node snippet parses" -- node --check "$TMP/snippet.js"
+expect_status 0 "c snippet compiles" -- cc -fsyntax-only -Wall -Werror "$TMP/snippet.c"
+grep -q "new Argon2PasswordEncoder(16, 32, 1, " "$TMP/snippet.java" && ok "java snippet" || bad "java snippet"
+# Under a memory limit, memory-first keeps the limit and raises t.
+expect_status 0 "memory-limited" -- "$PWTUNE" recommend --target-ms 500 --from "$RUN" --json --backend libsodium --memory-max 64MiB
+python3 - "$TMP/out" <<'PY' && ok "memory-limited: m at the limit, t above 1" || bad "memory-limited"
+import json, sys
+a = json.load(open(sys.argv[1]))
+assert a["m_kib"] == 65536 and a["t"] > 1, (a["m_kib"], a["t"])
+PY
+# A snippet that could not parse makes the check fail (the checker works).
+printf '<?php $x = ;\n' >"$TMP/broken.php"
+expect_status 255 "php -l rejects a broken file" -- php -l "$TMP/broken.php"
+
+# An impossible target: exit 1 and the closest admissible answer.
+expect_status 1 "1 ms" -- "$PWTUNE" recommend --target-ms 1 --floor owasp --from "$RUN"
+expect_stderr "1 ms: says so" "cannot be met above the owasp floor"
+expect_stdout "1 ms: closest admissible" "Closest admissible answer"
+expect_stdout "1 ms: OWASP's last row" 'm=7168,t=5,p=1'
+expect_status 1 "1 ms json" -- "$PWTUNE" recommend --target-ms 1 --from "$RUN" --json
+python3 -c "import json,sys; a=json.load(open('$TMP/out')); assert a['met'] is False and 'closest admissible' in a['error']" \
+	&& ok "1 ms json: met false with the reason" || bad "1 ms json"
+
+# needs-rehash and presets.
+expect_status 0 "check" -- "$PWTUNE" recommend --target-ms 250 --from "$RUN" \
+	--check '$argon2id$v=19$m=7168,t=5,p=1$c29tZXNhbHRzb21lc2FsdA$CKGe5/bX9YnCq2rxjW5yQXKxn31v1GKzhDCrMc6r6vA'
+expect_stdout "check: both semantics" "needs-rehash of the hash given: yes (exact match"
+expect_status 0 "presets" -- "$PWTUNE" recommend --presets --from "$RUN"
+expect_stdout "presets: OWASP-2" "OWASP-2"
+expect_stdout "presets: RFC 9106 first is extrapolated" "extrapolated"
+
+# Bad options.
+expect_status 2 "no target" -- "$PWTUNE" recommend --from "$RUN"
+expect_stderr "no target: named" "--target-ms is required"
+expect_status 2 "percentile 90" -- "$PWTUNE" recommend --target-ms 100 --percentile 90 --from "$RUN"
+expect_status 2 "floor unknown" -- "$PWTUNE" recommend --target-ms 100 --floor nist --from "$RUN"
+expect_status 2 "p never measured" -- "$PWTUNE" recommend --target-ms 100 --parallelism 4 --from "$RUN"
+expect_stderr "p never measured: named" "no measurements of libsodium argon2id with p = 4"
+printf '{"schema": "pwtune-bench/0"}' >"$TMP/bad.json"
+expect_status 1 "bad file" -- "$PWTUNE" recommend --target-ms 100 --from "$TMP/bad.json"
+expect_stderr "bad file: named" "schema pwtune-bench/0"
+
+# bench --db, then recommend --db: the same answer as from the JSON file.
+expect_status 0 "bench --db" -- "$PWTUNE" bench --m 8MiB,16MiB,32MiB --t 1,3 \
+	--backend libsodium --repeats 2 --db "$TMP/s.db" --json "$TMP/s.json" -q
+"$PWTUNE" recommend --target-ms 60 --floor none --db "$TMP/s.db" --json >"$TMP/a.json" 2>"$TMP/err"
+rc_a=$?
+"$PWTUNE" recommend --target-ms 60 --floor none --from "$TMP/s.json" --json >"$TMP/b.json"
+rc_b=$?
+python3 - "$TMP/a.json" "$TMP/b.json" <<PY && ok "db and json: the same answer" || { bad "db and json differ ($rc_a/$rc_b)"; cat "$TMP/err"; }
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+for k in ("m_kib", "t", "p", "latency", "phc_prefix", "attacker"):
+    assert a[k] == b[k], (k, a[k], b[k])
+assert a["model"]["run_id"] >= 1 and b["model"]["run_id"] == 0
+PY
+finish
