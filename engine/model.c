@@ -226,48 +226,112 @@ model_curve_find(const struct model *m, enum kdf_backend backend,
 	return NULL;
 }
 
-/* Concurrency factors at k: interpolated between measured k. */
-static int
-conc_at(const struct model *m, uint32_t k, double *factor, double *f95,
-    double *f99)
+/*
+ * The factors measured at k = m->conc[first .. last] (one k, ascending m),
+ * interpolated in log m at m_kib (the nearest outside).
+ */
+static void
+conc_at_m(const struct model *m, size_t first, size_t last, uint32_t m_kib,
+    double *factor, double *f95, double *f99)
 {
-	const struct model_conc	*lo, *hi;
+	const struct model_conc	*lo = &m->conc[first], *hi = &m->conc[last];
 	size_t			 i;
 	double			 x;
-	int			 cpus = m->effective_cpus > 0 ?
-				    m->effective_cpus : 1;
+
+	if (m_kib <= lo->m_kib || first == last) {
+		*factor = lo->factor;
+		*f95 = lo->f95;
+		*f99 = lo->f99;
+		return;
+	}
+	if (m_kib >= hi->m_kib) {
+		*factor = hi->factor;
+		*f95 = hi->f95;
+		*f99 = hi->f99;
+		return;
+	}
+	for (i = first; i < last; i++) {
+		lo = &m->conc[i];
+		hi = &m->conc[i + 1];
+		if (m_kib >= lo->m_kib && m_kib <= hi->m_kib)
+			break;
+	}
+	x = (log(m_kib) - log(lo->m_kib)) / (log(hi->m_kib) - log(lo->m_kib));
+	*factor = lo->factor + x * (hi->factor - lo->factor);
+	*f95 = lo->f95 + x * (hi->f95 - lo->f95);
+	*f99 = lo->f99 + x * (hi->f99 - lo->f99);
+}
+
+/* The entries of the i-th distinct k: [*first, *last]; 0 when none. */
+static int
+conc_group(const struct model *m, size_t i, size_t *first, size_t *last)
+{
+	size_t	g = 0, j = 0;
+
+	while (j < m->nconc) {
+		*first = j;
+		while (j + 1 < m->nconc && m->conc[j + 1].k == m->conc[j].k)
+			j++;
+		*last = j;
+		if (g++ == i)
+			return 1;
+		j++;
+	}
+	return 0;
+}
+
+/*
+ * Concurrency factors at k and m: interpolated in log m within each
+ * measured k, then linearly between measured k. 1 when extrapolated.
+ */
+static int
+conc_at(const struct model *m, uint32_t k, uint32_t m_kib, double *factor,
+    double *f95, double *f99)
+{
+	size_t		f0, l0, f1, l1, g;
+	double		a[3], b[3], x;
+	uint32_t	k0, k1;
+	int		cpus = m->effective_cpus > 0 ? m->effective_cpus : 1;
 
 	*factor = 1;
 	*f95 = *f99 = 1;
 	if (m->nconc == 0)
 		return k > 1;
-	lo = &m->conc[0];
-	hi = &m->conc[m->nconc - 1];
-	if (k <= lo->k) {
-		*factor = lo->factor;
-		*f95 = lo->f95;
-		*f99 = lo->f99;
-		return k < lo->k;
-	}
-	if (k > hi->k) {
-		/* Past what was measured: hashes beyond the cores queue. */
-		*factor = hi->factor * (k > (uint32_t)cpus && hi->k >=
-		    (uint32_t)cpus ? (double)k / hi->k : hi->k == 1 &&
-		    k > (uint32_t)cpus ? (double)k / cpus : 1);
-		*f95 = hi->f95;
-		*f99 = hi->f99;
-		return 1;
-	}
-	for (i = 0; i + 1 < m->nconc; i++) {
-		lo = &m->conc[i];
-		hi = &m->conc[i + 1];
-		if (k >= lo->k && k <= hi->k)
+	for (g = 0; conc_group(m, g, &f0, &l0); g++) {
+		k0 = m->conc[f0].k;
+		if (!conc_group(m, g + 1, &f1, &l1) || m->conc[f1].k > k)
 			break;
 	}
-	x = (double)(k - lo->k) / (double)(hi->k - lo->k);
-	*factor = lo->factor + x * (hi->factor - lo->factor);
-	*f95 = lo->f95 + x * (hi->f95 - lo->f95);
-	*f99 = lo->f99 + x * (hi->f99 - lo->f99);
+	conc_at_m(m, f0, l0, m_kib, &a[0], &a[1], &a[2]);
+	k0 = m->conc[f0].k;
+	if (k == k0) {
+		*factor = a[0];
+		*f95 = a[1];
+		*f99 = a[2];
+		return 0;
+	}
+	if (k < k0) {
+		*factor = a[0];
+		*f95 = a[1];
+		*f99 = a[2];
+		return 1;
+	}
+	if (!conc_group(m, g + 1, &f1, &l1)) {
+		/* Past what was measured: hashes beyond the cores queue. */
+		*factor = a[0];
+		if (k > (uint32_t)cpus)
+			*factor *= (double)k / (k0 > (uint32_t)cpus ? k0 :
+			    (uint32_t)cpus);
+		*f95 = a[1];
+		*f99 = a[2];
+		return 1;
+	}
+	conc_at_m(m, f1, l1, m_kib, &b[0], &b[1], &b[2]);
+	k1 = m->conc[f1].k;
+	x = (double)(k - k0) / (double)(k1 - k0);
+	*factor = a[0] + x * (b[0] - a[0]);
+	*f95 = a[1] + x * (b[1] - a[1]);
+	*f99 = a[2] + x * (b[2] - a[2]);
 	return 0;
 }
 
@@ -280,7 +344,7 @@ model_predict(const struct model *m, const struct model_curve *c,
 	int	ext_m, ext_k;
 
 	base = curve_t1(c, m_kib, t, &ext_m);
-	ext_k = conc_at(m, k, &factor, &f95, &f99);
+	ext_k = conc_at(m, k, m_kib, &factor, &f95, &f99);
 	out->p50_ms = base * factor;
 	out->ms = out->p50_ms * (q >= 99 ? f99 : q >= 95 ? f95 : 1);
 	out->extrapolated = ext_m || ext_k;
@@ -309,41 +373,67 @@ report_base_median(const struct report *rep, const struct measure_result *r)
 static void
 fit_concurrency(const struct report *rep, struct model *m)
 {
-	double	factors[OBS_MAX], r95[OBS_MAX], r99[OBS_MAX], base;
-	size_t	i, n;
-	uint32_t k, kmax = 1;
+	double		factors[OBS_MAX], r95[OBS_MAX], r99[OBS_MAX], base;
+	uint32_t	sizes[OBS_MAX], k, kmax = 1, mm;
+	size_t		i, j, n, ns;
 
 	for (i = 0; i < rep->n; i++)
 		if (rep->results[i].status == MEASURE_OK &&
 		    rep->results[i].pt.k > kmax)
 			kmax = rep->results[i].pt.k;
 	m->nconc = 0;
-	for (k = 1; k <= kmax && m->nconc < MODEL_CONC_MAX; k++) {
-		n = 0;
-		for (i = 0; i < rep->n && n < OBS_MAX; i++) {
+	for (k = 1; k <= kmax; k++) {
+		/* The sizes measured at this k, ascending; k = 1: all in one. */
+		ns = 0;
+		for (i = 0; i < rep->n && ns < OBS_MAX; i++) {
 			const struct measure_result *r = &rep->results[i];
 
 			if (r->status != MEASURE_OK || r->pt.k != k ||
-			    !kdf_alg_is_argon2(r->pt.kp.alg) ||
-			    r->st.median <= 0)
+			    !kdf_alg_is_argon2(r->pt.kp.alg))
 				continue;
-			base = k == 1 ? r->st.median :
-			    report_base_median(rep, r);
-			if (base <= 0)
-				continue;
-			factors[n] = r->st.median / base;
-			r95[n] = r->st.p95 / r->st.median;
-			r99[n] = (r->st.p99 > 0 ? r->st.p99 : r->st.max) /
-			    r->st.median;
-			n++;
+			mm = k == 1 ? 0 : r->pt.kp.m_kib;
+			for (j = 0; j < ns && sizes[j] != mm; j++)
+				;
+			if (j == ns)
+				sizes[ns++] = mm;
 		}
-		if (n == 0)
-			continue;
-		m->conc[m->nconc].k = k;
-		m->conc[m->nconc].factor = k == 1 ? 1 : median_of(factors, n);
-		m->conc[m->nconc].f95 = median_of(r95, n);
-		m->conc[m->nconc].f99 = median_of(r99, n);
-		m->nconc++;
+		for (i = 1; i < ns; i++)
+			for (j = i; j > 0 && sizes[j - 1] > sizes[j]; j--) {
+				mm = sizes[j];
+				sizes[j] = sizes[j - 1];
+				sizes[j - 1] = mm;
+			}
+		for (j = 0; j < ns && m->nconc < MODEL_CONC_MAX; j++) {
+			n = 0;
+			for (i = 0; i < rep->n && n < OBS_MAX; i++) {
+				const struct measure_result *r =
+				    &rep->results[i];
+
+				if (r->status != MEASURE_OK || r->pt.k != k ||
+				    !kdf_alg_is_argon2(r->pt.kp.alg) ||
+				    r->st.median <= 0 ||
+				    (k > 1 && r->pt.kp.m_kib != sizes[j]))
+					continue;
+				base = k == 1 ? r->st.median :
+				    report_base_median(rep, r);
+				if (base <= 0)
+					continue;
+				factors[n] = r->st.median / base;
+				r95[n] = r->st.p95 / r->st.median;
+				r99[n] = (r->st.p99 > 0 ? r->st.p99 :
+				    r->st.max) / r->st.median;
+				n++;
+			}
+			if (n == 0)
+				continue;
+			m->conc[m->nconc].k = k;
+			m->conc[m->nconc].m_kib = sizes[j];
+			m->conc[m->nconc].factor = k == 1 ? 1 :
+			    median_of(factors, n);
+			m->conc[m->nconc].f95 = median_of(r95, n);
+			m->conc[m->nconc].f99 = median_of(r99, n);
+			m->nconc++;
+		}
 	}
 }
 
@@ -452,8 +542,9 @@ model_to_json(const struct model *m)
 		    c->loo_worst, "points", (json_int_t)c->loo_n));
 	}
 	for (i = 0; i < m->nconc; i++)
-		json_array_append_new(conc, json_pack("{s:I, s:f, s:f, s:f}",
-		    "k", (json_int_t)m->conc[i].k, "factor", m->conc[i].factor,
+		json_array_append_new(conc, json_pack("{s:I, s:I, s:f, s:f, "
+		    "s:f}", "k", (json_int_t)m->conc[i].k, "m_kib",
+		    (json_int_t)m->conc[i].m_kib, "factor", m->conc[i].factor,
 		    "p95_over_median", m->conc[i].f95, "p99_over_median",
 		    m->conc[i].f99));
 	return json_pack("{s:o, s:o, s:{s:f, s:f}, s:i}",

@@ -18,9 +18,10 @@
  *     recommender never goes past MODEL_EXTRAPOLATE times the largest
  *     measured m.
  *
- * Concurrency: a factor per k (median latency at k over the median at k = 1
- * at the same m, t), interpolated between measured k, and percentile
- * factors (p95 / median, p99 / median) from the spread measured at each k.
+ * Concurrency: a factor per k and m (median latency at k over the median
+ * at k = 1 at the same m, t), interpolated in log m between the sizes
+ * measured at that k and then linearly between measured k, and percentile
+ * factors (p95 / median, p99 / median) from the spread measured there.
  * The fit's error is measured on points it did not see: each k = 1 point
  * is left out in turn, the rest refitted, the point predicted.
  */
@@ -59,6 +60,7 @@ struct model_curve {
 
 struct model_conc {
 	uint32_t	k;
+	uint32_t	m_kib;		/* where it was measured (0: any) */
 	double		factor;		/* median at k / median at k = 1 */
 	double		f95;		/* p95 / median at k */
 	double		f99;
@@ -67,7 +69,7 @@ struct model_conc {
 struct model {
 	struct model_curve	curves[MODEL_CURVES_MAX];
 	size_t			ncurves;
-	struct model_conc	conc[MODEL_CONC_MAX];	/* ascending k */
+	struct model_conc	conc[MODEL_CONC_MAX];	/* ascending k, m */
 	size_t			nconc;
 	double			loo_median;	/* over every curve */
 	double			loo_worst;

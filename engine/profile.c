@@ -89,9 +89,13 @@ profile_points(enum profile_kind kind, int cpus,
 				profile_add(v, n, quick_backend,
 				    quick_m[i] * MIB, 3, 1, 1);
 		}
-		if (cpus > 1)
+		/* Contention depends on m: two sizes at k = cores. */
+		if (cpus > 1) {
+			profile_add(v, n, quick_backend, 16 * MIB, 1, 1,
+			    (uint32_t)cpus);
 			profile_add(v, n, quick_backend, 64 * MIB, 1, 1,
 			    (uint32_t)cpus);
+		}
 	} else {
 		uint32_t	ps[2] = { 1, (uint32_t)cpus };
 		size_t		np = cpus > 1 ? 2 : 1, q;

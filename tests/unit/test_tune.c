@@ -118,6 +118,41 @@ TEST(fit_recovers_known_costs)
 	ASSERT(mdl.loo_worst < 0.05);
 }
 
+TEST(concurrency_depends_on_m)
+{
+	const struct model_curve	*c;
+	struct model_prediction		 pr;
+	struct report			 rep;
+	char				 err[256];
+	uint32_t			 m;
+
+	memset(&rep, 0, sizeof(rep));
+	snprintf(rep.host.host_id, sizeof(rep.host.host_id), "synth");
+	snprintf(rep.host.fingerprint, sizeof(rep.host.fingerprint), "fp");
+	rep.effective_cpus = 2;
+	rep.mem_budget = 8ULL << 30;
+	rep.results = calloc(32, sizeof(*rep.results));
+	for (m = 8192; m <= 524288; m *= 2)
+		add_point(&rep, KDF_BACKEND_LIBSODIUM, m, 1, 1, 1);
+	add_point(&rep, KDF_BACKEND_LIBSODIUM, 8192, 1, 2, 1.2);
+	add_point(&rep, KDF_BACKEND_LIBSODIUM, 524288, 1, 2, 1.0);
+	ASSERT_EQ(model_fit(&rep, &mdl, err, sizeof(err)), 0);
+	report_release(&rep);
+	c = model_curve_find(&mdl, KDF_BACKEND_LIBSODIUM, KDF_ALG_ARGON2ID, 1);
+	/* At the sizes measured, their factors; halfway in log m, between. */
+	model_predict(&mdl, c, 8192, 1, 2, 50, &pr);
+	ASSERT(fabs(pr.p50_ms / truth(8192, 1) - 1.2) < 1e-9);
+	model_predict(&mdl, c, 524288, 1, 2, 50, &pr);
+	ASSERT(fabs(pr.p50_ms / truth(524288, 1) - 1.0) < 1e-9);
+	model_predict(&mdl, c, 65536, 1, 2, 50, &pr);
+	ASSERT(fabs(pr.p50_ms / truth(65536, 1) - 1.1) < 1e-9);
+	ASSERT_EQ(pr.extrapolated, 0);
+	/* k = 4 on 2 cores: past what was measured, the extra hashes queue. */
+	model_predict(&mdl, c, 524288, 1, 4, 50, &pr);
+	ASSERT(fabs(pr.p50_ms / truth(524288, 1) - 2.0) < 1e-9);
+	ASSERT_EQ(pr.extrapolated, 1);
+}
+
 TEST(fit_a_linear_model_would_miss)
 {
 	/* Points with a pass cost that grows with m: c0 + c1*m*t is off. */
@@ -419,6 +454,7 @@ TEST(answer_json)
 
 TEST_LIST(
 	TEST_ENTRY(fit_recovers_known_costs),
+	TEST_ENTRY(concurrency_depends_on_m),
 	TEST_ENTRY(fit_a_linear_model_would_miss),
 	TEST_ENTRY(monotone_in_the_target),
 	TEST_ENTRY(memory_first_takes_the_most_memory),
