@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "db.h"
+#include "model.h"
 #include "presets.h"
 #include "profile.h"
 #include "units.h"
@@ -464,14 +465,25 @@ cmd_bench(int argc, char **argv)
 		enum db_run_status fin = bench_cancel ? DB_RUN_CANCELLED :
 		    ok > 0 || n == 0 ? DB_RUN_DONE : DB_RUN_FAILED;
 
+		struct model	mdl;
+
 		if (bs.failed || db_run_set_status(bs.db, bs.run, fin,
 		    bs.failed ? bs.err : NULL, err, sizeof(err)) != DB_OK) {
 			if (!bs.failed)
 				cli_warnx("bench: %s", err);
 			bs.failed = 1;
-		} else if (!o.quiet)
-			fprintf(stderr, "pwtune bench: stored as run %lld in "
-			    "%s\n", (long long)bs.run, o.db);
+		} else {
+			/* The model of a finished run is stored beside it. */
+			if (fin == DB_RUN_DONE && model_fit(&rep, &mdl, err,
+			    sizeof(err)) == 0 && db_model_put(bs.db, bs.run,
+			    &mdl, err, sizeof(err)) != DB_OK) {
+				cli_warnx("bench: %s", err);
+				bs.failed = 1;
+			}
+			if (!o.quiet)
+				fprintf(stderr, "pwtune bench: stored as run "
+				    "%lld in %s\n", (long long)bs.run, o.db);
+		}
 	}
 
 	if (!o.has_baseline) {

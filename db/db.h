@@ -30,6 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model.h"
 #include "report.h"
 
 #define DB_SCHEMA_VERSION	2
@@ -195,5 +196,20 @@ enum db_status db_import_report(struct db *db, const struct report *rep,
  */
 enum db_status db_retention(struct db *db, const char *host_id, size_t keep,
 	    int64_t protect, size_t *deleted, char *err, size_t errlen);
+
+/*
+ * Store the model fitted from run id: one row per curve (backend, variant,
+ * p) with its coefficients as JSON and its leave-one-out errors, replacing
+ * any stored before for that run.
+ */
+enum db_status db_model_put(struct db *db, int64_t id, const struct model *m,
+	    char *err, size_t errlen);
+
+/*
+ * How many curves are stored for run id, with the worst leave-one-out
+ * error among them.
+ */
+enum db_status db_model_count(struct db *db, int64_t id, size_t *curves,
+	    double *loo_worst, char *err, size_t errlen);
 
 #endif /* PWTUNE_DB_H */

@@ -505,3 +505,103 @@ db_retention(struct db *db, const char *host_id, size_t keep, int64_t protect,
 	*deleted = (size_t)sqlite3_changes(db->conn);
 	return db_commit(db, err, errlen);
 }
+
+enum db_status
+db_model_put(struct db *db, int64_t id, const struct model *m, char *err,
+    size_t errlen)
+{
+	sqlite3_stmt	*st = NULL;
+	json_t		*all, *curves, *conc, *coeffs;
+	enum db_status	 rc;
+	char		 now[32];
+	size_t		 i;
+	int		 step;
+
+	db_now(now, sizeof(now));
+	if ((rc = db_begin(db, err, errlen)) != DB_OK)
+		return rc;
+	step = sqlite3_exec(db->conn, "SAVEPOINT model", NULL, NULL, NULL);
+	if (step == SQLITE_OK) {
+		sqlite3_stmt	*del;
+
+		step = sqlite3_prepare_v2(db->conn, "DELETE FROM models WHERE "
+		    "run_id = ?1", -1, &del, NULL);
+		if (step == SQLITE_OK) {
+			sqlite3_bind_int64(del, 1, id);
+			step = sqlite3_step(del) == SQLITE_DONE ? SQLITE_OK :
+			    sqlite3_errcode(db->conn);
+			sqlite3_finalize(del);
+		}
+	}
+	if (step == SQLITE_OK)
+		step = sqlite3_prepare_v2(db->conn, "INSERT INTO models (run_id,"
+		    " backend, variant, p, coefficients, loo_median, loo_worst,"
+		    " created) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)", -1, &st,
+		    NULL);
+	if (step != SQLITE_OK) {
+		rc = db_error(db, step, "save model", err, errlen);
+		goto fail;
+	}
+	all = model_to_json(m);
+	curves = json_object_get(all, "curves");
+	conc = json_object_get(all, "concurrency");
+	for (i = 0; i < m->ncurves; i++) {
+		const struct model_curve *c = &m->curves[i];
+
+		coeffs = json_pack("{s:O, s:O}", "rows", json_object_get(
+		    json_array_get(curves, i), "rows"), "concurrency", conc);
+		sqlite3_reset(st);
+		sqlite3_bind_int64(st, 1, id);
+		sqlite3_bind_text(st, 2, kdf_backend_name(c->backend), -1,
+		    SQLITE_STATIC);
+		sqlite3_bind_text(st, 3, kdf_alg_name(c->variant), -1,
+		    SQLITE_STATIC);
+		sqlite3_bind_int64(st, 4, c->p);
+		if (db_bind_json(st, 5, coeffs) == -1) {
+			json_decref(coeffs);
+			json_decref(all);
+			snprintf(err, errlen, "out of memory");
+			rc = DB_ERR_NOMEM;
+			goto fail;
+		}
+		json_decref(coeffs);
+		sqlite3_bind_double(st, 6, c->loo_median);
+		sqlite3_bind_double(st, 7, c->loo_worst);
+		sqlite3_bind_text(st, 8, now, -1, SQLITE_TRANSIENT);
+		if ((step = sqlite3_step(st)) != SQLITE_DONE) {
+			json_decref(all);
+			rc = db_error(db, step, "save model", err, errlen);
+			goto fail;
+		}
+	}
+	json_decref(all);
+	sqlite3_finalize(st);
+	sqlite3_exec(db->conn, "RELEASE model", NULL, NULL, NULL);
+	return db_commit(db, err, errlen);
+fail:
+	sqlite3_finalize(st);
+	db_rollback(db);
+	return rc;
+}
+
+enum db_status
+db_model_count(struct db *db, int64_t id, size_t *curves, double *loo_worst,
+    char *err, size_t errlen)
+{
+	sqlite3_stmt	*st;
+	int		 rc;
+
+	rc = sqlite3_prepare_v2(db->conn, "SELECT count(*),"
+	    " coalesce(max(loo_worst), 0) FROM models WHERE run_id = ?1", -1,
+	    &st, NULL);
+	if (rc != SQLITE_OK)
+		return db_error(db, rc, "read models", err, errlen);
+	sqlite3_bind_int64(st, 1, id);
+	if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		*curves = (size_t)sqlite3_column_int64(st, 0);
+		*loo_worst = sqlite3_column_double(st, 1);
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? DB_OK : db_error(db, rc, "read models", err,
+	    errlen);
+}

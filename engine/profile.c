@@ -131,7 +131,7 @@ profile_opts(enum profile_kind kind, struct measure_opts *o)
 {
 	if (kind == PROFILE_QUICK) {
 		o->min_samples = 3;
-		o->max_samples = 7;
+		o->max_samples = 15;	/* small points are cheap and noisy */
 		o->max_rel_error = 0.05;
 		o->point_budget = 1.5;
 		o->remeasure_noisy = 0;

@@ -332,7 +332,7 @@ tune_recommend(const struct model *m, const struct tune_query *q,
 	if ((c = tune_curve(m, q, &p, err, errlen)) == NULL)
 		return -1;
 
-	a->headroom = m->loo_worst;
+	a->headroom = m->loo_median;
 	if (a->headroom < TUNE_HEADROOM_MIN)
 		a->headroom = TUNE_HEADROOM_MIN;
 	if (a->headroom > TUNE_HEADROOM_MAX)

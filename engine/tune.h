@@ -10,10 +10,10 @@
  * slow, less memory. attacker-cost: the (m, t) that fits with the largest
  * m·(3t − 1), the memory traffic an attacker pays per guess.
  *
- * Headroom: the search aims at target / (1 + h), h being the model's worst
+ * Headroom: the search aims at target / (1 + h), h being the model's median
  * leave-one-out error kept between TUNE_HEADROOM_MIN and _MAX, so that an
- * answer holds when the model errs the way it erred on the points it did
- * not see.
+ * answer holds when the model errs as it typically erred on the points it
+ * did not see.
  *
  * Floors: owasp (m, t at or above one of OWASP's equal-defence rows;
  * Argon2i only the rows with t >= 3), rfc9106 (m >= 64 MiB with t >= 3, or
