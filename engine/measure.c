@@ -410,6 +410,9 @@ measure_attempt(const struct measure_point *pt, const struct measure_opts *o,
 	unsigned long long	 tot0, st0, tot1, st1;
 	size_t			 i, measured_rounds = 0;
 	int			 warm = o->warmup_rounds, sig = 0, code = 0;
+
+	if (o->warmup_max_kib > 0 && pt->kp.m_kib > o->warmup_max_kib)
+		warm = 0;
 	int			 rc = -1;
 
 	memset(&mr, 0, sizeof(mr));

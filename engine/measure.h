@@ -71,6 +71,10 @@ struct measure_opts {
 	double		point_budget;	/* seconds of measuring, default 10 */
 	double		timeout;	/* hard limit per point, default 120 s */
 	int		warmup_rounds;	/* default 1 */
+	uint32_t	warmup_max_kib;	/* no warm-up above this m (the point
+					   before warmed up the machine; a
+					   fresh child has no heap to warm);
+					   0: always */
 	size_t		fixed_rounds;	/* exactly this many measured rounds
 					   (k latencies each); 0: the rules */
 	uint64_t	mem_budget;	/* bytes for k hashes; 0: no limit */

@@ -89,11 +89,13 @@ profile_points(enum profile_kind kind, int cpus,
 				profile_add(v, n, quick_backend,
 				    quick_m[i] * MIB, 3, 1, 1);
 		}
-		/* Contention depends on m: two sizes at k = cores. */
+		/* Contention grows with m: three sizes at k = cores. */
 		if (cpus > 1) {
 			profile_add(v, n, quick_backend, 16 * MIB, 1, 1,
 			    (uint32_t)cpus);
 			profile_add(v, n, quick_backend, 64 * MIB, 1, 1,
+			    (uint32_t)cpus);
+			profile_add(v, n, quick_backend, 256 * MIB, 1, 1,
 			    (uint32_t)cpus);
 		}
 	} else {
@@ -135,6 +137,7 @@ profile_opts(enum profile_kind kind, struct measure_opts *o)
 		o->max_rel_error = 0.05;
 		o->point_budget = 1.5;
 		o->remeasure_noisy = 0;
+		o->warmup_max_kib = 128 * MIB;
 	} else {
 		o->min_samples = 5;
 		o->max_samples = 30;

@@ -4,8 +4,9 @@
  *   quick  what the model needs for targets up to about 1 s, in about 20 s
  *          on a 2-core machine: libsodium Argon2id, p = 1, m from 8 MiB
  *          (below every floor) to 512 MiB in steps of 2, t = 1 and 3 (512
- *          MiB at t = 1 only), few samples each; and k = cores at 16 and
- *          64 MiB.
+ *          MiB at t = 1 only), few samples each; and k = cores at 16, 64
+ *          and 256 MiB (contention grows with m). Points over 128 MiB
+ *          skip the warm-up round, which there costs seconds.
  *   full   the grid users know from the seeds: m = 32, 64, 128, 256, 512,
  *          1024 MiB x t = 1, 3, 6 x p = 1 and the effective core count, for
  *          libargon2 and libsodium (p = 1 only: crypto_pwhash has no p);

@@ -78,6 +78,20 @@ expect_status 0 "presets" -- "$PWTUNE" recommend --presets --from "$RUN"
 expect_stdout "presets: OWASP-2" "OWASP-2"
 expect_stdout "presets: RFC 9106 first is extrapolated" "extrapolated"
 
+# --verify measures the answer here and reports it beside the prediction.
+expect_status 0 "verify" -- "$PWTUNE" recommend --target-ms 30 --floor none \
+	--from "$RUN" --verify --json
+python3 - "$TMP/out" <<'PY' && ok "verify: measured beside predicted" || bad "verify"
+import json, sys
+a = json.load(open(sys.argv[1]))
+v = a["verified"]
+assert v["measured_ms"] > 0 and 0 <= v["steps_down"] <= 3, v
+PY
+# bench --db stores the model beside the run.
+expect_status 0 "bench --db stores the model" -- "$PWTUNE" bench --m 2MiB,4MiB --t 1,2 \
+	--backend libsodium --repeats 2 --db "$TMP/model.db" --no-json -q
+[ "$(sqlite3 "$TMP/model.db" 'SELECT count(*) FROM models')" = 1 ] && ok "one model curve stored" || bad "models not stored"
+
 # Bad options.
 expect_status 2 "no target" -- "$PWTUNE" recommend --from "$RUN"
 expect_stderr "no target: named" "--target-ms is required"

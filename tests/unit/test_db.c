@@ -8,6 +8,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -148,6 +149,36 @@ TEST(memory_store_run_lifecycle)
 	    sizeof(err)), DB_ERR_INVALID);
 	ASSERT_EQ(db_run_get(db, id, &run, err, sizeof(err)), DB_OK);
 	ASSERT_EQ(run.points_done, 3);
+	report_release(&rep);
+	db_close(db);
+}
+
+TEST(models_are_stored_with_their_run)
+{
+	struct db	*db = open_ok(":memory:");
+	struct report	 rep;
+	struct model	 m;
+	char		 err[512];
+	int64_t		 id;
+	size_t		 curves = 99;
+	double		 worst = -1;
+
+	make_report(&rep, "hostA", 4);
+	ASSERT_EQ(db_import_report(db, &rep, &id, err, sizeof(err)), DB_OK);
+	ASSERT_EQ(db_model_count(db, id, &curves, &worst, err, sizeof(err)),
+	    DB_OK);
+	ASSERT_EQ(curves, 0);
+	ASSERT_EQ(model_fit(&rep, &m, err, sizeof(err)), 0);
+	ASSERT_EQ(db_model_put(db, id, &m, err, sizeof(err)), DB_OK);
+	/* Again: replaced, not added. */
+	ASSERT_EQ(db_model_put(db, id, &m, err, sizeof(err)), DB_OK);
+	ASSERT_EQ(db_model_count(db, id, &curves, &worst, err, sizeof(err)),
+	    DB_OK);
+	ASSERT_EQ(curves, m.ncurves);
+	ASSERT(fabs(worst - m.curves[0].loo_worst) < 1e-12);
+	/* A model for a run that does not exist is refused. */
+	ASSERT_EQ(db_model_put(db, id + 7, &m, err, sizeof(err)),
+	    DB_ERR_INVALID);
 	report_release(&rep);
 	db_close(db);
 }
@@ -531,6 +562,7 @@ TEST(read_only_open)
 
 TEST_LIST(
 	TEST_ENTRY(memory_store_run_lifecycle),
+	TEST_ENTRY(models_are_stored_with_their_run),
 	TEST_ENTRY(import_export_and_list),
 	TEST_ENTRY(retention_keeps_the_newest_and_the_protected),
 	TEST_ENTRY(runs_of_a_dead_process_are_interrupted),
