@@ -21,7 +21,7 @@ DEB_PACKAGES := build-essential cmake pkg-config \
 	libsqlite3-dev libcrypt-dev \
 	argon2 sqlite3 php-cli golang-go cryptsetup-bin
 
-.PHONY: all deps build run test test-asan bench bench-seed clean
+.PHONY: all deps build run test test-asan bench bench-seed bench-accuracy clean
 
 all: build
 
@@ -78,6 +78,10 @@ bench: build
 # The seed grid: m = 32 MiB .. 1 GiB x t = 1, 3, 6 (several minutes).
 bench-seed: build
 	$(BUILD)/bench/bench_backends -s
+
+# Do recommendations hold when measured? Against cryptsetup (4 minutes).
+bench-accuracy: build
+	python3 bench/accuracy.py --pwtune $(BUILD)/cli/pwtune
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)
