@@ -315,6 +315,25 @@ rec_verify(const struct model *m, const struct tune_query *q,
 	}
 }
 
+/* With --db, the verification is kept beside the run it came from. */
+static void
+rec_store_verification(const char *path, int64_t run_id,
+    const struct tune_answer *a, double measured)
+{
+	struct db	*db;
+	char		 params[256], err[512];
+
+	snprintf(params, sizeof(params), "{\"variant\": \"%s\", \"m_kib\": "
+	    "%u, \"t\": %u, \"p\": %u, \"k\": %u, \"percentile\": %d}",
+	    kdf_alg_name(a->variant), (unsigned)a->m_kib, (unsigned)a->t,
+	    (unsigned)a->p, (unsigned)a->k, a->percentile);
+	if (db_open(path, NULL, &db, err, sizeof(err)) != DB_OK ||
+	    db_verification_add(db, run_id, a->target_ms, params,
+	    a->predicted_ms, measured, err, sizeof(err)) != DB_OK)
+		cli_warnx("recommend: verification not stored: %s", err);
+	db_close(db);
+}
+
 static void
 rec_print_presets(const struct model *m, const struct tune_query *q)
 {
@@ -482,8 +501,11 @@ cmd_recommend(int argc, char **argv)
 		report_release(&rep);
 		return CLI_EXIT_USAGE;
 	}
-	if (rc == 0 && o.verify)
+	if (rc == 0 && o.verify) {
 		rec_verify(&m, &o.q, &a, &measured, &steps);
+		if (measured >= 0 && o.db != NULL && run_id > 0)
+			rec_store_verification(o.db, run_id, &a, measured);
+	}
 	if (o.json) {
 		j = tune_answer_to_json(&a, &m);
 		if (measured >= 0)

@@ -212,4 +212,13 @@ enum db_status db_model_put(struct db *db, int64_t id, const struct model *m,
 enum db_status db_model_count(struct db *db, int64_t id, size_t *curves,
 	    double *loo_worst, char *err, size_t errlen);
 
+/*
+ * Record that parameters recommended from run id for target_ms were
+ * measured: predicted and measured ms at the percentile asked. params is
+ * a JSON text naming them (variant, m, t, p, k, percentile).
+ */
+enum db_status db_verification_add(struct db *db, int64_t id,
+	    double target_ms, const char *params, double predicted_ms,
+	    double measured_ms, char *err, size_t errlen);
+
 #endif /* PWTUNE_DB_H */

@@ -605,3 +605,40 @@ db_model_count(struct db *db, int64_t id, size_t *curves, double *loo_worst,
 	return rc == SQLITE_ROW ? DB_OK : db_error(db, rc, "read models", err,
 	    errlen);
 }
+
+enum db_status
+db_verification_add(struct db *db, int64_t id, double target_ms,
+    const char *params, double predicted_ms, double measured_ms, char *err,
+    size_t errlen)
+{
+	sqlite3_stmt	*st;
+	enum db_status	 rc;
+	char		 now[32];
+	int		 step;
+
+	db_now(now, sizeof(now));
+	if ((rc = db_begin(db, err, errlen)) != DB_OK)
+		return rc;
+	step = sqlite3_prepare_v2(db->conn, "INSERT INTO verifications"
+	    " (run_id, target_ms, params, predicted_ms, measured_ms, created)"
+	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6)", -1, &st, NULL);
+	if (step != SQLITE_OK) {
+		rc = db_error(db, step, "save verification", err, errlen);
+		db_rollback(db);
+		return rc;
+	}
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_double(st, 2, target_ms);
+	sqlite3_bind_text(st, 3, params, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_double(st, 4, predicted_ms);
+	sqlite3_bind_double(st, 5, measured_ms);
+	sqlite3_bind_text(st, 6, now, -1, SQLITE_TRANSIENT);
+	step = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (step != SQLITE_DONE) {
+		rc = db_error(db, step, "save verification", err, errlen);
+		db_rollback(db);
+		return rc;
+	}
+	return db_commit(db, err, errlen);
+}

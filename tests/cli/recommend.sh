@@ -117,4 +117,9 @@ for k in ("m_kib", "t", "p", "latency", "phc_prefix", "attacker"):
     assert a[k] == b[k], (k, a[k], b[k])
 assert a["model"]["run_id"] >= 1 and b["model"]["run_id"] == 0
 PY
+# With --db, the verification is stored beside the run.
+expect_status 0 "verify --db" -- "$PWTUNE" recommend --target-ms 30 --floor none \
+	--db "$TMP/s.db" --verify --json
+[ "$(sqlite3 "$TMP/s.db" 'SELECT count(*) FROM verifications WHERE measured_ms > 0 AND target_ms = 30')" = 1 ] \
+	&& ok "verify --db: stored" || bad "verify --db: not stored"
 finish
