@@ -32,6 +32,13 @@ int	 cli_read_password(uint8_t *buf, size_t max, size_t *len,
 	    char *err, size_t errlen);
 int	 cli_read_file(const char *path, uint8_t *buf, size_t bufsize,
 	    size_t *len, char *err, size_t errlen);
+/*
+ * Add associated data ad and the secret read from secret_file (into
+ * secret) to in; either may be NULL. Returns 0, or -1 with err.
+ */
+int	 cli_add_secret_ad(struct kdf_input *in, const char *secret_file,
+	    const char *ad, uint8_t secret[KDF_SECRET_MAX], char *err,
+	    size_t errlen);
 int	 cli_check_memory(uint64_t need, char *err, size_t errlen);
 double	 cli_now(void);
 void	 cli_hex(char *dst, const uint8_t *src, size_t len);

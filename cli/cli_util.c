@@ -160,6 +160,27 @@ cli_read_file(const char *path, uint8_t *buf, size_t bufsize, size_t *len,
 }
 
 int
+cli_add_secret_ad(struct kdf_input *in, const char *secret_file,
+    const char *ad, uint8_t secret[KDF_SECRET_MAX], char *err, size_t errlen)
+{
+	char	why[256];
+
+	if (ad != NULL) {
+		in->ad = (const uint8_t *)ad;
+		in->adlen = strlen(ad);
+	}
+	if (secret_file != NULL) {
+		if (cli_read_file(secret_file, secret, KDF_SECRET_MAX,
+		    &in->secretlen, why, sizeof(why)) == -1) {
+			snprintf(err, errlen, "secret file %s", why);
+			return -1;
+		}
+		in->secret = secret;
+	}
+	return 0;
+}
+
+int
 cli_check_memory(uint64_t need, char *err, size_t errlen)
 {
 	uint64_t	avail;

@@ -83,66 +83,69 @@ bench_usage(FILE *fp)
 "  -q, --quiet        no progress bar\n", fp);
 }
 
+/*
+ * Split a comma-separated list and hand each element to one(); at most
+ * LIST_MAX elements, at least one. Returns 0, or -1 on the first bad one.
+ */
+static int
+bench_parse_list(const char *s, size_t *n,
+    int (*one)(const char *tok, size_t i, void *ctx), void *ctx)
+{
+	char	*copy, *tok, *save = NULL;
+	int	 rc = 0;
+
+	*n = 0;
+	if ((copy = strdup(s)) == NULL)
+		return -1;
+	for (tok = strtok_r(copy, ",", &save); tok != NULL;
+	    tok = strtok_r(NULL, ",", &save)) {
+		if (*n == LIST_MAX || one(tok, *n, ctx) == -1) {
+			rc = -1;
+			break;
+		}
+		(*n)++;
+	}
+	free(copy);
+	return rc == 0 && *n > 0 ? 0 : -1;
+}
+
+struct u32_range {
+	uint32_t	 min, max;
+	uint32_t	*out;
+};
+
+static int
+bench_one_u32(const char *tok, size_t i, void *ctx)
+{
+	struct u32_range	*r = ctx;
+
+	return cli_parse_u32(tok, r->min, r->max, &r->out[i]);
+}
+
+static int
+bench_one_size(const char *tok, size_t i, void *ctx)
+{
+	return units_parse_kib(tok, KDF_ARGON2_M_MAX, &((uint64_t *)ctx)[i]);
+}
+
+static int
+bench_one_backend(const char *tok, size_t i, void *ctx)
+{
+	enum kdf_backend	*b = &((enum kdf_backend *)ctx)[i];
+
+	if (i >= 3 || kdf_backend_parse(tok, b) == -1 ||
+	    *b == KDF_BACKEND_AUTO)
+		return -1;
+	return 0;
+}
+
 static int
 bench_parse_u32_list(const char *s, uint32_t min, uint32_t max,
     uint32_t *out, size_t *n)
 {
-	char	*copy = strdup(s), *tok, *save = NULL;
-	int	 rc = 0;
+	struct u32_range	r = { min, max, out };
 
-	*n = 0;
-	for (tok = strtok_r(copy, ",", &save); tok != NULL;
-	    tok = strtok_r(NULL, ",", &save)) {
-		if (*n == LIST_MAX || cli_parse_u32(tok, min, max,
-		    &out[*n]) == -1) {
-			rc = -1;
-			break;
-		}
-		(*n)++;
-	}
-	free(copy);
-	return rc == 0 && *n > 0 ? 0 : -1;
-}
-
-static int
-bench_parse_sizes(const char *s, uint64_t *out, size_t *n)
-{
-	char	*copy = strdup(s), *tok, *save = NULL;
-	int	 rc = 0;
-
-	*n = 0;
-	for (tok = strtok_r(copy, ",", &save); tok != NULL;
-	    tok = strtok_r(NULL, ",", &save)) {
-		if (*n == LIST_MAX ||
-		    units_parse_kib(tok, KDF_ARGON2_M_MAX, &out[*n]) == -1) {
-			rc = -1;
-			break;
-		}
-		(*n)++;
-	}
-	free(copy);
-	return rc == 0 && *n > 0 ? 0 : -1;
-}
-
-static int
-bench_parse_backends(const char *s, struct bench_opts *o)
-{
-	char	*copy = strdup(s), *tok, *save = NULL;
-	int	 rc = 0;
-
-	o->nb = 0;
-	for (tok = strtok_r(copy, ",", &save); tok != NULL;
-	    tok = strtok_r(NULL, ",", &save)) {
-		if (o->nb == 3 || kdf_backend_parse(tok,
-		    &o->backends[o->nb]) == -1 ||
-		    o->backends[o->nb] == KDF_BACKEND_AUTO) {
-			rc = -1;
-			break;
-		}
-		o->nb++;
-	}
-	free(copy);
-	return rc == 0 && o->nb > 0 ? 0 : -1;
+	return bench_parse_list(s, n, bench_one_u32, &r);
 }
 
 static void
@@ -220,7 +223,8 @@ bench_parse(int argc, char **argv, struct bench_opts *o)
 			}
 			o->preset = v;
 		} else if (strcmp(a, "--m") == 0 || strcmp(a, "-m") == 0) {
-			if (bench_parse_sizes(v, o->m, &o->nm) == -1)
+			if (bench_parse_list(v, &o->nm, bench_one_size,
+			    o->m) == -1)
 				goto bad;
 		} else if (strcmp(a, "--t") == 0 || strcmp(a, "-t") == 0) {
 			if (bench_parse_u32_list(v, 1, 1000, o->t, &o->nt) == -1)
@@ -238,7 +242,8 @@ bench_parse(int argc, char **argv, struct bench_opts *o)
 			    !kdf_alg_is_argon2(o->variant))
 				goto bad;
 		} else if (strcmp(a, "--backend") == 0) {
-			if (bench_parse_backends(v, o) == -1)
+			if (bench_parse_list(v, &o->nb, bench_one_backend,
+			    o->backends) == -1)
 				goto bad;
 		} else if (strcmp(a, "--baseline") == 0) {
 			if (kdf_backend_parse(v, &o->baseline) == -1 ||

@@ -237,17 +237,10 @@ cmd_hash(int argc, char **argv)
 	memset(&in, 0, sizeof(in));
 	in.salt = (const uint8_t *)o.salt;
 	in.saltlen = strlen(o.salt);
-	if (o.ad != NULL) {
-		in.ad = (const uint8_t *)o.ad;
-		in.adlen = strlen(o.ad);
-	}
-	if (o.secret_file != NULL) {
-		if (cli_read_file(o.secret_file, secret, sizeof(secret),
-		    &in.secretlen, err, sizeof(err)) == -1) {
-			cli_warnx("secret file %s", err);
-			goto done;
-		}
-		in.secret = secret;
+	if (cli_add_secret_ad(&in, o.secret_file, o.ad, secret, err,
+	    sizeof(err)) == -1) {
+		cli_warnx("%s", err);
+		goto done;
 	}
 	/* Check what can be checked before asking for the password. */
 	if (kdf_params_check(&o.kp, &in, err, sizeof(err)) == -1) {

@@ -76,17 +76,10 @@ cmd_verify(int argc, char **argv)
 	}
 
 	memset(&in, 0, sizeof(in));
-	if (ad != NULL) {
-		in.ad = (const uint8_t *)ad;
-		in.adlen = strlen(ad);
-	}
-	if (secret_file != NULL) {
-		if (cli_read_file(secret_file, secret, sizeof(secret),
-		    &in.secretlen, err, sizeof(err)) == -1) {
-			cli_warnx("secret file %s", err);
-			goto done;
-		}
-		in.secret = secret;
+	if (cli_add_secret_ad(&in, secret_file, ad, secret, err,
+	    sizeof(err)) == -1) {
+		cli_warnx("%s", err);
+		goto done;
 	}
 	/* A malformed string or one this host cannot hold: say so first. */
 	if (kdf_identify(encoded, &kp, err, sizeof(err)) == -1) {
