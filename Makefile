@@ -19,7 +19,7 @@ STATE_DIR  ?= $(CURDIR)/var
 DEB_PACKAGES := build-essential cmake pkg-config \
 	libargon2-dev libsodium-dev libjansson-dev libmicrohttpd-dev \
 	libsqlite3-dev libcrypt-dev \
-	argon2 sqlite3 php-cli golang-go cryptsetup-bin
+	argon2 sqlite3 curl php-cli golang-go cryptsetup-bin
 
 .PHONY: all deps build run test test-asan bench bench-seed bench-accuracy clean
 
@@ -49,15 +49,13 @@ build: deps
 	cmake -S . -B $(BUILD) -DWERROR=ON
 	cmake --build $(BUILD) -j $(JOBS)
 
-# Until the daemon exists, `make run` shows the engine working: it
-# benchmarks the seed CLI's Argon2idFast preset (64 MiB, t = 2, p = 1) on
-# both backends and keeps the results under var/.
+# make run: pwtuned in the foreground on 127.0.0.1:8421, its store and
+# token under ./var/. The first start measures this host (the quick
+# profile, about 20 s); answers come when it ends (GET /readyz says when).
 run: build
 	@mkdir -p $(STATE_DIR)
-	@echo "pwtuned is not built yet: benchmarking the Argon2idFast preset"
-	@echo "with pwtune bench instead (results in $(STATE_DIR)/)."
-	$(BUILD)/cli/pwtune bench --preset Argon2idFast --repeats 5 \
-		--json $(STATE_DIR)/bench_Argon2idFast.json
+	@echo "pwtuned on http://127.0.0.1:8421/ (store and token in $(STATE_DIR)/; Ctrl-C stops it)"
+	$(BUILD)/daemon/pwtuned --state-dir $(STATE_DIR) --listen 127.0.0.1:8421
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)

@@ -507,11 +507,27 @@ measure_is_noisy(const struct measure_result *r, const struct measure_opts *o)
 	    r->runnable_after > o->noise_runnable;
 }
 
+static int	measure_point_run_prog(const struct measure_point *,
+		    const struct measure_opts *, struct measure_result *,
+		    struct measure_progress *);
+
 int
 measure_point_run(const struct measure_point *pt,
     const struct measure_opts *o, struct measure_result *r)
 {
 	struct measure_progress	prog;
+
+	memset(&prog, 0, sizeof(prog));
+	prog.total = 1;
+	return measure_point_run_prog(pt, o, r, &prog);
+}
+
+/* One point, with the progress of the list it belongs to. */
+static int
+measure_point_run_prog(const struct measure_point *pt,
+    const struct measure_opts *o, struct measure_result *r,
+    struct measure_progress *prog)
+{
 	uint64_t		need;
 	int			rc;
 
@@ -549,9 +565,8 @@ measure_point_run(const struct measure_point *pt,
 		snprintf(r->reason, sizeof(r->reason), "out of memory");
 		return -1;
 	}
-	memset(&prog, 0, sizeof(prog));
-	prog.current = pt;
-	rc = measure_attempt(pt, o, &prog, r);
+	prog->current = pt;
+	rc = measure_attempt(pt, o, prog, r);
 	if (rc == 0 && r->noisy && o->remeasure_noisy &&
 	    !(o->cancel != NULL && *o->cancel)) {
 		double	spent = r->seconds;
@@ -560,7 +575,7 @@ measure_point_run(const struct measure_point *pt,
 		r->nsamples = 0;
 		r->peak_rss_kib = 0;
 		memset(&r->st, 0, sizeof(r->st));
-		rc = measure_attempt(pt, o, &prog, r);
+		rc = measure_attempt(pt, o, prog, r);
 		r->remeasured = 1;
 		r->seconds += spent;
 	}
@@ -597,7 +612,10 @@ measure_list_run(const struct measure_point *pts, size_t n,
 			prog.eta = per * (double)(n - i);
 			o->progress(o->progress_ctx, &prog);
 		}
-		if (measure_point_run(&pts[i], o, &results[i]) == 0)
+		prog.done = i;
+		prog.current = &pts[i];
+		prog.round = 0;
+		if (measure_point_run_prog(&pts[i], o, &results[i], &prog) == 0)
 			ok++;
 		if (o->result != NULL)
 			o->result(o->result_ctx, i, &results[i]);

@@ -1,0 +1,87 @@
+/*
+ * api/api_impl.h: what server.c and handlers.c share. Private to api/.
+ */
+#ifndef PWTUNE_API_IMPL_H
+#define PWTUNE_API_IMPL_H
+
+#include <pthread.h>
+#include <time.h>
+
+#include "api.h"
+
+#define API_FAIL_SLOTS	256
+
+struct api_server;
+
+typedef enum MHD_Result (*api_handler)(struct api_server *,
+    struct MHD_Connection *, struct api_request *, const char *arg,
+    int *status);
+
+struct api_route {
+	const char	*method;
+	const char	*path;		/* "/v1/runs/" with prefix: an id follows */
+	int		 prefix;
+	int		 auth;
+	api_handler	 fn;
+};
+
+struct api_cached {
+	char		 key[256];
+	uint64_t	 version;
+	char		*body;
+	char		 etag[48];
+	int		 status;
+};
+
+struct api_server {
+	struct daemon		*d;
+	struct MHD_Daemon	*mhd;
+	pthread_mutex_t		 lock;	/* everything below */
+	uint8_t			 token_digest[32];
+	int			 have_token;
+	struct {
+		uint32_t	addr;
+		unsigned	count;
+		time_t		window;
+	}			 fails[API_FAIL_SLOTS];
+	struct api_cached	 cache[API_CACHE_SLOTS];
+	unsigned long long	 hits[API_ROUTES + 1][6];  /* route, status/100 */
+	unsigned long long	 latency[API_LATENCY_BUCKETS + 1];
+	double			 latency_sum;
+	unsigned long long	 latency_count;
+};
+
+/* server.c */
+extern const struct api_route	api_routes[];
+extern const size_t		api_nroutes;
+enum MHD_Result api_json(struct MHD_Connection *c, unsigned status,
+	    json_t *j, const char *etag, int *out_status);
+int	 api_token_load(struct api_server *s, const char *path, char *err,
+	    size_t errlen);
+
+/* handlers.c */
+enum MHD_Result h_healthz(struct api_server *, struct MHD_Connection *,
+	    struct api_request *, const char *, int *);
+enum MHD_Result h_readyz(struct api_server *, struct MHD_Connection *,
+	    struct api_request *, const char *, int *);
+enum MHD_Result h_metrics(struct api_server *, struct MHD_Connection *,
+	    struct api_request *, const char *, int *);
+enum MHD_Result h_recommendation(struct api_server *, struct MHD_Connection *,
+	    struct api_request *, const char *, int *);
+enum MHD_Result h_presets(struct api_server *, struct MHD_Connection *,
+	    struct api_request *, const char *, int *);
+enum MHD_Result h_runs_list(struct api_server *, struct MHD_Connection *,
+	    struct api_request *, const char *, int *);
+enum MHD_Result h_runs_post(struct api_server *, struct MHD_Connection *,
+	    struct api_request *, const char *, int *);
+enum MHD_Result h_run_get(struct api_server *, struct MHD_Connection *,
+	    struct api_request *, const char *, int *);
+enum MHD_Result h_run_delete(struct api_server *, struct MHD_Connection *,
+	    struct api_request *, const char *, int *);
+enum MHD_Result h_check(struct api_server *, struct MHD_Connection *,
+	    struct api_request *, const char *, int *);
+/* Parse a request body as a JSON object, strictly; NULL after a 400. */
+json_t	*api_body_json(struct MHD_Connection *c, struct api_request *r,
+	    int *status, enum MHD_Result *rc);
+
+#endif /* PWTUNE_API_IMPL_H */

@@ -1,0 +1,832 @@
+/*
+ * api/handlers.c: one function per endpoint. Answers come from the model
+ * in memory (cached per model and query, with an ETag); runs go to the job
+ * runner; the store is read through one connection per HTTP thread.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <sodium.h>
+
+#include "api_impl.h"
+#include "presets.h"
+#include "units.h"
+
+#define QUERY_MAX	16
+
+static __thread struct db	*thread_db;
+
+/* This thread's store connection, opened on first use. */
+static struct db *
+api_db(struct api_server *s, char *err, size_t errlen)
+{
+	struct db_open_opts	o = { 0, 0, 1, NULL, NULL };
+
+	if (thread_db == NULL &&
+	    db_open(s->d->cfg.db, &o, &thread_db, err, errlen) != DB_OK)
+		return NULL;
+	return thread_db;
+}
+
+enum MHD_Result
+h_healthz(struct api_server *s, struct MHD_Connection *c,
+    struct api_request *r, const char *arg, int *status)
+{
+	(void)s;
+	(void)r;
+	(void)arg;
+	return api_json(c, 200, json_pack("{s:s}", "status", "ok"), NULL,
+	    status);
+}
+
+enum MHD_Result
+h_readyz(struct api_server *s, struct MHD_Connection *c,
+    struct api_request *r, const char *arg, int *status)
+{
+	int64_t	run, running;
+	int	have;
+
+	(void)r;
+	(void)arg;
+	pthread_mutex_lock(&s->d->lock);
+	have = s->d->model != NULL;
+	run = s->d->model_run;
+	running = s->d->running_run;
+	pthread_mutex_unlock(&s->d->lock);
+	if (!have)
+		return api_problem(c, PROB_NOT_READY, NULL, running ?
+		    "the first benchmark is running: answers come when it "
+		    "ends" : "no measurements of this host yet: POST /v1/runs "
+		    "starts one", NULL, 10, status);
+	return api_json(c, 200, json_pack("{s:b, s:I}", "ready", 1,
+	    "model_run", (json_int_t)run), NULL, status);
+}
+
+/* Strict unsigned decimal: digits only, no sign, at most 10 of them. */
+static int
+api_uint(const char *v, unsigned long long *out)
+{
+	size_t	i, n = strlen(v);
+
+	if (n == 0 || n > 10)
+		return n == 0 ? -1 : -2;
+	for (i = 0; i < n; i++)
+		if (!isdigit((unsigned char)v[i]))
+			return -1;
+	*out = strtoull(v, NULL, 10);
+	return 0;
+}
+
+struct query_arg {
+	const char	*keys[QUERY_MAX];
+	const char	*values[QUERY_MAX];
+	size_t		 n;
+	int		 overflow;
+};
+
+static enum MHD_Result
+api_collect(void *cls, enum MHD_ValueKind kind, const char *key,
+    const char *value)
+{
+	struct query_arg	*q = cls;
+
+	(void)kind;
+	if (q->n == QUERY_MAX) {
+		q->overflow = 1;
+		return MHD_NO;
+	}
+	q->keys[q->n] = key;
+	q->values[q->n] = value != NULL ? value : "";
+	q->n++;
+	return MHD_YES;
+}
+
+/*
+ * Read the recommendation's query into *tq. On error, queue the problem
+ * and return -1.
+ */
+static int
+api_parse_query(struct MHD_Connection *c, struct tune_query *tq,
+    char *canon, size_t canonlen, int *status, enum MHD_Result *rc)
+{
+	static const char *const allowed[] = { "target_ms", "percentile",
+	    "concurrency", "memory_max", "parallelism", "variant", "backend",
+	    "floor", "objective" };
+	struct query_arg	 q;
+	unsigned long long	 u;
+	uint64_t		 kib;
+	size_t			 i, j, used = 0;
+	const char		*k, *v;
+	char			 why[160];
+	int			 have_target = 0, e;
+
+	memset(&q, 0, sizeof(q));
+	tune_query_init(tq);
+	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, api_collect, &q);
+	if (q.overflow) {
+		*rc = api_problem(c, PROB_BAD_PARAM, NULL, "too many query "
+		    "parameters", NULL, 0, status);
+		return -1;
+	}
+	for (i = 0; i < q.n; i++) {
+		k = q.keys[i];
+		v = q.values[i];
+		for (j = 0; j < sizeof(allowed) / sizeof(allowed[0]); j++)
+			if (strcmp(k, allowed[j]) == 0)
+				break;
+		if (j == sizeof(allowed) / sizeof(allowed[0])) {
+			snprintf(why, sizeof(why), "unknown parameter (known: "
+			    "target_ms, percentile, concurrency, memory_max, "
+			    "parallelism, variant, backend, floor, objective)");
+			goto bad;
+		}
+		for (j = 0; j < i; j++)
+			if (strcmp(q.keys[j], k) == 0) {
+				snprintf(why, sizeof(why), "given twice");
+				goto bad;
+			}
+		if (strcmp(k, "target_ms") == 0 || strcmp(k, "percentile") ==
+		    0 || strcmp(k, "concurrency") == 0) {
+			if ((e = api_uint(v, &u)) == -1) {
+				snprintf(why, sizeof(why), "must be a whole "
+				    "number");
+				goto bad;
+			}
+			if (strcmp(k, "target_ms") == 0) {
+				if (e == -2 || u < TUNE_TARGET_MIN_MS ||
+				    u > TUNE_TARGET_MAX_MS) {
+					snprintf(why, sizeof(why), "must be from "
+					    "%d to %d", TUNE_TARGET_MIN_MS,
+					    TUNE_TARGET_MAX_MS);
+					goto policy;
+				}
+				tq->target_ms = (double)u;
+				have_target = 1;
+			} else if (strcmp(k, "percentile") == 0) {
+				if (e == -2 || (u != 50 && u != 95 && u != 99)) {
+					snprintf(why, sizeof(why), "must be 50, "
+					    "95 or 99");
+					goto policy;
+				}
+				tq->percentile = (int)u;
+			} else {
+				if (e == -2 || u < 1 || u > 1024) {
+					snprintf(why, sizeof(why), "must be from "
+					    "1 to 1024");
+					goto policy;
+				}
+				tq->k = (uint32_t)u;
+			}
+		} else if (strcmp(k, "memory_max") == 0) {
+			if (units_parse_kib(v, UINT64_C(1) << 40, &kib) == -1) {
+				snprintf(why, sizeof(why), "must be a size such "
+				    "as 256MiB or 1GiB, or KiB as an integer, "
+				    "up to 1 TiB");
+				goto bad;
+			}
+			tq->memory_max_kib = kib;
+		} else if (strcmp(k, "parallelism") == 0) {
+			if (strcmp(v, "auto") == 0)
+				tq->parallelism = 0;
+			else if ((e = api_uint(v, &u)) == -1) {
+				snprintf(why, sizeof(why), "must be auto or a "
+				    "whole number");
+				goto bad;
+			} else if (e == -2 || u < 1 || u > 255) {
+				snprintf(why, sizeof(why), "must be from 1 to "
+				    "255");
+				goto policy;
+			} else
+				tq->parallelism = (uint32_t)u;
+		} else if (strcmp(k, "variant") == 0) {
+			if (kdf_alg_parse(v, &tq->variant) == -1 ||
+			    !kdf_alg_is_argon2(tq->variant)) {
+				snprintf(why, sizeof(why), "must be argon2id, "
+				    "argon2i or argon2d");
+				goto bad;
+			}
+		} else if (strcmp(k, "backend") == 0) {
+			if (kdf_backend_parse(v, &tq->backend) == -1 ||
+			    tq->backend == KDF_BACKEND_LIBCRYPT) {
+				snprintf(why, sizeof(why), "must be libsodium, "
+				    "libargon2 or auto");
+				goto bad;
+			}
+		} else if (strcmp(k, "floor") == 0) {
+			if (tune_floor_parse(v, &tq->floor) == -1) {
+				snprintf(why, sizeof(why), "must be owasp, "
+				    "rfc9106 or none");
+				goto bad;
+			}
+		} else if (tune_objective_parse(v, &tq->objective) == -1) {
+			snprintf(why, sizeof(why), "must be memory-first or "
+			    "attacker-cost");
+			goto bad;
+		}
+	}
+	if (!have_target) {
+		k = "target_ms";
+		snprintf(why, sizeof(why), "is required (milliseconds, 1 to "
+		    "%d)", TUNE_TARGET_MAX_MS);
+		goto bad;
+	}
+	used = (size_t)snprintf(canon, canonlen, "%.0f|%d|%u|%llu|%u|%d|%d|"
+	    "%d|%d", tq->target_ms, tq->percentile, (unsigned)tq->k,
+	    (unsigned long long)tq->memory_max_kib, (unsigned)tq->parallelism,
+	    tq->variant, tq->backend, tq->floor, tq->objective);
+	(void)used;
+	return 0;
+bad:
+	*rc = api_problem(c, PROB_BAD_PARAM, k, why, NULL, 0, status);
+	return -1;
+policy:
+	*rc = api_problem(c, PROB_POLICY, k, why, NULL, 0, status);
+	return -1;
+}
+
+/* Compute an answer under the lock, or find it in the cache. */
+static struct api_cached *
+api_answer(struct api_server *s, const struct tune_query *q, const char *key,
+    char *err, size_t errlen, int *no_model)
+{
+	struct tune_answer	 a;
+	struct api_cached	*slot;
+	json_t			*j;
+	uint64_t		 version;
+	uint8_t			 h[8];
+	char			 hex[17];
+	int			 rc, stale;
+	size_t			 i;
+
+	pthread_mutex_lock(&s->d->lock);
+	if (s->d->model == NULL) {
+		pthread_mutex_unlock(&s->d->lock);
+		*no_model = 1;
+		return NULL;
+	}
+	version = s->d->model_version;
+	pthread_mutex_lock(&s->lock);
+	crypto_generichash(h, sizeof(h), (const uint8_t *)key, strlen(key),
+	    NULL, 0);
+	slot = &s->cache[(h[0] | h[1] << 8) % API_CACHE_SLOTS];
+	if (slot->body != NULL && slot->version == version &&
+	    strcmp(slot->key, key) == 0) {
+		pthread_mutex_unlock(&s->lock);
+		pthread_mutex_unlock(&s->d->lock);
+		return slot;
+	}
+	pthread_mutex_unlock(&s->lock);
+	rc = tune_recommend(s->d->model, q, &a, err, errlen);
+	if (rc == -1) {
+		pthread_mutex_unlock(&s->d->lock);
+		return NULL;
+	}
+	stale = strcmp(s->d->model_fingerprint, s->d->host.fingerprint) != 0;
+	j = tune_answer_to_json(&a, s->d->model);
+	pthread_mutex_unlock(&s->d->lock);
+	json_object_set_new(j, "stale", json_boolean(stale));
+	if (rc == 1) {
+		/* 422: the closest admissible answer comes with the error. */
+		j = json_pack("{s:o, s:s}", "closest", j, "error", err);
+	}
+	pthread_mutex_lock(&s->lock);
+	free(slot->body);
+	slot->body = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(6));
+	json_decref(j);
+	snprintf(slot->key, sizeof(slot->key), "%s", key);
+	slot->version = version;
+	slot->status = rc == 1 ? 422 : 200;
+	for (i = 0; i < 8; i++)
+		snprintf(hex + 2 * i, 3, "%02x", h[i]);
+	snprintf(slot->etag, sizeof(slot->etag), "\"m%llu-%s\"",
+	    (unsigned long long)version, hex);
+	pthread_mutex_unlock(&s->lock);
+	return slot;
+}
+
+enum MHD_Result
+h_recommendation(struct api_server *s, struct MHD_Connection *c,
+    struct api_request *r, const char *arg, int *status)
+{
+	struct tune_query	 q;
+	struct api_cached	*slot;
+	struct MHD_Response	*resp;
+	const char		*inm;
+	char			 key[256], err[512], etag[48], *body;
+	enum MHD_Result		 rc;
+	int			 no_model = 0, st;
+
+	(void)r;
+	(void)arg;
+	if (api_parse_query(c, &q, key, sizeof(key), status, &rc) == -1)
+		return rc;
+	if ((slot = api_answer(s, &q, key, err, sizeof(err), &no_model)) ==
+	    NULL) {
+		if (no_model)
+			return api_problem(c, PROB_NOT_READY, NULL, "no "
+			    "measurements of this host yet: the first "
+			    "benchmark is running or can be started with POST "
+			    "/v1/runs", NULL, 10, status);
+		return api_problem(c, PROB_POLICY, NULL, err, NULL, 0, status);
+	}
+	/* Copy out under the lock: the slot may be replaced after. */
+	pthread_mutex_lock(&s->lock);
+	body = strdup(slot->body);
+	snprintf(etag, sizeof(etag), "%s", slot->etag);
+	st = slot->status;
+	pthread_mutex_unlock(&s->lock);
+	if (body == NULL)
+		return MHD_NO;
+	inm = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "If-None-Match");
+	if (st == 200 && inm != NULL && strcmp(inm, etag) == 0) {
+		free(body);
+		resp = MHD_create_response_from_buffer(0, NULL,
+		    MHD_RESPMEM_PERSISTENT);
+		MHD_add_response_header(resp, "ETag", etag);
+		*status = 304;
+		rc = MHD_queue_response(c, 304, resp);
+		MHD_destroy_response(resp);
+		return rc;
+	}
+	if (st == 422) {
+		json_t	*j = json_loads(body, 0, NULL);
+		char	 why[512];
+
+		free(body);
+		snprintf(why, sizeof(why), "%s", json_string_value(
+		    json_object_get(j, "error")));
+		rc = api_problem(c, PROB_POLICY, "target_ms", why,
+		    json_pack("{s:O}", "closest", json_object_get(j,
+		    "closest")), 0, status);
+		json_decref(j);
+		return rc;
+	}
+	resp = MHD_create_response_from_buffer(strlen(body), body,
+	    MHD_RESPMEM_MUST_FREE);
+	MHD_add_response_header(resp, "Content-Type", "application/json");
+	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+	MHD_add_response_header(resp, "Cache-Control", "no-cache");
+	MHD_add_response_header(resp, "ETag", etag);
+	*status = 200;
+	rc = MHD_queue_response(c, 200, resp);
+	MHD_destroy_response(resp);
+	return rc;
+}
+
+enum MHD_Result
+h_presets(struct api_server *s, struct MHD_Connection *c,
+    struct api_request *r, const char *arg, int *status)
+{
+	const struct preset		*pre;
+	const struct model_curve	*curve;
+	struct model_prediction		 pr;
+	struct tune_query		 q;
+	json_t				*list = json_array(), *item;
+	size_t				 n, i;
+	uint32_t			 p;
+	char				 err[256];
+
+	(void)r;
+	(void)arg;
+	pre = preset_list(&n);
+	tune_query_init(&q);
+	pthread_mutex_lock(&s->d->lock);
+	for (i = 0; i < n; i++) {
+		item = json_pack("{s:s, s:s, s:s}", "name", pre[i].name,
+		    "source", pre[i].source, "variant",
+		    kdf_alg_name(pre[i].alg));
+		if (pre[i].alg == KDF_ALG_BCRYPT)
+			json_object_set_new(item, "cost",
+			    json_integer(pre[i].cost));
+		else {
+			json_object_set_new(item, "m_kib",
+			    json_integer(pre[i].m_kib));
+			json_object_set_new(item, "t", json_integer(pre[i].t));
+			json_object_set_new(item, "p", json_integer(pre[i].p));
+		}
+		if (s->d->model != NULL && pre[i].alg != KDF_ALG_BCRYPT) {
+			q.variant = KDF_ALG_ARGON2ID;
+			q.parallelism = 1;
+			if ((curve = tune_curve(s->d->model, &q, &p, err,
+			    sizeof(err))) != NULL) {
+				model_predict(s->d->model, curve, pre[i].m_kib,
+				    pre[i].t, 1, 95, &pr);
+				json_object_set_new(item, "predicted_ms_p95",
+				    json_real(pr.ms));
+				json_object_set_new(item, "predicted_note",
+				    json_string(pre[i].p > 1 ? "upper bound: "
+				    "measured with p = 1" : pr.extrapolated ?
+				    "extrapolated" : ""));
+			}
+		}
+		json_array_append_new(list, item);
+	}
+	pthread_mutex_unlock(&s->d->lock);
+	return api_json(c, 200, json_pack("{s:o}", "presets", list), NULL,
+	    status);
+}
+
+static json_t *
+api_run_json(struct api_server *s, const struct db_run *run)
+{
+	json_t	*j;
+
+	j = json_pack("{s:I, s:s, s:s, s:s, s:s, s:s, s:i, s:i, s:i, s:s, "
+	    "s:s, s:s, s:s}",
+	    "id", (json_int_t)run->id,
+	    "host_id", run->host_id,
+	    "fingerprint", run->fingerprint,
+	    "profile", run->profile,
+	    "trigger", db_trigger_name(run->trigger),
+	    "status", db_run_status_name(run->status),
+	    "points_done", run->points_done,
+	    "points_total", run->points_total,
+	    "noisy_points", run->noisy_points,
+	    "created", run->created,
+	    "started", run->started,
+	    "finished", run->finished,
+	    "error", run->error);
+	pthread_mutex_lock(&s->d->lock);
+	if (s->d->running_run == run->id)
+		json_object_set_new(j, "progress", json_pack("{s:I, s:I, s:f}",
+		    "done", (json_int_t)s->d->points_done, "total",
+		    (json_int_t)s->d->points_total, "eta_s", s->d->eta));
+	pthread_mutex_unlock(&s->d->lock);
+	return j;
+}
+
+enum MHD_Result
+h_runs_list(struct api_server *s, struct MHD_Connection *c,
+    struct api_request *r, const char *arg, int *status)
+{
+	struct db_run	*runs;
+	struct db	*db;
+	size_t		 n, i;
+	json_t		*list;
+	char		 err[512];
+
+	(void)r;
+	(void)arg;
+	if ((db = api_db(s, err, sizeof(err))) == NULL ||
+	    db_runs_list(db, NULL, 100, &runs, &n, err, sizeof(err)) != DB_OK)
+		return api_problem(c, PROB_STORE, NULL, "the store cannot be "
+		    "read", NULL, 5, status);
+	list = json_array();
+	for (i = 0; i < n; i++)
+		json_array_append_new(list, api_run_json(s, &runs[i]));
+	free(runs);
+	return api_json(c, 200, json_pack("{s:o}", "runs", list), NULL, status);
+}
+
+static int
+api_run_id(const char *arg, int64_t *id)
+{
+	unsigned long long	u;
+
+	if (api_uint(arg, &u) != 0 || u == 0)
+		return -1;
+	*id = (int64_t)u;
+	return 0;
+}
+
+enum MHD_Result
+h_run_get(struct api_server *s, struct MHD_Connection *c,
+    struct api_request *r, const char *arg, int *status)
+{
+	struct db_run	 run;
+	struct db	*db;
+	int64_t		 id;
+	char		 err[512];
+	enum db_status	 st;
+
+	(void)r;
+	if (api_run_id(arg, &id) == -1)
+		return api_problem(c, PROB_NOT_FOUND, "id", "run ids are "
+		    "positive whole numbers", NULL, 0, status);
+	if ((db = api_db(s, err, sizeof(err))) == NULL)
+		return api_problem(c, PROB_STORE, NULL, "the store cannot be "
+		    "read", NULL, 5, status);
+	if ((st = db_run_get(db, id, &run, err, sizeof(err))) == DB_ERR_NOTFOUND)
+		return api_problem(c, PROB_NOT_FOUND, "id", "no such run", NULL,
+		    0, status);
+	if (st != DB_OK)
+		return api_problem(c, PROB_STORE, NULL, "the store cannot be "
+		    "read", NULL, 5, status);
+	return api_json(c, 200, api_run_json(s, &run), NULL, status);
+}
+
+/* Nesting depth of raw JSON, outside strings. */
+static int
+api_json_depth(const char *p, size_t n)
+{
+	int	depth = 0, max = 0, in_string = 0;
+	size_t	i;
+
+	for (i = 0; i < n; i++) {
+		if (in_string) {
+			if (p[i] == '\\')
+				i++;
+			else if (p[i] == '"')
+				in_string = 0;
+		} else if (p[i] == '"')
+			in_string = 1;
+		else if (p[i] == '{' || p[i] == '[') {
+			if (++depth > max)
+				max = depth;
+		} else if (p[i] == '}' || p[i] == ']')
+			depth--;
+	}
+	return max;
+}
+
+json_t *
+api_body_json(struct MHD_Connection *c, struct api_request *r, int *status,
+    enum MHD_Result *rc)
+{
+	json_error_t	 jerr;
+	json_t		*j;
+	char		 why[256];
+
+	if (api_json_depth(r->body, r->bodylen) > API_JSON_DEPTH_MAX) {
+		*rc = api_problem(c, PROB_BAD_JSON, NULL, "JSON nested deeper "
+		    "than 8 levels", NULL, 0, status);
+		return NULL;
+	}
+	j = json_loadb(r->body, r->bodylen, JSON_REJECT_DUPLICATES, &jerr);
+	if (j == NULL) {
+		snprintf(why, sizeof(why), "at byte %d: %s", jerr.position,
+		    jerr.text);
+		*rc = api_problem(c, PROB_BAD_JSON, NULL, why, NULL, 0, status);
+		return NULL;
+	}
+	if (!json_is_object(j)) {
+		json_decref(j);
+		*rc = api_problem(c, PROB_BAD_JSON, NULL, "the body must be a "
+		    "JSON object", NULL, 0, status);
+		return NULL;
+	}
+	return j;
+}
+
+enum MHD_Result
+h_runs_post(struct api_server *s, struct MHD_Connection *c,
+    struct api_request *r, const char *arg, int *status)
+{
+	struct db_run	 run;
+	struct db	*db;
+	json_t		*j = NULL, *v;
+	const char	*profile = "quick", *key;
+	char		 err[512], loc[64];
+	int64_t		 id;
+	unsigned	 retry = 0;
+	enum MHD_Result	 rc;
+	struct MHD_Response *resp;
+	char		*text;
+
+	(void)arg;
+	if (r->bodylen > 0) {
+		if ((j = api_body_json(c, r, status, &rc)) == NULL)
+			return rc;
+		json_object_foreach(j, key, v) {
+			if (strcmp(key, "profile") != 0) {
+				json_decref(j);
+				return api_problem(c, PROB_BAD_PARAM, key,
+				    "unknown member: the body takes "
+				    "{\"profile\": \"quick\" | \"full\"}", NULL,
+				    0, status);
+			}
+		}
+		if ((v = json_object_get(j, "profile")) != NULL) {
+			if (!json_is_string(v) ||
+			    (strcmp(json_string_value(v), "quick") &&
+			    strcmp(json_string_value(v), "full"))) {
+				json_decref(j);
+				return api_problem(c, PROB_BAD_PARAM, "profile",
+				    "must be \"quick\" or \"full\"", NULL, 0,
+				    status);
+			}
+			profile = strcmp(json_string_value(v), "full") == 0 ?
+			    "full" : "quick";
+		}
+		json_decref(j);
+	}
+	switch (runner_request(s->d, profile, DB_TRIGGER_API, &id, &retry, err,
+	    sizeof(err))) {
+	case 1:
+		return api_problem(c, PROB_CONFLICT, NULL, "a run is queued or "
+		    "running: GET /v1/runs shows it", NULL, retry, status);
+	case 2:
+		return api_problem(c, PROB_TOO_MANY, NULL, "a run ended less "
+		    "than the cool-down ago", NULL, retry, status);
+	case -1:
+		log_warn("POST /v1/runs: %s", err);
+		return api_problem(c, PROB_STORE, NULL, "the store cannot be "
+		    "written", NULL, 30, status);
+	}
+	log_info("run %lld requested through the API (%s)", (long long)id,
+	    profile);
+	if ((db = api_db(s, err, sizeof(err))) == NULL ||
+	    db_run_get(db, id, &run, err, sizeof(err)) != DB_OK)
+		return api_problem(c, PROB_STORE, NULL, "the store cannot be "
+		    "read", NULL, 5, status);
+	text = json_dumps(api_run_json(s, &run), JSON_COMPACT);
+	if (text == NULL)
+		return MHD_NO;
+	resp = MHD_create_response_from_buffer(strlen(text), text,
+	    MHD_RESPMEM_MUST_FREE);
+	snprintf(loc, sizeof(loc), "/v1/runs/%lld", (long long)id);
+	MHD_add_response_header(resp, "Content-Type", "application/json");
+	MHD_add_response_header(resp, "Location", loc);
+	*status = 202;
+	rc = MHD_queue_response(c, 202, resp);
+	MHD_destroy_response(resp);
+	return rc;
+}
+
+enum MHD_Result
+h_run_delete(struct api_server *s, struct MHD_Connection *c,
+    struct api_request *r, const char *arg, int *status)
+{
+	struct db_run	 run;
+	struct db	*db;
+	int64_t		 id;
+	char		 err[512];
+
+	(void)r;
+	if (api_run_id(arg, &id) == -1)
+		return api_problem(c, PROB_NOT_FOUND, "id", "run ids are "
+		    "positive whole numbers", NULL, 0, status);
+	if (runner_cancel(s->d, id) == 0) {
+		log_info("run %lld cancelled through the API", (long long)id);
+		return api_json(c, 202, json_pack("{s:I, s:s}", "id",
+		    (json_int_t)id, "status", "cancelling"), NULL, status);
+	}
+	if ((db = api_db(s, err, sizeof(err))) == NULL)
+		return api_problem(c, PROB_STORE, NULL, "the store cannot be "
+		    "read", NULL, 5, status);
+	if (db_run_get(db, id, &run, err, sizeof(err)) != DB_OK)
+		return api_problem(c, PROB_NOT_FOUND, "id", "no such run", NULL,
+		    0, status);
+	return api_problem(c, PROB_CONFLICT, "id", "the run is not queued or "
+	    "running", NULL, 0, status);
+}
+
+enum MHD_Result
+h_check(struct api_server *s, struct MHD_Connection *c,
+    struct api_request *r, const char *arg, int *status)
+{
+	const struct model_curve	*curve;
+	struct model_prediction		 pr;
+	struct tune_query		 q;
+	struct tune_answer		 a;
+	struct tune_rehash		 rh;
+	struct kdf_params		 kp;
+	json_t				*j, *enc, *out;
+	char				 err[256];
+	uint32_t			 p;
+	enum MHD_Result			 rc;
+	int				 t;
+
+	(void)arg;
+	if ((j = api_body_json(c, r, status, &rc)) == NULL)
+		return rc;
+	enc = json_object_get(j, "encoded");
+	if (!json_is_string(enc) || json_object_size(j) != 1) {
+		json_decref(j);
+		return api_problem(c, PROB_BAD_PARAM, "encoded", "the body "
+		    "takes {\"encoded\": \"$argon2id$v=19$m=...\"}", NULL, 0,
+		    status);
+	}
+	/* Parsed, never hashed: no client input reaches Argon2. */
+	if (kdf_identify(json_string_value(enc), &kp, err, sizeof(err)) ==
+	    -1 || !kdf_alg_is_argon2(kp.alg)) {
+		json_decref(j);
+		return api_problem(c, PROB_BAD_PARAM, "encoded",
+		    kdf_alg_is_argon2(kp.alg) ? err : "not an Argon2 string",
+		    NULL, 0, status);
+	}
+	tune_query_init(&q);
+	pthread_mutex_lock(&s->d->lock);
+	if (s->d->model == NULL) {
+		pthread_mutex_unlock(&s->d->lock);
+		json_decref(j);
+		return api_problem(c, PROB_NOT_READY, NULL, "no measurements of "
+		    "this host yet", NULL, 10, status);
+	}
+	t = tune_recommend(s->d->model, &q, &a, err, sizeof(err));
+	q.variant = KDF_ALG_ARGON2ID;
+	curve = tune_curve(s->d->model, &q, &p, err, sizeof(err));
+	if (curve != NULL)
+		model_predict(s->d->model, curve, kp.m_kib, kp.t, 1, 95, &pr);
+	pthread_mutex_unlock(&s->d->lock);
+	out = json_pack("{s:s, s:I, s:I, s:I, s:b}", "variant",
+	    kdf_alg_name(kp.alg), "m_kib", (json_int_t)kp.m_kib, "t",
+	    (json_int_t)kp.t, "p", (json_int_t)kp.p, "owasp_floor_met",
+	    tune_floor_min_t(TUNE_FLOOR_OWASP, kp.alg, kp.m_kib) != 0 &&
+	    tune_floor_min_t(TUNE_FLOOR_OWASP, kp.alg, kp.m_kib) <= kp.t);
+	if (curve != NULL)
+		json_object_set_new(out, "predicted_ms_p95", json_real(pr.ms));
+	if (t >= 0 && tune_needs_rehash(json_string_value(enc), &a, &rh, err,
+	    sizeof(err)) == 0)
+		json_object_set_new(out, "needs_rehash", json_pack("{s:b, s:b, "
+		    "s:s}", "differs", rh.differs, "weaker", rh.weaker,
+		    "against", a.phc_prefix));
+	json_decref(j);
+	return api_json(c, 200, out, NULL, status);
+}
+
+enum MHD_Result
+h_metrics(struct api_server *s, struct MHD_Connection *c,
+    struct api_request *r, const char *arg, int *status)
+{
+	static const char *const bounds[API_LATENCY_BUCKETS] = {
+		"0.0005", "0.001", "0.0025", "0.005", "0.01", "0.025", "0.05",
+		"0.1", "0.25", "1"
+	};
+	struct MHD_Response	*resp;
+	char			*buf;
+	size_t			 cap = 16384, len = 0, i, k;
+	unsigned long long	 cum = 0;
+	enum MHD_Result		 rc;
+	time_t			 now = time(NULL);
+
+	(void)r;
+	(void)arg;
+	if ((buf = malloc(cap)) == NULL)
+		return MHD_NO;
+#define OUT(...) do {							\
+	int _n = snprintf(buf + len, cap - len, __VA_ARGS__);		\
+	if (_n > 0 && (size_t)_n < cap - len)				\
+		len += (size_t)_n;					\
+} while (0)
+	OUT("# HELP pwtuned_http_requests_total Requests by route and status "
+	    "class.\n# TYPE pwtuned_http_requests_total counter\n");
+	pthread_mutex_lock(&s->lock);
+	for (i = 0; i <= api_nroutes; i++)
+		for (k = 1; k < 6; k++)
+			if (s->hits[i][k] > 0 || (i == 3 && k == 2))
+				OUT("pwtuned_http_requests_total{route=\"%s %s\","
+				    "status=\"%zuxx\"} %llu\n", i < api_nroutes ?
+				    api_routes[i].method : "any", i <
+				    api_nroutes ? api_routes[i].path : "other",
+				    k, s->hits[i][k]);
+	OUT("# HELP pwtuned_http_request_seconds Request latency.\n"
+	    "# TYPE pwtuned_http_request_seconds histogram\n");
+	for (i = 0; i < API_LATENCY_BUCKETS; i++) {
+		cum += s->latency[i];
+		OUT("pwtuned_http_request_seconds_bucket{le=\"%s\"} %llu\n",
+		    bounds[i], cum);
+	}
+	cum += s->latency[API_LATENCY_BUCKETS];
+	OUT("pwtuned_http_request_seconds_bucket{le=\"+Inf\"} %llu\n"
+	    "pwtuned_http_request_seconds_sum %.6f\n"
+	    "pwtuned_http_request_seconds_count %llu\n", cum, s->latency_sum,
+	    s->latency_count);
+	pthread_mutex_unlock(&s->lock);
+	pthread_mutex_lock(&s->d->lock);
+	OUT("# HELP pwtuned_runs_total Runs finished since start, by status.\n"
+	    "# TYPE pwtuned_runs_total counter\n");
+	for (i = DB_RUN_DONE; i <= DB_RUN_INTERRUPTED; i++)
+		OUT("pwtuned_runs_total{status=\"%s\"} %llu\n",
+		    db_run_status_name((enum db_run_status)i),
+		    s->d->runs_by_status[i]);
+	OUT("# HELP pwtuned_benchmark_in_progress 1 while a run measures.\n"
+	    "# TYPE pwtuned_benchmark_in_progress gauge\n"
+	    "pwtuned_benchmark_in_progress %d\n", s->d->running_run != 0);
+	OUT("# HELP pwtuned_last_run_age_seconds Age of the newest finished "
+	    "run (-1: none).\n# TYPE pwtuned_last_run_age_seconds gauge\n"
+	    "pwtuned_last_run_age_seconds %lld\n", s->d->last_done > 0 ?
+	    (long long)(now - s->d->last_done) : -1LL);
+	if (s->d->model != NULL) {
+		struct tune_query	q;
+		struct tune_answer	a;
+		char			err[256];
+
+		tune_query_init(&q);
+		if (tune_recommend(s->d->model, &q, &a, err, sizeof(err)) ==
+		    0)
+			OUT("# HELP pwtuned_recommendation The default answer "
+			    "(250 ms at p95, k = 1, OWASP floor).\n"
+			    "# TYPE pwtuned_recommendation gauge\n"
+			    "pwtuned_recommendation{param=\"m_kib\"} %u\n"
+			    "pwtuned_recommendation{param=\"t\"} %u\n"
+			    "pwtuned_recommendation{param=\"p\"} %u\n"
+			    "pwtuned_recommendation{param=\"predicted_ms\"} "
+			    "%.3f\n", (unsigned)a.m_kib, (unsigned)a.t,
+			    (unsigned)a.p, a.predicted_ms);
+	}
+	pthread_mutex_unlock(&s->d->lock);
+#undef OUT
+	resp = MHD_create_response_from_buffer(len, buf,
+	    MHD_RESPMEM_MUST_FREE);
+	MHD_add_response_header(resp, "Content-Type",
+	    "text/plain; version=0.0.4");
+	*status = 200;
+	rc = MHD_queue_response(c, 200, resp);
+	MHD_destroy_response(resp);
+	return rc;
+}

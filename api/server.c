@@ -1,0 +1,469 @@
+/*
+ * api/server.c: the listener and the checks every request passes at the
+ * door, before any handler runs:
+ *
+ *   - a Host header on the allow-list (the listen address, localhost and
+ *     the configured names), else 421;
+ *   - not both Content-Length and Transfer-Encoding, else 400;
+ *   - a body no larger than API_BODY_MAX (413 on a Content-Length over it
+ *     at once, or as soon as a chunked body passes it);
+ *   - POST bodies as application/json, else 415;
+ *   - a route and a method (404; 405 with Allow);
+ *   - a bearer token for mutations (401 with WWW-Authenticate; failures
+ *     per address limited, then 429), compared as fixed-length digests in
+ *     constant time.
+ *
+ * libmicrohttpd runs an internal epoll thread pool with a connection
+ * limit, a per-address limit, a connection timeout, a memory limit per
+ * connection and a fixed thread stack size. The response is queued on the
+ * second call of the handler, never the first (0.9.75 would close the
+ * connection after it).
+ */
+#include <sys/stat.h>
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sodium.h>
+
+#include "api_impl.h"
+
+const struct api_route api_routes[] = {
+	{ "GET", "/healthz", 0, 0, h_healthz },
+	{ "GET", "/readyz", 0, 0, h_readyz },
+	{ "GET", "/metrics", 0, 0, h_metrics },
+	{ "GET", "/v1/recommendation", 0, 0, h_recommendation },
+	{ "GET", "/v1/presets", 0, 0, h_presets },
+	{ "GET", "/v1/runs", 0, 0, h_runs_list },
+	{ "POST", "/v1/runs", 0, 1, h_runs_post },
+	{ "GET", "/v1/runs/", 1, 0, h_run_get },
+	{ "DELETE", "/v1/runs/", 1, 1, h_run_delete },
+	{ "POST", "/v1/check", 0, 0, h_check },
+};
+const size_t api_nroutes = sizeof(api_routes) / sizeof(api_routes[0]);
+
+static const double latency_bounds[API_LATENCY_BUCKETS] = {
+	0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1
+};
+
+static double
+api_now(void)
+{
+	struct timespec	ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+enum MHD_Result
+api_json(struct MHD_Connection *c, unsigned status, json_t *j,
+    const char *etag, int *out_status)
+{
+	struct MHD_Response	*r;
+	char			*text;
+	enum MHD_Result		 rc;
+
+	text = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(6));
+	json_decref(j);
+	if (text == NULL)
+		return MHD_NO;
+	r = MHD_create_response_from_buffer(strlen(text), text,
+	    MHD_RESPMEM_MUST_FREE);
+	MHD_add_response_header(r, "Content-Type", "application/json");
+	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+	MHD_add_response_header(r, "Cache-Control", "no-cache");
+	if (etag != NULL)
+		MHD_add_response_header(r, "ETag", etag);
+	*out_status = (int)status;
+	rc = MHD_queue_response(c, status, r);
+	MHD_destroy_response(r);
+	return rc;
+}
+
+/*
+ * The token: hex in a file only its owner may read. On first start with
+ * none, a random one is written there (0600); the path is logged, never
+ * the token.
+ */
+int
+api_token_load(struct api_server *s, const char *path, char *err,
+    size_t errlen)
+{
+	uint8_t		raw[DAEMON_TOKEN_LEN];
+	char		hex[2 * DAEMON_TOKEN_LEN + 2], buf[512];
+	struct stat	sb;
+	ssize_t		n;
+	size_t		len;
+	int		fd;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1) {
+		if (errno != ENOENT) {
+			snprintf(err, errlen, "token file %s: %s", path,
+			    strerror(errno));
+			return -1;
+		}
+		randombytes_buf(raw, sizeof(raw));
+		sodium_bin2hex(hex, sizeof(hex), raw, sizeof(raw));
+		sodium_memzero(raw, sizeof(raw));
+		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		if (fd == -1 || write(fd, hex, strlen(hex)) !=
+		    (ssize_t)strlen(hex) || write(fd, "\n", 1) != 1) {
+			snprintf(err, errlen, "cannot write a new token to %s: "
+			    "%s", path, strerror(errno));
+			if (fd != -1)
+				close(fd);
+			sodium_memzero(hex, sizeof(hex));
+			return -1;
+		}
+		close(fd);
+		log_info("no token file: wrote a new random token to %s "
+		    "(mode 0600)", path);
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+		sodium_memzero(hex, sizeof(hex));
+		if (fd == -1) {
+			snprintf(err, errlen, "token file %s: %s", path,
+			    strerror(errno));
+			return -1;
+		}
+	}
+	if (fstat(fd, &sb) == -1 || !S_ISREG(sb.st_mode)) {
+		close(fd);
+		snprintf(err, errlen, "token file %s is not a regular file",
+		    path);
+		return -1;
+	}
+	if (sb.st_mode & 077) {
+		close(fd);
+		snprintf(err, errlen, "token file %s can be read by others "
+		    "(mode %03o): chmod 600 it", path,
+		    (unsigned)(sb.st_mode & 0777));
+		return -1;
+	}
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0) {
+		snprintf(err, errlen, "token file %s is empty", path);
+		return -1;
+	}
+	buf[n] = '\0';
+	len = strcspn(buf, "\r\n");
+	if (len < 16) {
+		sodium_memzero(buf, sizeof(buf));
+		snprintf(err, errlen, "token in %s is shorter than 16 "
+		    "characters", path);
+		return -1;
+	}
+	pthread_mutex_lock(&s->lock);
+	crypto_generichash(s->token_digest, sizeof(s->token_digest),
+	    (const uint8_t *)buf, len, NULL, 0);
+	s->have_token = 1;
+	pthread_mutex_unlock(&s->lock);
+	sodium_memzero(buf, sizeof(buf));
+	return 0;
+}
+
+static uint32_t
+api_client_addr(struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo	*ci;
+	const struct sockaddr		*sa;
+	uint32_t			 h = 0;
+	const uint8_t			*p;
+	size_t				 i, n;
+
+	ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	if (ci == NULL || (sa = ci->client_addr) == NULL)
+		return 0;
+	if (sa->sa_family == AF_INET) {
+		p = (const uint8_t *)&((const struct sockaddr_in *)
+		    (const void *)sa)->sin_addr;
+		n = 4;
+	} else {
+		p = (const uint8_t *)&((const struct sockaddr_in6 *)
+		    (const void *)sa)->sin6_addr;
+		n = 16;
+	}
+	for (i = 0; i < n; i++)
+		h = h * 31 + p[i];
+	return h ? h : 1;
+}
+
+/*
+ * Is the bearer token right? 0 yes, 1 no (401), 2 too many failures from
+ * this address in the last minute (429).
+ */
+static int
+api_auth(struct api_server *s, struct MHD_Connection *c)
+{
+	const char	*h = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+			    "Authorization");
+	uint8_t		 digest[32];
+	uint32_t	 addr = api_client_addr(c);
+	size_t		 slot = addr % API_FAIL_SLOTS;
+	time_t		 now = time(NULL);
+	int		 ok;
+
+	pthread_mutex_lock(&s->lock);
+	if (s->fails[slot].addr == addr && now - s->fails[slot].window < 60 &&
+	    s->fails[slot].count >= s->d->cfg.auth_failures_per_minute) {
+		pthread_mutex_unlock(&s->lock);
+		return 2;
+	}
+	pthread_mutex_unlock(&s->lock);
+	/* "Bearer " exactly; the digest makes every comparison 32 bytes. */
+	ok = h != NULL && strncmp(h, "Bearer ", 7) == 0 && h[7] != '\0';
+	if (ok) {
+		crypto_generichash(digest, sizeof(digest),
+		    (const uint8_t *)h + 7, strlen(h + 7), NULL, 0);
+		pthread_mutex_lock(&s->lock);
+		ok = s->have_token && sodium_memcmp(digest, s->token_digest,
+		    sizeof(digest)) == 0;
+		pthread_mutex_unlock(&s->lock);
+		sodium_memzero(digest, sizeof(digest));
+	}
+	if (ok)
+		return 0;
+	pthread_mutex_lock(&s->lock);
+	if (s->fails[slot].addr != addr || now - s->fails[slot].window >= 60) {
+		s->fails[slot].addr = addr;
+		s->fails[slot].window = now;
+		s->fails[slot].count = 0;
+	}
+	s->fails[slot].count++;
+	pthread_mutex_unlock(&s->lock);
+	return 1;
+}
+
+/* Host must name this server: the listen address, localhost, or a name. */
+static int
+api_host_allowed(struct api_server *s, struct MHD_Connection *c)
+{
+	const char	*host = MHD_lookup_connection_value(c,
+			    MHD_HEADER_KIND, "Host");
+	char		 name[160], addr[128];
+	unsigned	 port;
+	size_t		 i, n;
+
+	if (host == NULL)
+		return 0;
+	/* Strip the port: "name:port" or "[v6]:port". */
+	n = strlen(host);
+	if (n >= sizeof(name))
+		return 0;
+	memcpy(name, host, n + 1);
+	if (name[0] == '[') {
+		char *end = strchr(name, ']');
+
+		if (end == NULL)
+			return 0;
+		*end = '\0';
+		memmove(name, name + 1, strlen(name + 1) + 1);
+	} else if (strchr(name, ':') != NULL)
+		*strchr(name, ':') = '\0';
+	if (strcmp(name, "localhost") == 0 || strcmp(name, "127.0.0.1") == 0 ||
+	    strcmp(name, "::1") == 0)
+		return 1;
+	if (config_listen_addr(&s->d->cfg, addr, sizeof(addr), &port) == 0 &&
+	    strcmp(name, addr) == 0 && strcmp(addr, "0.0.0.0") != 0 &&
+	    strcmp(addr, "::") != 0)
+		return 1;
+	for (i = 0; i < s->d->cfg.nallowed_hosts; i++)
+		if (strcasecmp(name, s->d->cfg.allowed_hosts[i]) == 0)
+			return 1;
+	return 0;
+}
+
+static void
+api_count(struct api_server *s, size_t route, int status, double seconds)
+{
+	size_t	b;
+
+	pthread_mutex_lock(&s->lock);
+	if (status >= 100 && status < 600)
+		s->hits[route][status / 100]++;
+	for (b = 0; b < API_LATENCY_BUCKETS && seconds > latency_bounds[b];
+	    b++)
+		;
+	s->latency[b]++;
+	s->latency_sum += seconds;
+	s->latency_count++;
+	pthread_mutex_unlock(&s->lock);
+}
+
+static enum MHD_Result
+api_access(void *cls, struct MHD_Connection *c, const char *url,
+    const char *method, const char *version, const char *upload_data,
+    size_t *upload_data_size, void **con_cls)
+{
+	struct api_server	*s = cls;
+	struct api_request	*r = *con_cls;
+	const char		*cl, *te, *ct;
+	char			 allow[64];
+	size_t			 i, route = API_ROUTES, plen;
+	int			 status = 0, path_known = 0, a;
+	enum MHD_Result		 rc;
+
+	(void)version;
+	if (r == NULL) {
+		/* First call: headers only. */
+		if ((r = calloc(1, sizeof(*r))) == NULL)
+			return MHD_NO;
+		r->start = api_now();
+		*con_cls = r;
+		cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+		    "Content-Length");
+		te = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+		    "Transfer-Encoding");
+		if (cl != NULL && te != NULL)
+			return api_problem(c, PROB_BAD_REQUEST, NULL, "both "
+			    "Content-Length and Transfer-Encoding: refused",
+			    NULL, 0, &status);
+		if (cl != NULL && (strlen(cl) > 9 ||
+		    strtoul(cl, NULL, 10) > API_BODY_MAX))
+			return api_problem(c, PROB_TOO_LARGE, NULL, "the body "
+			    "may have 4096 bytes at most", NULL, 0, &status);
+		return MHD_YES;
+	}
+	if (*upload_data_size > 0) {
+		if (r->bodylen + *upload_data_size > API_BODY_MAX)
+			r->too_large = 1;
+		else {
+			memcpy(r->body + r->bodylen, upload_data,
+			    *upload_data_size);
+			r->bodylen += *upload_data_size;
+		}
+		*upload_data_size = 0;
+		return MHD_YES;
+	}
+
+	/* The whole request is in: route it. */
+	for (i = 0; i < api_nroutes; i++) {
+		plen = strlen(api_routes[i].path);
+		if (api_routes[i].prefix ? strncmp(url, api_routes[i].path,
+		    plen) == 0 && url[plen] != '\0' && strchr(url + plen, '/') ==
+		    NULL : strcmp(url, api_routes[i].path) == 0) {
+			path_known = 1;
+			if (strcmp(method, api_routes[i].method) == 0 &&
+			    route == API_ROUTES)
+				route = i;
+		}
+	}
+	if (!api_host_allowed(s, c))
+		rc = api_problem(c, PROB_MISDIRECTED, "Host", "the Host header "
+		    "must name this server", NULL, 0, &status);
+	else if (r->too_large)
+		rc = api_problem(c, PROB_TOO_LARGE, NULL, "the body may have "
+		    "4096 bytes at most", NULL, 0, &status);
+	else if (route == API_ROUTES && !path_known)
+		rc = api_problem(c, PROB_NOT_FOUND, NULL, "no such resource",
+		    NULL, 0, &status);
+	else if (route == API_ROUTES) {
+		allow[0] = '\0';
+		for (i = 0; i < api_nroutes; i++) {
+			plen = strlen(api_routes[i].path);
+			if (api_routes[i].prefix ? strncmp(url,
+			    api_routes[i].path, plen) == 0 : strcmp(url,
+			    api_routes[i].path) == 0) {
+				if (allow[0] != '\0')
+					strncat(allow, ", ", sizeof(allow) -
+					    strlen(allow) - 1);
+				strncat(allow, api_routes[i].method,
+				    sizeof(allow) - strlen(allow) - 1);
+			}
+		}
+		rc = api_problem(c, PROB_METHOD, NULL, allow, json_pack("{s:s}",
+		    "allow", allow), 0, &status);
+	} else if (strcmp(method, "POST") == 0 && r->bodylen > 0 &&
+	    ((ct = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+	    "Content-Type")) == NULL || strncmp(ct, "application/json", 16) !=
+	    0 || (ct[16] != '\0' && ct[16] != ';')))
+		rc = api_problem(c, PROB_UNSUPPORTED_TYPE, "Content-Type",
+		    "send the body as application/json", NULL, 0, &status);
+	else if (api_routes[route].auth && (a = api_auth(s, c)) != 0)
+		rc = a == 2 ? api_problem(c, PROB_TOO_MANY, "Authorization",
+		    "too many failed attempts from this address: wait a "
+		    "minute", NULL, 60, &status) :
+		    api_problem(c, PROB_UNAUTHORIZED, "Authorization",
+		    "send Authorization: Bearer <token>, the token of the "
+		    "daemon's token file", NULL, 0, &status);
+	else
+		rc = api_routes[route].fn(s, c, r, url +
+		    strlen(api_routes[route].path), &status);
+	api_count(s, route, status, api_now() - r->start);
+	return rc;
+}
+
+static void
+api_completed(void *cls, struct MHD_Connection *c, void **con_cls,
+    enum MHD_RequestTerminationCode toe)
+{
+	(void)cls;
+	(void)c;
+	(void)toe;
+	free(*con_cls);
+	*con_cls = NULL;
+}
+
+struct api_server *
+api_start(struct daemon *d, int listen_fd, char *err, size_t errlen)
+{
+	struct api_server	*s;
+
+	if ((s = calloc(1, sizeof(*s))) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	s->d = d;
+	pthread_mutex_init(&s->lock, NULL);
+	if (api_token_load(s, d->cfg.token_file, err, errlen) == -1) {
+		free(s);
+		return NULL;
+	}
+	s->mhd = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD |
+	    MHD_USE_EPOLL | MHD_USE_ERROR_LOG, 0, NULL, NULL, api_access, s,
+	    MHD_OPTION_LISTEN_SOCKET, listen_fd,
+	    MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)d->cfg.threads,
+	    MHD_OPTION_CONNECTION_LIMIT, (unsigned int)d->cfg.max_connections,
+	    MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+	    (unsigned int)d->cfg.max_connections_per_ip,
+	    MHD_OPTION_CONNECTION_TIMEOUT,
+	    (unsigned int)d->cfg.connection_timeout,
+	    MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+	    (size_t)d->cfg.connection_memory,
+	    MHD_OPTION_THREAD_STACK_SIZE, (size_t)(256 * 1024),
+	    MHD_OPTION_NOTIFY_COMPLETED, api_completed, s,
+	    MHD_OPTION_END);
+	if (s->mhd == NULL) {
+		snprintf(err, errlen, "cannot start the HTTP server on %s",
+		    d->cfg.listen);
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+void
+api_stop(struct api_server *s)
+{
+	size_t	i;
+
+	if (s == NULL)
+		return;
+	MHD_stop_daemon(s->mhd);
+	for (i = 0; i < API_CACHE_SLOTS; i++)
+		free(s->cache[i].body);
+	sodium_memzero(s->token_digest, sizeof(s->token_digest));
+	free(s);
+}
+
+int
+api_reload(struct api_server *s, char *err, size_t errlen)
+{
+	return api_token_load(s, s->d->cfg.token_file, err, errlen);
+}

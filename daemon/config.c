@@ -1,0 +1,340 @@
+/*
+ * daemon/config.c: pwtuned's configuration: defaults, then the file, then
+ * PWTUNED_* variables, then flags. One "key = value" per line, '#' starts
+ * a comment; systemd/pwtuned.conf explains every key. Unknown keys and bad
+ * values are refused, naming the file, the line and the line's text.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stddef.h>
+
+#include "daemon.h"
+#include "units.h"
+
+enum key_type { K_STRING, K_PATH, K_UINT, K_SIZE, K_LEVEL, K_FORMAT,
+	K_PROFILE, K_HOSTS, K_LISTEN };
+
+static const struct key {
+	const char	*name;
+	enum key_type	 type;
+	size_t		 off;
+	size_t		 len;		/* strings: buffer size */
+	unsigned	 min, max;	/* numbers */
+} keys[] = {
+#define S(f)	offsetof(struct config, f), sizeof(((struct config *)0)->f)
+#define U(f)	offsetof(struct config, f), 0
+	{ "listen", K_LISTEN, S(listen), 0, 0 },
+	{ "state_dir", K_PATH, S(state_dir), 0, 0 },
+	{ "db", K_PATH, S(db), 0, 0 },
+	{ "token_file", K_PATH, S(token_file), 0, 0 },
+	{ "web_root", K_PATH, S(web_root), 0, 0 },
+	{ "log_level", K_LEVEL, U(log_level), 0, 0 },
+	{ "log_format", K_FORMAT, U(log_json), 0, 0 },
+	{ "startup_profile", K_PROFILE, S(startup_profile), 0, 0 },
+	{ "rebench_interval", K_UINT, U(rebench_interval), 0, 30 * 86400 },
+	{ "memory_max", K_SIZE, U(memory_max), 0, 0 },
+	{ "retention_runs", K_UINT, U(retention_runs), 1, 100000 },
+	{ "max_connections", K_UINT, U(max_connections), 4, 10000 },
+	{ "max_connections_per_ip", K_UINT, U(max_connections_per_ip), 1,
+	    10000 },
+	{ "connection_timeout", K_UINT, U(connection_timeout), 1, 600 },
+	{ "connection_memory", K_UINT, U(connection_memory), 8192,
+	    16 * 1024 * 1024 },
+	{ "threads", K_UINT, U(threads), 1, 64 },
+	{ "cooldown", K_UINT, U(cooldown), 0, 86400 },
+	{ "auth_failures_per_minute", K_UINT, U(auth_failures_per_minute), 1,
+	    10000 },
+	{ "allowed_hosts", K_HOSTS, U(allowed_hosts), 0, 0 },
+	{ "group", K_STRING, S(group), 0, 0 },
+#undef S
+#undef U
+};
+
+void
+config_defaults(struct config *c)
+{
+	memset(c, 0, sizeof(*c));
+	snprintf(c->listen, sizeof(c->listen), "%s", DAEMON_DEFAULT_LISTEN);
+	snprintf(c->state_dir, sizeof(c->state_dir), "/var/lib/pwtuned");
+	c->log_level = LOG_LEVEL_INFO;
+	snprintf(c->startup_profile, sizeof(c->startup_profile), "quick");
+	c->retention_runs = 50;
+	c->max_connections = 256;
+	c->max_connections_per_ip = 64;
+	c->connection_timeout = 10;
+	c->connection_memory = 32 * 1024;
+	c->threads = 2;
+	c->cooldown = 60;
+	c->auth_failures_per_minute = 10;
+}
+
+/* Parse "ADDR:PORT" with ADDR an IPv4 address or [IPv6]. */
+int
+config_listen_addr(const struct config *c, char *addr, size_t addrlen,
+    unsigned *port)
+{
+	const char	*colon = strrchr(c->listen, ':');
+	char		*end;
+	unsigned long	 p;
+	size_t		 n;
+
+	if (colon == NULL || colon == c->listen)
+		return -1;
+	errno = 0;
+	p = strtoul(colon + 1, &end, 10);
+	if (errno != 0 || *end != '\0' || colon[1] == '\0' || p > 65535)
+		return -1;
+	n = (size_t)(colon - c->listen);
+	if (c->listen[0] == '[') {
+		if (colon[-1] != ']' || n < 3)
+			return -1;
+		if (n - 2 >= addrlen)
+			return -1;
+		memcpy(addr, c->listen + 1, n - 2);
+		addr[n - 2] = '\0';
+	} else {
+		if (n >= addrlen)
+			return -1;
+		memcpy(addr, c->listen, n);
+		addr[n] = '\0';
+	}
+	*port = (unsigned)p;
+	return 0;
+}
+
+static int
+config_parse_uint(const char *v, unsigned min, unsigned max, unsigned *out)
+{
+	unsigned long	 n;
+	char		*end;
+
+	if (!isdigit((unsigned char)*v))
+		return -1;
+	errno = 0;
+	n = strtoul(v, &end, 10);
+	if (errno != 0 || *end != '\0' || n < min || n > max)
+		return -1;
+	*out = (unsigned)n;
+	return 0;
+}
+
+int
+config_set(struct config *c, const char *key, const char *value, char *err,
+    size_t errlen)
+{
+	const struct key	*k = NULL;
+	char			*field, copy[1024], *tok, *save = NULL;
+	uint64_t		 kib;
+	size_t			 i;
+
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (strcmp(keys[i].name, key) == 0)
+			k = &keys[i];
+	if (k == NULL) {
+		snprintf(err, errlen, "unknown key %s", key);
+		return -1;
+	}
+	field = (char *)c + k->off;
+	switch (k->type) {
+	case K_STRING:
+	case K_PATH:
+	case K_LISTEN:
+		if (strlen(value) >= k->len) {
+			snprintf(err, errlen, "%s is longer than %zu characters",
+			    key, k->len - 1);
+			return -1;
+		}
+		snprintf(field, k->len, "%s", value);
+		if (k->type == K_LISTEN) {
+			char		addr[128];
+			unsigned	port;
+
+			if (config_listen_addr(c, addr, sizeof(addr), &port) ==
+			    -1) {
+				snprintf(err, errlen, "listen must be "
+				    "ADDRESS:PORT (127.0.0.1:8421, [::1]:8421)");
+				return -1;
+			}
+		}
+		return 0;
+	case K_UINT:
+		if (config_parse_uint(value, k->min, k->max,
+		    (unsigned *)(void *)field) == -1) {
+			snprintf(err, errlen, "%s must be a whole number from "
+			    "%u to %u", key, k->min, k->max);
+			return -1;
+		}
+		return 0;
+	case K_SIZE:
+		if (strcmp(value, "0") == 0) {
+			c->memory_max = 0;
+			return 0;
+		}
+		if (units_parse_kib(value, UINT64_C(1) << 40, &kib) == -1) {
+			snprintf(err, errlen, "%s must be a size such as 1GiB, "
+			    "512MiB or KiB as an integer (0: the host's "
+			    "budget)", key);
+			return -1;
+		}
+		c->memory_max = kib * 1024;
+		return 0;
+	case K_LEVEL:
+		if (log_level_parse(value, &c->log_level) == -1) {
+			snprintf(err, errlen, "log_level must be debug, info, "
+			    "warn or error");
+			return -1;
+		}
+		return 0;
+	case K_FORMAT:
+		if (strcmp(value, "text") == 0)
+			c->log_json = 0;
+		else if (strcmp(value, "json") == 0)
+			c->log_json = 1;
+		else {
+			snprintf(err, errlen, "log_format must be text or json");
+			return -1;
+		}
+		return 0;
+	case K_PROFILE:
+		if (strcmp(value, "quick") && strcmp(value, "full") &&
+		    strcmp(value, "none")) {
+			snprintf(err, errlen, "startup_profile must be quick, "
+			    "full or none");
+			return -1;
+		}
+		snprintf(c->startup_profile, sizeof(c->startup_profile), "%s",
+		    value);
+		return 0;
+	case K_HOSTS:
+		snprintf(copy, sizeof(copy), "%s", value);
+		c->nallowed_hosts = 0;
+		for (tok = strtok_r(copy, ", ", &save); tok != NULL;
+		    tok = strtok_r(NULL, ", ", &save)) {
+			if (c->nallowed_hosts == DAEMON_HOSTS_MAX ||
+			    strlen(tok) >= sizeof(c->allowed_hosts[0])) {
+				snprintf(err, errlen, "allowed_hosts takes at "
+				    "most %d names of at most %zu characters",
+				    DAEMON_HOSTS_MAX,
+				    sizeof(c->allowed_hosts[0]) - 1);
+				return -1;
+			}
+			snprintf(c->allowed_hosts[c->nallowed_hosts++],
+			    sizeof(c->allowed_hosts[0]), "%s", tok);
+		}
+		return 0;
+	}
+	return -1;
+}
+
+static char *
+config_trim(char *s)
+{
+	char	*end;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	end = s + strlen(s);
+	while (end > s && isspace((unsigned char)end[-1]))
+		*--end = '\0';
+	return s;
+}
+
+int
+config_load_file(struct config *c, const char *path, int required, char *err,
+    size_t errlen)
+{
+	FILE	*fp;
+	char	 line[2048], copy[2048], why[512], *key, *value, *eq, *hash;
+	int	 lineno = 0;
+
+	if ((fp = fopen(path, "r")) == NULL) {
+		if (!required && errno == ENOENT)
+			return 0;
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	while (fgets(line, sizeof(line), fp) != NULL) {
+		lineno++;
+		if (strchr(line, '\n') == NULL && !feof(fp)) {
+			snprintf(err, errlen, "%s:%d: line longer than %zu "
+			    "characters", path, lineno, sizeof(line) - 2);
+			fclose(fp);
+			return -1;
+		}
+		line[strcspn(line, "\r\n")] = '\0';
+		snprintf(copy, sizeof(copy), "%s", line);
+		if ((hash = strchr(line, '#')) != NULL)
+			*hash = '\0';
+		key = config_trim(line);
+		if (*key == '\0')
+			continue;
+		if ((eq = strchr(key, '=')) == NULL) {
+			snprintf(err, errlen, "%s:%d: expected key = value: %s",
+			    path, lineno, copy);
+			fclose(fp);
+			return -1;
+		}
+		*eq = '\0';
+		value = config_trim(eq + 1);
+		key = config_trim(key);
+		if (config_set(c, key, value, why, sizeof(why)) == -1) {
+			snprintf(err, errlen, "%s:%d: %s: %s", path, lineno, why,
+			    copy);
+			fclose(fp);
+			return -1;
+		}
+	}
+	fclose(fp);
+	return 0;
+}
+
+int
+config_load_env(struct config *c, char *err, size_t errlen)
+{
+	char		 name[96], why[512];
+	const char	*v;
+	size_t		 i, j;
+
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		snprintf(name, sizeof(name), "PWTUNED_%s", keys[i].name);
+		for (j = 8; name[j] != '\0'; j++)
+			name[j] = (char)toupper((unsigned char)name[j]);
+		if ((v = getenv(name)) == NULL)
+			continue;
+		if (config_set(c, keys[i].name, v, why, sizeof(why)) == -1) {
+			snprintf(err, errlen, "environment %s: %s", name, why);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int
+config_finish(struct config *c, char *err, size_t errlen)
+{
+	if (c->state_dir[0] == '\0') {
+		snprintf(err, errlen, "state_dir must not be empty");
+		return -1;
+	}
+	if (c->db[0] == '\0' && snprintf(c->db, sizeof(c->db), "%s/pwtune.db",
+	    c->state_dir) >= (int)sizeof(c->db)) {
+		snprintf(err, errlen, "state_dir is too long");
+		return -1;
+	}
+	if (c->token_file[0] == '\0' && snprintf(c->token_file,
+	    sizeof(c->token_file), "%s/token", c->state_dir) >=
+	    (int)sizeof(c->token_file)) {
+		snprintf(err, errlen, "state_dir is too long");
+		return -1;
+	}
+	if (c->max_connections_per_ip > c->max_connections) {
+		snprintf(err, errlen, "max_connections_per_ip (%u) is over "
+		    "max_connections (%u)", c->max_connections_per_ip,
+		    c->max_connections);
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,148 @@
+/*
+ * daemon/daemon.h: pwtuned, the daemon. Its parts, one file each:
+ *
+ *   config.c   defaults < file < environment (PWTUNED_*) < flags; checked
+ *              once; bad keys and values name the file and line
+ *   log.c      one line per event on stderr, text or JSON, with levels
+ *   notify.c   systemd readiness, status and watchdog on NOTIFY_SOCKET
+ *   runner.c   the job runner: one benchmark at a time on its own thread,
+ *              points in child processes, written to the store as they end,
+ *              the model refitted and swapped in when a run finishes
+ *   state.c    what the API reads: the current model, its answers cached
+ *   pwtuned.c  main(): the steps the daemon takes, torn down in reverse
+ */
+#ifndef PWTUNE_DAEMON_H
+#define PWTUNE_DAEMON_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "db.h"
+#include "model.h"
+#include "tune.h"
+
+#define DAEMON_DEFAULT_LISTEN		"127.0.0.1:8421"
+#define DAEMON_PATH_MAX			1024
+#define DAEMON_HOSTS_MAX		8
+#define DAEMON_TOKEN_LEN		32	/* random bytes, hex in the file */
+
+enum log_level {
+	LOG_LEVEL_DEBUG,
+	LOG_LEVEL_INFO,
+	LOG_LEVEL_WARN,
+	LOG_LEVEL_ERROR
+};
+
+struct config {
+	char		listen[128];		/* ADDR:PORT */
+	char		state_dir[DAEMON_PATH_MAX];
+	char		db[DAEMON_PATH_MAX];	/* "" : state_dir/pwtune.db */
+	char		token_file[DAEMON_PATH_MAX]; /* "" : state_dir/token */
+	char		web_root[DAEMON_PATH_MAX]; /* "" : the embedded files */
+	enum log_level	log_level;
+	int		log_json;
+	char		startup_profile[16];	/* quick, full or none */
+	unsigned	rebench_interval;	/* seconds; 0: never */
+	uint64_t	memory_max;		/* bytes; 0: the host budget */
+	unsigned	retention_runs;
+	unsigned	max_connections;
+	unsigned	max_connections_per_ip;
+	unsigned	connection_timeout;	/* seconds */
+	unsigned	connection_memory;	/* bytes per connection */
+	unsigned	threads;		/* HTTP thread pool */
+	unsigned	cooldown;		/* seconds between runs */
+	unsigned	auth_failures_per_minute;
+	char		allowed_hosts[DAEMON_HOSTS_MAX][128];
+	size_t		nallowed_hosts;
+	char		group[64];
+};
+
+/*
+ * What the daemon knows and does at run time: the host, the current
+ * model, the job runner. Shared by the HTTP threads (readers) and the
+ * runner (the only writer of the model); lock protects everything below
+ * it.
+ */
+struct daemon {
+	struct config		 cfg;
+	struct host_info	 host;
+	pthread_mutex_t		 lock;
+	struct model		*model;		/* NULL before the first data */
+	int64_t			 model_run;
+	char			 model_fingerprint[33];
+	uint64_t		 model_version;	/* bumps on every swap */
+	/* The runner. */
+	pthread_t		 runner;
+	pthread_cond_t		 wake;
+	int			 quit;
+	int			 started;
+	char			 queued_profile[16];	/* "" : nothing asked */
+	enum db_trigger		 queued_trigger;
+	int64_t			 queued_run;		/* created, not started */
+	int64_t			 running_run;		/* 0: idle */
+	size_t			 points_done, points_total;
+	double			 eta;
+	volatile int		 cancel;
+	time_t			 last_end;		/* for the cool-down */
+	time_t			 last_done;		/* newest finished run */
+	char			 store_error[256];	/* "" : writable */
+	/* Counters for /metrics. */
+	unsigned long long	 runs_by_status[6];
+};
+
+/* runner.c */
+int	 runner_start(struct daemon *d, char *err, size_t errlen);
+void	 runner_stop(struct daemon *d);
+/*
+ * Ask for a run. Returns 0 with *id (status queued), 1 when one is queued
+ * or running already (409), 2 during the cool-down (429; *retry_after in
+ * seconds), -1 when the store refuses (err).
+ */
+int	 runner_request(struct daemon *d, const char *profile,
+	    enum db_trigger trigger, int64_t *id, unsigned *retry_after,
+	    char *err, size_t errlen);
+/* Cancel run id if it is the one queued or running: 0, or -1 (not it). */
+int	 runner_cancel(struct daemon *d, int64_t id);
+/* Load the newest finished run of this host as the current model. */
+int	 runner_load_model(struct daemon *d, struct db *db, char *err,
+	    size_t errlen);
+
+/* config.c */
+void	 config_defaults(struct config *c);
+/*
+ * Load path into c (over what it holds). Returns 0, or -1 with
+ * "FILE:LINE: reason: the line" in err. A missing file is an error only
+ * when required.
+ */
+int	 config_load_file(struct config *c, const char *path, int required,
+	    char *err, size_t errlen);
+/* Apply PWTUNED_<KEY> variables. Returns 0, or -1 with err. */
+int	 config_load_env(struct config *c, char *err, size_t errlen);
+/* Set one key (as in the file) from a flag or a variable. */
+int	 config_set(struct config *c, const char *key, const char *value,
+	    char *err, size_t errlen);
+/* Derived paths and the checks that need every key. */
+int	 config_finish(struct config *c, char *err, size_t errlen);
+/* Split listen into address and port. */
+int	 config_listen_addr(const struct config *c, char *addr, size_t addrlen,
+	    unsigned *port);
+
+/* log.c */
+void	 log_init(enum log_level level, int json);
+void	 log_set_level(enum log_level level);
+void	 log_msg(enum log_level level, const char *fmt, ...)
+	    __attribute__((format(printf, 2, 3)));
+#define log_debug(...)	log_msg(LOG_LEVEL_DEBUG, __VA_ARGS__)
+#define log_info(...)	log_msg(LOG_LEVEL_INFO, __VA_ARGS__)
+#define log_warn(...)	log_msg(LOG_LEVEL_WARN, __VA_ARGS__)
+#define log_error(...)	log_msg(LOG_LEVEL_ERROR, __VA_ARGS__)
+int	 log_level_parse(const char *s, enum log_level *level);
+
+/* notify.c */
+/* Send one datagram ("READY=1", "STATUS=...") when NOTIFY_SOCKET is set. */
+int	 notify_send(const char *msg);
+/* A thread sending WATCHDOG=1 at half of WATCHDOG_USEC, if it is set. */
+int	 notify_watchdog_start(void);
+void	 notify_watchdog_stop(void);
+
+#endif /* PWTUNE_DAEMON_H */

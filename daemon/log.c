@@ -1,0 +1,81 @@
+/*
+ * daemon/log.c: one line per event on stderr, with a level; as text
+ * ("2026-11-30T02:00:00Z info: message") or as JSON objects. Callers never
+ * pass the token: nothing here could tell it from other text.
+ */
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include <stdlib.h>
+
+#include <jansson.h>
+
+#include "daemon.h"
+
+static enum log_level	log_threshold = LOG_LEVEL_INFO;
+static int		log_as_json;
+static pthread_mutex_t	log_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static const char *const level_names[] = { "debug", "info", "warn", "error" };
+
+int
+log_level_parse(const char *s, enum log_level *level)
+{
+	size_t	i;
+
+	for (i = 0; i < sizeof(level_names) / sizeof(level_names[0]); i++)
+		if (strcmp(s, level_names[i]) == 0) {
+			*level = (enum log_level)i;
+			return 0;
+		}
+	return -1;
+}
+
+void
+log_init(enum log_level level, int json)
+{
+	log_threshold = level;
+	log_as_json = json;
+}
+
+void
+log_set_level(enum log_level level)
+{
+	log_threshold = level;
+}
+
+void
+log_msg(enum log_level level, const char *fmt, ...)
+{
+	char		msg[2048], stamp[32];
+	struct tm	tm;
+	time_t		now;
+	va_list		ap;
+	json_t		*j;
+	char		*text;
+
+	if (level < log_threshold)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	now = time(NULL);
+	gmtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	pthread_mutex_lock(&log_lock);
+	if (log_as_json) {
+		j = json_pack("{s:s, s:s, s:s}", "time", stamp, "level",
+		    level_names[level], "msg", msg);
+		if (j != NULL && (text = json_dumps(j, JSON_COMPACT)) != NULL) {
+			fprintf(stderr, "%s\n", text);
+			free(text);
+		}
+		json_decref(j);
+	} else
+		fprintf(stderr, "%s %s: %s\n", stamp, level_names[level], msg);
+	fflush(stderr);
+	pthread_mutex_unlock(&log_lock);
+}

@@ -1,0 +1,329 @@
+/*
+ * daemon/pwtuned.c: main() reads as the list of steps the daemon takes:
+ * configuration, logging, the host, the store, the model it already has,
+ * the listener, readiness, the start-up run; then signals until told to
+ * stop; then the same steps torn down in reverse.
+ *
+ * pwtuned never forks itself into the background: systemd, a container
+ * runtime or a terminal supervises it (-d is accepted and changes
+ * nothing).
+ */
+#include <sys/socket.h>
+#include <sys/stat.h>
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <sodium.h>
+
+#include "api.h"
+#include "daemon.h"
+
+static void
+usage(FILE *fp)
+{
+	fputs(
+"Usage: pwtuned [-c FILE] [-d] [-n] [-v] [--listen ADDR:PORT] [--db PATH]\n"
+"               [--state-dir DIR] [--token-file PATH] [--web-root DIR]\n"
+"               [--log-format text|json]\n"
+"  -c FILE    configuration file (keys: systemd/pwtuned.conf)\n"
+"  -d         stay in the foreground (pwtuned always does)\n"
+"  -n         check the configuration, print \"configuration OK\", exit\n"
+"  -v         log debug messages\n"
+"Settings come from the defaults, then the file, then PWTUNED_<KEY>\n"
+"variables, then these flags.\n", fp);
+}
+
+struct flag_set {
+	const char	*key;
+	const char	*value;
+};
+
+static int
+parse_args(int argc, char **argv, const char **conf, int *check,
+    int *verbose, struct flag_set *sets, size_t *nsets)
+{
+	static const struct { const char *flag, *key; } map[] = {
+		{ "--listen", "listen" }, { "--db", "db" },
+		{ "--state-dir", "state_dir" }, { "--token-file", "token_file" },
+		{ "--web-root", "web_root" }, { "--log-format", "log_format" },
+	};
+	size_t	i;
+	int	a;
+
+	for (a = 1; a < argc; a++) {
+		if (strcmp(argv[a], "-c") == 0 && a + 1 < argc)
+			*conf = argv[++a];
+		else if (strcmp(argv[a], "-d") == 0)
+			continue;
+		else if (strcmp(argv[a], "-n") == 0)
+			*check = 1;
+		else if (strcmp(argv[a], "-v") == 0)
+			*verbose = 1;
+		else if (strcmp(argv[a], "-h") == 0 ||
+		    strcmp(argv[a], "--help") == 0) {
+			usage(stdout);
+			exit(0);
+		} else {
+			for (i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+				if (strcmp(argv[a], map[i].flag) == 0)
+					break;
+			if (i == sizeof(map) / sizeof(map[0]) || a + 1 >= argc ||
+			    *nsets == 16) {
+				fprintf(stderr, "pwtuned: unknown option or "
+				    "missing value: %s\n", argv[a]);
+				usage(stderr);
+				return -1;
+			}
+			sets[*nsets].key = map[i].key;
+			sets[(*nsets)++].value = argv[++a];
+		}
+	}
+	return 0;
+}
+
+static int
+load_config(struct config *c, const char *conf, int verbose,
+    const struct flag_set *sets, size_t nsets, char *err, size_t errlen)
+{
+	char	why[512];
+	size_t	i;
+
+	config_defaults(c);
+	if (conf != NULL && config_load_file(c, conf, 1, err, errlen) == -1)
+		return -1;
+	if (config_load_env(c, err, errlen) == -1)
+		return -1;
+	for (i = 0; i < nsets; i++)
+		if (config_set(c, sets[i].key, sets[i].value, why,
+		    sizeof(why)) == -1) {
+			snprintf(err, errlen, "option for %s: %s", sets[i].key,
+			    why);
+			return -1;
+		}
+	if (verbose)
+		c->log_level = LOG_LEVEL_DEBUG;
+	return config_finish(c, err, errlen);
+}
+
+static int
+listen_socket(const struct config *c, char *bound, size_t boundlen,
+    char *err, size_t errlen)
+{
+	struct sockaddr_storage	ss;
+	struct sockaddr_in	*sin = (struct sockaddr_in *)&ss;
+	struct sockaddr_in6	*sin6 = (struct sockaddr_in6 *)&ss;
+	socklen_t		 len;
+	char			 addr[128], host[INET6_ADDRSTRLEN];
+	unsigned		 port;
+	int			 fd, on = 1, v6;
+
+	if (config_listen_addr(c, addr, sizeof(addr), &port) == -1) {
+		snprintf(err, errlen, "listen %s: not ADDRESS:PORT", c->listen);
+		return -1;
+	}
+	memset(&ss, 0, sizeof(ss));
+	v6 = strchr(addr, ':') != NULL;
+	if (v6 ? inet_pton(AF_INET6, addr, &sin6->sin6_addr) != 1 :
+	    inet_pton(AF_INET, addr, &sin->sin_addr) != 1) {
+		snprintf(err, errlen, "listen %s: not a numeric address",
+		    c->listen);
+		return -1;
+	}
+	if (v6) {
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = htons((uint16_t)port);
+		len = sizeof(*sin6);
+	} else {
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons((uint16_t)port);
+		len = sizeof(*sin);
+	}
+	if ((fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1 ||
+	    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on)) == -1 ||
+	    bind(fd, (struct sockaddr *)&ss, len) == -1 ||
+	    listen(fd, 256) == -1) {
+		snprintf(err, errlen, "listen %s: %s", c->listen,
+		    strerror(errno));
+		if (fd != -1)
+			close(fd);
+		return -1;
+	}
+	len = sizeof(ss);
+	getsockname(fd, (struct sockaddr *)&ss, &len);
+	if (v6) {
+		inet_ntop(AF_INET6, &sin6->sin6_addr, host, sizeof(host));
+		snprintf(bound, boundlen, "[%s]:%u", host,
+		    (unsigned)ntohs(sin6->sin6_port));
+	} else {
+		inet_ntop(AF_INET, &sin->sin_addr, host, sizeof(host));
+		snprintf(bound, boundlen, "%s:%u", host,
+		    (unsigned)ntohs(sin->sin_port));
+	}
+	return fd;
+}
+
+static void
+store_log(void *ctx, const char *msg)
+{
+	(void)ctx;
+	log_warn("%s", msg);
+}
+
+int
+main(int argc, char **argv)
+{
+	static struct daemon	 d;
+	struct flag_set		 sets[16] = { { NULL, NULL } };
+	struct api_server	*api = NULL;
+	struct db		*db = NULL;
+	struct db_open_opts	 dbo = { 0, 0, 0, store_log, NULL };
+	const char		*conf = getenv("PWTUNED_CONFIG");
+	char			 err[1024], bound[160], status[256];
+	size_t			 nsets = 0;
+	sigset_t		 sigs;
+	int			 check = 0, verbose = 0, fd, sig, rc = 1;
+	int64_t			 id;
+
+	/* 1. Configuration: defaults < file < environment < flags. */
+	if (parse_args(argc, argv, &conf, &check, &verbose, sets, &nsets) ==
+	    -1)
+		return 2;
+	if (load_config(&d.cfg, conf, verbose, sets, nsets, err,
+	    sizeof(err)) == -1) {
+		fprintf(stderr, "pwtuned: %s\n", err);
+		return 1;
+	}
+	if (check) {
+		printf("configuration OK\n");
+		return 0;
+	}
+	/* 2. Logging; signals are taken by this thread alone. */
+	log_init(d.cfg.log_level, d.cfg.log_json);
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	if (sodium_init() < 0) {
+		log_error("libsodium failed to initialise");
+		return 1;
+	}
+	json_object_seed(0);	/* before any thread: jansson's advice */
+	pthread_mutex_init(&d.lock, NULL);
+	pthread_cond_init(&d.wake, NULL);
+
+	/* 3. The host. */
+	if (host_probe(NULL, &d.host, err, sizeof(err)) == -1) {
+		log_error("host: %s", err);
+		return 1;
+	}
+	log_info("host %s, fingerprint %s: %s, %d CPUs", d.host.host_id,
+	    d.host.fingerprint, d.host.cpu_model, d.host.online_cpus);
+
+	/* 4. The store, and the model it already holds. */
+	if (mkdir(d.cfg.state_dir, 0700) == -1 && errno != EEXIST) {
+		log_error("state directory %s: %s", d.cfg.state_dir,
+		    strerror(errno));
+		return 1;
+	}
+	if (db_open(d.cfg.db, &dbo, &db, err, sizeof(err)) != DB_OK) {
+		log_error("store: %s", err);
+		return 1;
+	}
+	if (runner_load_model(&d, db, err, sizeof(err)) == 0)
+		log_info("serving the model of run %lld (%s)",
+		    (long long)d.model_run, strcmp(d.model_fingerprint,
+		    d.host.fingerprint) ? "stale: the host changed since" :
+		    "fresh");
+	else
+		log_info("no finished run of this host yet");
+	db_close(db);
+	db = NULL;
+
+	/* 5. The listener and the API. */
+	if ((fd = listen_socket(&d.cfg, bound, sizeof(bound), err,
+	    sizeof(err))) == -1) {
+		log_error("%s", err);
+		goto out;
+	}
+	if ((api = api_start(&d, fd, err, sizeof(err))) == NULL) {
+		log_error("%s", err);
+		close(fd);
+		goto out;
+	}
+	log_info("listening on %s", bound);
+
+	/* 6. The job runner, readiness, the start-up run. */
+	if (runner_start(&d, err, sizeof(err)) == -1) {
+		log_error("%s", err);
+		goto out;
+	}
+	snprintf(status, sizeof(status), "READY=1\nSTATUS=listening on %s",
+	    bound);
+	notify_send(status);
+	if (notify_watchdog_start() == -1)
+		log_warn("WATCHDOG_USEC is not a number of microseconds");
+	if (strcmp(d.cfg.startup_profile, "none") != 0 &&
+	    (d.model == NULL || strcmp(d.model_fingerprint,
+	    d.host.fingerprint) != 0)) {
+		if (runner_request(&d, d.cfg.startup_profile,
+		    DB_TRIGGER_STARTUP, &id, NULL, err, sizeof(err)) == 0)
+			log_info("start-up run %lld queued (%s profile)",
+			    (long long)id, d.cfg.startup_profile);
+		else
+			log_error("start-up run: %s", err);
+	}
+
+	/* 7. Signals until told to stop. */
+	for (;;) {
+		if (sigwait(&sigs, &sig) != 0)
+			continue;
+		if (sig == SIGHUP) {
+			struct config	nc;
+
+			if (load_config(&nc, conf, verbose, sets, nsets, err,
+			    sizeof(err)) == -1) {
+				log_error("reload refused, keeping the running "
+				    "configuration: %s", err);
+				continue;
+			}
+			/* What can change without a restart. */
+			pthread_mutex_lock(&d.lock);
+			d.cfg.log_level = nc.log_level;
+			d.cfg.cooldown = nc.cooldown;
+			d.cfg.auth_failures_per_minute =
+			    nc.auth_failures_per_minute;
+			d.cfg.rebench_interval = nc.rebench_interval;
+			d.cfg.retention_runs = nc.retention_runs;
+			snprintf(d.cfg.token_file, sizeof(d.cfg.token_file),
+			    "%s", nc.token_file);
+			pthread_mutex_unlock(&d.lock);
+			log_set_level(nc.log_level);
+			if (api_reload(api, err, sizeof(err)) == -1)
+				log_error("reload: %s", err);
+			else
+				log_info("configuration reloaded");
+			continue;
+		}
+		log_info("%s: stopping", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+		break;
+	}
+	notify_send("STOPPING=1");
+	rc = 0;
+out:
+	/* Teardown, in reverse. */
+	api_stop(api);
+	runner_stop(&d);
+	notify_watchdog_stop();
+	free(d.model);
+	log_info("stopped");
+	return rc;
+}

@@ -1,0 +1,371 @@
+/*
+ * daemon/runner.c: the job runner. One benchmark at a time, on this
+ * thread, never on an HTTP thread; each point in child processes (engine/
+ * measure); every point written to the store as it ends; when a run
+ * finishes, the model is refitted and swapped in under the lock, so HTTP
+ * threads see either the old model or the new one.
+ *
+ * The runner has its own store connection (one per thread).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "daemon.h"
+#include "profile.h"
+
+struct runner_ctx {
+	struct daemon	*d;
+	struct db	*db;
+	int64_t		 run;
+	int		 store_failed;
+};
+
+static void
+runner_progress(void *ctx, const struct measure_progress *p)
+{
+	struct runner_ctx	*rc = ctx;
+	char			 status[128];
+
+	pthread_mutex_lock(&rc->d->lock);
+	rc->d->points_done = p->done;
+	rc->d->points_total = p->total;
+	rc->d->eta = p->eta;
+	pthread_mutex_unlock(&rc->d->lock);
+	if (p->current == NULL || p->round == 0) {
+		snprintf(status, sizeof(status), "STATUS=benchmark run %lld: "
+		    "%zu/%zu points", (long long)rc->run, p->done, p->total);
+		notify_send(status);
+	}
+}
+
+static void
+runner_point(void *ctx, size_t i, const struct measure_result *r)
+{
+	struct runner_ctx	*rc = ctx;
+	char			 err[512];
+
+	if (db_run_add_point(rc->db, rc->run, i, r, err, sizeof(err)) !=
+	    DB_OK && !rc->store_failed) {
+		log_error("run %lld: cannot store point %zu: %s",
+		    (long long)rc->run, i + 1, err);
+		rc->store_failed = 1;
+	}
+}
+
+/* Swap m in as the current model (taking ownership). */
+static void
+runner_swap_model(struct daemon *d, struct model *m, int64_t run)
+{
+	struct model	*old;
+
+	pthread_mutex_lock(&d->lock);
+	old = d->model;
+	d->model = m;
+	d->model_run = run;
+	snprintf(d->model_fingerprint, sizeof(d->model_fingerprint), "%s",
+	    m->fingerprint);
+	d->model_version++;
+	pthread_mutex_unlock(&d->lock);
+	free(old);
+}
+
+int
+runner_load_model(struct daemon *d, struct db *db, char *err, size_t errlen)
+{
+	struct report	 rep;
+	struct model	*m;
+	int64_t		 id;
+	time_t		 when = 0;
+	struct tm	 tm;
+
+	if (db_run_latest_done(db, d->host.host_id, NULL, &id, err,
+	    errlen) != DB_OK)
+		return -1;
+	if (db_run_report(db, id, &rep, err, errlen) != DB_OK)
+		return -1;
+	if ((m = calloc(1, sizeof(*m))) == NULL ||
+	    model_fit(&rep, m, err, errlen) == -1) {
+		free(m);
+		report_release(&rep);
+		return -1;
+	}
+	m->run_id = id;
+	memset(&tm, 0, sizeof(tm));
+	if (strptime(rep.created, "%Y-%m-%dT%H:%M:%SZ", &tm) != NULL)
+		when = timegm(&tm);
+	report_release(&rep);
+	runner_swap_model(d, m, id);
+	pthread_mutex_lock(&d->lock);
+	d->last_done = when;
+	pthread_mutex_unlock(&d->lock);
+	return 0;
+}
+
+static void
+runner_run(struct daemon *d, struct db *db, int64_t id, const char *profile)
+{
+	struct runner_ctx	 ctx = { d, db, id, 0 };
+	struct report		 rep;
+	struct measure_opts	 mo;
+	struct measure_point	*pts = NULL;
+	struct model		*m;
+	enum profile_kind	 kind = PROFILE_QUICK;
+	enum db_run_status	 fin;
+	size_t			 n = 0, ok;
+	char			 err[512];
+
+	memset(&rep, 0, sizeof(rep));
+	rep.host = d->host;
+	rep.mem_budget = host_memory_budget(&d->host, d->cfg.memory_max,
+	    &rep.budget_source);
+	rep.effective_cpus = host_usable_cpus(&d->host);
+	profile_parse(profile, &kind);
+	snprintf(rep.profile, sizeof(rep.profile), "%s", profile_name(kind));
+	report_stamp(&rep);
+	measure_opts_init(&mo, rep.effective_cpus);
+	profile_opts(kind, &mo);
+	mo.mem_budget = rep.mem_budget;
+	mo.cancel = &d->cancel;
+	mo.progress = runner_progress;
+	mo.progress_ctx = &ctx;
+	mo.result = runner_point;
+	mo.result_ctx = &ctx;
+	if (profile_points(kind, rep.effective_cpus, NULL, 0, &pts, &n) == -1 ||
+	    (rep.results = calloc(n, sizeof(*rep.results))) == NULL) {
+		free(pts);
+		db_run_set_status(db, id, DB_RUN_FAILED, "out of memory", err,
+		    sizeof(err));
+		return;
+	}
+	rep.n = n;
+	pthread_mutex_lock(&d->lock);
+	d->points_done = 0;
+	d->points_total = n;
+	pthread_mutex_unlock(&d->lock);
+	if (db_run_set_status(db, id, DB_RUN_RUNNING, NULL, err,
+	    sizeof(err)) != DB_OK)
+		log_error("run %lld: %s", (long long)id, err);
+	log_info("run %lld started: %s profile, %zu points", (long long)id,
+	    rep.profile, n);
+
+	ok = measure_list_run(pts, n, &mo, rep.results);
+	free(pts);
+
+	if (d->cancel)
+		fin = d->quit ? DB_RUN_INTERRUPTED : DB_RUN_CANCELLED;
+	else if (ctx.store_failed || ok == 0)
+		fin = DB_RUN_FAILED;
+	else
+		fin = DB_RUN_DONE;
+	if (db_run_set_status(db, id, fin, fin == DB_RUN_FAILED ? (ok == 0 ?
+	    "no point could be measured" : "points could not be stored") :
+	    fin == DB_RUN_INTERRUPTED ? "the daemon stopped" : NULL, err,
+	    sizeof(err)) != DB_OK)
+		log_error("run %lld: %s", (long long)id, err);
+	log_info("run %lld %s: %zu of %zu points measured", (long long)id,
+	    db_run_status_name(fin), ok, n);
+	if (fin == DB_RUN_DONE) {
+		if ((m = calloc(1, sizeof(*m))) != NULL &&
+		    model_fit(&rep, m, err, sizeof(err)) == 0) {
+			m->run_id = id;
+			if (db_model_put(db, id, m, err, sizeof(err)) != DB_OK)
+				log_warn("run %lld: model not stored: %s",
+				    (long long)id, err);
+			runner_swap_model(d, m, id);
+			log_info("model from run %lld in use: leave-one-out "
+			    "error median %.1f %%, worst %.1f %%", (long long)id,
+			    100 * m->loo_median, 100 * m->loo_worst);
+		} else {
+			log_error("run %lld: no model: %s", (long long)id, err);
+			free(m);
+		}
+		if (db_retention(db, d->host.host_id, d->cfg.retention_runs, id,
+		    &n, err, sizeof(err)) == DB_OK && n > 0)
+			log_info("retention: %zu old run%s deleted", n,
+			    n == 1 ? "" : "s");
+	}
+	pthread_mutex_lock(&d->lock);
+	d->runs_by_status[fin]++;
+	d->last_end = time(NULL);
+	if (fin == DB_RUN_DONE)
+		d->last_done = d->last_end;
+	pthread_mutex_unlock(&d->lock);
+	report_release(&rep);
+}
+
+static void *
+runner_loop(void *arg)
+{
+	struct daemon	*d = arg;
+	struct db	*db;
+	struct db_open_opts o = { 0, 0, 1, NULL, NULL };
+	char		 err[512], profile[16];
+	int64_t		 id;
+	struct timespec	 until;
+
+	if (db_open(d->cfg.db, &o, &db, err, sizeof(err)) != DB_OK) {
+		log_error("job runner: %s", err);
+		return NULL;
+	}
+	pthread_mutex_lock(&d->lock);
+	while (!d->quit) {
+		if (d->queued_run <= 0) {	/* -1: being created */
+			/* Wake for requests, or for the periodic re-run. */
+			if (d->cfg.rebench_interval > 0) {
+				clock_gettime(CLOCK_REALTIME, &until);
+				until.tv_sec += 1;
+				pthread_cond_timedwait(&d->wake, &d->lock,
+				    &until);
+				if (!d->quit && d->queued_run == 0 &&
+				    d->last_done > 0 && time(NULL) -
+				    d->last_done >= (time_t)
+				    d->cfg.rebench_interval) {
+					pthread_mutex_unlock(&d->lock);
+					runner_request(d, d->cfg.startup_profile
+					    [0] && strcmp(d->cfg.startup_profile,
+					    "none") ? d->cfg.startup_profile :
+					    "quick", DB_TRIGGER_SCHEDULE, &id,
+					    NULL, err, sizeof(err));
+					pthread_mutex_lock(&d->lock);
+				}
+			} else
+				pthread_cond_wait(&d->wake, &d->lock);
+			continue;
+		}
+		id = d->queued_run;
+		snprintf(profile, sizeof(profile), "%s", d->queued_profile);
+		d->queued_run = 0;
+		d->queued_profile[0] = '\0';
+		d->running_run = id;
+		d->cancel = 0;
+		pthread_mutex_unlock(&d->lock);
+		runner_run(d, db, id, profile);
+		pthread_mutex_lock(&d->lock);
+		d->running_run = 0;
+		d->points_done = d->points_total = 0;
+	}
+	pthread_mutex_unlock(&d->lock);
+	db_close(db);
+	return NULL;
+}
+
+int
+runner_start(struct daemon *d, char *err, size_t errlen)
+{
+	if (pthread_create(&d->runner, NULL, runner_loop, d) != 0) {
+		snprintf(err, errlen, "cannot start the job runner: %s",
+		    strerror(errno));
+		return -1;
+	}
+	d->started = 1;
+	return 0;
+}
+
+void
+runner_stop(struct daemon *d)
+{
+	if (!d->started)
+		return;
+	pthread_mutex_lock(&d->lock);
+	d->quit = 1;
+	d->cancel = 1;
+	pthread_cond_broadcast(&d->wake);
+	pthread_mutex_unlock(&d->lock);
+	pthread_join(d->runner, NULL);
+	d->started = 0;
+}
+
+int
+runner_request(struct daemon *d, const char *profile, enum db_trigger trigger,
+    int64_t *id, unsigned *retry_after, char *err, size_t errlen)
+{
+	struct report	 rep;
+	struct db	*db;
+	time_t		 now = time(NULL);
+	size_t		 npoints = 0;
+	int		 rc;
+
+	pthread_mutex_lock(&d->lock);
+	if (d->queued_run != 0 || d->running_run != 0) {
+		pthread_mutex_unlock(&d->lock);
+		if (retry_after != NULL)
+			*retry_after = 30;
+		return 1;
+	}
+	if (d->last_end > 0 && now - d->last_end < (time_t)d->cfg.cooldown &&
+	    trigger == DB_TRIGGER_API) {
+		if (retry_after != NULL)
+			*retry_after = (unsigned)(d->cfg.cooldown -
+			    (unsigned)(now - d->last_end));
+		pthread_mutex_unlock(&d->lock);
+		return 2;
+	}
+	/* Hold the slot while the run is created, so no second one races. */
+	d->queued_run = -1;
+	pthread_mutex_unlock(&d->lock);
+
+	memset(&rep, 0, sizeof(rep));
+	rep.host = d->host;
+	rep.mem_budget = host_memory_budget(&d->host, d->cfg.memory_max,
+	    &rep.budget_source);
+	rep.effective_cpus = host_usable_cpus(&d->host);
+	snprintf(rep.profile, sizeof(rep.profile), "%s", profile);
+	{
+		struct measure_point	*pts = NULL;
+		enum profile_kind	 kind = PROFILE_QUICK;
+
+		profile_parse(profile, &kind);
+		if (profile_points(kind, rep.effective_cpus, NULL, 0, &pts,
+		    &npoints) == -1)
+			npoints = 0;
+		free(pts);
+	}
+	rc = db_open(d->cfg.db, NULL, &db, err, errlen) == DB_OK &&
+	    db_run_create(db, &rep, npoints, trigger, id, err, errlen) ==
+	    DB_OK ? 0 : -1;
+	if (db != NULL)
+		db_close(db);
+	pthread_mutex_lock(&d->lock);
+	if (rc == 0) {
+		d->queued_run = *id;
+		snprintf(d->queued_profile, sizeof(d->queued_profile), "%s",
+		    profile);
+		d->queued_trigger = trigger;
+		pthread_cond_broadcast(&d->wake);
+	} else
+		d->queued_run = 0;
+	pthread_mutex_unlock(&d->lock);
+	return rc;
+}
+
+int
+runner_cancel(struct daemon *d, int64_t id)
+{
+	int	rc = -1;
+
+	pthread_mutex_lock(&d->lock);
+	if (d->running_run == id) {
+		d->cancel = 1;
+		rc = 0;
+	} else if (d->queued_run == id) {
+		/* Not started: the runner would pick it up; mark it now. */
+		d->queued_run = 0;
+		rc = 1;
+	}
+	pthread_mutex_unlock(&d->lock);
+	if (rc == 1) {
+		struct db	*db;
+		char		 err[512];
+
+		if (db_open(d->cfg.db, NULL, &db, err, sizeof(err)) == DB_OK) {
+			db_run_set_status(db, id, DB_RUN_CANCELLED, NULL, err,
+			    sizeof(err));
+			db_close(db);
+		}
+		rc = 0;
+	}
+	return rc;
+}
