@@ -86,11 +86,12 @@ struct query_arg {
 	const char	*values[QUERY_MAX];
 	size_t		 n;
 	int		 overflow;
+	const char	*nul;		/* a key or value with a NUL inside */
 };
 
 static enum MHD_Result
 api_collect(void *cls, enum MHD_ValueKind kind, const char *key,
-    const char *value)
+    size_t key_size, const char *value, size_t value_size)
 {
 	struct query_arg	*q = cls;
 
@@ -99,6 +100,10 @@ api_collect(void *cls, enum MHD_ValueKind kind, const char *key,
 		q->overflow = 1;
 		return MHD_NO;
 	}
+	/* %00 decodes to a NUL that C strings would silently cut at. */
+	if (strlen(key) != key_size || (value != NULL &&
+	    strlen(value) != value_size))
+		q->nul = key;
 	q->keys[q->n] = key;
 	q->values[q->n] = value != NULL ? value : "";
 	q->n++;
@@ -126,10 +131,16 @@ api_parse_query(struct MHD_Connection *c, struct tune_query *tq,
 
 	memset(&q, 0, sizeof(q));
 	tune_query_init(tq);
-	MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, api_collect, &q);
+	MHD_get_connection_values_n(c, MHD_GET_ARGUMENT_KIND, api_collect,
+	    &q);
 	if (q.overflow) {
 		*rc = api_problem(c, PROB_BAD_PARAM, NULL, "too many query "
 		    "parameters", NULL, 0, status);
+		return -1;
+	}
+	if (q.nul != NULL) {
+		*rc = api_problem(c, PROB_BAD_PARAM, q.nul, "contains a NUL "
+		    "byte", NULL, 0, status);
 		return -1;
 	}
 	for (i = 0; i < q.n; i++) {

@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# Bad input at the door (RELIABILITY B3-B11, S5, S7, S8): each refused with
+# a problem+json that names the parameter, and the daemon stays up.
+. "$(dirname "$0")/lib.sh"
+seed_store
+start_daemon
+R=/v1/recommendation
+
+param() {	# param STATUS NAME QUERY PARAM
+	expect_http "$1" "$2" GET "$R?$3"
+	expect_body "$2: names $4" "j['param'] == '$4' and h['content-type'] == 'application/problem+json'"
+}
+param 400 "no target" "percentile=95" target_ms
+param 400 "target -1" "target_ms=-1" target_ms
+param 422 "target 0" "target_ms=0" target_ms
+param 400 "target 1.5" "target_ms=1.5" target_ms
+param 400 "target 1e309" "target_ms=1e309" target_ms
+param 422 "target 2^63" "target_ms=9223372036854775808" target_ms
+param 400 "target abc" "target_ms=abc" target_ms
+param 400 "target with NUL" "target_ms=25%00" target_ms
+param 422 "target 4294967295" "target_ms=4294967295" target_ms
+param 400 "unknown parameter" "target_ms=250&m=65536" m
+param 400 "duplicate parameter" "target_ms=250&target_ms=300" target_ms
+param 422 "percentile 90" "target_ms=250&percentile=90" percentile
+param 422 "concurrency 0" "target_ms=250&concurrency=0" concurrency
+param 422 "concurrency 16777215" "target_ms=250&concurrency=16777215" concurrency
+param 400 "memory_max garbage" "target_ms=250&memory_max=lots" memory_max
+param 400 "memory_max 4 PiB" "target_ms=250&memory_max=4294967295GiB" memory_max
+param 422 "parallelism 16777215" "target_ms=250&parallelism=16777215" parallelism
+param 400 "floor unknown" "target_ms=250&floor=nist" floor
+param 400 "variant unknown" "target_ms=250&variant=argon3" variant
+param 400 "backend unknown" "target_ms=250&backend=openssl" backend
+
+# /v1/check: JSON at the door, never hashed.
+J=(-H "Content-Type: application/json")
+body() { expect_http "$1" "$2" POST /v1/check "${J[@]}" --data-binary "$3"; }
+body 200 "check a hash" '{"encoded": "$argon2id$v=19$m=65536,t=3,p=1$c29tZXNhbHRzb21lc2FsdA$CKGe5/bX9YnCq2rxjW5yQXKxn31v1GKzhDCrMc6r6vA"}'
+expect_body "check: predicted, floor, needs-rehash" 'j["predicted_ms_p95"] > 0 and j["owasp_floor_met"] is True and "differs" in j["needs_rehash"]'
+body 200 "check m = 4294967295: parsed, not run" '{"encoded": "$argon2id$v=19$m=4294967295,t=4294967295,p=16777215$c29tZXNhbHRzb21lc2FsdA$CKGe5/bX9YnCq2rxjW5yQXKxn31v1GKzhDCrMc6r6vA"}'
+body 400 "check a malformed hash" '{"encoded": "$argon2id$v=19$m=1,t=1,p=1$x$y"}'
+expect_body "malformed: names encoded and why" 'j["param"] == "encoded" and "m must be at least" in j["detail"]'
+body 400 "duplicate keys" '{"encoded": "a", "encoded": "b"}'
+expect_body "duplicate keys: bad-json" 'j["type"] == "/problems/bad-json"'
+body 400 "trailing bytes" '{"encoded": "a"} x'
+body 400 "top-level scalar" '"$argon2id$"'
+body 400 "a number for a string" '{"encoded": 5}'
+body 400 "bad UTF-8" $'{"encoded": "\xff\xfe"}'
+body 400 "NUL inside" $'{"encoded": "a\\u0000b"}'
+deep=$(python3 -c 'print("[" * 33 + "]" * 33)')
+body 400 "nested 33 deep" "{\"encoded\": $deep}"
+expect_body "nested: refused before parsing" '"nested deeper" in j["detail"]'
+python3 -c 'print("[" * 100000 + "]" * 100000)' >"$TMP/deep.json"
+expect_http 413 "nested 100000 deep: over the cap" POST /v1/check "${J[@]}" --data-binary @"$TMP/deep.json"
+
+# Bodies and headers.
+big=$(head -c 5000 /dev/zero | tr '\0' 'a')
+body 413 "body over 4 KiB" "{\"encoded\": \"$big\"}"
+start=$(date +%s%N)
+expect_http 413 "Content-Length of 10 GB" POST /v1/check "${J[@]}" -H "Content-Length: 10000000000" --data-binary '{}'
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+[ "$ms" -lt 1000 ] && ok "413 at once (${ms} ms)" || bad "413 took ${ms} ms"
+python3 - "$PORT" <<'PY' && ok "long chunked body: 413" || bad "long chunked body"
+import socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=5)
+s.sendall(b"POST /v1/check HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n")
+try:
+    for _ in range(10):
+        s.sendall(b"400\r\n" + b"a" * 1024 + b"\r\n")
+    s.sendall(b"0\r\n\r\n")
+except OSError:
+    pass
+reply = s.recv(200).decode(errors="replace")
+sys.exit(0 if " 413 " in reply.split("\r\n")[0] else 1)
+PY
+python3 - "$PORT" <<'PY' && ok "Content-Length and Transfer-Encoding: 400" || bad "CL and TE"
+import socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=5)
+s.sendall(b"POST /v1/check HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n")
+reply = s.recv(200).decode(errors="replace")
+sys.exit(0 if " 400 " in reply.split("\r\n")[0] else 1)
+PY
+expect_http 415 "POST without Content-Type" POST /v1/check --data-binary '{"encoded": "x"}' -H "Content-Type:"
+expect_http 415 "POST as text/plain" POST /v1/check -H "Content-Type: text/plain" --data-binary '{"encoded": "x"}'
+long=$(head -c 70000 /dev/zero | tr '\0' 'a')
+req GET "/healthz" -H "X-Big: $long"
+case "$(cat "$TMP/status")" in 431|400|413|000) ok "huge header refused ($(cat "$TMP/status"))" ;; *) bad "huge header: $(cat "$TMP/status")" ;; esac
+req GET "/healthz?x=$long"
+case "$(cat "$TMP/status")" in 414|400|413|000) ok "huge URI refused ($(cat "$TMP/status"))" ;; *) bad "huge URI: $(cat "$TMP/status")" ;; esac
+printf 'GARBAGE\r\n\r\n' | timeout 5 python3 -c "
+import socket, sys
+s = socket.create_connection(('127.0.0.1', $PORT), timeout=5)
+s.sendall(sys.stdin.buffer.read())
+s.recv(100)" >/dev/null 2>&1
+expect_http 200 "alive after garbage" GET /healthz
+
+# Host and Origin.
+expect_http 421 "foreign Host" GET /healthz -H "Host: evil.example"
+expect_body "421 names Host" 'j["param"] == "Host"'
+expect_http 200 "localhost:port Host" GET /healthz -H "Host: localhost:$PORT"
+expect_http 200 "Origin from elsewhere" GET "$R?target_ms=250" -H "Origin: https://evil.example"
+expect_body "no CORS headers, ever" 'not any(k.startswith("access-control-") for k in h)'
+stop_daemon
+finish

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Every read endpoint on a seeded store: health, readiness, the answer and
+# its ETag, presets, runs, metrics, unknown paths and methods.
+. "$(dirname "$0")/lib.sh"
+seed_store
+start_daemon
+
+expect_http 200 "healthz" GET /healthz
+expect_body "healthz body" 'j == {"status": "ok"}'
+expect_http 200 "readyz" GET /readyz
+expect_body "readyz names the run" 'j["ready"] is True and j["model_run"] == 1'
+
+expect_http 200 "recommendation" GET "/v1/recommendation?target_ms=250"
+expect_body "recommendation: parameters and the rest" '
+    j["met"] and j["m_kib"] % 1024 == 0 and j["t"] >= 1 and j["p"] == 1
+    and j["phc_prefix"].startswith("$argon2id$v=19$m=")
+    and j["latency"]["predicted_ms"] <= 250 and j["capacity_per_s"] > 0
+    and j["floor"]["name"] == "owasp" and j["attacker"]["gpu_guesses_per_s"] > 0
+    and set(j["snippets"]) == {"php", "python", "go", "node", "java", "c"}
+    and j["model"]["run_id"] == 1 and j["stale"] is False'
+expect_body "recommendation: JSON, nosniff, ETag" '
+    h["content-type"] == "application/json" and h["x-content-type-options"] == "nosniff"
+    and h["etag"].startswith("\"m")'
+etag=$(sed -n 's/^ETag: //Ip' "$TMP/headers" | tr -d '\r')
+expect_http 304 "same query, same model: 304" GET "/v1/recommendation?target_ms=250" -H "If-None-Match: $etag"
+expect_http 200 "another query: a new answer" GET "/v1/recommendation?target_ms=600&concurrency=2&memory_max=256MiB&percentile=99&floor=rfc9106&objective=attacker-cost&parallelism=1&variant=argon2id&backend=libsodium"
+expect_body "another query: its parameters" 'j["latency"]["concurrency"] == 2 and j["latency"]["percentile"] == 99 and j["objective"] == "attacker-cost"'
+expect_http 422 "impossible target: 422" GET "/v1/recommendation?target_ms=1"
+expect_body "422 carries the closest admissible answer" '
+    h["content-type"] == "application/problem+json" and j["status"] == 422
+    and j["param"] == "target_ms" and "closest admissible" in j["detail"]
+    and j["closest"]["m_kib"] == 7168 and j["closest"]["t"] == 5'
+
+expect_http 200 "presets" GET /v1/presets
+expect_body "presets: OWASP-2 predicted" 'any(p["name"] == "OWASP-2" and p["predicted_ms_p95"] > 0 for p in j["presets"])'
+expect_http 200 "runs" GET /v1/runs
+expect_body "runs: the seeded one" 'j["runs"][0]["id"] == 1 and j["runs"][0]["status"] == "done" and j["runs"][0]["trigger"] == "cli"'
+expect_http 200 "run 1" GET /v1/runs/1
+expect_body "run 1: points" 'j["points_done"] == 8 and j["points_total"] == 8'
+expect_http 404 "run 99" GET /v1/runs/99
+expect_http 404 "run abc" GET /v1/runs/abc
+expect_http 404 "run 0" GET /v1/runs/0
+
+expect_http 200 "metrics" GET /metrics
+grep -q '^pwtuned_http_requests_total{route="GET /v1/recommendation",status="2xx"} [1-9]' "$TMP/body" && ok "metrics: requests by route and status" || bad "metrics: requests"
+grep -q '^pwtuned_http_request_seconds_bucket{le="+Inf"} [1-9]' "$TMP/body" && ok "metrics: latency histogram" || bad "metrics: histogram"
+grep -q '^pwtuned_recommendation{param="m_kib"} [1-9]' "$TMP/body" && ok "metrics: the default answer" || bad "metrics: answer"
+grep -q '^pwtuned_benchmark_in_progress 0' "$TMP/body" && ok "metrics: no benchmark" || bad "metrics: benchmark gauge"
+grep -q '^pwtuned_last_run_age_seconds [0-9]' "$TMP/body" && ok "metrics: age of the last run" || bad "metrics: age"
+
+expect_http 404 "unknown path" GET /v2/nothing
+expect_body "404 is problem+json" 'j["status"] == 404 and j["type"] == "/problems/not-found"'
+expect_http 405 "POST /healthz" POST /healthz
+expect_body "405 says Allow" 'h["allow"] == "GET" and j["status"] == 405'
+expect_http 405 "PUT /v1/runs" PUT /v1/runs
+expect_body "405 on runs: Allow GET, POST" 'h["allow"] == "GET, POST"'
+stop_daemon
+finish

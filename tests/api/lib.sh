@@ -1,0 +1,97 @@
+# tests/api/lib.sh: start a real pwtuned on 127.0.0.1 with a free port,
+# speak HTTP to it with curl, stop it by its PID. Sourced by one scenario
+# per file. PWTUNE and PWTUNED name the binaries (set by ctest).
+. "$(dirname "$0")/../cli/lib.sh"
+: "${PWTUNED:?PWTUNED must name the pwtuned binary}"
+PID=""
+PORT=""
+VAR="$TMP/var"
+mkdir -p "$VAR"
+chmod 700 "$VAR"
+
+cleanup_daemon() {
+	if [ -n "$PID" ] && kill -0 "$PID" 2>/dev/null; then
+		kill -9 "$PID" 2>/dev/null
+		wait "$PID" 2>/dev/null
+	fi
+	rm -rf "$TMP"
+}
+trap cleanup_daemon EXIT
+
+# A finished run of this host in the store: a small grid, 2 rounds a point.
+seed_store() {
+	"$PWTUNE" bench --m 8MiB,16MiB,32MiB,64MiB --t 1,3 --backend libsodium \
+		--repeats 2 --db "$VAR/pwtune.db" --no-json -q >/dev/null 2>&1 ||
+		{ echo "cannot seed the store"; exit 1; }
+}
+
+# start_daemon [ENV=VALUE ...] -- [pwtuned options]: returns when it listens.
+start_daemon() {
+	local envs=()
+	while [ $# -gt 0 ] && [ "$1" != "--" ]; do envs+=("$1"); shift; done
+	[ "${1:-}" = "--" ] && shift
+	: >"$TMP/log"
+	env PWTUNED_STARTUP_PROFILE=none PWTUNED_COOLDOWN=0 "${envs[@]}" \
+		"$PWTUNED" --state-dir "$VAR" --listen 127.0.0.1:0 "$@" \
+		>>"$TMP/log" 2>&1 &
+	PID=$!
+	for _ in $(seq 100); do
+		PORT=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$TMP/log")
+		[ -n "$PORT" ] && return 0
+		kill -0 "$PID" 2>/dev/null || break
+		sleep 0.05
+	done
+	echo "pwtuned did not start:"; cat "$TMP/log"
+	exit 1
+}
+
+stop_daemon() {
+	kill -TERM "$PID" 2>/dev/null
+	wait "$PID" 2>/dev/null
+	PID=""
+}
+
+TOKEN() { cat "$VAR/token"; }
+
+# req METHOD PATH [curl options...]: status in $TMP/status, headers in
+# $TMP/headers, body in $TMP/body.
+req() {
+	local method=$1 path=$2
+	shift 2
+	curl -s -o "$TMP/body" -D "$TMP/headers" -w '%{http_code}' \
+		-X "$method" --max-time 10 "$@" "http://127.0.0.1:$PORT$path" \
+		>"$TMP/status" 2>/dev/null
+}
+
+# expect_http WANT NAME METHOD PATH [curl options...]
+expect_http() {
+	local want=$1 name=$2
+	shift 2
+	req "$@"
+	if [ "$(cat "$TMP/status")" = "$want" ]; then
+		ok "$name"
+	else
+		bad "$name: HTTP $(cat "$TMP/status"), wanted $want"
+		head -c 400 "$TMP/body" | sed 's/^/  body: /'; echo
+	fi
+}
+
+# expect_body NAME PYTHON-EXPRESSION over j (the JSON body) and h (headers).
+expect_body() {
+	local name=$1 expr=$2
+	if python3 - "$TMP/body" "$TMP/headers" "$expr" <<'PY'
+import json, sys
+body = open(sys.argv[1]).read()
+try:
+    j = json.loads(body)
+except ValueError:
+    j = None
+h = {}
+for line in open(sys.argv[2]).read().splitlines()[1:]:
+    if ":" in line:
+        k, v = line.split(":", 1)
+        h[k.strip().lower()] = v.strip()
+sys.exit(0 if eval("(" + sys.argv[3].strip() + ")") else 1)
+PY
+	then ok "$name"; else bad "$name: $expr"; head -c 400 "$TMP/body"; echo; fi
+}
