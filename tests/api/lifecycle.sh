@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# The daemon's life: -n, hostile configuration (B12), readiness on an
+# emulated NOTIFY_SOCKET within 2 s (F15), SIGTERM idle within 2 s and
+# during a benchmark within 10 s with the run marked interrupted (F12),
+# SIGHUP (F13), a restart serving the stored model at once, a read-only
+# state directory (F6).
+. "$(dirname "$0")/lib.sh"
+
+# Configuration.
+cat >"$TMP/good.conf" <<'CONF'
+# a comment
+listen = 127.0.0.1:8421
+log_level = debug   # trailing comment
+memory_max = 1GiB
+cooldown = 30
+CONF
+"$PWTUNED" -n -c "$TMP/good.conf" >"$TMP/out" 2>&1 && grep -qx "configuration OK" "$TMP/out" && ok "-n: configuration OK" || bad "-n on a good file"
+hostile() {	# hostile NAME LINE EXPECTED
+	printf 'log_level = info\n%s\n' "$2" >"$TMP/bad.conf"
+	"$PWTUNED" -n -c "$TMP/bad.conf" >"$TMP/out" 2>&1
+	if [ $? -ne 0 ] && grep -qF "$TMP/bad.conf:2:" "$TMP/out" && grep -qF "$3" "$TMP/out"; then
+		ok "refused: $1"
+	else
+		bad "$1: $(cat "$TMP/out")"
+	fi
+}
+hostile "unknown key" "listn = 127.0.0.1:1" "unknown key listn"
+hostile "negative number" "max_connections = -5" "max_connections must be a whole number"
+hostile "huge number" "threads = 99999999999" "threads must be a whole number from 1 to 64"
+hostile "no value" "cooldown" "expected key = value"
+hostile "bad listen" "listen = localhost" "listen must be ADDRESS:PORT"
+hostile "bad size" "memory_max = lots" "memory_max must be a size"
+hostile "bad level" "log_level = loud" "log_level must be"
+PWTUNED_THREADS=0 "$PWTUNED" -n >"$TMP/out" 2>&1
+[ $? -ne 0 ] && grep -q "PWTUNED_THREADS" "$TMP/out" && ok "refused: bad environment value" || bad "env: $(cat "$TMP/out")"
+PWTUNED_COOLDOWN=5 "$PWTUNED" -n -c "$TMP/good.conf" --listen 127.0.0.1:9999 >/dev/null 2>&1 && ok "-n with env and flags" || bad "env and flags"
+
+# Readiness on an empty store: READY=1 within 2 s.
+python3 - "$TMP/notify" <<'PY' &
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1])
+s.settimeout(10)
+while True:
+    msg = s.recv(4096).decode()
+    open(sys.argv[1] + ".log", "a").write(msg + "\n")
+    if "STOPPING=1" in msg:
+        break
+PY
+listener=$!
+for _ in $(seq 50); do [ -S "$TMP/notify" ] && break; sleep 0.05; done
+t0=$(date +%s%N)
+start_daemon NOTIFY_SOCKET="$TMP/notify" WATCHDOG_USEC=400000
+for _ in $(seq 40); do grep -q READY=1 "$TMP/notify.log" 2>/dev/null && break; sleep 0.05; done
+ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+grep -q READY=1 "$TMP/notify.log" && [ $ms -lt 2000 ] && ok "READY=1 in ${ms} ms on an empty store" || bad "no READY=1 ($ms ms)"
+sleep 0.5
+grep -q WATCHDOG=1 "$TMP/notify.log" && ok "WATCHDOG=1 sent" || bad "no watchdog ping"
+expect_http 503 "empty store: readyz 503" GET /readyz
+expect_body "503 says Retry-After" 'int(h["retry-after"]) > 0'
+expect_http 503 "empty store: recommendation 503" GET "/v1/recommendation?target_ms=250"
+t0=$(date +%s%N)
+stop_daemon
+ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+[ $ms -lt 2000 ] && ok "SIGTERM when idle: stopped in ${ms} ms" || bad "SIGTERM idle took $ms ms"
+wait $listener 2>/dev/null
+grep -q STOPPING=1 "$TMP/notify.log" && ok "STOPPING=1 sent" || bad "no STOPPING=1"
+
+# SIGTERM during a benchmark: exit 0 within 10 s, the run interrupted.
+start_daemon PWTUNED_STARTUP_PROFILE=quick
+for _ in $(seq 50); do grep -q "run 1 started" "$TMP/log" && break; sleep 0.1; done
+sleep 1
+t0=$(date +%s%N)
+kill -TERM "$PID"
+wait "$PID"
+rc=$?
+PID=""
+ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+[ $rc -eq 0 ] && [ $ms -lt 10000 ] && ok "SIGTERM during a benchmark: exit 0 in ${ms} ms" || bad "SIGTERM in a run: exit $rc, $ms ms"
+[ "$(sqlite3 "$VAR/pwtune.db" 'SELECT status FROM runs WHERE id = 1')" = interrupted ] && ok "the run is marked interrupted" || bad "run 1 not interrupted"
+[ "$(sqlite3 "$VAR/pwtune.db" 'PRAGMA integrity_check')" = ok ] && ok "store intact" || bad "store damaged"
+
+# A restart serves the stored model at once.
+seed_store
+t0=$(date +%s%N)
+start_daemon
+expect_http 200 "restart: ready at once" GET /readyz
+ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+[ $ms -lt 2000 ] && ok "ready in ${ms} ms" || bad "ready after $ms ms"
+
+# SIGHUP: reloads (log level), requests keep being answered.
+python3 - "$PORT" "$PID" <<'PY' && ok "SIGHUP 20 times under load: no failed request" || bad "SIGHUP under load"
+import http.client, os, signal, sys, threading, time
+port, pid = int(sys.argv[1]), int(sys.argv[2])
+failed, done = [], []
+def load():
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    for _ in range(200):
+        try:
+            c.request("GET", "/v1/recommendation?target_ms=250")
+            r = c.getresponse(); r.read()
+            if r.status != 200:
+                failed.append(r.status)
+        except Exception as e:
+            failed.append(str(e)); c = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    done.append(1)
+ts = [threading.Thread(target=load) for _ in range(4)]
+[t.start() for t in ts]
+for _ in range(20):
+    os.kill(pid, signal.SIGHUP); time.sleep(0.02)
+[t.join() for t in ts]
+assert not failed, failed[:5]
+PY
+grep -q "configuration reloaded" "$TMP/log" && ok "reload logged" || bad "no reload"
+stop_daemon
+
+# A read-only state directory: refuses to start within 2 s, clearly.
+if [ "$(id -u)" = 0 ]; then
+	chown -R nobody "$VAR" "$TMP"
+	t0=$(date +%s%N)
+	chmod 500 "$VAR"
+	setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		"$PWTUNED" --state-dir "$VAR" --listen 127.0.0.1:0 >"$TMP/ro.out" 2>&1
+	rc=$?
+	ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+	chmod 700 "$VAR"
+	[ $rc -ne 0 ] && [ $ms -lt 2000 ] && grep -q "cannot write in $VAR" "$TMP/ro.out" && ok "read-only state: refused in ${ms} ms" || { bad "read-only state: exit $rc, $ms ms"; cat "$TMP/ro.out"; }
+else
+	echo "skipped: read-only state (needs root to run as another user)"
+fi
+finish

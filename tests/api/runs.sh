@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Runs through the API: POST starts one (202, Location), GET shows its
+# progress, a second POST gets 409 with Retry-After, DELETE cancels it, the
+# cool-down answers 429; 20 POSTs at once get exactly one 202 (L6).
+. "$(dirname "$0")/lib.sh"
+seed_store
+start_daemon PWTUNED_COOLDOWN=0
+T=$(TOKEN)
+A=(-H "Content-Type: application/json" -H "Authorization: Bearer $T")
+
+expect_http 202 "POST /v1/runs" POST /v1/runs "${A[@]}" --data-binary '{"profile": "quick"}'
+expect_body "202: Location and the run" 'h["location"] == "/v1/runs/%d" % j["id"] and j["status"] in ("queued", "running") and j["trigger"] == "api" and j["points_total"] > 0'
+id=$(python3 -c "import json; print(json.load(open('$TMP/body'))['id'])")
+for _ in $(seq 50); do
+	req GET "/v1/runs/$id"
+	grep -q '"status":"running"' "$TMP/body" && grep -q '"progress"' "$TMP/body" && break
+	sleep 0.1
+done
+expect_body "GET shows it running, with progress" 'j["status"] == "running" and j["progress"]["total"] == j["points_total"]'
+expect_http 409 "a second POST: 409" POST /v1/runs "${A[@]}"
+expect_body "409 says when to retry" 'int(h["retry-after"]) > 0 and j["status"] == 409'
+expect_http 200 "answers go on during the run" GET "/v1/recommendation?target_ms=250"
+req GET /metrics
+grep -q '^pwtuned_benchmark_in_progress 1' "$TMP/body" && ok "metrics: benchmark in progress" || bad "metrics: in progress"
+expect_http 202 "DELETE cancels" DELETE "/v1/runs/$id" "${A[@]}"
+for _ in $(seq 50); do
+	req GET "/v1/runs/$id"
+	grep -q '"status":"cancelled"' "$TMP/body" && break
+	sleep 0.1
+done
+expect_body "the run is cancelled" 'j["status"] == "cancelled" and j["finished"] != ""'
+expect_http 409 "DELETE a finished run: 409" DELETE "/v1/runs/$id" "${A[@]}"
+expect_http 404 "DELETE a run that never was" DELETE /v1/runs/999 "${A[@]}"
+expect_http 400 "a bad profile" POST /v1/runs "${A[@]}" --data-binary '{"profile": "slow"}'
+expect_body "bad profile named" 'j["param"] == "profile"'
+expect_http 400 "an unknown member" POST /v1/runs "${A[@]}" --data-binary '{"profile": "quick", "m": 1}'
+stop_daemon
+
+# The cool-down: a run just ended, so the next POST waits.
+start_daemon PWTUNED_COOLDOWN=3600
+expect_http 202 "POST, cool-down 1 h" POST /v1/runs "${A[@]}"
+id=$(python3 -c "import json; print(json.load(open('$TMP/body'))['id'])")
+sleep 0.3
+expect_http 202 "cancel it" DELETE "/v1/runs/$id" "${A[@]}"
+for _ in $(seq 50); do
+	req GET "/v1/runs/$id"
+	grep -q '"status":"cancelled"' "$TMP/body" && break
+	sleep 0.1
+done
+expect_http 429 "within the cool-down: 429" POST /v1/runs "${A[@]}"
+expect_body "429 says how long" 'int(h["retry-after"]) > 3000'
+stop_daemon
+
+# L6: 20 authenticated POSTs at once: exactly one 202.
+start_daemon PWTUNED_COOLDOWN=0
+python3 - "$PORT" "$T" <<'PY' && ok "20 POSTs at once: one 202, the rest 409 or 429 with Retry-After" || bad "L6"
+import http.client, sys, threading
+port, token = int(sys.argv[1]), sys.argv[2]
+results = []
+def post():
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    c.request("POST", "/v1/runs", body=b"{}", headers={
+        "Content-Type": "application/json", "Authorization": "Bearer " + token})
+    r = c.getresponse()
+    results.append((r.status, r.getheader("Retry-After")))
+    r.read()
+ts = [threading.Thread(target=post) for _ in range(20)]
+[t.start() for t in ts]
+[t.join() for t in ts]
+codes = sorted(s for s, _ in results)
+assert codes.count(202) == 1, codes
+assert all(s in (202, 409, 429) for s in codes), codes
+assert all(ra for s, ra in results if s != 202), results
+PY
+stop_daemon
+finish
