@@ -31,6 +31,9 @@ hostile "no value" "cooldown" "expected key = value"
 hostile "bad listen" "listen = localhost" "listen must be ADDRESS:PORT"
 hostile "bad size" "memory_max = lots" "memory_max must be a size"
 hostile "bad level" "log_level = loud" "log_level must be"
+if [ -n "${SRC:-}" ]; then
+	"$PWTUNED" -n -c "$SRC/systemd/pwtuned.conf" >/dev/null 2>&1 && ok "the documented pwtuned.conf passes -n" || bad "systemd/pwtuned.conf fails -n"
+fi
 PWTUNED_THREADS=0 "$PWTUNED" -n >"$TMP/out" 2>&1
 [ $? -ne 0 ] && grep -q "PWTUNED_THREADS" "$TMP/out" && ok "refused: bad environment value" || bad "env: $(cat "$TMP/out")"
 PWTUNED_COOLDOWN=5 "$PWTUNED" -n -c "$TMP/good.conf" --listen 127.0.0.1:9999 >/dev/null 2>&1 && ok "-n with env and flags" || bad "env and flags"
