@@ -604,11 +604,13 @@ h_runs_post(struct api_server *s, struct MHD_Connection *c,
 			return rc;
 		json_object_foreach(j, key, v) {
 			if (strcmp(key, "profile") != 0) {
-				json_decref(j);
-				return api_problem(c, PROB_BAD_PARAM, key,
+				/* key lives in j: answer before letting go. */
+				rc = api_problem(c, PROB_BAD_PARAM, key,
 				    "unknown member: the body takes "
 				    "{\"profile\": \"quick\" | \"full\"}", NULL,
 				    0, status);
+				json_decref(j);
+				return rc;
 			}
 		}
 		if ((v = json_object_get(j, "profile")) != NULL) {
@@ -703,6 +705,7 @@ h_check(struct api_server *s, struct MHD_Connection *c,
 	int				 t;
 
 	(void)arg;
+	memset(&kp, 0, sizeof(kp));
 	if ((j = api_body_json(c, r, status, &rc)) == NULL)
 		return rc;
 	enc = json_object_get(j, "encoded");
@@ -714,11 +717,11 @@ h_check(struct api_server *s, struct MHD_Connection *c,
 	}
 	/* Parsed, never hashed: no client input reaches Argon2. */
 	if (kdf_identify(json_string_value(enc), &kp, err, sizeof(err)) ==
-	    -1 || !kdf_alg_is_argon2(kp.alg)) {
+	    -1 || (!kdf_alg_is_argon2(kp.alg) && snprintf(err, sizeof(err),
+	    "not an Argon2 string") > 0)) {
 		json_decref(j);
-		return api_problem(c, PROB_BAD_PARAM, "encoded",
-		    kdf_alg_is_argon2(kp.alg) ? err : "not an Argon2 string",
-		    NULL, 0, status);
+		return api_problem(c, PROB_BAD_PARAM, "encoded", err, NULL, 0,
+		    status);
 	}
 	tune_query_init(&q);
 	pthread_mutex_lock(&s->d->lock);

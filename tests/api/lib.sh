@@ -10,6 +10,11 @@ mkdir -p "$VAR"
 chmod 700 "$VAR"
 
 cleanup_daemon() {
+	# On a failure, the daemon's own words (sanitizer reports too).
+	if [ "${failed:-0}" -gt 0 ] && [ -s "$TMP/log" ]; then
+		echo "--- pwtuned log (last 40 lines)"
+		tail -40 "$TMP/log"
+	fi
 	if [ -n "$PID" ] && kill -0 "$PID" 2>/dev/null; then
 		kill -9 "$PID" 2>/dev/null
 		wait "$PID" 2>/dev/null
