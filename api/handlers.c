@@ -844,3 +844,80 @@ h_metrics(struct api_server *s, struct MHD_Connection *c,
 	MHD_destroy_response(resp);
 	return rc;
 }
+
+static json_t *
+api_host_json(struct api_server *s, const struct db_host *h)
+{
+	json_t	*facts = h->facts ? json_loads(h->facts, 0, NULL) : NULL;
+	json_t	*j;
+	int	 current = strcmp(h->id, s->d->host.host_id) == 0;
+
+	j = json_pack("{s:s, s:s, s:s, s:s, s:o, s:b}", "id", h->id,
+	    "fingerprint", h->fingerprint, "first_seen", h->first_seen,
+	    "last_seen", h->last_seen, "facts", facts ? facts : json_object(),
+	    "this_host", current);
+	if (h->last_run > 0) {
+		json_object_set_new(j, "last_run", json_integer(h->last_run));
+		/* Stale: the newest run was measured on other facts. */
+		json_object_set_new(j, "stale", json_boolean(strcmp(
+		    h->last_run_fingerprint, current ? s->d->host.fingerprint :
+		    h->fingerprint) != 0));
+	} else {
+		json_object_set_new(j, "last_run", json_null());
+		json_object_set_new(j, "stale", json_true());
+	}
+	return j;
+}
+
+enum MHD_Result
+h_hosts(struct api_server *s, struct MHD_Connection *c,
+    struct api_request *r, const char *arg, int *status)
+{
+	struct db_host	*hosts;
+	struct db	*db;
+	size_t		 n, i;
+	json_t		*list;
+	char		 err[512];
+
+	(void)r;
+	(void)arg;
+	if ((db = api_db(s, err, sizeof(err))) == NULL ||
+	    db_hosts_list(db, NULL, &hosts, &n, err, sizeof(err)) != DB_OK)
+		return api_problem(c, PROB_STORE, NULL, "the store cannot be "
+		    "read", NULL, 5, status);
+	list = json_array();
+	for (i = 0; i < n; i++)
+		json_array_append_new(list, api_host_json(s, &hosts[i]));
+	db_hosts_free(hosts, n);
+	return api_json(c, 200, json_pack("{s:o}", "hosts", list), NULL,
+	    status);
+}
+
+enum MHD_Result
+h_host_get(struct api_server *s, struct MHD_Connection *c,
+    struct api_request *r, const char *arg, int *status)
+{
+	struct db_host	*hosts;
+	struct db	*db;
+	size_t		 n, i;
+	json_t		*j;
+	char		 err[512];
+
+	(void)r;
+	for (i = 0; arg[i] != '\0'; i++)
+		if (!isxdigit((unsigned char)arg[i]) || i >= 32)
+			return api_problem(c, PROB_NOT_FOUND, "id", "host ids "
+			    "are 32 hex digits", NULL, 0, status);
+	if ((db = api_db(s, err, sizeof(err))) == NULL ||
+	    db_hosts_list(db, arg, &hosts, &n, err, sizeof(err)) != DB_OK)
+		return api_problem(c, PROB_STORE, NULL, "the store cannot be "
+		    "read", NULL, 5, status);
+	if (n == 0) {
+		db_hosts_free(hosts, n);
+		return api_problem(c, PROB_NOT_FOUND, "id", "no such host",
+		    NULL, 0, status);
+	}
+	j = api_host_json(s, &hosts[0]);
+	db_hosts_free(hosts, n);
+	return api_json(c, 200, j, NULL, status);
+}

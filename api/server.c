@@ -45,6 +45,8 @@ const struct api_route api_routes[] = {
 	{ "GET", "/v1/runs/", 1, 0, h_run_get },
 	{ "DELETE", "/v1/runs/", 1, 1, h_run_delete },
 	{ "POST", "/v1/check", 0, 0, h_check },
+	{ "GET", "/v1/hosts", 0, 0, h_hosts },
+	{ "GET", "/v1/hosts/", 1, 0, h_host_get },
 };
 const size_t api_nroutes = sizeof(api_routes) / sizeof(api_routes[0]);
 

@@ -202,6 +202,24 @@ enum db_status db_retention(struct db *db, const char *host_id, size_t keep,
  * p) with its coefficients as JSON and its leave-one-out errors, replacing
  * any stored before for that run.
  */
+struct db_host {
+	char		id[33];
+	char		fingerprint[33];
+	char		first_seen[32];
+	char		last_seen[32];
+	char	       *facts;		/* the host JSON; owned, free() it */
+	int64_t		last_run;	/* newest finished run; 0: none */
+	char		last_run_fingerprint[33];
+};
+
+/*
+ * Every host, or the one named id (NULL: all), with its newest finished
+ * run. *hosts is allocated, each facts too: free with db_hosts_free.
+ */
+enum db_status db_hosts_list(struct db *db, const char *id,
+	    struct db_host **hosts, size_t *n, char *err, size_t errlen);
+void	 db_hosts_free(struct db_host *hosts, size_t n);
+
 enum db_status db_model_put(struct db *db, int64_t id, const struct model *m,
 	    char *err, size_t errlen);
 

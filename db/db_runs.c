@@ -642,3 +642,68 @@ db_verification_add(struct db *db, int64_t id, double target_ms,
 	}
 	return db_commit(db, err, errlen);
 }
+
+enum db_status
+db_hosts_list(struct db *db, const char *id, struct db_host **hosts,
+    size_t *n, char *err, size_t errlen)
+{
+	sqlite3_stmt	*st;
+	size_t		 cap = 0;
+	int		 rc;
+
+	*hosts = NULL;
+	*n = 0;
+	rc = sqlite3_prepare_v2(db->conn, "SELECT h.id, h.fingerprint,"
+	    " h.first_seen, h.last_seen, h.facts, r.id, r.fingerprint"
+	    " FROM hosts h LEFT JOIN runs r ON r.id = (SELECT max(id) FROM"
+	    " runs WHERE host_id = h.id AND status = 'done')"
+	    " WHERE ?1 IS NULL OR h.id = ?1 ORDER BY h.last_seen DESC"
+	    " LIMIT 1000", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return db_error(db, rc, "list hosts", err, errlen);
+	if (id != NULL)
+		sqlite3_bind_text(st, 1, id, -1, SQLITE_TRANSIENT);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct db_host	*h;
+
+		if (*n == cap) {
+			struct db_host *bigger;
+
+			cap = cap ? 2 * cap : 8;
+			if ((bigger = realloc(*hosts, cap * sizeof(**hosts))) ==
+			    NULL) {
+				rc = SQLITE_NOMEM;
+				break;
+			}
+			*hosts = bigger;
+		}
+		h = &(*hosts)[(*n)++];
+		memset(h, 0, sizeof(*h));
+		db_copy_col(h->id, sizeof(h->id), st, 0);
+		db_copy_col(h->fingerprint, sizeof(h->fingerprint), st, 1);
+		db_copy_col(h->first_seen, sizeof(h->first_seen), st, 2);
+		db_copy_col(h->last_seen, sizeof(h->last_seen), st, 3);
+		h->facts = strdup((const char *)sqlite3_column_text(st, 4));
+		h->last_run = sqlite3_column_int64(st, 5);
+		db_copy_col(h->last_run_fingerprint,
+		    sizeof(h->last_run_fingerprint), st, 6);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		db_hosts_free(*hosts, *n);
+		*hosts = NULL;
+		*n = 0;
+		return db_error(db, rc, "list hosts", err, errlen);
+	}
+	return DB_OK;
+}
+
+void
+db_hosts_free(struct db_host *hosts, size_t n)
+{
+	size_t	i;
+
+	for (i = 0; i < n; i++)
+		free(hosts[i].facts);
+	free(hosts);
+}

@@ -41,6 +41,17 @@ expect_http 404 "run 99" GET /v1/runs/99
 expect_http 404 "run abc" GET /v1/runs/abc
 expect_http 404 "run 0" GET /v1/runs/0
 
+expect_http 200 "hosts" GET /v1/hosts
+expect_body "hosts: this one, fresh, with its facts" '
+    len(j["hosts"]) == 1 and j["hosts"][0]["this_host"] is True
+    and j["hosts"][0]["stale"] is False and j["hosts"][0]["last_run"] == 1
+    and j["hosts"][0]["facts"]["online_cpus"] >= 1 and len(j["hosts"][0]["id"]) == 32'
+hid=$(python3 -c "import json; print(json.load(open('$TMP/body'))['hosts'][0]['id'])")
+expect_http 200 "host by id" GET "/v1/hosts/$hid"
+expect_body "host by id: the same host" "j['id'] == '$hid' and 'cpu_model' in j['facts']"
+expect_http 404 "host that never was" GET /v1/hosts/00000000000000000000000000000000
+expect_http 404 "host id not hex" GET "/v1/hosts/..%2f..%2fetc"
+
 expect_http 200 "metrics" GET /metrics
 grep -q '^pwtuned_http_requests_total{route="GET /v1/recommendation",status="2xx"} [1-9]' "$TMP/body" && ok "metrics: requests by route and status" || bad "metrics: requests"
 grep -q '^pwtuned_http_request_seconds_bucket{le="+Inf"} [1-9]' "$TMP/body" && ok "metrics: latency histogram" || bad "metrics: histogram"
