@@ -82,6 +82,8 @@ enum MHD_Result h_hosts(struct api_server *, struct MHD_Connection *,
 	    struct api_request *, const char *, int *);
 enum MHD_Result h_host_get(struct api_server *, struct MHD_Connection *,
 	    struct api_request *, const char *, int *);
+enum MHD_Result h_openapi(struct api_server *, struct MHD_Connection *,
+	    struct api_request *, const char *, int *);
 enum MHD_Result h_check(struct api_server *, struct MHD_Connection *,
 	    struct api_request *, const char *, int *);
 /* Parse a request body as a JSON object, strictly; NULL after a 400. */

@@ -921,3 +921,26 @@ h_host_get(struct api_server *s, struct MHD_Connection *c,
 	db_hosts_free(hosts, n);
 	return api_json(c, 200, j, NULL, status);
 }
+
+extern const unsigned char	api_openapi_json[];
+extern const unsigned long	api_openapi_json_len;
+
+enum MHD_Result
+h_openapi(struct api_server *s, struct MHD_Connection *c,
+    struct api_request *r, const char *arg, int *status)
+{
+	struct MHD_Response	*resp;
+	enum MHD_Result		 rc;
+
+	(void)s;
+	(void)r;
+	(void)arg;
+	resp = MHD_create_response_from_buffer(api_openapi_json_len,
+	    (void *)(uintptr_t)api_openapi_json, MHD_RESPMEM_PERSISTENT);
+	MHD_add_response_header(resp, "Content-Type", "application/json");
+	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
+	*status = 200;
+	rc = MHD_queue_response(c, 200, resp);
+	MHD_destroy_response(resp);
+	return rc;
+}

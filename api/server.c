@@ -47,6 +47,7 @@ const struct api_route api_routes[] = {
 	{ "POST", "/v1/check", 0, 0, h_check },
 	{ "GET", "/v1/hosts", 0, 0, h_hosts },
 	{ "GET", "/v1/hosts/", 1, 0, h_host_get },
+	{ "GET", "/v1/openapi.json", 0, 0, h_openapi },
 };
 const size_t api_nroutes = sizeof(api_routes) / sizeof(api_routes[0]);
 
