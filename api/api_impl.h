@@ -51,6 +51,20 @@ struct api_server {
 	unsigned long long	 latency_count;
 };
 
+/* The dashboard's files, built in (web_files.c, generated). */
+struct api_web_file {
+	const char		*name;
+	const unsigned char	*data;
+	unsigned long		 len;
+};
+extern const struct api_web_file	api_web_files[];
+
+/* static.c */
+enum MHD_Result h_static(struct api_server *, struct MHD_Connection *,
+	    struct api_request *, const char *, int *);
+enum MHD_Result h_index(struct api_server *, struct MHD_Connection *,
+	    struct api_request *, const char *, int *);
+
 /* server.c */
 extern const struct api_route	api_routes[];
 extern const size_t		api_nroutes;

@@ -48,6 +48,8 @@ const struct api_route api_routes[] = {
 	{ "GET", "/v1/hosts", 0, 0, h_hosts },
 	{ "GET", "/v1/hosts/", 1, 0, h_host_get },
 	{ "GET", "/v1/openapi.json", 0, 0, h_openapi },
+	{ "GET", "/", 0, 0, h_index },
+	{ "GET", "/static/", 1, 0, h_static },
 };
 const size_t api_nroutes = sizeof(api_routes) / sizeof(api_routes[0]);
 
