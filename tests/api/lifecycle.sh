@@ -38,6 +38,16 @@ PWTUNED_THREADS=0 "$PWTUNED" -n >"$TMP/out" 2>&1
 [ $? -ne 0 ] && grep -q "PWTUNED_THREADS" "$TMP/out" && ok "refused: bad environment value" || bad "env: $(cat "$TMP/out")"
 PWTUNED_COOLDOWN=5 "$PWTUNED" -n -c "$TMP/good.conf" --listen 127.0.0.1:9999 >/dev/null 2>&1 && ok "-n with env and flags" || bad "env and flags"
 
+# JSON logs: one object per line.
+start_daemon -- --log-format json
+stop_daemon
+python3 -c "
+import json, sys
+lines = [json.loads(l) for l in open('$TMP/log') if l.strip()]
+assert lines and all({'time', 'level', 'msg'} <= set(l) for l in lines)
+assert any('listening on' in l['msg'] for l in lines)" && ok "--log-format json: one object per line" || bad "json logs"
+
+rm -f "$VAR/pwtune.db"*
 # Readiness on an empty store: READY=1 within 2 s.
 python3 - "$TMP/notify" <<'PY' &
 import socket, sys
