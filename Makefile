@@ -19,7 +19,7 @@ STATE_DIR  ?= $(CURDIR)/var
 DEB_PACKAGES := build-essential cmake pkg-config \
 	libargon2-dev libsodium-dev libjansson-dev libmicrohttpd-dev \
 	libsqlite3-dev libcrypt-dev \
-	argon2 sqlite3 curl php-cli golang-go cryptsetup-bin
+	argon2 sqlite3 curl wrk php-cli golang-go cryptsetup-bin
 
 .PHONY: all deps build run test test-asan bench bench-seed bench-accuracy clean
 

@@ -32,6 +32,13 @@ stop_daemon
 # A fresh daemon (new limits): the right token passes.
 start_daemon PWTUNED_AUTH_FAILURES_PER_MINUTE=9 PWTUNED_STARTUP_PROFILE=quick
 expect_http 202 "right token: 202" POST /v1/runs "${J[@]}" --data-binary '{}' -H "Authorization: Bearer $T"
+# S3: the token is in no log line, argument or environment variable.
+if ! tr '\0' '\n' <"/proc/$PID/cmdline" | grep -q "$T" &&
+    ! tr '\0' '\n' <"/proc/$PID/environ" | grep -q "$T" && ! grep -q "$T" "$TMP/log"; then
+	ok "S3: the token is not in argv, environ or the log"
+else
+	bad "S3: the token leaked"
+fi
 stop_daemon
 
 # A token file others can read: refused at start, naming it.
