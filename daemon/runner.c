@@ -219,10 +219,12 @@ runner_loop(void *arg)
 				until.tv_sec += 1;
 				pthread_cond_timedwait(&d->wake, &d->lock,
 				    &until);
+				/* After a failed run, the cool-down first. */
 				if (!d->quit && d->queued_run == 0 &&
 				    d->last_done > 0 && time(NULL) -
 				    d->last_done >= (time_t)
-				    d->cfg.rebench_interval) {
+				    d->cfg.rebench_interval && time(NULL) -
+				    d->last_end >= (time_t)d->cfg.cooldown) {
 					pthread_mutex_unlock(&d->lock);
 					runner_request(d, d->cfg.startup_profile
 					    [0] && strcmp(d->cfg.startup_profile,

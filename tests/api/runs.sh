@@ -51,6 +51,16 @@ expect_http 429 "within the cool-down: 429" POST /v1/runs "${A[@]}"
 expect_body "429 says how long" 'int(h["retry-after"]) > 3000'
 stop_daemon
 
+# rebench_interval: a scheduled run starts by itself once the newest
+# finished run is that old.
+start_daemon PWTUNED_REBENCH_INTERVAL=1
+for _ in $(seq 60); do
+	grep -q '"trigger":"schedule"' <(curl -s "http://127.0.0.1:$PORT/v1/runs") && break
+	sleep 0.1
+done
+grep -q '"trigger":"schedule"' <(curl -s "http://127.0.0.1:$PORT/v1/runs") && ok "rebench_interval: a scheduled run started" || bad "no scheduled run"
+stop_daemon
+
 # L6: 20 authenticated POSTs at once: exactly one 202.
 start_daemon PWTUNED_COOLDOWN=0
 python3 - "$PORT" "$T" <<'PY' && ok "20 POSTs at once: one 202, the rest 409 or 429 with Retry-After" || bad "L6"
