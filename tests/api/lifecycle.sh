@@ -38,6 +38,16 @@ PWTUNED_THREADS=0 "$PWTUNED" -n >"$TMP/out" 2>&1
 [ $? -ne 0 ] && grep -q "PWTUNED_THREADS" "$TMP/out" && ok "refused: bad environment value" || bad "env: $(cat "$TMP/out")"
 PWTUNED_COOLDOWN=5 "$PWTUNED" -n -c "$TMP/good.conf" --listen 127.0.0.1:9999 >/dev/null 2>&1 && ok "-n with env and flags" || bad "env and flags"
 
+# Precedence: defaults < file < environment < flags (seen in the log format).
+printf 'log_format = json\n' >"$TMP/json.conf"
+fmt() { head -1 "$TMP/log" | cut -c1; }
+start_daemon -- -c "$TMP/json.conf"; stop_daemon
+[ "$(fmt)" = "{" ] && ok "the file sets the log format" || bad "file ignored"
+start_daemon PWTUNED_LOG_FORMAT=text -- -c "$TMP/json.conf"; stop_daemon
+[ "$(fmt)" = "2" ] && ok "the environment overrides the file" || bad "environment did not override"
+start_daemon PWTUNED_LOG_FORMAT=text -- -c "$TMP/json.conf" --log-format json; stop_daemon
+[ "$(fmt)" = "{" ] && ok "a flag overrides the environment" || bad "flag did not override"
+
 # JSON logs: one object per line.
 start_daemon -- --log-format json
 stop_daemon
@@ -102,7 +112,7 @@ ms=$(( ($(date +%s%N) - t0) / 1000000 ))
 [ $ms -lt 2000 ] && ok "ready in ${ms} ms" || bad "ready after $ms ms"
 
 # SIGHUP: reloads (log level), requests keep being answered.
-python3 - "$PORT" "$PID" <<'PY' && ok "SIGHUP 20 times under load: no failed request" || bad "SIGHUP under load"
+python3 - "$PORT" "$PID" <<'PY' && ok "F13: SIGHUP 100 times under load: no failed request" || bad "SIGHUP under load"
 import http.client, os, signal, sys, threading, time
 port, pid = int(sys.argv[1]), int(sys.argv[2])
 failed, done = [], []
@@ -119,8 +129,8 @@ def load():
     done.append(1)
 ts = [threading.Thread(target=load) for _ in range(4)]
 [t.start() for t in ts]
-for _ in range(20):
-    os.kill(pid, signal.SIGHUP); time.sleep(0.02)
+for _ in range(100):
+    os.kill(pid, signal.SIGHUP); time.sleep(0.01)
 [t.join() for t in ts]
 assert not failed, failed[:5]
 PY
