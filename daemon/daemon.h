@@ -83,7 +83,12 @@ struct daemon {
 	size_t			 points_done, points_total;
 	double			 eta;
 	volatile int		 cancel;
-	time_t			 last_end;		/* for the cool-down */
+	time_t			 last_end;		/* newest run's end */
+	time_t			 last_api_end;		/* of a run asked for
+							   through the API: the
+							   cool-down counts
+							   from it */
+	enum db_trigger		 running_trigger;
 	time_t			 last_done;		/* newest finished run */
 	char			 store_error[256];	/* "" : writable */
 	/* Counters for /metrics. */

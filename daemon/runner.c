@@ -190,6 +190,8 @@ runner_run(struct daemon *d, struct db *db, int64_t id, const char *profile)
 	pthread_mutex_lock(&d->lock);
 	d->runs_by_status[fin]++;
 	d->last_end = time(NULL);
+	if (d->running_trigger == DB_TRIGGER_API)
+		d->last_api_end = d->last_end;
 	if (fin == DB_RUN_DONE)
 		d->last_done = d->last_end;
 	pthread_mutex_unlock(&d->lock);
@@ -242,6 +244,7 @@ runner_loop(void *arg)
 		d->queued_run = 0;
 		d->queued_profile[0] = '\0';
 		d->running_run = id;
+		d->running_trigger = d->queued_trigger;
 		d->cancel = 0;
 		pthread_mutex_unlock(&d->lock);
 		runner_run(d, db, id, profile);
@@ -297,11 +300,15 @@ runner_request(struct daemon *d, const char *profile, enum db_trigger trigger,
 			*retry_after = 30;
 		return 1;
 	}
-	if (d->last_end > 0 && now - d->last_end < (time_t)d->cfg.cooldown &&
-	    trigger == DB_TRIGGER_API) {
+	/*
+	 * The cool-down stops API clients from chaining runs; a run the
+	 * daemon made itself (start-up, schedule) does not hold one back.
+	 */
+	if (d->last_api_end > 0 && now - d->last_api_end <
+	    (time_t)d->cfg.cooldown && trigger == DB_TRIGGER_API) {
 		if (retry_after != NULL)
 			*retry_after = (unsigned)(d->cfg.cooldown -
-			    (unsigned)(now - d->last_end));
+			    (unsigned)(now - d->last_api_end));
 		pthread_mutex_unlock(&d->lock);
 		return 2;
 	}

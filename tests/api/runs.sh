@@ -61,6 +61,26 @@ done
 grep -q '"trigger":"schedule"' <(curl -s "http://127.0.0.1:$PORT/v1/runs") && ok "rebench_interval: a scheduled run started" || bad "no scheduled run"
 stop_daemon
 
+# A run the daemon made itself does not start a cool-down: right after a
+# scheduled run ends, POST /v1/runs is accepted even with cooldown = 1 h.
+start_daemon PWTUNED_REBENCH_INTERVAL=1 PWTUNED_COOLDOWN=3600
+for _ in $(seq 60); do
+	sid=$(curl -s "http://127.0.0.1:$PORT/v1/runs" | python3 -c "
+import json, sys
+runs = [r for r in json.load(sys.stdin)['runs'] if r['trigger'] == 'schedule' and r['status'] in ('queued', 'running')]
+print(runs[0]['id'] if runs else '')")
+	[ -n "$sid" ] && break
+	sleep 0.1
+done
+expect_http 202 "cancel the scheduled run" DELETE "/v1/runs/$sid" "${A[@]}"
+for _ in $(seq 50); do
+	req GET "/v1/runs/$sid"
+	grep -q '"status":"cancelled"' "$TMP/body" && break
+	sleep 0.1
+done
+expect_http 202 "after a scheduled run: no cool-down" POST /v1/runs "${A[@]}"
+stop_daemon
+
 # L6: 20 authenticated POSTs at once: exactly one 202.
 start_daemon PWTUNED_COOLDOWN=0
 python3 - "$PORT" "$T" <<'PY' && ok "20 POSTs at once: one 202, the rest 409 or 429 with Retry-After" || bad "L6"
