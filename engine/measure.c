@@ -662,7 +662,10 @@ measure_effective_parallelism(const struct kdf_params *kp, int max_k,
 			best = s;
 		measure_result_release(&r);
 	}
+	/* A speed-up past k is noise (a slow first point): never above k. */
 	*effective = (int)floor(best + 0.5);
+	if (*effective > max_k)
+		*effective = max_k;
 	if (*effective < 1)
 		*effective = 1;
 	return 0;
