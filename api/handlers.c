@@ -18,18 +18,38 @@
 
 #define QUERY_MAX	16
 
-static __thread struct db	*thread_db;
+/*
+ * Each HTTP thread has its own store connection, opened on first use and
+ * closed when the thread ends (libmicrohttpd joins its pool on stop).
+ */
+static pthread_key_t	db_key;
+static pthread_once_t	db_key_once = PTHREAD_ONCE_INIT;
 
-/* This thread's store connection, opened on first use. */
+static void
+api_db_close(void *db)
+{
+	db_close(db);
+}
+
+static void
+api_db_key(void)
+{
+	pthread_key_create(&db_key, api_db_close);
+}
+
 static struct db *
 api_db(struct api_server *s, char *err, size_t errlen)
 {
-	struct db_open_opts	o = { 0, 0, 1, NULL, NULL };
+	struct db_open_opts	 o = { 0, 0, 1, NULL, NULL };
+	struct db		*db;
 
-	if (thread_db == NULL &&
-	    db_open(s->d->cfg.db, &o, &thread_db, err, errlen) != DB_OK)
+	pthread_once(&db_key_once, api_db_key);
+	if ((db = pthread_getspecific(db_key)) != NULL)
+		return db;
+	if (db_open(s->d->cfg.db, &o, &db, err, errlen) != DB_OK)
 		return NULL;
-	return thread_db;
+	pthread_setspecific(db_key, db);
+	return db;
 }
 
 enum MHD_Result
