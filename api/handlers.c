@@ -666,7 +666,9 @@ h_runs_post(struct api_server *s, struct MHD_Connection *c,
 	    db_run_get(db, id, &run, err, sizeof(err)) != DB_OK)
 		return api_problem(c, PROB_STORE, NULL, "the store cannot be "
 		    "read", NULL, 5, status);
-	text = json_dumps(api_run_json(s, &run), JSON_COMPACT);
+	j = api_run_json(s, &run);
+	text = json_dumps(j, JSON_COMPACT);
+	json_decref(j);
 	if (text == NULL)
 		return MHD_NO;
 	resp = MHD_create_response_from_buffer(strlen(text), text,

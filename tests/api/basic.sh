@@ -23,7 +23,7 @@ expect_body "recommendation: JSON, nosniff, ETag" '
     and h["etag"].startswith("\"m")'
 etag=$(sed -n 's/^ETag: //Ip' "$TMP/headers" | tr -d '\r')
 expect_http 304 "same query, same model: 304" GET "/v1/recommendation?target_ms=250" -H "If-None-Match: $etag"
-expect_http 200 "another query: a new answer" GET "/v1/recommendation?target_ms=600&concurrency=2&memory_max=256MiB&percentile=99&floor=rfc9106&objective=attacker-cost&parallelism=1&variant=argon2id&backend=libsodium"
+expect_http 200 "another query: a new answer" GET "/v1/recommendation?target_ms=2000&concurrency=2&memory_max=256MiB&percentile=99&floor=none&objective=attacker-cost&parallelism=1&variant=argon2id&backend=libsodium"
 expect_body "another query: its parameters" 'j["latency"]["concurrency"] == 2 and j["latency"]["percentile"] == 99 and j["objective"] == "attacker-cost"'
 expect_http 422 "impossible target: 422" GET "/v1/recommendation?target_ms=1"
 expect_body "422 carries the closest admissible answer" '
