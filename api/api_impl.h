@@ -68,6 +68,9 @@ enum MHD_Result h_index(struct api_server *, struct MHD_Connection *,
 /* server.c */
 extern const struct api_route	api_routes[];
 extern const size_t		api_nroutes;
+/* A response of JSON j (stolen) as ctype, with nosniff and cache. */
+struct MHD_Response *api_json_response(json_t *j, const char *ctype,
+	    const char *cache);
 enum MHD_Result api_json(struct MHD_Connection *c, unsigned status,
 	    json_t *j, const char *etag, int *out_status);
 int	 api_token_load(struct api_server *s, const char *path, char *err,

@@ -86,6 +86,13 @@ h_readyz(struct api_server *s, struct MHD_Connection *c,
 	    "model_run", (json_int_t)run), NULL, status);
 }
 
+static enum MHD_Result
+api_store_unreadable(struct MHD_Connection *c, int *status)
+{
+	return api_problem(c, PROB_STORE, NULL, "the store cannot be read",
+	    NULL, 5, status);
+}
+
 /* Strict unsigned decimal: digits only, no sign, at most 10 of them. */
 static int
 api_uint(const char *v, unsigned long long *out)
@@ -504,8 +511,7 @@ h_runs_list(struct api_server *s, struct MHD_Connection *c,
 	(void)arg;
 	if ((db = api_db(s, err, sizeof(err))) == NULL ||
 	    db_runs_list(db, NULL, 100, &runs, &n, err, sizeof(err)) != DB_OK)
-		return api_problem(c, PROB_STORE, NULL, "the store cannot be "
-		    "read", NULL, 5, status);
+		return api_store_unreadable(c, status);
 	list = json_array();
 	for (i = 0; i < n; i++)
 		json_array_append_new(list, api_run_json(s, &runs[i]));
@@ -539,14 +545,12 @@ h_run_get(struct api_server *s, struct MHD_Connection *c,
 		return api_problem(c, PROB_NOT_FOUND, "id", "run ids are "
 		    "positive whole numbers", NULL, 0, status);
 	if ((db = api_db(s, err, sizeof(err))) == NULL)
-		return api_problem(c, PROB_STORE, NULL, "the store cannot be "
-		    "read", NULL, 5, status);
+		return api_store_unreadable(c, status);
 	if ((st = db_run_get(db, id, &run, err, sizeof(err))) == DB_ERR_NOTFOUND)
 		return api_problem(c, PROB_NOT_FOUND, "id", "no such run", NULL,
 		    0, status);
 	if (st != DB_OK)
-		return api_problem(c, PROB_STORE, NULL, "the store cannot be "
-		    "read", NULL, 5, status);
+		return api_store_unreadable(c, status);
 	return api_json(c, 200, api_run_json(s, &run), NULL, status);
 }
 
@@ -616,7 +620,6 @@ h_runs_post(struct api_server *s, struct MHD_Connection *c,
 	unsigned	 retry = 0;
 	enum MHD_Result	 rc;
 	struct MHD_Response *resp;
-	char		*text;
 
 	(void)arg;
 	if (r->bodylen > 0) {
@@ -664,17 +667,11 @@ h_runs_post(struct api_server *s, struct MHD_Connection *c,
 	    profile);
 	if ((db = api_db(s, err, sizeof(err))) == NULL ||
 	    db_run_get(db, id, &run, err, sizeof(err)) != DB_OK)
-		return api_problem(c, PROB_STORE, NULL, "the store cannot be "
-		    "read", NULL, 5, status);
-	j = api_run_json(s, &run);
-	text = json_dumps(j, JSON_COMPACT);
-	json_decref(j);
-	if (text == NULL)
+		return api_store_unreadable(c, status);
+	if ((resp = api_json_response(api_run_json(s, &run),
+	    "application/json", "no-cache")) == NULL)
 		return MHD_NO;
-	resp = MHD_create_response_from_buffer(strlen(text), text,
-	    MHD_RESPMEM_MUST_FREE);
 	snprintf(loc, sizeof(loc), "/v1/runs/%lld", (long long)id);
-	MHD_add_response_header(resp, "Content-Type", "application/json");
 	MHD_add_response_header(resp, "Location", loc);
 	*status = 202;
 	rc = MHD_queue_response(c, 202, resp);
@@ -701,8 +698,7 @@ h_run_delete(struct api_server *s, struct MHD_Connection *c,
 		    (json_int_t)id, "status", "cancelling"), NULL, status);
 	}
 	if ((db = api_db(s, err, sizeof(err))) == NULL)
-		return api_problem(c, PROB_STORE, NULL, "the store cannot be "
-		    "read", NULL, 5, status);
+		return api_store_unreadable(c, status);
 	if (db_run_get(db, id, &run, err, sizeof(err)) != DB_OK)
 		return api_problem(c, PROB_NOT_FOUND, "id", "no such run", NULL,
 		    0, status);
@@ -905,8 +901,7 @@ h_hosts(struct api_server *s, struct MHD_Connection *c,
 	(void)arg;
 	if ((db = api_db(s, err, sizeof(err))) == NULL ||
 	    db_hosts_list(db, NULL, &hosts, &n, err, sizeof(err)) != DB_OK)
-		return api_problem(c, PROB_STORE, NULL, "the store cannot be "
-		    "read", NULL, 5, status);
+		return api_store_unreadable(c, status);
 	list = json_array();
 	for (i = 0; i < n; i++)
 		json_array_append_new(list, api_host_json(s, &hosts[i]));
@@ -932,8 +927,7 @@ h_host_get(struct api_server *s, struct MHD_Connection *c,
 			    "are 32 hex digits", NULL, 0, status);
 	if ((db = api_db(s, err, sizeof(err))) == NULL ||
 	    db_hosts_list(db, arg, &hosts, &n, err, sizeof(err)) != DB_OK)
-		return api_problem(c, PROB_STORE, NULL, "the store cannot be "
-		    "read", NULL, 5, status);
+		return api_store_unreadable(c, status);
 	if (n == 0) {
 		db_hosts_free(hosts, n);
 		return api_problem(c, PROB_NOT_FOUND, "id", "no such host",

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "api.h"
+#include "api_impl.h"
 
 static const struct {
 	const char	*slug;
@@ -49,7 +49,7 @@ api_problem(struct MHD_Connection *c, enum api_problem p, const char *param,
 {
 	struct MHD_Response	*r;
 	json_t			*j;
-	char			*text, type[96], ra[16], allowbuf[64] = "";
+	char			 type[96], ra[16], allowbuf[64] = "";
 	const char		*allow;
 	enum MHD_Result		 rc;
 
@@ -66,15 +66,9 @@ api_problem(struct MHD_Connection *c, enum api_problem p, const char *param,
 	allow = json_string_value(json_object_get(j, "allow"));
 	if (allow != NULL)
 		snprintf(allowbuf, sizeof(allowbuf), "%s", allow);
-	text = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(6));
-	json_decref(j);
-	if (text == NULL)
+	if ((r = api_json_response(j, "application/problem+json",
+	    "no-store")) == NULL)
 		return MHD_NO;
-	r = MHD_create_response_from_buffer(strlen(text), text,
-	    MHD_RESPMEM_MUST_FREE);
-	MHD_add_response_header(r, "Content-Type", "application/problem+json");
-	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
-	MHD_add_response_header(r, "Cache-Control", "no-store");
 	if (p == PROB_UNAUTHORIZED)
 		MHD_add_response_header(r, "WWW-Authenticate",
 		    "Bearer realm=\"pwtuned\"");

@@ -66,23 +66,33 @@ api_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+struct MHD_Response *
+api_json_response(json_t *j, const char *ctype, const char *cache)
+{
+	struct MHD_Response	*r;
+	char			*text;
+
+	text = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(6));
+	json_decref(j);
+	if (text == NULL)
+		return NULL;
+	r = MHD_create_response_from_buffer(strlen(text), text,
+	    MHD_RESPMEM_MUST_FREE);
+	MHD_add_response_header(r, "Content-Type", ctype);
+	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+	MHD_add_response_header(r, "Cache-Control", cache);
+	return r;
+}
+
 enum MHD_Result
 api_json(struct MHD_Connection *c, unsigned status, json_t *j,
     const char *etag, int *out_status)
 {
 	struct MHD_Response	*r;
-	char			*text;
 	enum MHD_Result		 rc;
 
-	text = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(6));
-	json_decref(j);
-	if (text == NULL)
+	if ((r = api_json_response(j, "application/json", "no-cache")) == NULL)
 		return MHD_NO;
-	r = MHD_create_response_from_buffer(strlen(text), text,
-	    MHD_RESPMEM_MUST_FREE);
-	MHD_add_response_header(r, "Content-Type", "application/json");
-	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
-	MHD_add_response_header(r, "Cache-Control", "no-cache");
 	if (etag != NULL)
 		MHD_add_response_header(r, "ETag", etag);
 	*out_status = (int)status;
