@@ -68,4 +68,10 @@ expect_body "405 says Allow" 'h["allow"] == "GET" and j["status"] == 405'
 expect_http 405 "PUT /v1/runs" PUT /v1/runs
 expect_body "405 on runs: Allow GET, POST" 'h["allow"] == "GET, POST"'
 stop_daemon
+
+# allowed_hosts: a configured name is served, others still are not.
+start_daemon PWTUNED_ALLOWED_HOSTS=pwtune.example,other.example
+expect_http 200 "allowed_hosts: a configured name" GET /healthz -H "Host: pwtune.example:8421"
+expect_http 421 "allowed_hosts: any other name" GET /healthz -H "Host: evil.example"
+stop_daemon
 finish
