@@ -20,6 +20,7 @@
 #include "profile.h"
 #include "tune.h"
 #include "units.h"
+#include "verify.h"
 
 #define VERIFY_STEPS	3
 
@@ -266,32 +267,17 @@ static void
 rec_verify(const struct model *m, const struct tune_query *q,
     struct tune_answer *a, double *measured_ms, int *steps)
 {
-	struct measure_opts	 mo;
-	struct measure_point	 pt;
-	struct measure_result	 r;
-	uint32_t		 floor_t;
+	uint32_t	floor_t;
+	char		err[256];
 
 	*steps = 0;
 	*measured_ms = -1;
-	measure_opts_init(&mo, m->effective_cpus);
-	mo.fixed_rounds = q->k >= 10 ? 2 : (10 + q->k - 1) / q->k + 1;
-	mo.remeasure_noisy = 0;
-	mo.cancel = &rec_cancel;
 	for (;;) {
-		kdf_params_init(&pt.kp, a->variant);
-		pt.kp.backend = a->backend;
-		pt.kp.m_kib = a->m_kib;
-		pt.kp.t = a->t;
-		pt.kp.p = a->p;
-		pt.k = q->k;
-		if (measure_point_run(&pt, &mo, &r) != 0) {
-			cli_warnx("recommend: verify: %s", r.reason);
-			measure_result_release(&r);
+		if (verify_answer(a, m->effective_cpus, verify_rounds(q->k),
+		    &rec_cancel, measured_ms, err, sizeof(err)) != 0) {
+			cli_warnx("recommend: verify: %s", err);
 			return;
 		}
-		*measured_ms = q->percentile >= 99 ? r.st.p99 :
-		    q->percentile >= 95 ? r.st.p95 : r.st.median;
-		measure_result_release(&r);
 		if (*measured_ms <= q->target_ms || *steps == VERIFY_STEPS)
 			return;
 		(*steps)++;
@@ -323,10 +309,7 @@ rec_store_verification(const char *path, int64_t run_id,
 	struct db	*db;
 	char		 params[256], err[512];
 
-	snprintf(params, sizeof(params), "{\"variant\": \"%s\", \"m_kib\": "
-	    "%u, \"t\": %u, \"p\": %u, \"k\": %u, \"percentile\": %d}",
-	    kdf_alg_name(a->variant), (unsigned)a->m_kib, (unsigned)a->t,
-	    (unsigned)a->p, (unsigned)a->k, a->percentile);
+	verify_params_json(a, params, sizeof(params));
 	if (db_open(path, NULL, &db, err, sizeof(err)) != DB_OK ||
 	    db_verification_add(db, run_id, a->target_ms, params,
 	    a->predicted_ms, measured, err, sizeof(err)) != DB_OK)

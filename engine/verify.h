@@ -1,0 +1,30 @@
+/*
+ * engine/verify.h: measure an answer. The model predicts; a verification
+ * measures the parameters it chose, at the concurrency and percentile the
+ * question named, so predicted and measured can be set side by side
+ * (pwtune recommend --verify, and the daemon after each run).
+ */
+#ifndef PWTUNE_VERIFY_H
+#define PWTUNE_VERIFY_H
+
+#include <stddef.h>
+
+#include "tune.h"
+
+/* Rounds when the caller has no opinion: about ten latencies in all. */
+size_t	 verify_rounds(uint32_t k);
+
+/*
+ * Measure a's parameters with a->k hashes at once, rounds rounds, in child
+ * processes (engine/measure). *measured_ms gets the latency at
+ * a->percentile. Returns 0, or -1 with the reason in err.
+ */
+int	 verify_answer(const struct tune_answer *a, int cpus, size_t rounds,
+	    volatile int *cancel, double *measured_ms, char *err,
+	    size_t errlen);
+
+/* The parameters as the store keeps them beside a verification (JSON). */
+void	 verify_params_json(const struct tune_answer *a, char *buf,
+	    size_t len);
+
+#endif /* PWTUNE_VERIFY_H */
