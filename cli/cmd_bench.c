@@ -364,7 +364,8 @@ bench_store_point(void *ctx, size_t i, const struct measure_result *r)
 {
 	struct bench_store	*bs = ctx;
 
-	if (bs->db == NULL || bs->failed)
+	/* A point a cancel stopped before it ran was not measured. */
+	if (bs->db == NULL || bs->failed || r->status == MEASURE_CANCELLED)
 		return;
 	if (db_run_add_point(bs->db, bs->run, i, r, bs->err,
 	    sizeof(bs->err)) != DB_OK) {

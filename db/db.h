@@ -210,6 +210,10 @@ struct db_host {
 	char	       *facts;		/* the host JSON; owned, free() it */
 	int64_t		last_run;	/* newest finished run; 0: none */
 	char		last_run_fingerprint[33];
+	char		last_run_finished[32];	/* ISO 8601 UTC */
+	uint64_t	last_run_budget;	/* bytes */
+	char		last_run_budget_source[16];
+	int		last_run_cpus;		/* effective CPUs */
 };
 
 /*
@@ -238,5 +242,23 @@ enum db_status db_model_count(struct db *db, int64_t id, size_t *curves,
 enum db_status db_verification_add(struct db *db, int64_t id,
 	    double target_ms, const char *params, double predicted_ms,
 	    double measured_ms, char *err, size_t errlen);
+
+struct db_verification {
+	int64_t		id;
+	int64_t		run_id;
+	double		target_ms;
+	double		predicted_ms;
+	double		measured_ms;
+	char		params[256];	/* JSON: variant, m_kib, t, p, k, ... */
+	char		created[32];
+};
+
+/*
+ * The newest verifications (at most limit) of host_id's runs, newest
+ * first; *out is malloc'd (free() it).
+ */
+enum db_status db_verifications_list(struct db *db, const char *host_id,
+	    size_t limit, struct db_verification **out, size_t *n, char *err,
+	    size_t errlen);
 
 #endif /* PWTUNE_DB_H */

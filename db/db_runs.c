@@ -654,7 +654,8 @@ db_hosts_list(struct db *db, const char *id, struct db_host **hosts,
 	*hosts = NULL;
 	*n = 0;
 	rc = sqlite3_prepare_v2(db->conn, "SELECT h.id, h.fingerprint,"
-	    " h.first_seen, h.last_seen, h.facts, r.id, r.fingerprint"
+	    " h.first_seen, h.last_seen, h.facts, r.id, r.fingerprint,"
+	    " r.finished, r.mem_budget, r.budget_source, r.effective_cpus"
 	    " FROM hosts h LEFT JOIN runs r ON r.id = (SELECT max(id) FROM"
 	    " runs WHERE host_id = h.id AND status = 'done')"
 	    " WHERE ?1 IS NULL OR h.id = ?1 ORDER BY h.last_seen DESC"
@@ -687,6 +688,12 @@ db_hosts_list(struct db *db, const char *id, struct db_host **hosts,
 		h->last_run = sqlite3_column_int64(st, 5);
 		db_copy_col(h->last_run_fingerprint,
 		    sizeof(h->last_run_fingerprint), st, 6);
+		db_copy_col(h->last_run_finished,
+		    sizeof(h->last_run_finished), st, 7);
+		h->last_run_budget = (uint64_t)sqlite3_column_int64(st, 8);
+		db_copy_col(h->last_run_budget_source,
+		    sizeof(h->last_run_budget_source), st, 9);
+		h->last_run_cpus = sqlite3_column_int(st, 10);
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE) {
@@ -706,4 +713,52 @@ db_hosts_free(struct db_host *hosts, size_t n)
 	for (i = 0; i < n; i++)
 		free(hosts[i].facts);
 	free(hosts);
+}
+
+enum db_status
+db_verifications_list(struct db *db, const char *host_id, size_t limit,
+    struct db_verification **out, size_t *n, char *err, size_t errlen)
+{
+	sqlite3_stmt	*st;
+	int		 rc;
+
+	*out = NULL;
+	*n = 0;
+	if (limit == 0 || limit > DB_RUNS_LIST_MAX)
+		limit = DB_RUNS_LIST_MAX;
+	if ((*out = calloc(limit, sizeof(**out))) == NULL)
+		return db_error(db, SQLITE_NOMEM, "list verifications", err,
+		    errlen);
+	rc = sqlite3_prepare_v2(db->conn, "SELECT v.id, v.run_id,"
+	    " v.target_ms, v.predicted_ms, v.measured_ms, v.params, v.created"
+	    " FROM verifications v JOIN runs r ON r.id = v.run_id"
+	    " WHERE ?1 IS NULL OR r.host_id = ?1 ORDER BY v.id DESC LIMIT ?2",
+	    -1, &st, NULL);
+	if (rc != SQLITE_OK) {
+		free(*out);
+		*out = NULL;
+		return db_error(db, rc, "list verifications", err, errlen);
+	}
+	if (host_id != NULL)
+		sqlite3_bind_text(st, 1, host_id, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 2, (sqlite3_int64)limit);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW && *n < limit) {
+		struct db_verification *v = &(*out)[(*n)++];
+
+		v->id = sqlite3_column_int64(st, 0);
+		v->run_id = sqlite3_column_int64(st, 1);
+		v->target_ms = sqlite3_column_double(st, 2);
+		v->predicted_ms = sqlite3_column_double(st, 3);
+		v->measured_ms = sqlite3_column_double(st, 4);
+		db_copy_col(v->params, sizeof(v->params), st, 5);
+		db_copy_col(v->created, sizeof(v->created), st, 6);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
+		free(*out);
+		*out = NULL;
+		*n = 0;
+		return db_error(db, rc, "list verifications", err, errlen);
+	}
+	return DB_OK;
 }
