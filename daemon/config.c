@@ -15,7 +15,7 @@
 #include "units.h"
 
 enum key_type { K_STRING, K_PATH, K_UINT, K_SIZE, K_LEVEL, K_FORMAT,
-	K_PROFILE, K_HOSTS, K_LISTEN };
+	K_PROFILE, K_HOSTS, K_LISTEN, K_TARGETS };
 
 static const struct key {
 	const char	*name;
@@ -49,6 +49,7 @@ static const struct key {
 	    10000 },
 	{ "allowed_hosts", K_HOSTS, U(allowed_hosts), 0, 0 },
 	{ "group", K_STRING, S(group), 0, 0 },
+	{ "verify_targets", K_TARGETS, U(verify_targets), 0, 0 },
 #undef S
 #undef U
 };
@@ -69,6 +70,10 @@ config_defaults(struct config *c)
 	c->threads = 2;
 	c->cooldown = 60;
 	c->auth_failures_per_minute = 10;
+	c->verify_targets[0] = 100;
+	c->verify_targets[1] = 250;
+	c->verify_targets[2] = 500;
+	c->nverify_targets = 3;
 }
 
 /* Parse "ADDR:PORT" with ADDR an IPv4 address or [IPv6]. */
@@ -223,6 +228,31 @@ config_set(struct config *c, const char *key, const char *value, char *err,
 			}
 			snprintf(c->allowed_hosts[c->nallowed_hosts++],
 			    sizeof(c->allowed_hosts[0]), "%s", tok);
+		}
+		return 0;
+	case K_TARGETS:
+		snprintf(copy, sizeof(copy), "%s", value);
+		c->nverify_targets = 0;
+		if (strcmp(value, "none") == 0)
+			return 0;
+		for (tok = strtok_r(copy, ", ", &save); tok != NULL;
+		    tok = strtok_r(NULL, ", ", &save)) {
+			if (c->nverify_targets == DAEMON_TARGETS_MAX ||
+			    config_parse_uint(tok, TUNE_TARGET_MIN_MS, 10000,
+			    &c->verify_targets[c->nverify_targets]) == -1) {
+				snprintf(err, errlen, "verify_targets takes "
+				    "none, or at most %d targets in ms from "
+				    "%d to 10000 (\"%s\")", DAEMON_TARGETS_MAX,
+				    TUNE_TARGET_MIN_MS, tok);
+				c->nverify_targets = 0;
+				return -1;
+			}
+			c->nverify_targets++;
+		}
+		if (c->nverify_targets == 0) {
+			snprintf(err, errlen, "verify_targets is empty: write "
+			    "none to verify nothing");
+			return -1;
 		}
 		return 0;
 	}

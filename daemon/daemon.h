@@ -24,6 +24,7 @@
 #define DAEMON_DEFAULT_LISTEN		"127.0.0.1:8421"
 #define DAEMON_PATH_MAX			1024
 #define DAEMON_HOSTS_MAX		8
+#define DAEMON_TARGETS_MAX		8
 #define DAEMON_TOKEN_LEN		32	/* random bytes, hex in the file */
 
 enum log_level {
@@ -55,6 +56,8 @@ struct config {
 	char		allowed_hosts[DAEMON_HOSTS_MAX][128];
 	size_t		nallowed_hosts;
 	char		group[64];
+	unsigned	verify_targets[DAEMON_TARGETS_MAX]; /* ms, after runs */
+	size_t		nverify_targets;
 };
 
 /*

@@ -15,12 +15,14 @@
 
 #include "daemon.h"
 #include "profile.h"
+#include "verify.h"
 
 struct runner_ctx {
 	struct daemon	*d;
 	struct db	*db;
 	int64_t		 run;
 	int		 store_failed;
+	size_t		 extra;		/* verifications after the points */
 };
 
 static void
@@ -31,7 +33,7 @@ runner_progress(void *ctx, const struct measure_progress *p)
 
 	pthread_mutex_lock(&rc->d->lock);
 	rc->d->points_done = p->done;
-	rc->d->points_total = p->total;
+	rc->d->points_total = p->total + rc->extra;
 	rc->d->eta = p->eta;
 	pthread_mutex_unlock(&rc->d->lock);
 	if (p->current == NULL || p->round == 0) {
@@ -47,6 +49,9 @@ runner_point(void *ctx, size_t i, const struct measure_result *r)
 	struct runner_ctx	*rc = ctx;
 	char			 err[512];
 
+	/* A point a cancel stopped before it ran was not measured. */
+	if (r->status == MEASURE_CANCELLED)
+		return;
 	if (db_run_add_point(rc->db, rc->run, i, r, err, sizeof(err)) !=
 	    DB_OK && !rc->store_failed) {
 		log_error("run %lld: cannot store point %zu: %s",
@@ -104,10 +109,53 @@ runner_load_model(struct daemon *d, struct db *db, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * After a run: measure the answers for the configured targets (k = 1,
+ * p95, the default floor) and keep predicted against measured beside the
+ * run, so the dashboard and the operator see whether the model holds.
+ * Runs on the runner thread; a cancel stops it.
+ */
+static void
+runner_verify(struct daemon *d, struct db *db, const struct model *m,
+    int64_t id)
+{
+	struct tune_query	 q;
+	struct tune_answer	 a;
+	double			 measured;
+	char			 params[256], err[512];
+	size_t			 i;
+
+	for (i = 0; i < d->cfg.nverify_targets && !d->cancel; i++) {
+		pthread_mutex_lock(&d->lock);
+		d->points_done = d->points_total - d->cfg.nverify_targets + i;
+		pthread_mutex_unlock(&d->lock);
+		tune_query_init(&q);
+		q.target_ms = d->cfg.verify_targets[i];
+		if (tune_recommend(m, &q, &a, err, sizeof(err)) != 0)
+			continue;	/* no answer: nothing to verify */
+		if (verify_answer(&a, m->effective_cpus, 0, &d->cancel,
+		    &measured, err, sizeof(err)) != 0) {
+			if (!d->cancel)
+				log_warn("run %lld: verify %u ms: %s",
+				    (long long)id, d->cfg.verify_targets[i],
+				    err);
+			continue;
+		}
+		verify_params_json(&a, params, sizeof(params));
+		if (db_verification_add(db, id, q.target_ms, params,
+		    a.predicted_ms, measured, err, sizeof(err)) != DB_OK)
+			log_warn("run %lld: verification not stored: %s",
+			    (long long)id, err);
+		log_info("run %lld: verified %.0f ms: %s predicted %.1f ms, "
+		    "measured %.1f ms (p%d)", (long long)id, q.target_ms,
+		    a.phc_prefix, a.predicted_ms, measured, a.percentile);
+	}
+}
+
 static void
 runner_run(struct daemon *d, struct db *db, int64_t id, const char *profile)
 {
-	struct runner_ctx	 ctx = { d, db, id, 0 };
+	struct runner_ctx	 ctx = { d, db, id, 0, d->cfg.nverify_targets };
 	struct report		 rep;
 	struct measure_opts	 mo;
 	struct measure_point	*pts = NULL;
@@ -143,7 +191,7 @@ runner_run(struct daemon *d, struct db *db, int64_t id, const char *profile)
 	rep.n = n;
 	pthread_mutex_lock(&d->lock);
 	d->points_done = 0;
-	d->points_total = n;
+	d->points_total = n + ctx.extra;
 	pthread_mutex_unlock(&d->lock);
 	if (db_run_set_status(db, id, DB_RUN_RUNNING, NULL, err,
 	    sizeof(err)) != DB_OK)
@@ -160,14 +208,12 @@ runner_run(struct daemon *d, struct db *db, int64_t id, const char *profile)
 		fin = DB_RUN_FAILED;
 	else
 		fin = DB_RUN_DONE;
-	if (db_run_set_status(db, id, fin, fin == DB_RUN_FAILED ? (ok == 0 ?
-	    "no point could be measured" : "points could not be stored") :
-	    fin == DB_RUN_INTERRUPTED ? "the daemon stopped" : NULL, err,
-	    sizeof(err)) != DB_OK)
-		log_error("run %lld: %s", (long long)id, err);
-	log_info("run %lld %s: %zu of %zu points measured", (long long)id,
-	    db_run_status_name(fin), ok, n);
 	if (fin == DB_RUN_DONE) {
+		/*
+		 * The model first, then the verifications: the run stays
+		 * "running" until both are done, so a new run cannot start
+		 * in between.
+		 */
 		if ((m = calloc(1, sizeof(*m))) != NULL &&
 		    model_fit(&rep, m, err, sizeof(err)) == 0) {
 			m->run_id = id;
@@ -178,10 +224,21 @@ runner_run(struct daemon *d, struct db *db, int64_t id, const char *profile)
 			log_info("model from run %lld in use: leave-one-out "
 			    "error median %.1f %%, worst %.1f %%", (long long)id,
 			    100 * m->loo_median, 100 * m->loo_worst);
+			/* Only this thread swaps models: m stays valid. */
+			runner_verify(d, db, m, id);
 		} else {
 			log_error("run %lld: no model: %s", (long long)id, err);
 			free(m);
 		}
+	}
+	if (db_run_set_status(db, id, fin, fin == DB_RUN_FAILED ? (ok == 0 ?
+	    "no point could be measured" : "points could not be stored") :
+	    fin == DB_RUN_INTERRUPTED ? "the daemon stopped" : NULL, err,
+	    sizeof(err)) != DB_OK)
+		log_error("run %lld: %s", (long long)id, err);
+	log_info("run %lld %s: %zu of %zu points measured", (long long)id,
+	    db_run_status_name(fin), ok, n);
+	if (fin == DB_RUN_DONE) {
 		if (db_retention(db, d->host.host_id, d->cfg.retention_runs, id,
 		    &n, err, sizeof(err)) == DB_OK && n > 0)
 			log_info("retention: %zu old run%s deleted", n,
