@@ -20,7 +20,7 @@
 #define API_BODY_MAX		4096	/* bytes of a request body */
 #define API_JSON_DEPTH_MAX	8	/* nesting, checked before parsing */
 #define API_URI_MAX		2048
-#define API_ROUTES		16
+#define API_ROUTES		24
 #define API_CACHE_SLOTS		64	/* answers kept per model */
 #define API_LATENCY_BUCKETS	10
 

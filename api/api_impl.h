@@ -9,7 +9,8 @@
 
 #include "api.h"
 
-#define API_FAIL_SLOTS	256
+#define API_FAIL_SLOTS		256
+#define API_RUN_PRESETS_SLOTS	64	/* hosts' preset times, by run */
 
 struct api_server;
 
@@ -49,6 +50,11 @@ struct api_server {
 	unsigned long long	 latency[API_LATENCY_BUCKETS + 1];
 	double			 latency_sum;
 	unsigned long long	 latency_count;
+	struct {
+		int64_t		 run;
+		json_t		*presets;
+	}			 run_presets[API_RUN_PRESETS_SLOTS];
+	size_t			 run_presets_next;
 };
 
 /* The dashboard's files, built in (web_files.c, generated). */
@@ -103,8 +109,18 @@ enum MHD_Result h_openapi(struct api_server *, struct MHD_Connection *,
 	    struct api_request *, const char *, int *);
 enum MHD_Result h_check(struct api_server *, struct MHD_Connection *,
 	    struct api_request *, const char *, int *);
+/* This HTTP thread's store connection (opened on first use), or NULL. */
+struct db *api_db(struct api_server *s, char *err, size_t errlen);
+enum MHD_Result api_store_unreadable(struct MHD_Connection *c, int *status);
 /* Parse a request body as a JSON object, strictly; NULL after a 400. */
 json_t	*api_body_json(struct MHD_Connection *c, struct api_request *r,
 	    int *status, enum MHD_Result *rc);
+
+/* views.c: what the dashboard draws. */
+enum MHD_Result h_model(struct api_server *, struct MHD_Connection *,
+	    struct api_request *, const char *, int *);
+/* The common presets' predicted time on the host of run (cached). */
+json_t	*api_run_presets(struct api_server *s, struct db *db, int64_t run);
+void	 api_views_free(struct api_server *s);
 
 #endif /* PWTUNE_API_IMPL_H */

@@ -1,14 +1,28 @@
 # Build the files of a directory (flat: no subdirectories) into one C
-# source:  cmake -DDIR=web -DOUT=web_files.c -P embed_dir.cmake
+# source:  cmake -DDIR=web -DOUT=web_files.c [-DEXTRA=name=path;...]
+#            -P embed_dir.cmake
 # defines  const struct api_web_file api_web_files[];  (NULL name ends it)
+# EXTRA adds files from elsewhere under the name given (Chart.js from
+# Debian's libjs-chart.js).
 file(GLOB files LIST_DIRECTORIES false RELATIVE "${DIR}" "${DIR}/*")
 list(SORT files)
+set(paths "")
+foreach(f ${files})
+  list(APPEND paths "${DIR}/${f}")
+endforeach()
+foreach(e ${EXTRA})
+  string(REGEX MATCH "^([^=]+)=(.+)$" _ "${e}")
+  list(APPEND files "${CMAKE_MATCH_1}")
+  list(APPEND paths "${CMAKE_MATCH_2}")
+endforeach()
 set(out "/* Generated from ${DIR} by embed_dir.cmake: do not edit. */\n")
 string(APPEND out "#include \"api_impl.h\"\n\n")
 set(table "")
 set(i 0)
+list(LENGTH files nfiles)
 foreach(f ${files})
-  file(READ "${DIR}/${f}" hex HEX)
+  list(GET paths ${i} path)
+  file(READ "${path}" hex HEX)
   string(LENGTH "${hex}" n)
   math(EXPR len "${n} / 2")
   string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," body "${hex}")

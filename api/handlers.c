@@ -37,7 +37,7 @@ api_db_key(void)
 	pthread_key_create(&db_key, api_db_close);
 }
 
-static struct db *
+struct db *
 api_db(struct api_server *s, char *err, size_t errlen)
 {
 	struct db_open_opts	 o = { 0, 0, 1, NULL, NULL };
@@ -86,7 +86,7 @@ h_readyz(struct api_server *s, struct MHD_Connection *c,
 	    "model_run", (json_int_t)run), NULL, status);
 }
 
-static enum MHD_Result
+enum MHD_Result
 api_store_unreadable(struct MHD_Connection *c, int *status)
 {
 	return api_problem(c, PROB_STORE, NULL, "the store cannot be read",
@@ -864,27 +864,91 @@ h_metrics(struct api_server *s, struct MHD_Connection *c,
 }
 
 static json_t *
-api_host_json(struct api_server *s, const struct db_host *h)
+api_host_json(struct api_server *s, struct db *db, const struct db_host *h)
 {
-	json_t	*facts = h->facts ? json_loads(h->facts, 0, NULL) : NULL;
-	json_t	*j;
-	int	 current = strcmp(h->id, s->d->host.host_id) == 0;
+	json_t			*facts = h->facts ? json_loads(h->facts, 0, NULL) :
+				    NULL;
+	json_t			*j;
+	enum host_budget_source	 src;
+	uint64_t		 budget;
+	int			 current = strcmp(h->id, s->d->host.host_id) == 0;
 
-	j = json_pack("{s:s, s:s, s:s, s:s, s:o, s:b}", "id", h->id,
+	j = json_pack("{s:s, s:s, s:s, s:s, s:o, s:b, s:s}", "id", h->id,
 	    "fingerprint", h->fingerprint, "first_seen", h->first_seen,
 	    "last_seen", h->last_seen, "facts", facts ? facts : json_object(),
-	    "this_host", current);
+	    "this_host", current, "group", current ? s->d->cfg.group : "");
+	if (current) {
+		/* What a run here would get now, and what set it. */
+		budget = host_memory_budget(&s->d->host, s->d->cfg.memory_max,
+		    &src);
+		json_object_set_new(j, "memory_budget", json_pack("{s:I, s:s}",
+		    "bytes", (json_int_t)budget, "source",
+		    host_budget_source_name(src)));
+		json_object_set_new(j, "effective_cpus", json_integer(
+		    host_usable_cpus(&s->d->host)));
+		json_object_set_new(j, "current_fingerprint",
+		    json_string(s->d->host.fingerprint));
+	}
 	if (h->last_run > 0) {
 		json_object_set_new(j, "last_run", json_integer(h->last_run));
+		json_object_set_new(j, "last_run_finished",
+		    json_string(h->last_run_finished));
+		json_object_set_new(j, "last_run_budget", json_pack("{s:I, s:s}",
+		    "bytes", (json_int_t)h->last_run_budget, "source",
+		    h->last_run_budget_source));
+		json_object_set_new(j, "last_run_cpus",
+		    json_integer(h->last_run_cpus));
 		/* Stale: the newest run was measured on other facts. */
 		json_object_set_new(j, "stale", json_boolean(strcmp(
 		    h->last_run_fingerprint, current ? s->d->host.fingerprint :
 		    h->fingerprint) != 0));
+		json_object_set_new(j, "presets", db != NULL ?
+		    api_run_presets(s, db, h->last_run) : json_array());
 	} else {
 		json_object_set_new(j, "last_run", json_null());
 		json_object_set_new(j, "stale", json_true());
+		json_object_set_new(j, "presets", json_array());
 	}
 	return j;
+}
+
+/*
+ * The slowest host: on the first preset every host with a fresh run
+ * predicts, the one that takes longest. Marks it; returns its id or NULL.
+ */
+static const char *
+api_hosts_slowest(json_t *list)
+{
+	json_t		*h, *pre, *slow = NULL, *first;
+	const char	*name = NULL;
+	double		 worst = -1, v;
+	size_t		 i, j;
+
+	json_array_foreach(list, i, h) {
+		if (json_is_true(json_object_get(h, "stale")))
+			continue;
+		first = json_array_get(json_object_get(h, "presets"), 0);
+		if (first == NULL)
+			continue;
+		if (name == NULL)
+			name = json_string_value(json_object_get(first,
+			    "name"));
+		json_array_foreach(json_object_get(h, "presets"), j, pre) {
+			if (name == NULL || strcmp(json_string_value(
+			    json_object_get(pre, "name")), name) != 0)
+				continue;
+			v = json_real_value(json_object_get(pre,
+			    "predicted_ms_p95"));
+			if (v > worst) {
+				worst = v;
+				slow = h;
+			}
+		}
+	}
+	json_array_foreach(list, i, h)
+		json_object_set_new(h, "slowest", json_boolean(h == slow));
+	return slow != NULL ? json_string_value(json_object_get(slow, "id")) :
+	    NULL;
 }
 
 enum MHD_Result
@@ -894,7 +958,8 @@ h_hosts(struct api_server *s, struct MHD_Connection *c,
 	struct db_host	*hosts;
 	struct db	*db;
 	size_t		 n, i;
-	json_t		*list;
+	json_t		*list, *j;
+	const char	*slowest;
 	char		 err[512];
 
 	(void)r;
@@ -904,10 +969,11 @@ h_hosts(struct api_server *s, struct MHD_Connection *c,
 		return api_store_unreadable(c, status);
 	list = json_array();
 	for (i = 0; i < n; i++)
-		json_array_append_new(list, api_host_json(s, &hosts[i]));
+		json_array_append_new(list, api_host_json(s, db, &hosts[i]));
 	db_hosts_free(hosts, n);
-	return api_json(c, 200, json_pack("{s:o}", "hosts", list), NULL,
-	    status);
+	slowest = api_hosts_slowest(list);
+	j = json_pack("{s:o, s:s?}", "hosts", list, "slowest_host", slowest);
+	return api_json(c, 200, j, NULL, status);
 }
 
 enum MHD_Result
@@ -933,7 +999,7 @@ h_host_get(struct api_server *s, struct MHD_Connection *c,
 		return api_problem(c, PROB_NOT_FOUND, "id", "no such host",
 		    NULL, 0, status);
 	}
-	j = api_host_json(s, &hosts[0]);
+	j = api_host_json(s, db, &hosts[0]);
 	db_hosts_free(hosts, n);
 	return api_json(c, 200, j, NULL, status);
 }

@@ -46,6 +46,7 @@ const struct api_route api_routes[] = {
 	{ "DELETE", "/v1/runs/", 1, 1, h_run_delete },
 	{ "POST", "/v1/check", 0, 0, h_check },
 	{ "GET", "/v1/hosts", 0, 0, h_hosts },
+	{ "GET", "/v1/model", 0, 0, h_model },
 	{ "GET", "/v1/hosts/", 1, 0, h_host_get },
 	{ "GET", "/v1/openapi.json", 0, 0, h_openapi },
 	{ "GET", "/", 0, 0, h_index },
@@ -473,6 +474,7 @@ api_stop(struct api_server *s)
 	MHD_stop_daemon(s->mhd);
 	for (i = 0; i < API_CACHE_SLOTS; i++)
 		free(s->cache[i].body);
+	api_views_free(s);
 	sodium_memzero(s->token_digest, sizeof(s->token_digest));
 	free(s);
 }

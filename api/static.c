@@ -1,7 +1,8 @@
 /*
  * api/static.c: the dashboard's files: GET / (index.html) and
  * GET /static/NAME, from the copy built into the binary, or from the
- * directory web_root names (for development). Names are flat: letters,
+ * directory web_root names (for development; Chart.js, which is not part
+ * of web/, still comes from the binary). Names are flat: letters,
  * digits, '.', '-', '_', no leading dot; anything else is 404, so no path
  * can leave web/. Every page goes out with a strict Content-Security-Policy
  * (no inline script, nothing from elsewhere) and nosniff.
@@ -9,6 +10,7 @@
 #include <sys/stat.h>
 
 #include <ctype.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,18 +73,15 @@ static_lookup(struct api_server *s, const char *name, const void **data,
 	int		fd;
 
 	*owned = NULL;
-	if (s->d->cfg.web_root[0] == '\0') {
-		for (i = 0; api_web_files[i].name != NULL; i++)
-			if (strcmp(api_web_files[i].name, name) == 0) {
-				*data = api_web_files[i].data;
-				*len = api_web_files[i].len;
-				return 0;
-			}
+	if (s->d->cfg.web_root[0] == '\0')
+		goto builtin;
+	snprintf(path, sizeof(path), "%s/%s", s->d->cfg.web_root, name);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1) {
+		/* Chart.js is not part of web/: the binary has it. */
+		if (errno == ENOENT && strcmp(name, "chart.min.js") == 0)
+			goto builtin;
 		return -1;
 	}
-	snprintf(path, sizeof(path), "%s/%s", s->d->cfg.web_root, name);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1)
-		return -1;
 	if (fstat(fd, &sb) == -1 || !S_ISREG(sb.st_mode) ||
 	    sb.st_size > STATIC_FILE_MAX ||
 	    (*owned = malloc((size_t)sb.st_size + 1)) == NULL) {
@@ -99,6 +98,14 @@ static_lookup(struct api_server *s, const char *name, const void **data,
 	*data = *owned;
 	*len = (size_t)n;
 	return 0;
+builtin:
+	for (i = 0; api_web_files[i].name != NULL; i++)
+		if (strcmp(api_web_files[i].name, name) == 0) {
+			*data = api_web_files[i].data;
+			*len = api_web_files[i].len;
+			return 0;
+		}
+	return -1;
 }
 
 static enum MHD_Result
