@@ -19,9 +19,11 @@ STATE_DIR  ?= $(CURDIR)/var
 DEB_PACKAGES := build-essential cmake pkg-config \
 	libargon2-dev libsodium-dev libjansson-dev libmicrohttpd-dev \
 	libsqlite3-dev libcrypt-dev \
-	argon2 sqlite3 curl wrk php-cli golang-go cryptsetup-bin
+	libjs-chart.js \
+	argon2 sqlite3 curl wrk php-cli golang-go cryptsetup-bin chromium
 
-.PHONY: all deps build run test test-asan bench bench-seed bench-accuracy clean
+.PHONY: all deps e2e-deps build run test test-asan bench bench-seed \
+	bench-accuracy clean
 
 all: build
 
@@ -45,6 +47,18 @@ deps:
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
 		--no-install-recommends $$missing
 
+# The browser tests' driver, playwright-core, from npm at the version
+# tests/e2e/package-lock.json pins (Chromium itself is Debian's).
+E2E_DIR := tests/e2e
+e2e-deps: deps
+	@if [ ! -f $(E2E_DIR)/node_modules/playwright-core/package.json ] || \
+	   ! cmp -s $(E2E_DIR)/package-lock.json \
+	     $(E2E_DIR)/node_modules/.pwtune-lock 2>/dev/null; then \
+		echo "installing playwright-core (npm ci in $(E2E_DIR))"; \
+		cd $(E2E_DIR) && npm ci --no-audit --no-fund --loglevel=error && \
+		cp package-lock.json node_modules/.pwtune-lock; \
+	fi
+
 build: deps
 	cmake -S . -B $(BUILD) -DWERROR=ON
 	cmake --build $(BUILD) -j $(JOBS)
@@ -57,10 +71,10 @@ run: build
 	@echo "pwtuned on http://127.0.0.1:8421/ (store and token in $(STATE_DIR)/; Ctrl-C stops it)"
 	$(BUILD)/daemon/pwtuned --state-dir $(STATE_DIR) --listen 127.0.0.1:8421
 
-test: build
+test: build e2e-deps
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
-test-asan: deps
+test-asan: e2e-deps
 	cmake -S . -B $(ASAN_BUILD) -DWERROR=ON -DASAN=ON -DUBSAN=ON \
 		-DCMAKE_BUILD_TYPE=Debug
 	cmake --build $(ASAN_BUILD) -j $(JOBS)

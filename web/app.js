@@ -1,92 +1,566 @@
-// pwtune's page: everything it shows comes from the API; it computes
-// nothing of its own.
+// pwtune's dashboard. Everything it shows comes from the API: the
+// recommendation from /v1/recommendation, the model's lines and the
+// groupings from /v1/model, the hosts' preset times from /v1/hosts. The
+// page formats and draws; it computes no answer of its own.
 'use strict';
 
 const $ = (id) => document.getElementById(id);
+const TOKEN_KEY = 'pwtune.token';
+const TARGET_MIN = 10;
+const TARGET_MAX = 2000;
 
-function text(el, value) {
-  el.textContent = value;
-  return el;
+// ---- small helpers ---------------------------------------------------
+
+function el(tag, text, cls) {
+  const e = document.createElement(tag);
+  if (text !== undefined && text !== null) e.textContent = String(text);
+  if (cls) e.className = cls;
+  return e;
 }
 
-async function getJSON(path) {
-  const r = await fetch(path, { headers: { Accept: 'application/json' } });
+function row(dl, term, value) {
+  dl.appendChild(el('dt', term));
+  const dd = el('dd');
+  if (value instanceof Node) dd.appendChild(value);
+  else dd.textContent = String(value);
+  dl.appendChild(dd);
+  return dd;
+}
+
+function mib(kib) {
+  const v = kib / 1024;
+  return (v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2)) + ' MiB';
+}
+
+function bytes(n) {
+  return n >= 1 << 30 ? (n / (1 << 30)).toFixed(1) + ' GiB' : Math.round(n / (1 << 20)) + ' MiB';
+}
+
+function ms(v) {
+  return v >= 100 ? v.toFixed(0) + ' ms' : v.toFixed(1) + ' ms';
+}
+
+function age(iso) {
+  if (!iso) return 'never';
+  const s = Math.max(0, (Date.now() - Date.parse(iso)) / 1000);
+  if (s < 90) return Math.round(s) + ' s ago';
+  if (s < 5400) return Math.round(s / 60) + ' min ago';
+  if (s < 172800) return Math.round(s / 3600) + ' h ago';
+  return Math.round(s / 86400) + ' days ago';
+}
+
+function duration(a, b) {
+  if (!a || !b) return '';
+  const s = (Date.parse(b) - Date.parse(a)) / 1000;
+  return s < 120 ? s.toFixed(0) + ' s' : (s / 60).toFixed(1) + ' min';
+}
+
+// fetch + JSON; an error carries the HTTP status, the problem's detail
+// and Retry-After.
+async function api(path, opts) {
+  const r = await fetch(path, Object.assign({ headers: { Accept: 'application/json' } }, opts || {}));
   const body = await r.json().catch(() => ({}));
   if (!r.ok) {
-    throw new Error(body.detail || ('HTTP ' + r.status));
+    const e = new Error(body.detail || body.title || ('HTTP ' + r.status));
+    e.status = r.status;
+    e.body = body;
+    e.retryAfter = r.headers.get('Retry-After');
+    throw e;
   }
   return body;
 }
 
-function row(dl, term, value) {
-  dl.appendChild(text(document.createElement('dt'), term));
-  dl.appendChild(text(document.createElement('dd'), value));
+// Chart colours from the page's own (light or dark) palette.
+function cssVar(name) {
+  return getComputedStyle(document.documentElement).getPropertyValue(name).trim();
 }
+const PALETTE = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e', '#17becf', '#8c564b', '#e377c2'];
+const DASHES = [[], [6, 3], [2, 3], [8, 3, 2, 3]];
+
+function chartDefaults() {
+  Chart.defaults.color = cssVar('--fg');
+  Chart.defaults.borderColor = cssVar('--line');
+  Chart.defaults.font.family = 'system-ui, sans-serif';
+  Chart.defaults.maintainAspectRatio = false;
+  Chart.defaults.animation = false;
+}
+
+// Vertical error bars for points carrying yMin and yMax.
+const errorBars = {
+  id: 'errorBars',
+  afterDatasetsDraw(chart) {
+    const ctx = chart.ctx;
+    chart.data.datasets.forEach((ds, i) => {
+      if (!ds.errorBars || !chart.isDatasetVisible(i)) return;
+      const meta = chart.getDatasetMeta(i);
+      const y = chart.scales[meta.yAxisID];
+      ctx.save();
+      ctx.strokeStyle = ds.borderColor;
+      ctx.lineWidth = 1;
+      meta.data.forEach((pt, j) => {
+        const d = ds.data[j];
+        if (d.yMin === undefined) return;
+        const top = y.getPixelForValue(d.yMax);
+        const bottom = y.getPixelForValue(d.yMin);
+        ctx.beginPath();
+        ctx.moveTo(pt.x, top);
+        ctx.lineTo(pt.x, bottom);
+        ctx.moveTo(pt.x - 3, top);
+        ctx.lineTo(pt.x + 3, top);
+        ctx.moveTo(pt.x - 3, bottom);
+        ctx.lineTo(pt.x + 3, bottom);
+        ctx.stroke();
+      });
+      ctx.restore();
+    });
+  },
+};
+
+const charts = {};
+
+function drawChart(id, config) {
+  if (charts[id]) charts[id].destroy();
+  charts[id] = new Chart($(id), config);
+  return charts[id];
+}
+
+// ---- host ------------------------------------------------------------
 
 async function loadHost() {
   const dl = $('host');
   try {
-    const hosts = (await getJSON('/v1/hosts')).hosts;
-    const h = hosts.find((x) => x.this_host) || hosts[0];
+    const res = await api('/v1/hosts');
+    const h = res.hosts.find((x) => x.this_host);
     dl.replaceChildren();
     if (!h) {
-      row(dl, 'Status', 'no measurements yet');
-      return;
+      row(dl, 'Status', 'no measurements of this host yet');
+      $('stale-badge').hidden = true;
+      return res;
     }
-    row(dl, 'CPU', h.facts.cpu_model + ' (' + h.facts.online_cpus + ' online, ' + h.facts.effective_cpus + ' effective)');
-    row(dl, 'Memory', Math.round(h.facts.mem_total / 1048576) + ' MiB');
-    row(dl, 'Libraries', 'libsodium ' + h.facts.libsodium_version + ', libargon2 ' + h.facts.libargon2_version);
-    row(dl, 'Last run', h.last_run ? String(h.last_run) : 'none');
-    row(dl, 'Stale', h.stale ? 'yes: the host changed since the last run' : 'no');
+    const f = h.facts;
+    row(dl, 'CPU', f.cpu_model + ' (' + f.online_cpus + ' online, ' + h.effective_cpus + ' effective)');
+    const fp = el('code', h.current_fingerprint || h.fingerprint);
+    row(dl, 'Fingerprint', fp);
+    const b = h.memory_budget;
+    row(dl, 'Memory budget', bytes(b.bytes) + ' (set by ' + ({ cgroup: 'the cgroup limit', memavailable: 'MemAvailable', config: 'the configuration' }[b.source] || b.source) + '; ' + bytes(f.mem_total) + ' installed)');
+    row(dl, 'Libraries', 'libsodium ' + f.libsodium_version + ', libargon2 ' + f.libargon2_version);
+    row(dl, 'Last run', h.last_run ? '#' + h.last_run + ', ' + age(h.last_run_finished) : 'none');
+    if (h.group) row(dl, 'Group', h.group);
+    const st = row(dl, 'Stale', h.stale ? (h.last_run ? 'yes: the host changed since the last run; start a re-benchmark' : 'yes: no finished run of this host') : 'no');
+    st.className = h.stale ? 'stale-text' : '';
+    $('stale-badge').hidden = !h.stale;
+    return res;
   } catch (e) {
     dl.replaceChildren();
     row(dl, 'Error', e.message).className = 'error';
+    return null;
   }
 }
 
+// ---- recommendation calculator ---------------------------------------
+
+function rangeToMs(v) {
+  return Math.round(TARGET_MIN * Math.pow(TARGET_MAX / TARGET_MIN, v / 1000));
+}
+
+function msToRange(t) {
+  const c = Math.min(TARGET_MAX, Math.max(TARGET_MIN, t));
+  return Math.round(1000 * Math.log(c / TARGET_MIN) / Math.log(TARGET_MAX / TARGET_MIN));
+}
+
+function syncRange() {
+  const t = Number($('target').value);
+  $('target-range').value = msToRange(t);
+  $('target-range').setAttribute('aria-valuetext', t + ' milliseconds');
+}
+
+function copyButton(getText, label) {
+  const b = el('button', 'Copy', 'copy');
+  b.type = 'button';
+  b.setAttribute('aria-label', label);
+  b.addEventListener('click', async () => {
+    try {
+      await navigator.clipboard.writeText(getText());
+      b.textContent = 'Copied';
+    } catch (e) {
+      b.textContent = 'Select and copy';
+    }
+    setTimeout(() => { b.textContent = 'Copy'; }, 1500);
+  });
+  return b;
+}
+
+function showAnswer(a, out) {
+  const dl = el('dl');
+  dl.id = 'answer-params';
+  row(dl, 'Parameters', 'm = ' + a.m_kib + ' KiB (' + mib(a.m_kib) + '), t = ' + a.t + ', p = ' + a.p + ' (' + a.variant + ', ' + a.backend + ')');
+  const prefix = el('span');
+  const code = el('code', a.phc_prefix);
+  code.id = 'phc-prefix';
+  prefix.append(code, ' ', copyButton(() => a.phc_prefix, 'Copy the PHC prefix'));
+  row(dl, 'PHC prefix', prefix);
+  row(dl, 'Predicted', ms(a.latency.predicted_ms) + ' at p' + a.latency.percentile + ' (median ' + ms(a.latency.predicted_p50_ms) + ') with ' + a.latency.concurrency + ' at once').id = 'predicted';
+  row(dl, 'Capacity', a.capacity_per_s.toFixed(1) + ' hashes per second');
+  row(dl, 'Memory in flight', mib(a.memory_in_flight_kib));
+  row(dl, 'Floor', a.floor.name + (a.floor.decided ? ' (decided the answer)' : a.floor.met ? ' (met)' : ''));
+  row(dl, 'Attacker', Math.round(a.attacker.gpu_guesses_per_s).toLocaleString('en') + ' guesses per second on one GPU, $' + a.attacker.usd_per_1e9_guesses.toFixed(0) + ' per billion guesses');
+  if (a.stale) row(dl, 'Note', 'the model was measured before the host changed: re-benchmark').className = 'stale-text';
+  for (const n of a.notes || []) row(dl, 'Note', n);
+  out.replaceChildren(dl);
+  const sn = $('snippets');
+  sn.replaceChildren();
+  for (const [lang, text] of Object.entries(a.snippets || {})) {
+    const d = el('details');
+    const s = el('summary', lang);
+    const pre = el('pre');
+    pre.appendChild(el('code', text));
+    d.append(s, copyButton(() => text, 'Copy the ' + lang + ' snippet'), pre);
+    sn.appendChild(d);
+  }
+}
+
+let answerSeq = 0;
 async function loadAnswer() {
   const out = $('answer');
-  const q = new URLSearchParams(new FormData($('calc')));
+  const seq = ++answerSeq;
+  const q = new URLSearchParams();
+  for (const [k, v] of new FormData($('calc'))) if (String(v).trim() !== '') q.set(k, String(v).trim());
   try {
-    const a = await getJSON('/v1/recommendation?' + q.toString());
-    out.replaceChildren();
-    const dl = document.createElement('dl');
-    row(dl, 'Parameters', 'm = ' + a.m_kib + ' KiB, t = ' + a.t + ', p = ' + a.p);
-    const code = document.createElement('code');
-    code.textContent = a.phc_prefix;
-    dl.appendChild(text(document.createElement('dt'), 'PHC prefix'));
-    const dd = document.createElement('dd');
-    dd.appendChild(code);
-    dl.appendChild(dd);
-    row(dl, 'Predicted', a.latency.predicted_ms.toFixed(1) + ' ms at p' + a.latency.percentile + ' with ' + a.latency.concurrency + ' at once');
-    row(dl, 'Capacity', a.capacity_per_s.toFixed(1) + ' hashes per second');
-    row(dl, 'Floor', a.floor.name + (a.floor.decided ? ' (decided the answer)' : ''));
-    row(dl, 'Attacker', Math.round(a.attacker.gpu_guesses_per_s) + ' guesses per second on one GPU');
-    out.appendChild(dl);
+    const a = await api('/v1/recommendation?' + q.toString());
+    if (seq !== answerSeq) return;
+    showAnswer(a, out);
+    out.dataset.query = q.toString();
   } catch (e) {
-    text(out, e.message).className = 'error';
+    if (seq !== answerSeq) return;
+    out.replaceChildren();
+    const p = el('p', (e.status === 503 ? 'Not ready: ' : e.status === 422 ? 'Not reachable: ' : 'Error: ') + e.message, 'error');
+    out.appendChild(p);
+    if (e.status === 422 && e.body && e.body.closest) {
+      out.appendChild(el('p', 'Closest admissible: ' + e.body.closest.phc_prefix + ', ' + ms(e.body.closest.latency.predicted_ms)));
+    }
+    $('snippets').replaceChildren();
+    out.dataset.query = q.toString();
+  }
+}
+
+let answerTimer = 0;
+function answerSoon() {
+  clearTimeout(answerTimer);
+  answerTimer = setTimeout(loadAnswer, 120);
+}
+
+// ---- charts ----------------------------------------------------------
+
+function key(o) {
+  return o.backend + ' t=' + o.t + (o.p > 1 ? ' p=' + o.p : '');
+}
+
+function drawMemory(model) {
+  const series = new Map();
+  const colour = (k) => {
+    if (!series.has(k)) series.set(k, PALETTE[series.size % PALETTE.length]);
+    return series.get(k);
+  };
+  const datasets = [];
+  for (const l of model.lines) {
+    const k = key(l);
+    datasets.push({
+      type: 'line', label: k + ' model', data: l.points.map((p) => ({ x: p.m_kib / 1024, y: p.p50_ms })),
+      borderColor: colour(k), backgroundColor: colour(k), pointRadius: 0, borderWidth: 1.5,
+      borderDash: l.backend === 'libargon2' ? [6, 3] : [],
+    });
+  }
+  const groups = new Map();
+  for (const p of model.points) {
+    if (p.k !== 1) continue;
+    const k = key(p);
+    if (!groups.has(k)) groups.set(k, []);
+    groups.get(k).push({ x: p.m_kib / 1024, y: p.stats.median_ms, yMin: p.stats.min_ms, yMax: p.stats.p95_ms });
+  }
+  for (const [k, data] of groups) {
+    datasets.push({ type: 'scatter', label: k + ' measured', data, borderColor: colour(k), backgroundColor: colour(k), pointRadius: 3.5, errorBars: true });
+  }
+  drawChart('chart-memory', {
+    data: { datasets },
+    plugins: [errorBars],
+    options: {
+      parsing: true,
+      scales: {
+        x: { type: 'logarithmic', title: { display: true, text: 'memory (MiB)' } },
+        y: { type: 'logarithmic', title: { display: true, text: 'ms per hash' } },
+      },
+      plugins: { legend: { position: 'bottom', labels: { boxWidth: 12 } } },
+    },
+  });
+}
+
+function drawConcurrency(model) {
+  const sel = $('conc-series');
+  const list = model.concurrency;
+  const previous = sel.value;
+  sel.replaceChildren(...list.map((s, i) => {
+    const o = el('option', s.backend + ', m = ' + mib(s.m_kib) + ', t = ' + s.t + ', p = ' + s.p);
+    o.value = String(i);
+    return o;
+  }));
+  if (previous && Number(previous) < list.length) sel.value = previous;
+  const s = list[Number(sel.value || 0)];
+  const datasets = [];
+  if (s) {
+    const pts = s.points.slice().sort((a, b) => a.k - b.k);
+    ['p50_ms', 'p95_ms', 'p99_ms'].forEach((f, i) => datasets.push({
+      type: 'line', label: f.replace('_ms', '') + ' latency (ms)', yAxisID: 'y',
+      data: pts.map((p) => ({ x: p.k, y: p[f] })), borderColor: PALETTE[i], backgroundColor: PALETTE[i], borderDash: DASHES[i],
+    }));
+    datasets.push({
+      type: 'line', label: 'throughput (hashes/s)', yAxisID: 'y1',
+      data: pts.map((p) => ({ x: p.k, y: p.throughput_per_s })), borderColor: PALETTE[3], backgroundColor: PALETTE[3], borderDash: DASHES[3],
+    });
+  }
+  sel.disabled = list.length === 0;
+  drawChart('chart-concurrency', {
+    data: { datasets },
+    options: {
+      scales: {
+        x: { type: 'linear', title: { display: true, text: 'hashes at once' }, ticks: { precision: 0 } },
+        y: { type: 'linear', position: 'left', beginAtZero: true, title: { display: true, text: 'latency (ms)' } },
+        y1: { type: 'linear', position: 'right', beginAtZero: true, grid: { drawOnChartArea: false }, title: { display: true, text: 'hashes per second' } },
+      },
+      plugins: { legend: { position: 'bottom', labels: { boxWidth: 12 } } },
+    },
+  });
+}
+
+function drawVerify(model) {
+  const v = model.verifications;
+  const data = v.map((x) => ({ x: x.predicted_ms, y: x.measured_ms, target: x.target_ms, params: x.params }));
+  const hi = Math.max(10, ...v.map((x) => Math.max(x.predicted_ms, x.measured_ms))) * 1.1;
+  drawChart('chart-verify', {
+    data: {
+      datasets: [
+        { type: 'scatter', label: 'verified answers', data, borderColor: PALETTE[0], backgroundColor: PALETTE[0], pointRadius: 4 },
+        { type: 'line', label: 'measured = predicted', data: [{ x: 0, y: 0 }, { x: hi, y: hi }], borderColor: cssVar('--muted'), borderDash: [4, 4], pointRadius: 0, borderWidth: 1 },
+      ],
+    },
+    options: {
+      scales: {
+        x: { type: 'linear', min: 0, max: hi, title: { display: true, text: 'predicted (ms)' } },
+        y: { type: 'linear', min: 0, max: hi, title: { display: true, text: 'measured (ms)' } },
+      },
+      plugins: {
+        legend: { position: 'bottom', labels: { boxWidth: 12 } },
+        tooltip: {
+          callbacks: {
+            label: (c) => c.raw.target ? 'target ' + c.raw.target + ' ms: m=' + c.raw.params.m_kib + ' t=' + c.raw.params.t + ', predicted ' + ms(c.raw.x) + ', measured ' + ms(c.raw.y) : '',
+          },
+        },
+      },
+    },
+  });
+}
+
+let modelRun = null;
+async function loadModel(force) {
+  try {
+    const model = await api('/v1/model');
+    const vkey = model.run_id + ':' + model.verifications.length;
+    if (!force && modelRun === vkey) return;
+    modelRun = vkey;
+    const err = model.model.error || {};
+    $('model-summary').textContent = 'Model from run #' + model.run_id + ' (' + age(model.created) + '), ' + model.points.length + ' points measured; leave-one-out error median ' + (100 * (err.loo_median || 0)).toFixed(1) + ' %, worst ' + (100 * (err.loo_worst || 0)).toFixed(1) + ' %; ' + model.verifications.length + ' verified answers.';
+    drawMemory(model);
+    drawConcurrency(model);
+    drawVerify(model);
+    $('conc-series').onchange = () => drawConcurrency(model);
+  } catch (e) {
+    $('model-summary').textContent = e.status === 503 ? 'No model yet: the first benchmark is running or can be started below.' : 'Error: ' + e.message;
+  }
+}
+
+// ---- runs ------------------------------------------------------------
+
+let watching = null;
+
+function showMessage(text, cls) {
+  const m = $('run-message');
+  m.textContent = text;
+  m.className = cls || '';
+}
+
+function explain(e) {
+  if (e.status === 401) return 'The token was not accepted (401): check it and try again. It is in the token file of the daemon\'s state directory.';
+  if (e.status === 409) return 'A run is already queued or running (409): wait for it to end, or cancel it.';
+  if (e.status === 429) return 'Too many requests (429): ' + e.message + (e.retryAfter ? '; try again in ' + e.retryAfter + ' s.' : '.');
+  if (e.status === 403) return 'Refused (403): ' + e.message;
+  return 'Error' + (e.status ? ' (' + e.status + ')' : '') + ': ' + e.message;
+}
+
+function authHeaders() {
+  const t = $('token').value.trim();
+  return { Accept: 'application/json', 'Content-Type': 'application/json', Authorization: 'Bearer ' + t };
+}
+
+async function startRun(ev) {
+  ev.preventDefault();
+  const token = $('token').value.trim();
+  if (!token) {
+    showMessage('Enter the API token first: it is in the token file of the daemon\'s state directory.', 'error');
+    $('token').focus();
+    return;
+  }
+  sessionStorage.setItem(TOKEN_KEY, token);
+  try {
+    const run = await api('/v1/runs', { method: 'POST', headers: authHeaders(), body: JSON.stringify({ profile: $('run-profile').value }) });
+    showMessage('Run #' + run.id + ' started (' + run.profile + ').', 'ok');
+    watch(run.id);
+    loadRuns();
+  } catch (e) {
+    if (e.status === 401) sessionStorage.removeItem(TOKEN_KEY);
+    showMessage(explain(e), 'error');
+    if (e.status === 409) loadRuns();
+  }
+}
+
+async function cancelRun() {
+  if (!watching) return;
+  try {
+    await api('/v1/runs/' + watching, { method: 'DELETE', headers: authHeaders() });
+    showMessage('Run #' + watching + ' is being cancelled.', 'ok');
+  } catch (e) {
+    showMessage(e.status === 409 ? 'Run #' + watching + ' is not running any more (409).' : explain(e), 'error');
+  }
+}
+
+function watch(id) {
+  if (watching === id) return;
+  watching = id;
+  $('run-live').hidden = false;
+  poll();
+}
+
+async function poll() {
+  if (!watching) return;
+  const id = watching;
+  try {
+    const r = await api('/v1/runs/' + id);
+    const done = r.progress ? r.progress.done : r.points_done;
+    const total = r.progress ? r.progress.total : r.points_total;
+    const bar = $('run-progress');
+    bar.max = Math.max(1, total);
+    bar.value = done;
+    $('run-progress-label').textContent = 'Run #' + id;
+    $('run-progress-text').textContent = r.status + ': ' + done + ' of ' + total + ' points' + (r.progress && r.progress.eta_s > 0 ? ', about ' + Math.round(r.progress.eta_s) + ' s left' : '');
+    if (r.status === 'queued' || r.status === 'running') {
+      setTimeout(poll, 1000);
+      return;
+    }
+    watching = null;
+    $('run-live').hidden = true;
+    showMessage('Run #' + id + ' ' + r.status + (r.error ? ': ' + r.error : '') + '.', r.status === 'done' ? 'ok' : 'error');
+    loadRuns();
+    loadHost();
+    loadModel(true);
+    loadHosts();
+    answerSoon();
+    // The daemon verifies answers after a run: the last chart fills in.
+    setTimeout(() => loadModel(false), 8000);
+  } catch (e) {
+    setTimeout(poll, 2000);
   }
 }
 
 async function loadRuns() {
   const body = $('runs').tBodies[0];
   try {
-    const runs = (await getJSON('/v1/runs')).runs;
+    const runs = (await api('/v1/runs')).runs;
     body.replaceChildren(...runs.map((r) => {
-      const tr = document.createElement('tr');
-      const progress = r.progress ? r.progress.done + '/' + r.progress.total : r.points_done + '/' + r.points_total;
-      for (const v of [r.id, r.status, r.trigger, r.profile, progress, r.created]) {
-        tr.appendChild(text(document.createElement('td'), String(v)));
+      const tr = el('tr');
+      tr.dataset.status = r.status;
+      const done = r.progress ? r.progress.done : r.points_done;
+      const total = r.progress ? r.progress.total : r.points_total;
+      const status = el('td', r.status, 'status-' + r.status);
+      if (r.error) status.title = r.error;
+      tr.append(el('td', '#' + r.id), status, el('td', r.trigger), el('td', r.profile),
+        el('td', duration(r.started, r.finished)), el('td', done + '/' + total),
+        el('td', r.noisy_points > 0 ? r.noisy_points + ' noisy' : 'none'), el('td', r.created.replace('T', ' ').replace('Z', ' UTC')));
+      if ((r.status === 'running' || r.status === 'queued') && !watching) watch(r.id);
+      return tr;
+    }));
+    if (runs.length === 0) {
+      const tr = el('tr');
+      const td = el('td', 'No runs yet.');
+      td.colSpan = 8;
+      tr.appendChild(td);
+      body.appendChild(tr);
+    }
+  } catch (e) {
+    body.replaceChildren();
+    showMessage('Runs: ' + e.message, 'error');
+  }
+}
+
+// ---- hosts -----------------------------------------------------------
+
+async function loadHosts() {
+  const table = $('hosts');
+  try {
+    const res = await api('/v1/hosts');
+    const names = [];
+    for (const h of res.hosts) for (const p of h.presets) if (!names.includes(p.name)) names.push(p.name);
+    const head = el('tr');
+    head.append(el('th', 'Host'), el('th', 'Group'), el('th', 'CPUs'), el('th', 'Last run'));
+    for (const n of names) head.appendChild(el('th', n));
+    for (const th of head.children) th.scope = 'col';
+    table.tHead.replaceChildren(head);
+    table.tBodies[0].replaceChildren(...res.hosts.map((h) => {
+      const tr = el('tr');
+      const name = el('th', h.facts.cpu_model || h.id);
+      name.scope = 'row';
+      name.appendChild(el('small', ' ' + h.id.slice(0, 8) + (h.this_host ? ' (this host)' : '')));
+      if (h.slowest) {
+        tr.className = 'slowest';
+        name.appendChild(el('span', 'slowest', 'badge'));
+      }
+      if (h.stale) name.appendChild(el('span', 'stale', 'badge stale'));
+      tr.append(name, el('td', h.group || '—'), el('td', h.last_run_cpus || (h.facts && h.facts.effective_cpus) || ''), el('td', h.last_run ? age(h.last_run_finished) : 'none'));
+      for (const n of names) {
+        const p = h.presets.find((x) => x.name === n);
+        const td = el('td', p ? ms(p.predicted_ms_p95) + (p.note ? ' *' : '') : '—', 'num');
+        if (p && p.note) td.title = p.note;
+        tr.appendChild(td);
       }
       return tr;
     }));
   } catch (e) {
-    body.replaceChildren();
+    table.tBodies[0].replaceChildren();
   }
 }
 
-$('calc').addEventListener('input', loadAnswer);
-loadHost();
-loadAnswer();
-loadRuns();
-setInterval(loadRuns, 5000);
+// ---- start -----------------------------------------------------------
+
+function init() {
+  chartDefaults();
+  const saved = sessionStorage.getItem(TOKEN_KEY);
+  if (saved) $('token').value = saved;
+  $('target-range').addEventListener('input', () => {
+    const t = rangeToMs(Number($('target-range').value));
+    $('target').value = t;
+    $('target-range').setAttribute('aria-valuetext', t + ' milliseconds');
+    answerSoon();
+  });
+  $('target').addEventListener('input', () => { syncRange(); answerSoon(); });
+  for (const id of ['concurrency', 'memory-max', 'percentile', 'floor', 'objective']) $(id).addEventListener('input', answerSoon);
+  $('calc').addEventListener('submit', (e) => { e.preventDefault(); loadAnswer(); });
+  $('run-form').addEventListener('submit', startRun);
+  $('run-cancel').addEventListener('click', cancelRun);
+  window.matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => { chartDefaults(); loadModel(true); });
+  syncRange();
+  loadHost();
+  loadAnswer();
+  loadModel(true);
+  loadRuns();
+  loadHosts();
+  setInterval(() => { loadRuns(); loadModel(false); }, 5000);
+}
+
+init();

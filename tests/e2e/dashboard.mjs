@@ -1,0 +1,240 @@
+// tests/e2e/dashboard.mjs BASE TOKEN ARTIFACTS: the dashboard in headless
+// Chromium. Each check prints "ok" or "FAILED"; the exit status is the
+// number of failures (capped). Screenshots go to ARTIFACTS.
+import { chromium } from 'playwright-core';
+import process from 'node:process';
+import path from 'node:path';
+
+const [base, token, artifacts] = process.argv.slice(2);
+let failed = 0;
+let passed = 0;
+const ok = (name) => { passed++; console.log('ok     ' + name); };
+const bad = (name, why) => { failed++; console.log('FAILED ' + name + (why ? ': ' + why : '')); };
+const check = (cond, name, why) => (cond ? ok(name) : bad(name, why));
+
+const consoleErrors = [];
+const failedRequests = [];
+const badResponses = [];
+// Responses the test provokes on purpose (the wrong token).
+const expected = new Set();
+
+function watchPage(page) {
+  // Chromium logs every 4xx as a console error; those are judged by the
+  // response check below, against the ones this test provokes.
+  page.on('console', (m) => {
+    if (m.type() === 'error' && !/^Failed to load resource: the server responded with a status of/.test(m.text())) consoleErrors.push(m.text());
+  });
+  page.on('pageerror', (e) => consoleErrors.push(String(e)));
+  page.on('requestfailed', (r) => failedRequests.push(r.url() + ' ' + (r.failure() || {}).errorText));
+  page.on('response', (r) => {
+    const key = r.request().method() + ' ' + new URL(r.url()).pathname + ' ' + r.status();
+    if (r.status() >= 400 && !expected.has(key)) badResponses.push(key);
+  });
+}
+
+async function shot(page, name) {
+  await page.screenshot({ path: path.join(artifacts, name + '.png'), fullPage: true });
+}
+
+// Every chart exists, has data, and has painted pixels on its canvas.
+async function chartsDrawn(page) {
+  return page.evaluate(() => ['chart-memory', 'chart-concurrency', 'chart-verify'].map((id) => {
+    const canvas = document.getElementById(id);
+    const chart = window.Chart && window.Chart.getChart(canvas);
+    if (!chart) return { id, points: 0, painted: 0 };
+    const points = chart.data.datasets.reduce((n, d) => n + d.data.length, 0);
+    const ctx = canvas.getContext('2d');
+    const img = ctx.getImageData(0, 0, canvas.width, canvas.height).data;
+    let painted = 0;
+    for (let i = 3; i < img.length; i += 4) if (img[i] !== 0) painted++;
+    return { id, points, painted, w: canvas.width, h: canvas.height };
+  }));
+}
+
+async function apiJson(page, p) {
+  return page.evaluate(async (u) => (await fetch(u)).json(), p);
+}
+
+const browser = await chromium.launch({
+  executablePath: '/usr/bin/chromium',
+  headless: true,
+  args: process.getuid && process.getuid() === 0 ? ['--no-sandbox'] : [],
+});
+try {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, colorScheme: 'light' });
+  const page = await context.newPage();
+  watchPage(page);
+
+  // ---- the page loads ----
+  const resp = await page.goto(base + '/', { waitUntil: 'load' });
+  check(resp && resp.status() === 200, 'GET / is 200');
+  const csp = resp ? resp.headers()['content-security-policy'] || '' : '';
+  check(/script-src 'self'/.test(csp) && !/unsafe-inline/.test(csp), 'a strict Content-Security-Policy', csp);
+  await page.waitForSelector('#answer-params', { timeout: 15000 });
+  await page.waitForFunction(() => document.querySelector('#host dt') && document.querySelector('#host dt').textContent === 'CPU', null, { timeout: 10000 });
+  const hostText = await page.textContent('#host');
+  check(/Memory budget/.test(hostText) && /(MemAvailable|cgroup|configuration)/.test(hostText), 'the host shows its memory budget and what set it', hostText);
+  check(/libsodium \d/.test(hostText) && /Fingerprint/.test(hostText), 'the host shows library versions and its fingerprint');
+  check(/Last run\s*#\d+, .* ago/.test(hostText), 'the host shows the age of its last run', hostText);
+  check(await page.isHidden('#stale-badge'), 'no stale flag for a fresh host');
+
+  // ---- the calculator matches the API, and follows the slider ----
+  const q1 = await page.getAttribute('#answer', 'data-query');
+  const shown1 = await page.textContent('#phc-prefix');
+  const api1 = await apiJson(page, '/v1/recommendation?' + q1);
+  check(api1.phc_prefix === shown1, 'the answer shown is the API\'s', shown1 + ' vs ' + api1.phc_prefix);
+  check(/target_ms=250/.test(q1), 'the first question is 250 ms', q1);
+  await page.focus('#target-range');
+  for (let i = 0; i < 3; i++) await page.keyboard.press('PageDown');
+  await page.waitForFunction((q) => document.getElementById('answer').dataset.query !== q, q1, { timeout: 10000 });
+  const q2 = await page.getAttribute('#answer', 'data-query');
+  const target2 = Number(await page.inputValue('#target'));
+  check(target2 < 250 && target2 >= 10, 'the slider moves the target down a log scale', String(target2));
+  await page.waitForSelector('#phc-prefix');
+  const shown2 = await page.textContent('#phc-prefix');
+  const api2 = await apiJson(page, '/v1/recommendation?' + q2);
+  check(api2.phc_prefix === shown2, 'after the slider, the answer is still the API\'s', shown2 + ' vs ' + api2.phc_prefix);
+  check(shown2 !== shown1, 'the answer changed with the slider', shown1 + ' -> ' + shown2);
+  const pred = await page.textContent('#predicted');
+  check(pred.includes(api2.latency.predicted_ms >= 100 ? api2.latency.predicted_ms.toFixed(0) : api2.latency.predicted_ms.toFixed(1)), 'the predicted latency is the API\'s', pred);
+  const snippets = await page.$$eval('#snippets details summary', (s) => s.map((x) => x.textContent));
+  check(snippets.includes('php') && snippets.includes('python') && snippets.includes('go'), 'snippets per language', snippets.join(','));
+  // Typing a number moves the slider the other way.
+  await page.fill('#target', '1000');
+  const r1000 = Number(await page.inputValue('#target-range'));
+  check(r1000 > 800 && r1000 < 900, 'the number field moves the slider', String(r1000));
+  await page.fill('#concurrency', '2');
+  await page.waitForFunction(() => /concurrency=2/.test(document.getElementById('answer').dataset.query || ''), null, { timeout: 10000 });
+  await page.waitForFunction(() => document.getElementById('answer').textContent.length > 0);
+  const q3 = await page.getAttribute('#answer', 'data-query');
+  const api3 = await page.evaluate(async (u) => { const r = await fetch(u); return { status: r.status, body: await r.json() }; }, '/v1/recommendation?' + q3);
+  const shown3 = await page.textContent('#answer');
+  check(api3.status === 200 ? shown3.includes(api3.body.phc_prefix) : shown3.includes(api3.body.detail), 'the concurrency field asks the API again', shown3.slice(0, 200));
+
+  // ---- the charts ----
+  await page.waitForFunction(() => window.Chart && ['chart-memory', 'chart-concurrency', 'chart-verify'].every((id) => window.Chart.getChart(document.getElementById(id))), null, { timeout: 10000 });
+  for (const c of await chartsDrawn(page)) {
+    check(c.points > 0 && c.painted > 1000, 'chart ' + c.id + ' has drawn', JSON.stringify(c));
+  }
+  const memSets = await page.evaluate(() => window.Chart.getChart(document.getElementById('chart-memory')).data.datasets.map((d) => d.label));
+  check(memSets.some((l) => / model$/.test(l)) && memSets.some((l) => / measured$/.test(l)), 'the memory chart has the model\'s lines and the measured points', memSets.join(', '));
+  const scales = await page.evaluate(() => { const c = window.Chart.getChart(document.getElementById('chart-memory')); return [c.scales.x.type, c.scales.y.type]; });
+  check(scales[0] === 'logarithmic' && scales[1] === 'logarithmic', 'time against memory on log scales', scales.join(','));
+  await shot(page, 'desktop-light');
+
+  // ---- the hosts table ----
+  const hostRows = await page.$$eval('#hosts tbody tr', (rows) => rows.map((r) => ({ text: r.textContent, slowest: r.classList.contains('slowest') })));
+  check(hostRows.length === 2, 'the hosts table lists both hosts', String(hostRows.length));
+  const slow = hostRows.filter((r) => r.slowest);
+  check(slow.length === 1 && /Slow Test CPU/.test(slow[0].text), 'the slowest host is highlighted', JSON.stringify(slow));
+  const heads = await page.$$eval('#hosts thead th', (t) => t.map((x) => x.textContent));
+  check(heads.includes('OWASP-2') && heads.includes('Argon2idFast'), 'the hosts table has the common presets', heads.join(','));
+
+  // ---- runs: a wrong token, then the right one ----
+  expected.add('POST /v1/runs 401');
+  await page.fill('#token', 'not-the-token');
+  await page.click('#run-start');
+  await page.waitForFunction(() => /401/.test(document.getElementById('run-message').textContent), null, { timeout: 10000 });
+  const msg401 = await page.textContent('#run-message');
+  check(/not accepted/.test(msg401), 'a wrong token shows the error', msg401);
+  check(await page.evaluate(() => sessionStorage.getItem('pwtune.token')) === null, 'a refused token is not kept');
+
+  await page.fill('#token', token);
+  await page.click('#run-start');
+  await page.waitForFunction(() => /started/.test(document.getElementById('run-message').textContent), null, { timeout: 10000 });
+  check(await page.evaluate((t) => sessionStorage.getItem('pwtune.token') === t && localStorage.length === 0, token), 'the token is kept in sessionStorage only');
+  await page.waitForSelector('#run-live', { state: 'visible', timeout: 10000 });
+  const max = Number(await page.getAttribute('#run-progress', 'max'));
+  check(max > 1, 'the progress bar knows how many points', String(max));
+  let sawProgress = false;
+  const until = Date.now() + 180000;
+  while (Date.now() < until) {
+    const v = Number(await page.evaluate(() => document.getElementById('run-progress').value));
+    if (v > 0) sawProgress = true;
+    if (await page.isHidden('#run-live')) break;
+    await page.waitForTimeout(250);
+  }
+  const endMsg = await page.textContent('#run-message');
+  check(sawProgress, 'the progress bar moved');
+  check(/done/.test(endMsg), 'the run finished', endMsg);
+  await page.waitForFunction(() => document.querySelector('#runs tbody tr') && document.querySelector('#runs tbody tr').dataset.status === 'done', null, { timeout: 10000 });
+  const first = await page.$$eval('#runs tbody tr:first-child td', (t) => t.map((x) => x.textContent));
+  check(first[1] === 'done' && first[2] === 'api', 'the history shows the new run', first.join(' | '));
+  // Start again (the cool-down is 0 here) and cancel from the page.
+  const finalMsg = (id) => new RegExp('Run #' + id + ' (done|cancelled|failed|interrupted)');
+  await page.click('#run-start');
+  await page.waitForFunction(() => /started|409|429/.test(document.getElementById('run-message').textContent), null, { timeout: 10000 });
+  const started = (await page.textContent('#run-message')).match(/Run #(\d+) started/);
+  if (started) {
+    await page.waitForSelector('#run-cancel', { state: 'visible' });
+    await page.click('#run-cancel');
+    await page.waitForFunction((re) => new RegExp(re).test(document.getElementById('run-message').textContent), finalMsg(started[1]).source, { timeout: 60000 });
+    const m = await page.textContent('#run-message');
+    check(/cancelled\./.test(m), 'a running run can be cancelled from the page', m);
+  } else bad('a second run started', await page.textContent('#run-message'));
+  // A run started elsewhere: the page's start is a 409, explained, and
+  // the page picks the running run up, with its cancel button.
+  expected.add('POST /v1/runs 409');
+  const other = await page.evaluate(async (t) => {
+    const r = await fetch('/v1/runs', { method: 'POST', headers: { Authorization: 'Bearer ' + t, 'Content-Type': 'application/json' }, body: '{"profile":"quick"}' });
+    return { status: r.status, body: await r.json() };
+  }, token);
+  check(other.status === 202, 'a run started with curl-like code', JSON.stringify(other));
+  await page.click('#run-start');
+  await page.waitForFunction(() => /409/.test(document.getElementById('run-message').textContent), null, { timeout: 10000 });
+  check(/already queued or running/.test(await page.textContent('#run-message')), 'a 409 is explained');
+  await page.waitForSelector('#run-cancel', { state: 'visible', timeout: 10000 });
+  await page.click('#run-cancel');
+  await page.waitForFunction((re) => new RegExp(re).test(document.getElementById('run-message').textContent), finalMsg(other.body.id).source, { timeout: 60000 });
+  check(/cancelled\./.test(await page.textContent('#run-message')), 'the other run is cancelled from the page', await page.textContent('#run-message'));
+  // The verified answers of the new run reach the last chart.
+  await page.evaluate(() => loadModel(true)).catch(() => {});
+  await shot(page, 'desktop-after-run');
+
+  // ---- accessibility: labels, keyboard ----
+  const unlabelled = await page.$$eval('input, select, button, progress', (els) => els.filter((e) => !(e.labels && e.labels.length) && !e.getAttribute('aria-label') && !e.textContent.trim()).map((e) => e.id || e.outerHTML.slice(0, 60)));
+  check(unlabelled.length === 0, 'every control has a label', unlabelled.join(', '));
+  const canvases = await page.$$eval('canvas', (c) => c.filter((x) => !x.getAttribute('aria-label')).length);
+  check(canvases === 0, 'every chart has a text alternative');
+  await page.reload({ waitUntil: 'load' });
+  await page.waitForSelector('#answer-params', { timeout: 15000 });
+  await page.keyboard.press('Tab');
+  const firstFocus = await page.evaluate(() => document.activeElement.className);
+  check(firstFocus === 'skip', 'the first Tab reaches the skip link', firstFocus);
+  await page.keyboard.press('Tab');
+  const secondFocus = await page.evaluate(() => document.activeElement.id);
+  check(secondFocus === 'target-range', 'the next Tab reaches the slider', secondFocus);
+  const before = Number(await page.inputValue('#target'));
+  await page.keyboard.press('ArrowRight');
+  await page.keyboard.press('ArrowRight');
+  await page.keyboard.press('ArrowRight');
+  const after = Number(await page.inputValue('#target'));
+  check(after > before, 'the arrow keys move the slider', before + ' -> ' + after);
+
+  // ---- a phone, light and dark ----
+  const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true, colorScheme: 'dark' });
+  const pp = await phone.newPage();
+  watchPage(pp);
+  await pp.goto(base + '/', { waitUntil: 'load' });
+  await pp.waitForSelector('#answer-params', { timeout: 15000 });
+  await pp.waitForFunction(() => window.Chart && window.Chart.getChart(document.getElementById('chart-memory')), null, { timeout: 10000 });
+  const overflow = await pp.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  check(overflow <= 1, 'the layout holds at phone width (no sideways scrolling)', overflow + ' px too wide');
+  const narrow = await pp.evaluate(() => [...document.querySelectorAll('main > section')].every((s) => s.getBoundingClientRect().right <= window.innerWidth + 1));
+  check(narrow, 'every section fits the phone\'s width');
+  const bg = await pp.evaluate(() => getComputedStyle(document.body).backgroundColor);
+  const dark = (bg.match(/\d+/g) || [255]).slice(0, 3).every((v) => Number(v) < 80);
+  check(dark, 'dark when the system is dark', bg);
+  await shot(pp, 'phone-dark');
+  await phone.close();
+
+  check(consoleErrors.length === 0, 'no console error', consoleErrors.join(' | '));
+  check(failedRequests.length === 0, 'no failed request', failedRequests.join(' | '));
+  check(badResponses.length === 0, 'no unexpected error response', badResponses.join(' | '));
+} catch (e) {
+  bad('the browser test ran to its end', e.stack || String(e));
+} finally {
+  await browser.close();
+}
+console.log(passed + ' passed, ' + failed + ' failed');
+process.exit(Math.min(failed, 100));

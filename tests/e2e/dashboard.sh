@@ -1,0 +1,53 @@
+#!/bin/bash
+# tests/e2e/dashboard.sh: the dashboard in headless Chromium (Debian's),
+# driven by playwright-core, against a real pwtuned on 127.0.0.1 with a
+# seeded store: this host's run (with concurrency and a verified answer)
+# and a second, slower host imported from a file. dashboard.mjs does the
+# clicking; screenshots go to $E2E_ARTIFACTS.
+. "$(dirname "$0")/../api/lib.sh"
+E2E_DIR=$(cd "$(dirname "$0")" && pwd)
+: "${E2E_ARTIFACTS:=$TMP/artifacts}"
+mkdir -p "$E2E_ARTIFACTS"
+
+[ -x /usr/bin/chromium ] || { echo "FAIL: /usr/bin/chromium is missing (make deps installs it)"; exit 1; }
+[ -d "$E2E_DIR/node_modules/playwright-core" ] ||
+	{ echo "FAIL: playwright-core is missing (make e2e-deps installs it)"; exit 1; }
+
+# This host: m = 8..32 MiB x t = 1, 3 at k = 1 and 2.
+"$PWTUNE" bench --m 8MiB,16MiB,32MiB --t 1,3 --concurrency 1,2 \
+	--backend libsodium --repeats 2 --db "$VAR/pwtune.db" --no-json -q \
+	>/dev/null 2>&1 || { echo "FAIL: cannot seed the store"; exit 1; }
+"$PWTUNE" recommend --db "$VAR/pwtune.db" --target-ms 40 --floor none \
+	--verify >/dev/null 2>&1 || { echo "FAIL: cannot verify an answer"; exit 1; }
+
+# Another host, three times slower than the test data says.
+python3 - "$(dirname "$0")/../data/quick-run.json" "$TMP/slow.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["host"]["host_id"] = "5" * 32
+d["host"]["fingerprint"] = "6" * 32
+d["host"]["cpu_model"] = "Slow Test CPU"
+for p in d["points"]:
+    for k, v in p["stats"].items():
+        if k.endswith("_ms"):
+            p["stats"][k] = v * 3
+    p["samples_ms"] = [v * 3 for v in p.get("samples_ms", [])]
+    p["throughput_per_s"] = p["throughput_per_s"] / 3
+json.dump(d, open(sys.argv[2], "w"))
+PY
+"$PWTUNE" db import --db "$VAR/pwtune.db" "$TMP/slow.json" >/dev/null ||
+	{ echo "FAIL: cannot import the second host"; exit 1; }
+
+# A run started from the page stays small: 64 MiB at most, two targets
+# verified after it.
+start_daemon PWTUNED_MEMORY_MAX=64MiB PWTUNED_VERIFY_TARGETS=30,60 --
+
+if node "$E2E_DIR/dashboard.mjs" "http://127.0.0.1:$PORT" "$(TOKEN)" \
+	"$E2E_ARTIFACTS"; then
+	ok "every browser check"
+else
+	bad "browser checks (above)"
+fi
+stop_daemon
+echo "screenshots: $E2E_ARTIFACTS"
+finish
