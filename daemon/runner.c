@@ -131,8 +131,11 @@ runner_verify(struct daemon *d, struct db *db, const struct model *m,
 		pthread_mutex_unlock(&d->lock);
 		tune_query_init(&q);
 		q.target_ms = d->cfg.verify_targets[i];
-		if (tune_recommend(m, &q, &a, err, sizeof(err)) != 0)
-			continue;	/* no answer: nothing to verify */
+		if (tune_recommend(m, &q, &a, err, sizeof(err)) != 0) {
+			log_info("run %lld: nothing to verify at %u ms: %s",
+			    (long long)id, d->cfg.verify_targets[i], err);
+			continue;
+		}
 		if (verify_answer(&a, m->effective_cpus, 0, &d->cancel,
 		    &measured, err, sizeof(err)) != 0) {
 			if (!d->cancel)

@@ -48,9 +48,24 @@ expect_body "hosts: this one, fresh, with its facts" '
     len(j["hosts"]) == 1 and j["hosts"][0]["this_host"] is True
     and j["hosts"][0]["stale"] is False and j["hosts"][0]["last_run"] == 1
     and j["hosts"][0]["facts"]["online_cpus"] >= 1 and len(j["hosts"][0]["id"]) == 32'
+expect_body "hosts: budget, what set it, preset times, the slowest" '
+    j["hosts"][0]["memory_budget"]["bytes"] > 0
+    and j["hosts"][0]["memory_budget"]["source"] in ("cgroup", "memavailable", "config")
+    and j["hosts"][0]["last_run_finished"].endswith("Z")
+    and any(p["name"] == "OWASP-2" and p["predicted_ms_p95"] > 0 for p in j["hosts"][0]["presets"])
+    and j["slowest_host"] == j["hosts"][0]["id"] and j["hosts"][0]["slowest"] is True'
 hid=$(python3 -c "import json; print(json.load(open('$TMP/body'))['hosts'][0]['id'])")
 expect_http 200 "host by id" GET "/v1/hosts/$hid"
 expect_body "host by id: the same host" "j['id'] == '$hid' and 'cpu_model' in j['facts']"
+expect_http 200 "model" GET /v1/model
+# seed_store: m = 8..64 MiB x t = 1, 3 at k = 1: two lines, one per t,
+# each over the measured range; every point is in the answer.
+expect_body "model: the run, its points, one line per t, no verification yet" '
+    j["run_id"] == 1 and len(j["points"]) == 8
+    and sorted(l["t"] for l in j["lines"]) == [1, 3]
+    and all(l["points"][0]["m_kib"] == 8192 and l["points"][-1]["m_kib"] == 65536 for l in j["lines"])
+    and all(a["p50_ms"] < b["p50_ms"] for l in j["lines"] for a, b in zip(l["points"], l["points"][1:]))
+    and j["concurrency"] == [] and j["verifications"] == []'
 expect_http 404 "host that never was" GET /v1/hosts/00000000000000000000000000000000
 expect_http 404 "host id not hex" GET "/v1/hosts/..%2f..%2fetc"
 

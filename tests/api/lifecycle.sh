@@ -82,6 +82,7 @@ grep -q WATCHDOG=1 "$TMP/notify.log" && ok "WATCHDOG=1 sent" || bad "no watchdog
 expect_http 503 "empty store: readyz 503" GET /readyz
 expect_body "503 says Retry-After" 'int(h["retry-after"]) > 0'
 expect_http 503 "empty store: recommendation 503" GET "/v1/recommendation?target_ms=250"
+expect_http 503 "empty store: model 503" GET /v1/model
 t0=$(date +%s%N)
 stop_daemon
 ms=$(( ($(date +%s%N) - t0) / 1000000 ))

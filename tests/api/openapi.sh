@@ -41,6 +41,7 @@ case_ GET /v1/hosts /v1/hosts
 hid=$(python3 -c "import json; print(json.load(open('$TMP/body'))['hosts'][0]['id'])")
 case_ GET "/v1/hosts/{id}" "/v1/hosts/$hid"
 case_ GET "/v1/hosts/{id}" /v1/hosts/ffffffffffffffffffffffffffffffff
+case_ GET /v1/model /v1/model
 case_ GET /v1/runs /v1/runs
 case_ GET "/v1/runs/{id}" /v1/runs/1
 case_ GET "/v1/runs/{id}" /v1/runs/77

@@ -81,6 +81,26 @@ done
 expect_http 202 "after a scheduled run: no cool-down" POST /v1/runs "${A[@]}"
 stop_daemon
 
+# A run that ends: the model is swapped in, then the answers for
+# verify_targets are measured and kept (GET /v1/model shows them), and
+# only then is the run "done" (no new run can start in between).
+start_daemon PWTUNED_COOLDOWN=0 PWTUNED_MEMORY_MAX=32MiB PWTUNED_VERIFY_TARGETS=60,120
+expect_http 202 "a small run" POST /v1/runs "${A[@]}"
+id=$(python3 -c "import json; print(json.load(open('$TMP/body'))['id'])")
+for _ in $(seq 600); do
+	req GET "/v1/runs/$id"
+	grep -q '"status":"running"' "$TMP/body" || grep -q '"status":"queued"' "$TMP/body" || break
+	sleep 0.1
+done
+expect_body "the small run is done" "j['status'] == 'done'"
+expect_http 200 "its model" GET /v1/model
+expect_body "two verified answers of the new run, predicted against measured" "
+    j['run_id'] == $id and sorted(v['target_ms'] for v in j['verifications']) == [60, 120]
+    and all(v['run_id'] == $id and v['measured_ms'] > 0 and v['predicted_ms'] > 0
+            and v['params']['m_kib'] >= 8 and v['params']['k'] == 1 for v in j['verifications'])"
+grep -q "run $id: verified 120 ms" "$TMP/log" && ok "the log says what was verified" || bad "no verification in the log"
+stop_daemon
+
 # L6: 20 authenticated POSTs at once: exactly one 202.
 start_daemon PWTUNED_COOLDOWN=0
 python3 - "$PORT" "$T" <<'PY' && ok "20 POSTs at once: one 202, the rest 409 or 429 with Retry-After" || bad "L6"
