@@ -13,28 +13,33 @@ ASAN_BUILD ?= build-asan
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 STATE_DIR  ?= $(CURDIR)/var
 
-# Build tools and libraries; then what the tests compare against or check
-# with (Debian's argon2 command, sqlite3, the snippet checkers php -l and
-# gofmt) and what bench/accuracy compares with (cryptsetup).
-DEB_PACKAGES := build-essential cmake pkg-config \
+# Build tools and libraries (make build, make run, the container's build
+# stage); then what the tests compare against or check with: Debian's
+# argon2 command, sqlite3, curl and wrk, the snippet checkers php -l and
+# gofmt, cryptsetup (bench/accuracy), Chromium (the dashboard tests),
+# systemd-analyze and systemd-socket-activate, man (the manual pages).
+BUILD_PACKAGES := build-essential cmake pkg-config \
 	libargon2-dev libsodium-dev libjansson-dev libmicrohttpd-dev \
-	libsqlite3-dev libcrypt-dev \
-	libjs-chart.js \
-	argon2 sqlite3 curl wrk php-cli golang-go cryptsetup-bin chromium
+	libsqlite3-dev libcrypt-dev libjs-chart.js
+TEST_PACKAGES := argon2 sqlite3 curl wrk php-cli golang-go cryptsetup-bin \
+	chromium systemd man-db groff-base
 
-.PHONY: all deps e2e-deps build run test test-asan bench bench-seed \
-	bench-accuracy clean
+PREFIX  ?= /usr/local
+DESTDIR ?=
+
+.PHONY: all deps deps-build e2e-deps build run test test-asan install \
+	bench bench-seed bench-accuracy clean
 
 all: build
 
-deps:
+# install_missing PACKAGES...: apt-get install what dpkg does not have.
+define install_missing
 	@missing=""; \
-	for p in $(DEB_PACKAGES); do \
+	for p in $(1); do \
 		dpkg-query -W -f='$${Status}\n' "$$p" 2>/dev/null | \
 			grep -q '^install ok installed$$' || missing="$$missing $$p"; \
 	done; \
-	command -v node >/dev/null 2>&1 || missing="$$missing nodejs"; \
-	command -v python3 >/dev/null 2>&1 || missing="$$missing python3"; \
+	$(2) \
 	if [ -z "$$missing" ]; then exit 0; fi; \
 	if [ "$$(id -u)" != 0 ]; then \
 		echo "pwtune needs these Debian packages:$$missing"; \
@@ -46,6 +51,15 @@ deps:
 	apt-get update -qq && \
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
 		--no-install-recommends $$missing
+endef
+
+deps-build:
+	$(call install_missing,$(BUILD_PACKAGES),)
+
+deps:
+	$(call install_missing,$(BUILD_PACKAGES) $(TEST_PACKAGES),\
+	command -v node >/dev/null 2>&1 || missing="$$missing nodejs npm"; \
+	command -v python3 >/dev/null 2>&1 || missing="$$missing python3";)
 
 # The browser tests' driver, playwright-core, from npm at the version
 # tests/e2e/package-lock.json pins (Chromium itself is Debian's).
@@ -59,7 +73,7 @@ e2e-deps: deps
 		cp package-lock.json node_modules/.pwtune-lock; \
 	fi
 
-build: deps
+build: deps-build
 	cmake -S . -B $(BUILD) -DWERROR=ON
 	cmake --build $(BUILD) -j $(JOBS)
 
@@ -71,10 +85,10 @@ run: build
 	@echo "pwtuned on http://127.0.0.1:8421/ (store and token in $(STATE_DIR)/; Ctrl-C stops it)"
 	$(BUILD)/daemon/pwtuned --state-dir $(STATE_DIR) --listen 127.0.0.1:8421
 
-test: build e2e-deps
+test: deps build e2e-deps
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
-test-asan: e2e-deps
+test-asan: deps e2e-deps
 	cmake -S . -B $(ASAN_BUILD) -DWERROR=ON -DASAN=ON -DUBSAN=ON \
 		-DCMAKE_BUILD_TYPE=Debug
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
@@ -94,6 +108,11 @@ bench-seed: build
 # Do recommendations hold when measured? Against cryptsetup (4 minutes).
 bench-accuracy: build
 	python3 bench/accuracy.py --pwtune $(BUILD)/cli/pwtune
+
+# cmake --install: the programs, units, configuration, manual pages and
+# completion under PREFIX, staged under DESTDIR (docs/OPERATIONS.md).
+install: build
+	DESTDIR="$(DESTDIR)" cmake --install $(BUILD) --prefix "$(PREFIX)"
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)

@@ -833,10 +833,23 @@ h_metrics(struct api_server *s, struct MHD_Connection *c,
 	    "run (-1: none).\n# TYPE pwtuned_last_run_age_seconds gauge\n"
 	    "pwtuned_last_run_age_seconds %lld\n", s->d->last_done > 0 ?
 	    (long long)(now - s->d->last_done) : -1LL);
+	OUT("# HELP pwtuned_model_ready 1 when a model answers.\n"
+	    "# TYPE pwtuned_model_ready gauge\npwtuned_model_ready %d\n"
+	    "# HELP pwtuned_model_stale 1 when the model was measured on other "
+	    "host facts than now (re-benchmark).\n"
+	    "# TYPE pwtuned_model_stale gauge\npwtuned_model_stale %d\n",
+	    s->d->model != NULL, s->d->model != NULL &&
+	    strcmp(s->d->model_fingerprint, s->d->host.fingerprint) != 0);
 	if (s->d->model != NULL) {
 		struct tune_query	q;
 		struct tune_answer	a;
 		char			err[256];
+
+		OUT("# HELP pwtuned_model_error Leave-one-out relative error "
+		    "of the model in use.\n# TYPE pwtuned_model_error gauge\n"
+		    "pwtuned_model_error{stat=\"median\"} %.4f\n"
+		    "pwtuned_model_error{stat=\"worst\"} %.4f\n",
+		    s->d->model->loo_median, s->d->model->loo_worst);
 
 		tune_query_init(&q);
 		if (tune_recommend(s->d->model, &q, &a, err, sizeof(err)) ==

@@ -135,6 +135,20 @@ int	 config_finish(struct config *c, char *err, size_t errlen);
 int	 config_listen_addr(const struct config *c, char *addr, size_t addrlen,
 	    unsigned *port);
 
+/* listen.c */
+/* Bind and listen on c->listen; the address bound goes to bound. */
+int	 listen_socket(const struct config *c, char *bound, size_t boundlen,
+	    char *err, size_t errlen);
+/*
+ * The socket systemd passed (LISTEN_PID, LISTEN_FDS): its descriptor, -2
+ * when none was passed to this process, -1 with err when one was passed
+ * but cannot be used.
+ */
+int	 listen_activated(char *bound, size_t boundlen, char *err,
+	    size_t errlen);
+/* GET /healthz on c->listen (loopback for a wildcard): 0 when 200. */
+int	 health_check(const struct config *c, char *err, size_t errlen);
+
 /* log.c */
 void	 log_init(enum log_level level, int json);
 void	 log_set_level(enum log_level level);

@@ -8,12 +8,9 @@
  * runtime or a terminal supervises it (-d is accepted and changes
  * nothing).
  */
-#include <sys/socket.h>
 #include <sys/stat.h>
 
-#include <arpa/inet.h>
 #include <errno.h>
-#include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,13 +26,16 @@ static void
 usage(FILE *fp)
 {
 	fputs(
-"Usage: pwtuned [-c FILE] [-d] [-n] [-v] [--listen ADDR:PORT] [--db PATH]\n"
-"               [--state-dir DIR] [--token-file PATH] [--web-root DIR]\n"
-"               [--log-format text|json]\n"
-"  -c FILE    configuration file (keys: systemd/pwtuned.conf)\n"
+"Usage: pwtuned [-c FILE] [-d] [-n] [-v] [--health] [--listen ADDR:PORT]\n"
+"               [--db PATH] [--state-dir DIR] [--token-file PATH]\n"
+"               [--web-root DIR] [--log-format text|json]\n"
+"  -c FILE    configuration file (keys: pwtuned.conf(5))\n"
 "  -d         stay in the foreground (pwtuned always does)\n"
 "  -n         check the configuration, print \"configuration OK\", exit\n"
 "  -v         log debug messages\n"
+"  --health   ask the pwtuned on the listen address for GET /healthz;\n"
+"             exit 0 when it answers 200 (container health checks)\n"
+"A socket passed by systemd (LISTEN_FDS) is used instead of listen.\n"
 "Settings come from the defaults, then the file, then PWTUNED_<KEY>\n"
 "variables, then these flags.\n", fp);
 }
@@ -47,7 +47,7 @@ struct flag_set {
 
 static int
 parse_args(int argc, char **argv, const char **conf, int *check,
-    int *verbose, struct flag_set *sets, size_t *nsets)
+    int *verbose, int *health, struct flag_set *sets, size_t *nsets)
 {
 	static const struct { const char *flag, *key; } map[] = {
 		{ "--listen", "listen" }, { "--db", "db" },
@@ -64,6 +64,8 @@ parse_args(int argc, char **argv, const char **conf, int *check,
 			continue;
 		else if (strcmp(argv[a], "-n") == 0)
 			*check = 1;
+		else if (strcmp(argv[a], "--health") == 0)
+			*health = 1;
 		else if (strcmp(argv[a], "-v") == 0)
 			*verbose = 1;
 		else if (strcmp(argv[a], "-h") == 0 ||
@@ -112,63 +114,6 @@ load_config(struct config *c, const char *conf, int verbose,
 	return config_finish(c, err, errlen);
 }
 
-static int
-listen_socket(const struct config *c, char *bound, size_t boundlen,
-    char *err, size_t errlen)
-{
-	struct sockaddr_storage	ss;
-	struct sockaddr_in	*sin = (struct sockaddr_in *)&ss;
-	struct sockaddr_in6	*sin6 = (struct sockaddr_in6 *)&ss;
-	socklen_t		 len;
-	char			 addr[128], host[INET6_ADDRSTRLEN];
-	unsigned		 port;
-	int			 fd, on = 1, v6;
-
-	if (config_listen_addr(c, addr, sizeof(addr), &port) == -1) {
-		snprintf(err, errlen, "listen %s: not ADDRESS:PORT", c->listen);
-		return -1;
-	}
-	memset(&ss, 0, sizeof(ss));
-	v6 = strchr(addr, ':') != NULL;
-	if (v6 ? inet_pton(AF_INET6, addr, &sin6->sin6_addr) != 1 :
-	    inet_pton(AF_INET, addr, &sin->sin_addr) != 1) {
-		snprintf(err, errlen, "listen %s: not a numeric address",
-		    c->listen);
-		return -1;
-	}
-	if (v6) {
-		sin6->sin6_family = AF_INET6;
-		sin6->sin6_port = htons((uint16_t)port);
-		len = sizeof(*sin6);
-	} else {
-		sin->sin_family = AF_INET;
-		sin->sin_port = htons((uint16_t)port);
-		len = sizeof(*sin);
-	}
-	if ((fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1 ||
-	    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on)) == -1 ||
-	    bind(fd, (struct sockaddr *)&ss, len) == -1 ||
-	    listen(fd, 256) == -1) {
-		snprintf(err, errlen, "listen %s: %s", c->listen,
-		    strerror(errno));
-		if (fd != -1)
-			close(fd);
-		return -1;
-	}
-	len = sizeof(ss);
-	getsockname(fd, (struct sockaddr *)&ss, &len);
-	if (v6) {
-		inet_ntop(AF_INET6, &sin6->sin6_addr, host, sizeof(host));
-		snprintf(bound, boundlen, "[%s]:%u", host,
-		    (unsigned)ntohs(sin6->sin6_port));
-	} else {
-		inet_ntop(AF_INET, &sin->sin_addr, host, sizeof(host));
-		snprintf(bound, boundlen, "%s:%u", host,
-		    (unsigned)ntohs(sin->sin_port));
-	}
-	return fd;
-}
-
 static void
 store_log(void *ctx, const char *msg)
 {
@@ -188,12 +133,13 @@ main(int argc, char **argv)
 	char			 err[1024], bound[160], status[256];
 	size_t			 nsets = 0;
 	sigset_t		 sigs;
-	int			 check = 0, verbose = 0, fd, sig, rc = 1;
+	int			 check = 0, verbose = 0, health = 0, fd, sig;
+	int			 rc = 1;
 	int64_t			 id;
 
 	/* 1. Configuration: defaults < file < environment < flags. */
-	if (parse_args(argc, argv, &conf, &check, &verbose, sets, &nsets) ==
-	    -1)
+	if (parse_args(argc, argv, &conf, &check, &verbose, &health, sets,
+	    &nsets) == -1)
 		return 2;
 	if (load_config(&d.cfg, conf, verbose, sets, nsets, err,
 	    sizeof(err)) == -1) {
@@ -202,6 +148,14 @@ main(int argc, char **argv)
 	}
 	if (check) {
 		printf("configuration OK\n");
+		return 0;
+	}
+	if (health) {
+		if (health_check(&d.cfg, err, sizeof(err)) == -1) {
+			fprintf(stderr, "pwtuned: unhealthy: %s\n", err);
+			return 1;
+		}
+		printf("healthy\n");
 		return 0;
 	}
 	/* 2. Logging; signals are taken by this thread alone. */
@@ -248,9 +202,14 @@ main(int argc, char **argv)
 	db_close(db);
 	db = NULL;
 
-	/* 5. The listener and the API. */
-	if ((fd = listen_socket(&d.cfg, bound, sizeof(bound), err,
-	    sizeof(err))) == -1) {
+	/* 5. The listener (systemd's, or our own) and the API. */
+	if ((fd = listen_activated(bound, sizeof(bound), err,
+	    sizeof(err))) == -2)
+		fd = listen_socket(&d.cfg, bound, sizeof(bound), err,
+		    sizeof(err));
+	else if (fd >= 0)
+		log_info("socket activation: the listen key is not used");
+	if (fd == -1) {
 		log_error("%s", err);
 		goto out;
 	}
