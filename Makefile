@@ -22,12 +22,12 @@ BUILD_PACKAGES := build-essential cmake pkg-config \
 	libargon2-dev libsodium-dev libjansson-dev libmicrohttpd-dev \
 	libsqlite3-dev libcrypt-dev libjs-chart.js
 TEST_PACKAGES := argon2 sqlite3 curl wrk php-cli golang-go cryptsetup-bin \
-	chromium systemd man-db groff-base
+	chromium systemd man-db groff-base clang libclang-rt-14-dev
 
 PREFIX  ?= /usr/local
 DESTDIR ?=
 
-.PHONY: all deps deps-build e2e-deps build run test test-asan install \
+.PHONY: all deps deps-build e2e-deps build run test test-asan install fuzz \
 	bench bench-seed bench-accuracy clean
 
 all: build
@@ -85,8 +85,10 @@ run: build
 	@echo "pwtuned on http://127.0.0.1:8421/ (store and token in $(STATE_DIR)/; Ctrl-C stops it)"
 	$(BUILD)/daemon/pwtuned --state-dir $(STATE_DIR) --listen 127.0.0.1:8421
 
+# Then the smoke fuzzing (FUZZ_SECONDS per target; 0 skips it).
 test: deps build e2e-deps
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	@if [ "$(FUZZ_SECONDS)" != 0 ]; then $(MAKE) --no-print-directory fuzz; fi
 
 test-asan: deps e2e-deps
 	cmake -S . -B $(ASAN_BUILD) -DWERROR=ON -DASAN=ON -DUBSAN=ON \
@@ -114,5 +116,33 @@ bench-accuracy: build
 install: build
 	DESTDIR="$(DESTDIR)" cmake --install $(BUILD) --prefix "$(PREFIX)"
 
+# Fuzzing with libFuzzer (clang, ASan + UBSan): each target for
+# FUZZ_SECONDS, starting from its corpus in tests/fuzz/corpus/ (new inputs
+# go to $(FUZZ_BUILD)/corpus/; a crash is saved in $(FUZZ_BUILD)/crashes/
+# and fails the target: copy it into the corpus once fixed).
+FUZZ_BUILD   ?= build-fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS := phc config cgroup api
+fuzz: deps
+	CC=clang cmake -S . -B $(FUZZ_BUILD) -DPWTUNE_FUZZ=ON -DASAN=ON \
+		-DUBSAN=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo
+	cmake --build $(FUZZ_BUILD) -j $(JOBS) \
+		$(foreach t,$(FUZZ_TARGETS),--target fuzz_$(t))
+	@mkdir -p $(FUZZ_BUILD)/crashes
+	@for t in $(FUZZ_TARGETS); do \
+		mkdir -p $(FUZZ_BUILD)/corpus/$$t; \
+		echo "fuzzing $$t for $(FUZZ_SECONDS) s"; \
+		ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		$(FUZZ_BUILD)/tests/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) \
+			-timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+			-artifact_prefix=$(FUZZ_BUILD)/crashes/$$t- \
+			$(FUZZ_BUILD)/corpus/$$t tests/fuzz/corpus/$$t \
+			>$(FUZZ_BUILD)/fuzz_$$t.log 2>&1 || \
+			{ tail -40 $(FUZZ_BUILD)/fuzz_$$t.log; exit 1; }; \
+		grep -E '^stat::number_of_executed_units|^Done' \
+			$(FUZZ_BUILD)/fuzz_$$t.log | tr '\n' ' '; echo; \
+	done
+
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)
