@@ -22,7 +22,8 @@ BUILD_PACKAGES := build-essential cmake pkg-config \
 	libargon2-dev libsodium-dev libjansson-dev libmicrohttpd-dev \
 	libsqlite3-dev libcrypt-dev libjs-chart.js
 TEST_PACKAGES := argon2 sqlite3 curl wrk php-cli golang-go cryptsetup-bin \
-	chromium systemd man-db groff-base clang libclang-rt-14-dev
+	chromium systemd man-db groff-base clang libclang-rt-14-dev valgrind \
+	slowhttptest gnuplot-nox
 
 PREFIX  ?= /usr/local
 DESTDIR ?=

@@ -292,9 +292,10 @@ api_answer(struct api_server *s, const struct tune_query *q, const char *key,
     char *err, size_t errlen, int *no_model)
 {
 	struct tune_answer	 a;
+	struct tune_query	 qq;
 	struct api_cached	*slot;
 	json_t			*j;
-	uint64_t		 version;
+	uint64_t		 version, now_kib;
 	uint8_t			 h[8];
 	char			 hex[17];
 	int			 rc, stale;
@@ -318,7 +319,17 @@ api_answer(struct api_server *s, const struct tune_query *q, const char *key,
 		return slot;
 	}
 	pthread_mutex_unlock(&s->lock);
-	rc = tune_recommend(s->d->model, q, &a, err, errlen);
+	/*
+	 * Never more memory than this host has now (as probed at start: a
+	 * cgroup may be smaller than when the model's run was measured).
+	 */
+	qq = *q;
+	now_kib = host_memory_budget(&s->d->host, s->d->cfg.memory_max,
+	    NULL) / 1024;
+	if (now_kib > 0 && (qq.memory_max_kib == 0 ||
+	    qq.memory_max_kib > now_kib))
+		qq.memory_max_kib = now_kib;
+	rc = tune_recommend(s->d->model, &qq, &a, err, errlen);
 	if (rc == -1) {
 		pthread_mutex_unlock(&s->d->lock);
 		return NULL;
@@ -493,6 +504,14 @@ api_run_json(struct api_server *s, const struct db_run *run)
 		json_object_set_new(j, "progress", json_pack("{s:I, s:I, s:f}",
 		    "done", (json_int_t)s->d->points_done, "total",
 		    (json_int_t)s->d->points_total, "eta_s", s->d->eta));
+	else if (s->d->pending_run == run->id) {
+		/* Ended, but the store could not record it yet. */
+		json_object_set_new(j, "status", json_string(
+		    db_run_status_name(s->d->pending_status)));
+		json_object_set_new(j, "error", json_string(
+		    s->d->pending_error));
+		json_object_set_new(j, "recorded", json_false());
+	}
 	pthread_mutex_unlock(&s->d->lock);
 	return j;
 }

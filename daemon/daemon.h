@@ -94,6 +94,10 @@ struct daemon {
 	enum db_trigger		 running_trigger;
 	time_t			 last_done;		/* newest finished run */
 	char			 store_error[256];	/* "" : writable */
+	/* A run's end the store refused to record: retried every second. */
+	int64_t			 pending_run;
+	enum db_run_status	 pending_status;
+	char			 pending_error[128];
 	/* Counters for /metrics. */
 	unsigned long long	 runs_by_status[6];
 };

@@ -165,6 +165,7 @@ runner_run(struct daemon *d, struct db *db, int64_t id, const char *profile)
 	struct model		*m;
 	enum profile_kind	 kind = PROFILE_QUICK;
 	enum db_run_status	 fin;
+	const char		*why;
 	size_t			 n = 0, ok;
 	char			 err[512];
 
@@ -234,11 +235,20 @@ runner_run(struct daemon *d, struct db *db, int64_t id, const char *profile)
 			free(m);
 		}
 	}
-	if (db_run_set_status(db, id, fin, fin == DB_RUN_FAILED ? (ok == 0 ?
-	    "no point could be measured" : "points could not be stored") :
-	    fin == DB_RUN_INTERRUPTED ? "the daemon stopped" : NULL, err,
-	    sizeof(err)) != DB_OK)
-		log_error("run %lld: %s", (long long)id, err);
+	why = fin == DB_RUN_FAILED ? (ok == 0 ? "no point could be measured" :
+	    "points could not be stored") : fin == DB_RUN_INTERRUPTED ?
+	    "the daemon stopped" : NULL;
+	if (db_run_set_status(db, id, fin, why, err, sizeof(err)) != DB_OK) {
+		/* Full or read-only store: the runner tries again. */
+		log_error("run %lld: %s (its end is recorded when the store "
+		    "can be written)", (long long)id, err);
+		pthread_mutex_lock(&d->lock);
+		d->pending_run = id;
+		d->pending_status = fin;
+		snprintf(d->pending_error, sizeof(d->pending_error), "%s",
+		    why != NULL ? why : "");
+		pthread_mutex_unlock(&d->lock);
+	}
 	log_info("run %lld %s: %zu of %zu points measured", (long long)id,
 	    db_run_status_name(fin), ok, n);
 	if (fin == DB_RUN_DONE) {
@@ -258,6 +268,31 @@ runner_run(struct daemon *d, struct db *db, int64_t id, const char *profile)
 	report_release(&rep);
 }
 
+/*
+ * Record the end of a run the store refused before (called and returning
+ * with d->lock held).
+ */
+static void
+runner_retry_pending(struct daemon *d, struct db *db)
+{
+	enum db_run_status	 st = d->pending_status;
+	int64_t			 id = d->pending_run;
+	char			 why[128], err[512];
+
+	snprintf(why, sizeof(why), "%s", d->pending_error);
+	pthread_mutex_unlock(&d->lock);
+	if (db_run_set_status(db, id, st, why[0] ? why : NULL, err,
+	    sizeof(err)) == DB_OK) {
+		log_info("run %lld: its end (%s) recorded", (long long)id,
+		    db_run_status_name(st));
+		pthread_mutex_lock(&d->lock);
+		if (d->pending_run == id)
+			d->pending_run = 0;
+		return;
+	}
+	pthread_mutex_lock(&d->lock);
+}
+
 static void *
 runner_loop(void *arg)
 {
@@ -274,15 +309,18 @@ runner_loop(void *arg)
 	}
 	pthread_mutex_lock(&d->lock);
 	while (!d->quit) {
+		if (d->pending_run != 0)
+			runner_retry_pending(d, db);
 		if (d->queued_run <= 0) {	/* -1: being created */
 			/* Wake for requests, or for the periodic re-run. */
-			if (d->cfg.rebench_interval > 0) {
+			if (d->cfg.rebench_interval > 0 || d->pending_run != 0) {
 				clock_gettime(CLOCK_REALTIME, &until);
 				until.tv_sec += 1;
 				pthread_cond_timedwait(&d->wake, &d->lock,
 				    &until);
 				/* After a failed run, the cool-down first. */
 				if (!d->quit && d->queued_run == 0 &&
+				    d->cfg.rebench_interval > 0 &&
 				    d->last_done > 0 && time(NULL) -
 				    d->last_done >= (time_t)
 				    d->cfg.rebench_interval && time(NULL) -

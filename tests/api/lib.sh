@@ -31,16 +31,19 @@ seed_store() {
 }
 
 # start_daemon [ENV=VALUE ...] -- [pwtuned options]: returns when it listens.
+# WRAP (words) runs pwtuned under a program that execs it or keeps its PID
+# (setpriv, valgrind); START_TRIES x 50 ms is how long to wait (100).
 start_daemon() {
-	local envs=()
+	local envs=() wrap=()
 	while [ $# -gt 0 ] && [ "$1" != "--" ]; do envs+=("$1"); shift; done
 	[ "${1:-}" = "--" ] && shift
+	[ -n "${WRAP:-}" ] && read -r -a wrap <<<"$WRAP"
 	: >"$TMP/log"
 	env PWTUNED_STARTUP_PROFILE=none PWTUNED_COOLDOWN=0 "${envs[@]}" \
-		"$PWTUNED" --state-dir "$VAR" --listen 127.0.0.1:0 "$@" \
+		"${wrap[@]}" "$PWTUNED" --state-dir "$VAR" --listen 127.0.0.1:0 "$@" \
 		>>"$TMP/log" 2>&1 &
 	PID=$!
-	for _ in $(seq 100); do
+	for _ in $(seq "${START_TRIES:-100}"); do
 		PORT=$(sed -n 's/.*listening on 127\.0\.0\.1:\([0-9]*\).*/\1/p' "$TMP/log")
 		[ -n "$PORT" ] && return 0
 		kill -0 "$PID" 2>/dev/null || break
