@@ -144,7 +144,7 @@ def main():
                     reader = Reader(port, a.rate)
                     reader.start()
             st, body = call(port, "GET", "/metrics")
-            busy = b"pwtuned_benchmark_in_progress 1" in body
+            busy = b"\npwtuned_benchmark_in_progress 1\n" in body
             rss, fds, threads = proc_stats(p.pid)
             walsize = os.path.getsize(wal) if os.path.exists(wal) else 0
             rows.append((round(now, 1), rss, fds, threads, walsize, int(busy),
@@ -153,7 +153,7 @@ def main():
         # Let the last run end before stopping.
         for _ in range(240):
             st, body = call(port, "GET", "/metrics")
-            if b"pwtuned_benchmark_in_progress 0" in body:
+            if b"\npwtuned_benchmark_in_progress 0\n" in body:
                 break
             time.sleep(0.5)
     finally:

@@ -10,7 +10,7 @@ seed_store
 DB="$VAR/pwtune.db"
 done_runs() { sqlite3 "$DB" "SELECT group_concat(id) FROM runs WHERE status = 'done' ORDER BY id"; }
 before=$(done_runs)
-slow=0 lost=0 notint=0 integrity=0 running=0
+slow=0 lost=0 notint=0 integrity=0 running=0 maxms=0
 for i in $(seq "$KILLS"); do
 	# Small points (32 MiB at most), no verification: the run spends its
 	# time measuring, writing points and finishing.
@@ -35,6 +35,7 @@ for i in $(seq "$KILLS"); do
 	done
 	ms=$(( ($(date +%s%N) - t0) / 1000000 ))
 	[ -n "$ready" ] && [ "$ms" -le 5000 ] || slow=$((slow + 1))
+	[ "$ms" -gt "$maxms" ] && maxms=$ms
 	st=$(sqlite3 "$DB" "SELECT status FROM runs WHERE id = ${id:-0}")
 	[ "$st" = interrupted ] || [ "$st" = done ] || notint=$((notint + 1))
 	[ "$(sqlite3 "$DB" "SELECT count(*) FROM runs WHERE status IN ('running', 'queued')")" = 0 ] || running=$((running + 1))
@@ -46,5 +47,5 @@ echo "  $KILLS kills; runs now: $(sqlite3 "$DB" "SELECT status || ' ' || count(*
 [ $lost -eq 0 ] && ok "no finished run lost" || bad "finished runs lost $lost times"
 [ $notint -eq 0 ] && ok "each killed run marked interrupted (or done, when it had ended)" || bad "$notint runs not marked"
 [ $running -eq 0 ] && ok "no run left running or queued after a restart" || bad "$running restarts left a run running"
-[ $slow -eq 0 ] && ok "ready again within 5 s every time" || bad "$slow restarts slower than 5 s"
+[ $slow -eq 0 ] && ok "ready again within 5 s every time (at most $maxms ms)" || bad "$slow restarts slower than 5 s"
 finish
