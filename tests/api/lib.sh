@@ -1,7 +1,8 @@
 # tests/api/lib.sh: start a real pwtuned on 127.0.0.1 with a free port,
 # speak HTTP to it with curl, stop it by its PID. Sourced by one scenario
 # per file. PWTUNE and PWTUNED name the binaries (set by ctest).
-. "$(dirname "$0")/../cli/lib.sh"
+. "$(dirname "$0")/../cli/lib.sh" || exit 1
+: "${TMP:?the common test library did not load}"
 : "${PWTUNED:?PWTUNED must name the pwtuned binary}"
 PID=""
 PORT=""
@@ -56,11 +57,23 @@ start_daemon() {
 # SIGTERM must end pwtuned with status 0: in a sanitizer build, a leak or
 # an error report at exit makes it non-zero, and the scenario fails.
 stop_daemon() {
-	local rc
+	local rc t=""
+	# S3, in every scenario: the token is in no argument, environment
+	# variable or log line of pwtuned (the log checked once it stopped).
+	[ -r "$VAR/token" ] && t=$(cat "$VAR/token" 2>/dev/null)
+	if [ -n "$t" ] && [ -r "/proc/$PID/cmdline" ]; then
+		if tr '\0' '\n' <"/proc/$PID/cmdline" | grep -qF "$t" ||
+			tr '\0' '\n' <"/proc/$PID/environ" 2>/dev/null | grep -qF "$t"; then
+			bad "S3: the token is in pwtuned's argv or environment"
+		fi
+	fi
 	kill -TERM "$PID" 2>/dev/null
 	wait "$PID" 2>/dev/null
 	rc=$?
 	PID=""
+	if [ -n "$t" ] && grep -qF "$t" "$TMP/log"; then
+		bad "S3: the token is in pwtuned's log"
+	fi
 	if [ $rc -ne 0 ]; then
 		bad "pwtuned exited with status $rc on SIGTERM"
 		grep -A12 -E "ERROR: |leak of" "$TMP/log" | head -40

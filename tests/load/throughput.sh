@@ -4,7 +4,7 @@
 # recommendation while a benchmark runs: no errors, p99 under 50 ms. In a
 # sanitizer build only the errors count (ASan slows everything and holds
 # freed memory).
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../api/lib.sh"
 command -v wrk >/dev/null || { echo "wrk is not installed (make deps installs it)"; exit 1; }
 seed_store
 start_daemon

@@ -3,7 +3,7 @@
 # sockets are closed within a second and service comes back whole; slow
 # clients do not starve health probes and are dropped at the timeout; by
 # default pwtuned listens on 127.0.0.1 only.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../api/lib.sh"
 seed_store
 # The per-address limit is the one a single client meets: above it,
 # libmicrohttpd accepts and closes at once. (Above the global limit, new
