@@ -24,7 +24,8 @@ A=(-H "Authorization: Bearer $(TOKEN)" -H "Content-Type: application/json")
 dd if=/dev/zero of="$MNT/fill" bs=64k >/dev/null 2>&1
 expect_http 503 "full: POST /v1/runs is 503" POST /v1/runs "${A[@]}"
 expect_body "full: problem+json with Retry-After" 'h["content-type"] == "application/problem+json" and j["status"] == 503 and int(h["retry-after"]) > 0'
-expect_http 200 "full: the recommendation is served" GET "/v1/recommendation?target_ms=100"
+req GET "/v1/recommendation?target_ms=100"
+case $(cat "$TMP/status") in 200|422) ok "full: the recommendation is answered" ;; *) bad "full: recommendation: HTTP $(cat "$TMP/status")" ;; esac
 expect_http 200 "full: the runs are listed" GET /v1/runs
 expect_http 200 "full: healthz" GET /healthz
 rm -f "$MNT/fill"
@@ -49,7 +50,9 @@ for _ in $(seq 300); do
 done
 expect_body "the run ends (failed: points could not be stored)" 'j["status"] in ("failed", "done") and "progress" not in j'
 grep "run $id" "$TMP/log" | tail -2 | sed 's/^/  log: /'
-expect_http 200 "the recommendation is still served" GET "/v1/recommendation?target_ms=100"
+req GET "/v1/recommendation?target_ms=100"
+# 200, or 422 when this small model cannot reach 100 ms: answered either way.
+case $(cat "$TMP/status") in 200|422) ok "the recommendation is still answered" ;; *) bad "recommendation: HTTP $(cat "$TMP/status")" ;; esac
 rm -f "$MNT/fill"
 for _ in $(seq 50); do
 	req GET "/v1/runs/$id"; grep -qE '"status":"(done|failed)"' "$TMP/body" && break; sleep 0.1
