@@ -17,6 +17,9 @@
 #include "profile.h"
 #include "verify.h"
 
+/* Rounds per verified answer: 5 latencies each, a few seconds in all. */
+#define RUNNER_VERIFY_ROUNDS	5
+
 struct runner_ctx {
 	struct daemon	*d;
 	struct db	*db;
@@ -136,8 +139,8 @@ runner_verify(struct daemon *d, struct db *db, const struct model *m,
 			    (long long)id, d->cfg.verify_targets[i], err);
 			continue;
 		}
-		if (verify_answer(&a, m->effective_cpus, 0, &d->cancel,
-		    &measured, err, sizeof(err)) != 0) {
+		if (verify_answer(&a, m->effective_cpus, RUNNER_VERIFY_ROUNDS,
+		    &d->cancel, &measured, err, sizeof(err)) != 0) {
 			if (!d->cancel)
 				log_warn("run %lld: verify %u ms: %s",
 				    (long long)id, d->cfg.verify_targets[i],
