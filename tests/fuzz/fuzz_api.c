@@ -15,6 +15,7 @@
 #include <sys/time.h>
 
 #include <arpa/inet.h>
+#include <errno.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -108,12 +109,13 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct sockaddr_in	 sin;
-	struct timeval		 tv = { 5, 0 };
+	struct timeval		 tv = { 5, 0 }, tvc = { 0, 500000 };
+	struct linger		 lin = { 1, 0 };
 	const uint8_t		*nl, *body;
 	char			*req, line[1024], resp[512];
 	size_t			 linelen, bodylen, n, got = 0;
 	ssize_t			 r;
-	int			 fd, status = 0, flags;
+	int			 fd, status = 0, flags, tries;
 
 	if (size < 1 || size > 8192)
 		return 0;
@@ -153,9 +155,35 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if ((fd = socket(AF_INET, SOCK_STREAM, 0)) == -1)
 		abort();
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tvc, sizeof(tvc));
+	/* Closed with a reset: thousands of connections a second leave no
+	   TIME_WAIT behind to exhaust the ports. */
+	setsockopt(fd, SOL_SOCKET, SO_LINGER, &lin, sizeof(lin));
+	/*
+	 * libFuzzer's SIGALRM interrupts a connect now and then (EINTR: the
+	 * first CI run stopped on it), and at thousands of connections a
+	 * second the backlog can be full for a moment: try again. A server
+	 * that accepts nothing for about 8 s (libFuzzer's timeout is 10 s) is
+	 * the finding.
+	 */
+	for (tries = 0; connect(fd, (struct sockaddr *)&sin,
+	    sizeof(sin)) == -1; tries++) {
+		if (tries == 8) {
+			snprintf(line, sizeof(line), "the API accepted no "
+			    "connection for 8 s: %s", strerror(errno));
+			fuzz_die("connect", line);
+		}
+		fprintf(stderr, "fuzz_api: connect: %s; again in 0.5 s\n",
+		    strerror(errno));
+		close(fd);
+		usleep(500000);
+		if ((fd = socket(AF_INET, SOCK_STREAM, 0)) == -1)
+			abort();
+		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+		setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tvc, sizeof(tvc));
+		setsockopt(fd, SOL_SOCKET, SO_LINGER, &lin, sizeof(lin));
+	}
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-	if (connect(fd, (struct sockaddr *)&sin, sizeof(sin)) == -1)
-		fuzz_die("connect", "the API stopped accepting");
 	/* The server may answer and close before the whole body is sent. */
 	(void)send(fd, req, n, MSG_NOSIGNAL);
 	free(req);
