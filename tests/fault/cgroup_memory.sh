@@ -31,6 +31,10 @@ expect_http 200 "hosts" GET /v1/hosts
 expect_body "the budget comes from the cgroup, under 256 MiB" '
     [x for x in j["hosts"] if x["this_host"]][0]["memory_budget"]["source"] == "cgroup"
     and [x for x in j["hosts"] if x["this_host"]][0]["memory_budget"]["bytes"] < 256 * 1048576'
+# The cgroup's limit is part of the host's fingerprint: the seeded run was
+# measured outside it, so the model is stale until a run here.
+expect_body "stale: the host changed since the model's run" '
+    [x for x in j["hosts"] if x["this_host"]][0]["stale"] is True'
 budget=$(python3 -c "import json,sys; print([x for x in json.load(open(sys.argv[1]))['hosts'] if x['this_host']][0]['memory_budget']['bytes'])" "$TMP/body")
 echo "  budget: $((budget / 1048576)) MiB"
 req GET "/v1/recommendation?target_ms=2000&memory_max=1GiB"
@@ -40,6 +44,10 @@ if [ "$st" = 200 ]; then
 else
 	[ "$st" = 422 ] && ok "1 GiB asked: 422" || bad "1 GiB asked: HTTP $st"
 fi
+expect_http 200 "the answer says stale" GET "/v1/recommendation?target_ms=250"
+expect_body "stale in the answer" 'j["stale"] is True'
+req GET /metrics
+grep -q '^pwtuned_model_stale 1' "$TMP/body" && ok "metrics: pwtuned_model_stale 1" || bad "metrics: stale gauge"
 expect_http 202 "a quick run in the cgroup" POST /v1/runs -H "Authorization: Bearer $(TOKEN)" -H "Content-Type: application/json"
 id=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['id'])" "$TMP/body")
 for _ in $(seq 1200); do
@@ -57,6 +65,8 @@ assert ok and skipped
 assert all(p["m_kib"] * 1024 * p["k"] <= budget for p in ok)
 assert not [p for p in rows if p["status"] in ("killed", "oom")]
 PY
+expect_http 200 "hosts after the run" GET /v1/hosts
+expect_body "fresh again after a run here" '[x for x in j["hosts"] if x["this_host"]][0]["stale"] is False'
 [ "$(ooms)" = 0 ] && ok "no OOM kill in the cgroup" || bad "OOM kills: $(ooms)"
 kill -0 "$PID" && ok "pwtuned alive" || bad "pwtuned died"
 stop_daemon
