@@ -92,6 +92,19 @@ req() {
 		>"$TMP/status" 2>/dev/null
 }
 
+# wait_run ID REGEX [TRIES]: GET /v1/runs/ID every 100 ms (TRIES times,
+# 100 by default) until the body matches REGEX (grep -E); the last answer
+# stays in $TMP/body for expect_body.
+wait_run() {
+	local id=$1 re=$2
+	for _ in $(seq "${3:-100}"); do
+		req GET "/v1/runs/$id"
+		grep -qE "$re" "$TMP/body" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # expect_http WANT NAME METHOD PATH [curl options...]
 expect_http() {
 	local want=$1 name=$2

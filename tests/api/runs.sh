@@ -23,11 +23,7 @@ expect_http 200 "answers go on during the run" GET "/v1/recommendation?target_ms
 req GET /metrics
 grep -q '^pwtuned_benchmark_in_progress 1' "$TMP/body" && ok "metrics: benchmark in progress" || bad "metrics: in progress"
 expect_http 202 "DELETE cancels" DELETE "/v1/runs/$id" "${A[@]}"
-for _ in $(seq 50); do
-	req GET "/v1/runs/$id"
-	grep -q '"status":"cancelled"' "$TMP/body" && break
-	sleep 0.1
-done
+wait_run "$id" '"status":"cancelled"' 50
 expect_body "the run is cancelled" 'j["status"] == "cancelled" and j["finished"] != ""'
 expect_http 409 "DELETE a finished run: 409" DELETE "/v1/runs/$id" "${A[@]}"
 expect_http 404 "DELETE a run that never was" DELETE /v1/runs/999 "${A[@]}"
@@ -42,11 +38,7 @@ expect_http 202 "POST, cool-down 1 h" POST /v1/runs "${A[@]}"
 id=$(python3 -c "import json; print(json.load(open('$TMP/body'))['id'])")
 sleep 0.3
 expect_http 202 "cancel it" DELETE "/v1/runs/$id" "${A[@]}"
-for _ in $(seq 50); do
-	req GET "/v1/runs/$id"
-	grep -q '"status":"cancelled"' "$TMP/body" && break
-	sleep 0.1
-done
+wait_run "$id" '"status":"cancelled"' 50
 expect_http 429 "within the cool-down: 429" POST /v1/runs "${A[@]}"
 expect_body "429 says how long" 'int(h["retry-after"]) > 3000'
 stop_daemon
@@ -73,11 +65,7 @@ print(runs[0]['id'] if runs else '')")
 	sleep 0.1
 done
 expect_http 202 "cancel the scheduled run" DELETE "/v1/runs/$sid" "${A[@]}"
-for _ in $(seq 50); do
-	req GET "/v1/runs/$sid"
-	grep -q '"status":"cancelled"' "$TMP/body" && break
-	sleep 0.1
-done
+wait_run "$sid" '"status":"cancelled"' 50
 expect_http 202 "after a scheduled run: no cool-down" POST /v1/runs "${A[@]}"
 stop_daemon
 

@@ -50,9 +50,7 @@ req GET /metrics
 grep -q '^pwtuned_model_stale 1' "$TMP/body" && ok "metrics: pwtuned_model_stale 1" || bad "metrics: stale gauge"
 expect_http 202 "a quick run in the cgroup" POST /v1/runs -H "Authorization: Bearer $(TOKEN)" -H "Content-Type: application/json"
 id=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['id'])" "$TMP/body")
-for _ in $(seq 1200); do
-	req GET "/v1/runs/$id"; grep -qE '"status":"(done|failed|cancelled|interrupted)"' "$TMP/body" && break; sleep 0.1
-done
+wait_run "$id" '"status":"(done|failed|cancelled|interrupted)"' 1200
 expect_body "the run is done" 'j["status"] == "done"'
 python3 - "$VAR/pwtune.db" "$id" "$budget" <<'PY' && ok "points over the budget skipped, the rest measured" || bad "points"
 import json, sqlite3, sys

@@ -31,9 +31,7 @@ expect_http 200 "full: healthz" GET /healthz
 rm -f "$MNT/fill"
 expect_http 202 "space back: POST /v1/runs works, no restart" POST /v1/runs "${A[@]}"
 id=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['id'])" "$TMP/body")
-for _ in $(seq 300); do
-	req GET "/v1/runs/$id"; grep -qE '"status":"(done|failed|cancelled)"' "$TMP/body" && break; sleep 0.1
-done
+wait_run "$id" '"status":"(done|failed|cancelled)"' 300
 expect_body "that run ends done" 'j["status"] == "done"'
 
 # F3 during a run: the disk fills while points are written. The run ends
@@ -45,25 +43,19 @@ for _ in $(seq 100); do
 	req GET "/v1/runs/$id"; grep -q '"points_done":[1-9]' "$TMP/body" && break; sleep 0.05
 done
 dd if=/dev/zero of="$MNT/fill" bs=64k >/dev/null 2>&1
-for _ in $(seq 300); do
-	req GET "/v1/runs/$id"; grep -qE '"status":"(done|failed)"' "$TMP/body" && break; sleep 0.1
-done
+wait_run "$id" '"status":"(done|failed)"' 300
 expect_body "the run ends (failed: points could not be stored)" 'j["status"] in ("failed", "done") and "progress" not in j'
 grep "run $id" "$TMP/log" | tail -2 | sed 's/^/  log: /'
 req GET "/v1/recommendation?target_ms=100"
 # 200, or 422 when this small model cannot reach 100 ms: answered either way.
 case $(cat "$TMP/status") in 200|422) ok "the recommendation is still answered" ;; *) bad "recommendation: HTTP $(cat "$TMP/status")" ;; esac
 rm -f "$MNT/fill"
-for _ in $(seq 50); do
-	req GET "/v1/runs/$id"; grep -qE '"status":"(done|failed)"' "$TMP/body" && break; sleep 0.1
-done
+wait_run "$id" '"status":"(done|failed)"' 50
 expect_body "the store says how it ended" 'j["status"] in ("failed", "done")'
 expect_http 202 "space back: the next run starts" POST /v1/runs "${A[@]}"
 id=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['id'])" "$TMP/body")
 expect_http 202 "and it can be cancelled" DELETE "/v1/runs/$id" "${A[@]}"
-for _ in $(seq 100); do
-	req GET "/v1/runs/$id"; grep -q '"status":"cancelled"' "$TMP/body" && break; sleep 0.1
-done
+wait_run "$id" '"status":"cancelled"' 100
 expect_body "cancelled" 'j["status"] == "cancelled"'
 stop_daemon
 [ "$(sqlite3 "$VAR/pwtune.db" 'PRAGMA integrity_check')" = ok ] && ok "the store is intact" || bad "integrity"

@@ -105,12 +105,31 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
+/*
+ * A client socket: 5 s to read, 0.5 s to connect (then 5 s to write), and
+ * closed with a reset, so thousands of connections a second leave no
+ * TIME_WAIT behind to exhaust the ports.
+ */
+static int
+fuzz_socket(void)
+{
+	struct timeval	tv = { 5, 0 }, tvc = { 0, 500000 };
+	struct linger	lin = { 1, 0 };
+	int		fd;
+
+	if ((fd = socket(AF_INET, SOCK_STREAM, 0)) == -1)
+		abort();
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tvc, sizeof(tvc));
+	setsockopt(fd, SOL_SOCKET, SO_LINGER, &lin, sizeof(lin));
+	return fd;
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct sockaddr_in	 sin;
-	struct timeval		 tv = { 5, 0 }, tvc = { 0, 500000 };
-	struct linger		 lin = { 1, 0 };
+	struct timeval		 tv = { 5, 0 };
 	const uint8_t		*nl, *body;
 	char			*req, line[1024], resp[512];
 	size_t			 linelen, bodylen, n, got = 0;
@@ -152,13 +171,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	sin.sin_family = AF_INET;
 	sin.sin_port = htons((uint16_t)port);
 	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if ((fd = socket(AF_INET, SOCK_STREAM, 0)) == -1)
-		abort();
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tvc, sizeof(tvc));
-	/* Closed with a reset: thousands of connections a second leave no
-	   TIME_WAIT behind to exhaust the ports. */
-	setsockopt(fd, SOL_SOCKET, SO_LINGER, &lin, sizeof(lin));
+	fd = fuzz_socket();
 	/*
 	 * libFuzzer's SIGALRM interrupts a connect now and then (EINTR: the
 	 * first CI run stopped on it), and at thousands of connections a
@@ -177,11 +190,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    strerror(errno));
 		close(fd);
 		usleep(500000);
-		if ((fd = socket(AF_INET, SOCK_STREAM, 0)) == -1)
-			abort();
-		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-		setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tvc, sizeof(tvc));
-		setsockopt(fd, SOL_SOCKET, SO_LINGER, &lin, sizeof(lin));
+		fd = fuzz_socket();
 	}
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 	/* The server may answer and close before the whole body is sent. */
