@@ -31,6 +31,9 @@ hostile "no value" "cooldown" "expected key = value"
 hostile "bad listen" "listen = localhost" "listen must be ADDRESS:PORT"
 hostile "bad size" "memory_max = lots" "memory_max must be a size"
 hostile "bad level" "log_level = loud" "log_level must be"
+hostile "a verify target of 0 ms" "verify_targets = 0" "verify_targets takes none, or at most 8 targets"
+hostile "nine verify targets" "verify_targets = 1,2,3,4,5,6,7,8,9" "verify_targets takes none, or at most 8 targets"
+hostile "empty verify targets" "verify_targets = ," "verify_targets is empty: write none"
 if [ -n "${SRC:-}" ]; then
 	"$PWTUNED" -n -c "$SRC/systemd/pwtuned.conf" >/dev/null 2>&1 && ok "the documented pwtuned.conf passes -n" || bad "systemd/pwtuned.conf fails -n"
 fi
