@@ -1,7 +1,7 @@
 /*
  * db/db.c: opening the SQLite store (checks, recovery of corrupt files,
  * migrations, interrupted runs), errors, transactions and the prepared
- * statement cache.
+ * statement cache. A postgresql:// locator goes to db_pg.c instead.
  */
 #include <sys/stat.h>
 
@@ -94,6 +94,26 @@ static const char *const migrations[DB_SCHEMA_VERSION] = {
 	"CREATE INDEX runs_fingerprint ON runs(fingerprint, status);"
 	"CREATE INDEX models_run ON models(run_id);"
 	"CREATE INDEX verifications_run ON verifications(run_id);",
+	/* 2 -> 3: host groups, and what services observed (fleets). */
+	"ALTER TABLE hosts ADD COLUMN host_group TEXT NOT NULL DEFAULT '';"
+	"CREATE INDEX hosts_group ON hosts(host_group);"
+	"CREATE TABLE observations ("
+	"  id INTEGER PRIMARY KEY,"
+	"  host_id TEXT NOT NULL REFERENCES hosts(id) ON DELETE CASCADE,"
+	"  stack TEXT NOT NULL,"
+	"  variant TEXT NOT NULL,"
+	"  m_kib INTEGER NOT NULL,"
+	"  t INTEGER NOT NULL,"
+	"  p INTEGER NOT NULL,"
+	"  k INTEGER NOT NULL,"
+	"  nsamples INTEGER NOT NULL,"
+	"  median_ms REAL NOT NULL,"
+	"  p95_ms REAL NOT NULL,"
+	"  predicted_ms REAL,"
+	"  model_run INTEGER,"
+	"  samples TEXT NOT NULL,"		/* JSON array of ms */
+	"  created TEXT NOT NULL);"
+	"CREATE INDEX observations_stack ON observations(host_id, stack, id);",
 };
 
 static const char *const stmt_sql[ST__COUNT] = {
@@ -151,7 +171,8 @@ db_status_name(enum db_status st)
 {
 	static const char *const names[] = {
 		"ok", "io", "full", "readonly", "cantopen", "corrupt", "busy",
-		"schema", "notfound", "invalid", "nomem", "internal"
+		"schema", "notfound", "invalid", "nomem", "internal",
+		"unavailable"
 	};
 
 	return (size_t)st < sizeof(names) / sizeof(names[0]) ? names[st] :
@@ -335,7 +356,7 @@ db_logf(const struct db_open_opts *o, const char *fmt, ...)
 }
 
 /* "pid:starttime" of process pid, from /proc/PID/stat (field 22). */
-static int
+int
 db_process_identity(long pid, char *buf, size_t len)
 {
 	char		 path[64], stat[1024], *p;
@@ -386,6 +407,7 @@ db_recover_interrupted(struct db *db, size_t *n, char *err, size_t errlen)
 	int		 step;
 
 	*n = 0;
+	DB_PG(db, pg_recover_interrupted(db, n, err, errlen));
 	if ((rc = db_begin(db, err, errlen)) != DB_OK)
 		return rc;
 	if ((st = db_stmt(db, ST_RUN_OWNERS, err, errlen)) == NULL)
@@ -425,6 +447,8 @@ db_schema_version(struct db *db)
 	sqlite3_stmt	*st;
 	int		 v = -1;
 
+	if (db->pg != NULL)
+		return pg_schema_version(db);
 	if (sqlite3_prepare_v2(db->conn, "PRAGMA user_version", -1, &st,
 	    NULL) != SQLITE_OK)
 		return -1;
@@ -498,7 +522,10 @@ db_close(struct db *db)
 {
 	if (db == NULL)
 		return;
-	db_close_conn(db);
+	if (db->pg != NULL)
+		pg_close(db);
+	else
+		db_close_conn(db);
 	free(db);
 }
 
@@ -726,11 +753,89 @@ fail:
 	return rc;
 }
 
+int
+db_is_postgresql(const char *locator)
+{
+	return strncmp(locator, "postgresql://", 13) == 0 ||
+	    strncmp(locator, "postgres://", 11) == 0;
+}
+
+void
+db_locator_redact(const char *locator, char *out, size_t outlen)
+{
+	const char	*scheme, *at, *colon;
+	char		*pw;
+
+	if (!db_is_postgresql(locator) ||
+	    (scheme = strstr(locator, "://")) == NULL) {
+		snprintf(out, outlen, "%s", locator);
+		return;
+	}
+	scheme += 3;
+	/* user:password@host: the last '@' before the path ends the userinfo. */
+	at = NULL;
+	for (colon = scheme; *colon != '\0' && *colon != '/' &&
+	    *colon != '?'; colon++)
+		if (*colon == '@')
+			at = colon;
+	colon = at != NULL ? memchr(scheme, ':', (size_t)(at - scheme)) : NULL;
+	if (colon == NULL)
+		snprintf(out, outlen, "%s", locator);
+	else
+		snprintf(out, outlen, "%.*s:***%s", (int)(colon - locator),
+		    locator, at);
+	/* A password given as a parameter goes too. */
+	if ((pw = strstr(out, "password=")) != NULL) {
+		const char *end = strchr(pw, '&');
+		char	    rest[4096];
+
+		snprintf(rest, sizeof(rest), "%s", end != NULL ? end : "");
+		snprintf(pw, outlen - (size_t)(pw - out), "password=***%s",
+		    rest);
+	}
+}
+
+static enum db_status
+db_open_pg(const char *uri, const struct db_open_opts *o, int version,
+    struct db **out, char *err, size_t errlen)
+{
+	struct db	*db;
+	enum db_status	 rc;
+
+	*out = NULL;
+	if ((db = calloc(1, sizeof(*db))) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return DB_ERR_NOMEM;
+	}
+	db_locator_redact(uri, db->path, sizeof(db->path));
+	db->readonly = o != NULL && o->readonly;
+	db->log = o != NULL ? o->log : NULL;
+	db->log_ctx = o != NULL ? o->log_ctx : NULL;
+	if ((rc = pg_open(db, uri, o, version, err, errlen)) != DB_OK) {
+		db_close(db);
+		return rc;
+	}
+	*out = db;
+	return DB_OK;
+}
+
 enum db_status
 db_open(const char *path, const struct db_open_opts *o, struct db **out,
     char *err, size_t errlen)
 {
+	if (db_is_postgresql(path))
+		return db_open_pg(path, o, DB_SCHEMA_VERSION, out, err, errlen);
 	return db_open_at(path, o, DB_SCHEMA_VERSION, out, err, errlen);
+}
+
+enum db_status
+db_ping(struct db *db, char *err, size_t errlen)
+{
+	int	rc;
+
+	DB_PG(db, pg_ping(db, err, errlen));
+	rc = sqlite3_exec(db->conn, "SELECT 1", NULL, NULL, NULL);
+	return rc == SQLITE_OK ? DB_OK : db_error(db, rc, "ping", err, errlen);
 }
 
 enum db_status
@@ -743,6 +848,8 @@ db_open_version(const char *path, int version, struct db **out, char *err,
 		snprintf(err, errlen, "no schema version %d", version);
 		return DB_ERR_INVALID;
 	}
+	if (db_is_postgresql(path))
+		return db_open_pg(path, &o, version, out, err, errlen);
 	return db_open_at(path, &o, version, out, err, errlen);
 }
 
@@ -755,6 +862,7 @@ db_check(struct db *db, char *result, size_t resultlen, char *err,
 	int		 rc;
 
 	result[0] = '\0';
+	DB_PG(db, pg_check(db, result, resultlen, err, errlen));
 	rc = sqlite3_prepare_v2(db->conn, "PRAGMA integrity_check(20)", -1,
 	    &st, NULL);
 	if (rc != SQLITE_OK)

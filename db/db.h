@@ -1,9 +1,11 @@
 /*
  * db/db.h: the store of everything pwtune has measured.
  *
- * This header is the whole interface: callers never see SQL or SQLite
- * types, so that another engine (PostgreSQL, for fleets) can stand behind
- * it. One struct db is one connection: open one per thread.
+ * This header is the whole interface: callers never see SQL or engine
+ * types. Two engines stand behind it: an SQLite file (the default, one
+ * host) and a PostgreSQL database named by a postgresql:// or postgres://
+ * URI (a fleet: every daemon writes its own host's runs there). One struct
+ * db is one connection: open one per thread.
  *
  * Guarantees:
  *   - Every write is one transaction (BEGIN IMMEDIATE). A run is written
@@ -20,6 +22,11 @@
  *     system DB_ERR_FULL, with a message naming the path; nothing is
  *     damaged, and writes work again once the cause is gone, without
  *     reopening.
+ *   - PostgreSQL: a server that cannot be reached is DB_ERR_UNAVAILABLE;
+ *     the next call reconnects, so a connection outlives an outage.
+ *     Runs are recovered (interrupted) only when their owner ran on this
+ *     machine (same boot, same host name) and is gone. Passwords in the
+ *     URI never appear in messages.
  *
  * Every function returns a db_status (DB_OK is 0) and fills err with a
  * reason on failure.
@@ -33,9 +40,12 @@
 #include "model.h"
 #include "report.h"
 
-#define DB_SCHEMA_VERSION	2
+#define DB_SCHEMA_VERSION	3
 #define DB_BUSY_TIMEOUT_MS	5000
 #define DB_RUNS_LIST_MAX	1000
+#define DB_GROUP_MAX		64	/* bytes of a group label, NUL too */
+#define DB_STACK_MAX		64	/* bytes of a stack name, NUL too */
+#define DB_OBS_SAMPLES_MAX	1000	/* latency samples per observation */
 
 enum db_status {
 	DB_OK = 0,
@@ -49,7 +59,8 @@ enum db_status {
 	DB_ERR_NOTFOUND,
 	DB_ERR_INVALID,		/* bad arguments */
 	DB_ERR_NOMEM,
-	DB_ERR_INTERNAL
+	DB_ERR_INTERNAL,
+	DB_ERR_UNAVAILABLE	/* the database server cannot be reached */
 };
 
 enum db_trigger {
@@ -108,6 +119,15 @@ struct db;
 enum db_status db_open(const char *path, const struct db_open_opts *opts,
 	    struct db **out, char *err, size_t errlen);
 void	 db_close(struct db *db);
+
+/* 1 when locator names a PostgreSQL database (postgresql://, postgres://). */
+int	 db_is_postgresql(const char *locator);
+
+/* locator fit for a log: the password of a URI replaced by "***". */
+void	 db_locator_redact(const char *locator, char *out, size_t outlen);
+
+/* Is the store there? PostgreSQL: a round trip (reconnecting). */
+enum db_status db_ping(struct db *db, char *err, size_t errlen);
 
 /*
  * Open path at schema version (0 .. DB_SCHEMA_VERSION) without migrating
@@ -214,6 +234,7 @@ struct db_host {
 	uint64_t	last_run_budget;	/* bytes */
 	char		last_run_budget_source[16];
 	int		last_run_cpus;		/* effective CPUs */
+	char		group[DB_GROUP_MAX];	/* "" : none */
 };
 
 /*
@@ -223,6 +244,14 @@ struct db_host {
 enum db_status db_hosts_list(struct db *db, const char *id,
 	    struct db_host **hosts, size_t *n, char *err, size_t errlen);
 void	 db_hosts_free(struct db_host *hosts, size_t n);
+
+/*
+ * The group label of host_id ("" for none), as its daemon's configuration
+ * says. DB_ERR_NOTFOUND when the host has no row yet (its first run makes
+ * one).
+ */
+enum db_status db_host_set_group(struct db *db, const char *host_id,
+	    const char *group, char *err, size_t errlen);
 
 enum db_status db_model_put(struct db *db, int64_t id, const struct model *m,
 	    char *err, size_t errlen);
@@ -260,5 +289,38 @@ struct db_verification {
 enum db_status db_verifications_list(struct db *db, const char *host_id,
 	    size_t limit, struct db_verification **out, size_t *n, char *err,
 	    size_t errlen);
+
+/*
+ * What a service's own runtime measured for parameters (POST
+ * /v1/observations): per host and stack ("php-8.2-libargon2").
+ */
+struct db_observation {
+	int64_t		id;
+	char		host_id[33];
+	char		stack[DB_STACK_MAX];
+	char		variant[16];		/* argon2id, argon2i, argon2d */
+	uint32_t	m_kib, t, p, k;
+	size_t		nsamples;
+	double		median_ms;
+	double		p95_ms;
+	double		predicted_ms;		/* the model's p50 then; < 0: none */
+	int64_t		model_run;		/* 0: none */
+	char		created[32];
+};
+
+/*
+ * Store o (its id and created are filled in) with its samples (at most
+ * DB_OBS_SAMPLES_MAX), in one transaction. The host must exist.
+ */
+enum db_status db_observation_add(struct db *db, struct db_observation *o,
+	    const double *samples, size_t nsamples, char *err, size_t errlen);
+
+/*
+ * The newest observations (at most limit) of host_id (NULL: every host)
+ * and of stack (NULL: every stack), newest first; *out is malloc'd.
+ */
+enum db_status db_observations_list(struct db *db, const char *host_id,
+	    const char *stack, size_t limit, struct db_observation **out,
+	    size_t *n, char *err, size_t errlen);
 
 #endif /* PWTUNE_DB_H */

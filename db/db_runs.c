@@ -99,7 +99,7 @@ db_run_insert(struct db *db, const struct report *rep, size_t points_total,
 	return DB_OK;
 }
 
-static int
+int
 db_report_valid(const struct report *rep, char *err, size_t errlen)
 {
 	if (rep->host.host_id[0] == '\0' || rep->host.fingerprint[0] == '\0') {
@@ -115,6 +115,9 @@ db_run_create(struct db *db, const struct report *rep, size_t points_total,
 {
 	char		now[32];
 	enum db_status	rc;
+
+	DB_PG(db, pg_run_create(db, rep, points_total, trigger, id, err,
+	    errlen));
 
 	if (!db_report_valid(rep, err, errlen))
 		return DB_ERR_INVALID;
@@ -136,6 +139,8 @@ db_run_set_status(struct db *db, int64_t id, enum db_run_status status,
 	sqlite3_stmt	*st;
 	char		 now[32];
 	enum db_status	 rc;
+
+	DB_PG(db, pg_run_set_status(db, id, status, error, err, errlen));
 
 	db_now(now, sizeof(now));
 	if ((rc = db_begin(db, err, errlen)) != DB_OK)
@@ -209,6 +214,8 @@ db_run_add_point(struct db *db, int64_t id, size_t seq,
 {
 	enum db_status	rc;
 
+	DB_PG(db, pg_run_add_point(db, id, seq, r, err, errlen));
+
 	if ((rc = db_begin(db, err, errlen)) != DB_OK)
 		return rc;
 	if ((rc = db_point_insert(db, id, seq, r, err, errlen)) != DB_OK) {
@@ -226,33 +233,41 @@ db_copy_col(char *dst, size_t len, sqlite3_stmt *st, int col)
 	snprintf(dst, len, "%s", v != NULL ? (const char *)v : "");
 }
 
+void
+db_run_parse_enums(struct db_run *run, const char *trigger,
+    const char *status, const char *budget_source)
+{
+	int	i;
+
+	for (i = DB_TRIGGER_STARTUP; i <= DB_TRIGGER_IMPORT; i++)
+		if (strcmp(trigger, db_trigger_name((enum db_trigger)i)) == 0)
+			run->trigger = (enum db_trigger)i;
+	if (db_run_status_parse(status, &run->status) == -1)
+		run->status = DB_RUN_FAILED;
+	run->budget_source = strcmp(budget_source, "config") == 0 ?
+	    HOST_BUDGET_CONFIG : strcmp(budget_source, "cgroup") == 0 ?
+	    HOST_BUDGET_CGROUP : HOST_BUDGET_MEMAVAILABLE;
+}
+
 static void
 db_run_from_row(sqlite3_stmt *st, struct db_run *run)
 {
-	char	buf[32];
-	int	i;
+	char	trigger[32], status[32], source[32];
 
 	memset(run, 0, sizeof(*run));
 	run->id = sqlite3_column_int64(st, 0);
 	db_copy_col(run->host_id, sizeof(run->host_id), st, 1);
 	db_copy_col(run->fingerprint, sizeof(run->fingerprint), st, 2);
 	db_copy_col(run->profile, sizeof(run->profile), st, 3);
-	db_copy_col(buf, sizeof(buf), st, 4);
-	for (i = DB_TRIGGER_STARTUP; i <= DB_TRIGGER_IMPORT; i++)
-		if (strcmp(buf, db_trigger_name((enum db_trigger)i)) == 0)
-			run->trigger = (enum db_trigger)i;
-	db_copy_col(buf, sizeof(buf), st, 5);
-	if (db_run_status_parse(buf, &run->status) == -1)
-		run->status = DB_RUN_FAILED;
+	db_copy_col(trigger, sizeof(trigger), st, 4);
+	db_copy_col(status, sizeof(status), st, 5);
+	db_copy_col(source, sizeof(source), st, 11);
+	db_run_parse_enums(run, trigger, status, source);
 	run->points_done = sqlite3_column_int(st, 6);
 	run->points_total = sqlite3_column_int(st, 7);
 	run->noisy_points = sqlite3_column_int(st, 8);
 	run->effective_cpus = sqlite3_column_int(st, 9);
 	run->mem_budget = (uint64_t)sqlite3_column_int64(st, 10);
-	db_copy_col(buf, sizeof(buf), st, 11);
-	run->budget_source = strcmp(buf, "config") == 0 ? HOST_BUDGET_CONFIG :
-	    strcmp(buf, "cgroup") == 0 ? HOST_BUDGET_CGROUP :
-	    HOST_BUDGET_MEMAVAILABLE;
 	db_copy_col(run->error, sizeof(run->error), st, 12);
 	db_copy_col(run->created, sizeof(run->created), st, 13);
 	db_copy_col(run->started, sizeof(run->started), st, 14);
@@ -265,6 +280,8 @@ db_run_get(struct db *db, int64_t id, struct db_run *run, char *err,
 {
 	sqlite3_stmt	*st;
 	int		 rc;
+
+	DB_PG(db, pg_run_get(db, id, run, err, errlen));
 
 	if ((st = db_stmt(db, ST_RUN_GET, err, errlen)) == NULL)
 		return DB_ERR_INTERNAL;
@@ -293,6 +310,7 @@ db_runs_list(struct db *db, const char *host_id, size_t limit,
 	*n = 0;
 	if (limit == 0 || limit > DB_RUNS_LIST_MAX)
 		limit = DB_RUNS_LIST_MAX;
+	DB_PG(db, pg_runs_list(db, host_id, limit, runs, n, err, errlen));
 	rc = sqlite3_prepare_v2(db->conn,
 	    "SELECT id, host_id, fingerprint, profile, trigger, status,"
 	    " points_done, points_total, noisy_points, effective_cpus,"
@@ -328,6 +346,9 @@ db_run_latest_done(struct db *db, const char *host_id,
 	sqlite3_stmt	*st;
 	int		 rc;
 
+	DB_PG(db, pg_run_latest_done(db, host_id, fingerprint, id, err,
+	    errlen));
+
 	if ((st = db_stmt(db, ST_RUN_LATEST_DONE, err, errlen)) == NULL)
 		return DB_ERR_INTERNAL;
 	if (host_id != NULL)
@@ -348,18 +369,75 @@ db_run_latest_done(struct db *db, const char *host_id,
 }
 
 enum db_status
+db_report_begin(struct report *rep, const struct db_run *run,
+    const char *facts, char *err, size_t errlen)
+{
+	json_t	*j;
+	char	 why[256];
+
+	memset(rep, 0, sizeof(*rep));
+	j = facts != NULL ? json_loads(facts, 0, NULL) : NULL;
+	if (j == NULL || report_host_from_json(j, &rep->host,
+	    &rep->effective_cpus, why, sizeof(why)) == -1) {
+		json_decref(j);
+		snprintf(err, errlen, "run %lld: stored host facts unreadable",
+		    (long long)run->id);
+		return DB_ERR_CORRUPT;
+	}
+	json_decref(j);
+	snprintf(rep->created, sizeof(rep->created), "%s", run->created);
+	snprintf(rep->profile, sizeof(rep->profile), "%s", run->profile);
+	rep->mem_budget = run->mem_budget;
+	rep->budget_source = run->budget_source;
+	rep->effective_cpus = run->effective_cpus;
+	return DB_OK;
+}
+
+enum db_status
+db_report_point(struct report *rep, size_t *cap, const char *data,
+    int64_t id, char *err, size_t errlen)
+{
+	json_t	*j;
+	char	 why[256];
+
+	if (rep->n == *cap) {
+		struct measure_result	*bigger;
+		size_t			 more = *cap ? 2 * *cap : 32;
+
+		if ((bigger = realloc(rep->results, more * sizeof(*bigger))) ==
+		    NULL) {
+			snprintf(err, errlen, "out of memory");
+			return DB_ERR_NOMEM;
+		}
+		rep->results = bigger;
+		*cap = more;
+	}
+	memset(&rep->results[rep->n], 0, sizeof(rep->results[0]));
+	j = data != NULL ? json_loads(data, 0, NULL) : NULL;
+	rep->n++;
+	if (j == NULL || report_point_from_json(j, &rep->results[rep->n - 1],
+	    why, sizeof(why)) == -1) {
+		json_decref(j);
+		snprintf(err, errlen, "run %lld: stored point %zu unreadable",
+		    (long long)id, rep->n - 1);
+		return DB_ERR_CORRUPT;
+	}
+	json_decref(j);
+	return DB_OK;
+}
+
+enum db_status
 db_run_report(struct db *db, int64_t id, struct report *rep, char *err,
     size_t errlen)
 {
 	sqlite3_stmt	*st;
 	struct db_run	 run;
-	json_t		*j;
 	enum db_status	 rc;
 	size_t		 cap = 0;
 	int		 step;
-	char		 why[256];
 
 	memset(rep, 0, sizeof(*rep));
+	DB_PG(db, pg_run_report(db, id, rep, err, errlen));
 	if ((rc = db_run_get(db, id, &run, err, errlen)) != DB_OK)
 		return rc;
 	/* The host as it was when the run was made. */
@@ -370,53 +448,19 @@ db_run_report(struct db *db, int64_t id, struct report *rep, char *err,
 		sqlite3_reset(st);
 		return db_error(db, step, "read run", err, errlen);
 	}
-	j = json_loads((const char *)sqlite3_column_text(st, 16), 0, NULL);
+	rc = db_report_begin(rep, &run, (const char *)sqlite3_column_text(st,
+	    16), err, errlen);
 	sqlite3_reset(st);
-	if (j == NULL || report_host_from_json(j, &rep->host,
-	    &rep->effective_cpus, why, sizeof(why)) == -1) {
-		json_decref(j);
-		snprintf(err, errlen, "run %lld: stored host facts unreadable",
-		    (long long)id);
-		return DB_ERR_CORRUPT;
-	}
-	json_decref(j);
-	snprintf(rep->created, sizeof(rep->created), "%s", run.created);
-	snprintf(rep->profile, sizeof(rep->profile), "%s", run.profile);
-	rep->mem_budget = run.mem_budget;
-	rep->budget_source = run.budget_source;
-	rep->effective_cpus = run.effective_cpus;
+	if (rc != DB_OK)
+		return rc;
 
 	if ((st = db_stmt(db, ST_RUN_POINTS, err, errlen)) == NULL)
 		return DB_ERR_INTERNAL;
 	sqlite3_bind_int64(st, 1, id);
-	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-		if (rep->n == cap) {
-			struct measure_result	*bigger;
-
-			cap = cap ? 2 * cap : 32;
-			if ((bigger = realloc(rep->results, cap *
-			    sizeof(*bigger))) == NULL) {
-				rc = DB_ERR_NOMEM;
-				snprintf(err, errlen, "out of memory");
-				goto fail;
-			}
-			rep->results = bigger;
-		}
-		memset(&rep->results[rep->n], 0, sizeof(rep->results[0]));
-		j = json_loads((const char *)sqlite3_column_text(st, 0), 0,
-		    NULL);
-		if (j == NULL || report_point_from_json(j,
-		    &rep->results[rep->n], why, sizeof(why)) == -1) {
-			json_decref(j);
-			rep->n++;
-			snprintf(err, errlen, "run %lld: stored point %zu "
-			    "unreadable", (long long)id, rep->n - 1);
-			rc = DB_ERR_CORRUPT;
+	while ((step = sqlite3_step(st)) == SQLITE_ROW)
+		if ((rc = db_report_point(rep, &cap, (const char *)
+		    sqlite3_column_text(st, 0), id, err, errlen)) != DB_OK)
 			goto fail;
-		}
-		json_decref(j);
-		rep->n++;
-	}
 	sqlite3_reset(st);
 	if (step != SQLITE_DONE) {
 		rc = db_error(db, step, "read points", err, errlen);
@@ -436,6 +480,8 @@ db_import_report(struct db *db, const struct report *rep, int64_t *id,
 	char		now[32];
 	enum db_status	rc;
 	size_t		i;
+
+	DB_PG(db, pg_import_report(db, rep, id, err, errlen));
 
 	if (!db_report_valid(rep, err, errlen))
 		return DB_ERR_INVALID;
@@ -480,6 +526,8 @@ db_retention(struct db *db, const char *host_id, size_t keep, int64_t protect,
 	int		 step;
 
 	*deleted = 0;
+	DB_PG(db, pg_retention(db, host_id, keep, protect, deleted, err,
+	    errlen));
 	if ((rc = db_begin(db, err, errlen)) != DB_OK)
 		return rc;
 	step = sqlite3_prepare_v2(db->conn,
@@ -516,6 +564,8 @@ db_model_put(struct db *db, int64_t id, const struct model *m, char *err,
 	char		 now[32];
 	size_t		 i;
 	int		 step;
+
+	DB_PG(db, pg_model_put(db, id, m, err, errlen));
 
 	db_now(now, sizeof(now));
 	if ((rc = db_begin(db, err, errlen)) != DB_OK)
@@ -591,6 +641,9 @@ db_model_count(struct db *db, int64_t id, size_t *curves, double *loo_worst,
 	sqlite3_stmt	*st;
 	int		 rc;
 
+	DB_PG(db, pg_model_count(db, id, curves, loo_worst, err,
+	    errlen));
+
 	rc = sqlite3_prepare_v2(db->conn, "SELECT count(*),"
 	    " coalesce(max(loo_worst), 0) FROM models WHERE run_id = ?1", -1,
 	    &st, NULL);
@@ -615,6 +668,9 @@ db_verification_add(struct db *db, int64_t id, double target_ms,
 	enum db_status	 rc;
 	char		 now[32];
 	int		 step;
+
+	DB_PG(db, pg_verification_add(db, id, target_ms, params,
+	    predicted_ms, measured_ms, err, errlen));
 
 	db_now(now, sizeof(now));
 	if ((rc = db_begin(db, err, errlen)) != DB_OK)
@@ -653,9 +709,11 @@ db_hosts_list(struct db *db, const char *id, struct db_host **hosts,
 
 	*hosts = NULL;
 	*n = 0;
+	DB_PG(db, pg_hosts_list(db, id, hosts, n, err, errlen));
 	rc = sqlite3_prepare_v2(db->conn, "SELECT h.id, h.fingerprint,"
 	    " h.first_seen, h.last_seen, h.facts, r.id, r.fingerprint,"
-	    " r.finished, r.mem_budget, r.budget_source, r.effective_cpus"
+	    " r.finished, r.mem_budget, r.budget_source, r.effective_cpus,"
+	    " h.host_group"
 	    " FROM hosts h LEFT JOIN runs r ON r.id = (SELECT max(id) FROM"
 	    " runs WHERE host_id = h.id AND status = 'done')"
 	    " WHERE ?1 IS NULL OR h.id = ?1 ORDER BY h.last_seen DESC"
@@ -694,6 +752,11 @@ db_hosts_list(struct db *db, const char *id, struct db_host **hosts,
 		db_copy_col(h->last_run_budget_source,
 		    sizeof(h->last_run_budget_source), st, 9);
 		h->last_run_cpus = sqlite3_column_int(st, 10);
+		db_copy_col(h->group, sizeof(h->group), st, 11);
+		if (h->facts == NULL) {
+			rc = SQLITE_NOMEM;
+			break;
+		}
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE) {
@@ -726,6 +789,8 @@ db_verifications_list(struct db *db, const char *host_id, size_t limit,
 	*n = 0;
 	if (limit == 0 || limit > DB_RUNS_LIST_MAX)
 		limit = DB_RUNS_LIST_MAX;
+	DB_PG(db, pg_verifications_list(db, host_id, limit, out, n, err,
+	    errlen));
 	if ((*out = calloc(limit, sizeof(**out))) == NULL)
 		return db_error(db, SQLITE_NOMEM, "list verifications", err,
 		    errlen);
@@ -759,6 +824,196 @@ db_verifications_list(struct db *db, const char *host_id, size_t limit,
 		*out = NULL;
 		*n = 0;
 		return db_error(db, rc, "list verifications", err, errlen);
+	}
+	return DB_OK;
+}
+
+enum db_status
+db_host_set_group(struct db *db, const char *host_id, const char *group,
+    char *err, size_t errlen)
+{
+	sqlite3_stmt	*st;
+	enum db_status	 rc;
+	int		 step, changed;
+
+	if (strlen(group) >= DB_GROUP_MAX) {
+		snprintf(err, errlen, "group is longer than %d bytes",
+		    DB_GROUP_MAX - 1);
+		return DB_ERR_INVALID;
+	}
+	DB_PG(db, pg_host_set_group(db, host_id, group, err, errlen));
+	if ((rc = db_begin(db, err, errlen)) != DB_OK)
+		return rc;
+	step = sqlite3_prepare_v2(db->conn, "UPDATE hosts SET host_group = ?2"
+	    " WHERE id = ?1", -1, &st, NULL);
+	if (step == SQLITE_OK) {
+		sqlite3_bind_text(st, 1, host_id, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(st, 2, group, -1, SQLITE_TRANSIENT);
+		step = sqlite3_step(st);
+		sqlite3_finalize(st);
+	}
+	if (step != SQLITE_DONE && step != SQLITE_OK) {
+		rc = db_error(db, step, "set group", err, errlen);
+		db_rollback(db);
+		return rc;
+	}
+	changed = sqlite3_changes(db->conn);
+	if ((rc = db_commit(db, err, errlen)) != DB_OK)
+		return rc;
+	if (changed == 0) {
+		snprintf(err, errlen, "no host %s in the store yet", host_id);
+		return DB_ERR_NOTFOUND;
+	}
+	return DB_OK;
+}
+
+/* The samples as a JSON array of numbers; NULL when out of memory. */
+char *
+db_samples_json(const double *samples, size_t n)
+{
+	json_t	*a = json_array();
+	char	*text;
+	size_t	 i;
+
+	for (i = 0; a != NULL && i < n; i++)
+		json_array_append_new(a, json_real(samples[i]));
+	text = a != NULL ? json_dumps(a, JSON_COMPACT |
+	    JSON_REAL_PRECISION(10)) : NULL;
+	json_decref(a);
+	return text;
+}
+
+int
+db_observation_valid(const struct db_observation *o, size_t nsamples,
+    char *err, size_t errlen)
+{
+	if (o->host_id[0] == '\0' || o->stack[0] == '\0') {
+		snprintf(err, errlen, "an observation needs a host and a stack");
+		return 0;
+	}
+	if (nsamples == 0 || nsamples > DB_OBS_SAMPLES_MAX) {
+		snprintf(err, errlen, "an observation has 1 to %d samples",
+		    DB_OBS_SAMPLES_MAX);
+		return 0;
+	}
+	return 1;
+}
+
+enum db_status
+db_observation_add(struct db *db, struct db_observation *o,
+    const double *samples, size_t nsamples, char *err, size_t errlen)
+{
+	sqlite3_stmt	*st;
+	enum db_status	 rc;
+	char		*text;
+	int		 step;
+
+	if (!db_observation_valid(o, nsamples, err, errlen))
+		return DB_ERR_INVALID;
+	db_now(o->created, sizeof(o->created));
+	DB_PG(db, pg_observation_add(db, o, samples, nsamples, err, errlen));
+	if ((text = db_samples_json(samples, nsamples)) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return DB_ERR_NOMEM;
+	}
+	if ((rc = db_begin(db, err, errlen)) != DB_OK) {
+		free(text);
+		return rc;
+	}
+	step = sqlite3_prepare_v2(db->conn, "INSERT INTO observations"
+	    " (host_id, stack, variant, m_kib, t, p, k, nsamples, median_ms,"
+	    " p95_ms, predicted_ms, model_run, samples, created) VALUES"
+	    " (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+	    -1, &st, NULL);
+	if (step == SQLITE_OK) {
+		sqlite3_bind_text(st, 1, o->host_id, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(st, 2, o->stack, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(st, 3, o->variant, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int64(st, 4, o->m_kib);
+		sqlite3_bind_int64(st, 5, o->t);
+		sqlite3_bind_int64(st, 6, o->p);
+		sqlite3_bind_int64(st, 7, o->k);
+		sqlite3_bind_int64(st, 8, (sqlite3_int64)nsamples);
+		sqlite3_bind_double(st, 9, o->median_ms);
+		sqlite3_bind_double(st, 10, o->p95_ms);
+		if (o->predicted_ms >= 0)
+			sqlite3_bind_double(st, 11, o->predicted_ms);
+		if (o->model_run > 0)
+			sqlite3_bind_int64(st, 12, o->model_run);
+		sqlite3_bind_text(st, 13, text, -1, free);
+		text = NULL;
+		sqlite3_bind_text(st, 14, o->created, -1, SQLITE_TRANSIENT);
+		step = sqlite3_step(st);
+		sqlite3_finalize(st);
+	}
+	free(text);
+	if (step != SQLITE_DONE) {
+		rc = db_error(db, step, "save observation", err, errlen);
+		db_rollback(db);
+		return rc;
+	}
+	o->id = sqlite3_last_insert_rowid(db->conn);
+	o->nsamples = nsamples;
+	return db_commit(db, err, errlen);
+}
+
+enum db_status
+db_observations_list(struct db *db, const char *host_id, const char *stack,
+    size_t limit, struct db_observation **out, size_t *n, char *err,
+    size_t errlen)
+{
+	sqlite3_stmt	*st;
+	int		 rc;
+
+	*out = NULL;
+	*n = 0;
+	if (limit == 0 || limit > DB_RUNS_LIST_MAX)
+		limit = DB_RUNS_LIST_MAX;
+	DB_PG(db, pg_observations_list(db, host_id, stack, limit, out, n,
+	    err, errlen));
+	if ((*out = calloc(limit, sizeof(**out))) == NULL)
+		return db_error(db, SQLITE_NOMEM, "list observations", err,
+		    errlen);
+	rc = sqlite3_prepare_v2(db->conn, "SELECT id, host_id, stack, variant,"
+	    " m_kib, t, p, k, nsamples, median_ms, p95_ms,"
+	    " coalesce(predicted_ms, -1), coalesce(model_run, 0), created"
+	    " FROM observations WHERE (?1 IS NULL OR host_id = ?1)"
+	    " AND (?2 IS NULL OR stack = ?2) ORDER BY id DESC LIMIT ?3", -1,
+	    &st, NULL);
+	if (rc != SQLITE_OK) {
+		free(*out);
+		*out = NULL;
+		return db_error(db, rc, "list observations", err, errlen);
+	}
+	if (host_id != NULL)
+		sqlite3_bind_text(st, 1, host_id, -1, SQLITE_TRANSIENT);
+	if (stack != NULL)
+		sqlite3_bind_text(st, 2, stack, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 3, (sqlite3_int64)limit);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW && *n < limit) {
+		struct db_observation *o = &(*out)[(*n)++];
+
+		o->id = sqlite3_column_int64(st, 0);
+		db_copy_col(o->host_id, sizeof(o->host_id), st, 1);
+		db_copy_col(o->stack, sizeof(o->stack), st, 2);
+		db_copy_col(o->variant, sizeof(o->variant), st, 3);
+		o->m_kib = (uint32_t)sqlite3_column_int64(st, 4);
+		o->t = (uint32_t)sqlite3_column_int64(st, 5);
+		o->p = (uint32_t)sqlite3_column_int64(st, 6);
+		o->k = (uint32_t)sqlite3_column_int64(st, 7);
+		o->nsamples = (size_t)sqlite3_column_int64(st, 8);
+		o->median_ms = sqlite3_column_double(st, 9);
+		o->p95_ms = sqlite3_column_double(st, 10);
+		o->predicted_ms = sqlite3_column_double(st, 11);
+		o->model_run = sqlite3_column_int64(st, 12);
+		db_copy_col(o->created, sizeof(o->created), st, 13);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
+		free(*out);
+		*out = NULL;
+		*n = 0;
+		return db_error(db, rc, "list observations", err, errlen);
 	}
 	return DB_OK;
 }

@@ -1,22 +1,32 @@
 /*
- * tests/unit/test_db.c: the SQLite store on :memory: and on files: runs
- * and points, the report round trip, migrations from every version,
- * retention, interrupted runs, corrupt files moved aside, read-only opens.
+ * tests/unit/test_db.c: the store suite. Runs and points, the report round
+ * trip, migrations from every version, retention, interrupted runs, host
+ * groups, observations, concurrent writers, read-only opens; for SQLite
+ * also :memory:, corrupt files moved aside and empty files.
+ *
+ * The same suite runs against both engines: SQLite files by default, and
+ * PostgreSQL when PWTUNE_TEST_PG names a server ("postgresql://USER@HOST:
+ * PORT", no database: each test makes its own; tests/store/pg_suite.sh
+ * starts a throw-away server and sets it).
  */
 #include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <dirent.h>
+#include <ctype.h>
 #include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <libpq-fe.h>
+
 #include "db.h"
 #include "test.h"
 
 static char	dir[64];
+static const char *pg_base;	/* NULL: SQLite */
 
 static void
 fresh_dir(void)
@@ -39,6 +49,95 @@ in_dir(const char *name)
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	return path;
+}
+
+static void
+pg_quiet(void *arg, const char *message)
+{
+	(void)arg;
+	(void)message;
+}
+
+/* Run sql on PostgreSQL database name ("postgres": the server's own). */
+static void
+pg_sql(const char *name, const char *sql)
+{
+	char		 url[512];
+	PGconn		*c;
+	PGresult	*res;
+
+	snprintf(url, sizeof(url), "%s/%s", pg_base, name);
+	c = PQconnectdb(url);
+	if (PQstatus(c) != CONNECTION_OK) {
+		char msg[512];
+
+		snprintf(msg, sizeof(msg), "%s", PQerrorMessage(c));
+		PQfinish(c);
+		TEST_FAIL("connect %s: %s", url, msg);
+	}
+	PQsetNoticeProcessor(c, pg_quiet, NULL);
+	res = PQexec(c, sql);
+	if (PQresultStatus(res) != PGRES_COMMAND_OK &&
+	    PQresultStatus(res) != PGRES_TUPLES_OK) {
+		char msg[512];
+
+		snprintf(msg, sizeof(msg), "%s", PQresultErrorMessage(res));
+		PQclear(res);
+		PQfinish(c);
+		TEST_FAIL("%s: %s", sql, msg);
+	}
+	PQclear(res);
+	PQfinish(c);
+}
+
+/* The locator of store name: a file in dir, or a PostgreSQL database. */
+static const char *
+store_at(const char *name)
+{
+	static char	loc[4][256];
+	static int	next;
+	char		*out = loc[next++ % 4];
+	size_t		 i;
+
+	if (pg_base == NULL) {
+		snprintf(out, sizeof(loc[0]), "%s/%s", dir, name);
+		return out;
+	}
+	/* Database names: letters, digits and _ only. */
+	snprintf(out, sizeof(loc[0]), "%s/t_", pg_base);
+	i = strlen(out);
+	for (; *name != '\0' && i + 1 < sizeof(loc[0]); name++)
+		out[i++] = isalnum((unsigned char)*name) ? *name : '_';
+	out[i] = '\0';
+	return out;
+}
+
+/* A new, empty store name (a fresh directory for SQLite files). */
+static const char *
+fresh_store(const char *name)
+{
+	const char	*loc;
+	char		 sql[512];
+
+	if (pg_base == NULL) {
+		fresh_dir();
+		return store_at(name);
+	}
+	loc = store_at(name);
+	snprintf(sql, sizeof(sql), "DROP DATABASE IF EXISTS %s WITH (FORCE)",
+	    strrchr(loc, '/') + 1);
+	pg_sql("postgres", sql);
+	snprintf(sql, sizeof(sql), "CREATE DATABASE %s", strrchr(loc, '/') +
+	    1);
+	pg_sql("postgres", sql);
+	return loc;
+}
+
+/* A store for one test: :memory: on SQLite, a new database otherwise. */
+static const char *
+scratch_store(const char *name)
+{
+	return pg_base == NULL ? ":memory:" : fresh_store(name);
 }
 
 /* A report with n points for host "h" (m = 1024 * (i + 1) KiB). */
@@ -91,7 +190,7 @@ open_ok(const char *path)
 
 TEST(memory_store_run_lifecycle)
 {
-	struct db	*db = open_ok(":memory:");
+	struct db	*db = open_ok(scratch_store("lifecycle"));
 	struct report	 rep, back;
 	struct db_run	 run;
 	char		 err[512];
@@ -155,7 +254,7 @@ TEST(memory_store_run_lifecycle)
 
 TEST(models_are_stored_with_their_run)
 {
-	struct db	*db = open_ok(":memory:");
+	struct db	*db = open_ok(scratch_store("models"));
 	struct report	 rep;
 	struct model	 m;
 	char		 err[512];
@@ -185,7 +284,7 @@ TEST(models_are_stored_with_their_run)
 
 TEST(import_export_and_list)
 {
-	struct db	*db = open_ok(":memory:");
+	struct db	*db = open_ok(scratch_store("import"));
 	struct report	 rep, back;
 	struct db_run	*runs;
 	char		 err[512];
@@ -224,7 +323,7 @@ TEST(import_export_and_list)
 
 TEST(retention_keeps_the_newest_and_the_protected)
 {
-	struct db	*db = open_ok(":memory:");
+	struct db	*db = open_ok(scratch_store("retention"));
 	struct report	 rep;
 	struct db_run	*runs;
 	char		 err[512];
@@ -274,8 +373,7 @@ TEST(runs_of_a_dead_process_are_interrupted)
 	int		 fds[2], status;
 	pid_t		 pid;
 
-	fresh_dir();
-	db = open_ok(in_dir("s.db"));
+	db = open_ok(fresh_store("s.db"));
 	make_report(&rep, "hostA", 1);
 	ASSERT_EQ(db_run_create(db, &rep, 1, DB_TRIGGER_CLI, &mine, err,
 	    sizeof(err)), DB_OK);
@@ -288,7 +386,7 @@ TEST(runs_of_a_dead_process_are_interrupted)
 	if ((pid = fork()) == 0) {
 		struct db	*c;
 
-		if (db_open(in_dir("s.db"), NULL, &c, err, sizeof(err)) !=
+		if (db_open(store_at("s.db"), NULL, &c, err, sizeof(err)) !=
 		    DB_OK ||
 		    db_run_create(c, &rep, 1, DB_TRIGGER_CLI, &theirs, err,
 		    sizeof(err)) != DB_OK ||
@@ -302,7 +400,7 @@ TEST(runs_of_a_dead_process_are_interrupted)
 	}
 	ASSERT_EQ(read(fds[0], &theirs, sizeof(theirs)), sizeof(theirs));
 	/* While it lives, opening the store leaves its run alone. */
-	db = open_ok(in_dir("s.db"));
+	db = open_ok(store_at("s.db"));
 	ASSERT_EQ(db_run_get(db, theirs, &run, err, sizeof(err)), DB_OK);
 	ASSERT_EQ(run.status, DB_RUN_RUNNING);
 	db_close(db);
@@ -311,7 +409,7 @@ TEST(runs_of_a_dead_process_are_interrupted)
 	close(fds[0]);
 	close(fds[1]);
 
-	db = open_ok(in_dir("s.db"));
+	db = open_ok(store_at("s.db"));
 	ASSERT_EQ(db_run_get(db, theirs, &run, err, sizeof(err)), DB_OK);
 	ASSERT_EQ(run.status, DB_RUN_INTERRUPTED);
 	ASSERT(run.finished[0] != '\0');
@@ -333,8 +431,7 @@ TEST(migrations_from_every_version)
 	int		 v;
 
 	for (v = 0; v <= DB_SCHEMA_VERSION; v++) {
-		fresh_dir();
-		ASSERT_EQ(db_open_version(in_dir("m.db"), v, &db, err,
+		ASSERT_EQ(db_open_version(fresh_store("m.db"), v, &db, err,
 		    sizeof(err)), DB_OK);
 		ASSERT_EQ(db_schema_version(db), v);
 		id = 0;
@@ -345,7 +442,7 @@ TEST(migrations_from_every_version)
 			report_release(&rep);
 		}
 		db_close(db);
-		db = open_ok(in_dir("m.db"));
+		db = open_ok(store_at("m.db"));
 		ASSERT_EQ(db_schema_version(db), DB_SCHEMA_VERSION);
 		if (id != 0) {
 			ASSERT_EQ(db_run_report(db, id, &back, err,
@@ -365,13 +462,18 @@ TEST(newer_schema_is_refused)
 	struct db	*db;
 	char		 err[512], cmd[256];
 
-	fresh_dir();
-	db = open_ok(in_dir("n.db"));
+	db = open_ok(fresh_store("n.db"));
 	db_close(db);
-	snprintf(cmd, sizeof(cmd), "sqlite3 '%s' 'PRAGMA user_version = %d'",
-	    in_dir("n.db"), DB_SCHEMA_VERSION + 1);
-	ASSERT_EQ(system(cmd), 0);
-	ASSERT_EQ(db_open(in_dir("n.db"), NULL, &db, err, sizeof(err)),
+	if (pg_base == NULL) {
+		snprintf(cmd, sizeof(cmd), "sqlite3 '%s' 'PRAGMA user_version ="
+		    " %d'", store_at("n.db"), DB_SCHEMA_VERSION + 1);
+		ASSERT_EQ(system(cmd), 0);
+	} else {
+		snprintf(cmd, sizeof(cmd), "UPDATE pwtune_schema SET version ="
+		    " %d", DB_SCHEMA_VERSION + 1);
+		pg_sql("t_n_db", cmd);
+	}
+	ASSERT_EQ(db_open(store_at("n.db"), NULL, &db, err, sizeof(err)),
 	    DB_ERR_SCHEMA);
 	ASSERT_STR_CONTAINS(err, "newer than this pwtune knows");
 }
@@ -491,8 +593,17 @@ random_bytes(const char *path)
 	overwrite(path, 0, buf, sizeof(buf));
 }
 
+/* Tests of SQLite files only: PostgreSQL keeps its own files. */
+#define SQLITE_ONLY() do {						\
+	if (pg_base != NULL) {						\
+		printf("       (a test of SQLite files)\n");		\
+		return;							\
+	}								\
+} while (0)
+
 TEST(corrupt_files_are_moved_aside)
 {
+	SQLITE_ONLY();
 	damaged_store(flip_header);
 	expect_recovered("flipped header");
 	damaged_store(garbage_page);
@@ -508,6 +619,7 @@ TEST(an_empty_file_is_a_new_store)
 	struct db	*db;
 	int		 fd;
 
+	SQLITE_ONLY();
 	fresh_dir();
 	fd = open(in_dir("e.db"), O_CREAT | O_WRONLY, 0600);
 	ASSERT(fd >= 0);
@@ -535,12 +647,11 @@ TEST(read_only_open)
 	int64_t			 id;
 	size_t			 n;
 
-	fresh_dir();
-	db = open_ok(in_dir("r.db"));
+	db = open_ok(fresh_store("r.db"));
 	make_report(&rep, "hostA", 2);
 	ASSERT_EQ(db_import_report(db, &rep, &id, err, sizeof(err)), DB_OK);
 	db_close(db);
-	ASSERT_EQ(db_open(in_dir("r.db"), &o, &db, err, sizeof(err)), DB_OK);
+	ASSERT_EQ(db_open(store_at("r.db"), &o, &db, err, sizeof(err)), DB_OK);
 	ASSERT_EQ(db_runs_list(db, NULL, 5, &runs, &n, err, sizeof(err)),
 	    DB_OK);
 	ASSERT_EQ(n, 1);
@@ -549,6 +660,14 @@ TEST(read_only_open)
 	    DB_ERR_READONLY);
 	ASSERT_STR_CONTAINS(err, "read-only");
 	db_close(db);
+	if (pg_base != NULL) {
+		/* A server that is not there: unavailable, and named. */
+		ASSERT_EQ(db_open("postgresql://pwtune@127.0.0.1:1/none", NULL,
+		    &db, err, sizeof(err)), DB_ERR_UNAVAILABLE);
+		ASSERT_STR_CONTAINS(err, "cannot be reached");
+		report_release(&rep);
+		return;
+	}
 	/* A missing file is not created by a read-only open. */
 	ASSERT_EQ(db_open(in_dir("none.db"), &o, &db, err, sizeof(err)),
 	    DB_ERR_CANTOPEN);
@@ -558,6 +677,272 @@ TEST(read_only_open)
 	    sizeof(err)), DB_ERR_CANTOPEN);
 	ASSERT_STR_CONTAINS(err, "/nonexistent-pwtune");
 	report_release(&rep);
+}
+
+/* Which engine: PWTUNE_TEST_PG set means PostgreSQL. */
+__attribute__((constructor)) static void
+engine_choose(void)
+{
+	const char	*v = getenv("PWTUNE_TEST_PG");
+
+	pg_base = v != NULL && *v != '\0' ? v : NULL;
+	printf("store engine: %s\n", pg_base != NULL ? "postgresql" :
+	    "sqlite");
+}
+
+TEST(host_groups)
+{
+	struct db	*db = open_ok(scratch_store("groups"));
+	struct db_host	*hosts;
+	struct report	 rep;
+	char		 err[512], big[DB_GROUP_MAX + 8];
+	int64_t		 id;
+	size_t		 n, i;
+
+	/* No row for the host yet: its first run makes one. */
+	ASSERT_EQ(db_host_set_group(db, "hostA", "web", err, sizeof(err)),
+	    DB_ERR_NOTFOUND);
+	make_report(&rep, "hostA", 2);
+	ASSERT_EQ(db_import_report(db, &rep, &id, err, sizeof(err)), DB_OK);
+	report_release(&rep);
+	make_report(&rep, "hostB", 2);
+	ASSERT_EQ(db_import_report(db, &rep, &id, err, sizeof(err)), DB_OK);
+	ASSERT_EQ(db_host_set_group(db, "hostA", "web", err, sizeof(err)),
+	    DB_OK);
+	ASSERT_EQ(db_host_set_group(db, "hostB", "batch", err, sizeof(err)),
+	    DB_OK);
+	/* A new run of the host keeps its group. */
+	ASSERT_EQ(db_run_create(db, &rep, 1, DB_TRIGGER_API, &id, err,
+	    sizeof(err)), DB_OK);
+	report_release(&rep);
+	memset(big, 'g', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	ASSERT_EQ(db_host_set_group(db, "hostA", big, err, sizeof(err)),
+	    DB_ERR_INVALID);
+	ASSERT_EQ(db_hosts_list(db, NULL, &hosts, &n, err, sizeof(err)), DB_OK);
+	ASSERT_EQ(n, 2);
+	for (i = 0; i < n; i++) {
+		ASSERT(hosts[i].last_run > 0);
+		ASSERT_STR_EQ(hosts[i].group, strcmp(hosts[i].id, "hostA") ==
+		    0 ? "web" : "batch");
+		ASSERT_STR_CONTAINS(hosts[i].facts, "Test CPU");
+		ASSERT_EQ(strlen(hosts[i].last_run_finished), 20);
+	}
+	db_hosts_free(hosts, n);
+	/* Back to no group. */
+	ASSERT_EQ(db_host_set_group(db, "hostB", "", err, sizeof(err)), DB_OK);
+	ASSERT_EQ(db_hosts_list(db, "hostB", &hosts, &n, err, sizeof(err)),
+	    DB_OK);
+	ASSERT_EQ(n, 1);
+	ASSERT_STR_EQ(hosts[0].group, "");
+	db_hosts_free(hosts, n);
+	db_close(db);
+}
+
+TEST(observations_per_host_and_stack)
+{
+	struct db		*db = open_ok(scratch_store("observations"));
+	struct db_observation	 o, *list;
+	struct report		 rep;
+	double			 samples[DB_OBS_SAMPLES_MAX + 1];
+	char			 err[512];
+	int64_t			 id;
+	size_t			 n, i;
+
+	for (i = 0; i < DB_OBS_SAMPLES_MAX + 1; i++)
+		samples[i] = 100.0 + (double)i / 8;
+	make_report(&rep, "hostA", 1);
+	ASSERT_EQ(db_import_report(db, &rep, &id, err, sizeof(err)), DB_OK);
+	report_release(&rep);
+	memset(&o, 0, sizeof(o));
+	snprintf(o.host_id, sizeof(o.host_id), "hostA");
+	snprintf(o.stack, sizeof(o.stack), "php-8.2-libargon2");
+	snprintf(o.variant, sizeof(o.variant), "argon2id");
+	o.m_kib = 65536;
+	o.t = 3;
+	o.p = 1;
+	o.k = 1;
+	o.median_ms = 101.5;
+	o.p95_ms = 120.25;
+	o.predicted_ms = 90.5;
+	o.model_run = id;
+	ASSERT_EQ(db_observation_add(db, &o, samples, 9, err, sizeof(err)),
+	    DB_OK);
+	ASSERT(o.id > 0);
+	snprintf(o.stack, sizeof(o.stack), "go-1.19-x-crypto");
+	o.predicted_ms = -1;		/* no model then */
+	o.model_run = 0;
+	ASSERT_EQ(db_observation_add(db, &o, samples, 3, err, sizeof(err)),
+	    DB_OK);
+	/* Bounds: no samples, too many, an unknown host. */
+	ASSERT_EQ(db_observation_add(db, &o, samples, 0, err, sizeof(err)),
+	    DB_ERR_INVALID);
+	ASSERT_EQ(db_observation_add(db, &o, samples, DB_OBS_SAMPLES_MAX + 1,
+	    err, sizeof(err)), DB_ERR_INVALID);
+	ASSERT_STR_CONTAINS(err, "samples");
+	snprintf(o.host_id, sizeof(o.host_id), "nohost");
+	ASSERT_EQ(db_observation_add(db, &o, samples, 3, err, sizeof(err)),
+	    DB_ERR_INVALID);
+
+	ASSERT_EQ(db_observations_list(db, "hostA", NULL, 10, &list, &n, err,
+	    sizeof(err)), DB_OK);
+	ASSERT_EQ(n, 2);
+	ASSERT_STR_EQ(list[0].stack, "go-1.19-x-crypto");	/* newest */
+	ASSERT(list[0].predicted_ms < 0);
+	ASSERT_EQ(list[0].model_run, 0);
+	ASSERT_EQ(list[1].nsamples, 9);
+	ASSERT(list[1].median_ms == 101.5);
+	ASSERT(list[1].p95_ms == 120.25);
+	ASSERT(list[1].predicted_ms == 90.5);
+	ASSERT_EQ(list[1].model_run, id);
+	ASSERT_EQ(list[1].m_kib, 65536);
+	ASSERT_EQ(list[1].t, 3);
+	ASSERT_STR_EQ(list[1].variant, "argon2id");
+	ASSERT_EQ(strlen(list[1].created), 20);
+	free(list);
+	ASSERT_EQ(db_observations_list(db, NULL, "php-8.2-libargon2", 10,
+	    &list, &n, err, sizeof(err)), DB_OK);
+	ASSERT_EQ(n, 1);
+	free(list);
+	ASSERT_EQ(db_observations_list(db, "hostB", NULL, 10, &list, &n, err,
+	    sizeof(err)), DB_OK);
+	ASSERT_EQ(n, 0);
+	free(list);
+	db_close(db);
+}
+
+#define WRITERS		4
+#define WRITER_POINTS	25
+
+/*
+ * Writers in separate processes at once: each adds its share of the points
+ * of one shared run and makes runs of its own. Nothing is lost: the run
+ * counts every point, and every run has its own id.
+ */
+TEST(concurrent_writers_lose_nothing)
+{
+	const char	*loc = fresh_store("w.db");
+	struct db	*db = open_ok(loc);
+	struct report	 rep, back;
+	struct db_run	 run, *runs;
+	char		 err[512];
+	int64_t		 shared;
+	pid_t		 pids[WRITERS];
+	size_t		 n, i;
+	int		 w, status, failed = 0;
+
+	make_report(&rep, "hostA", WRITERS * WRITER_POINTS);
+	ASSERT_EQ(db_run_create(db, &rep, WRITERS * WRITER_POINTS,
+	    DB_TRIGGER_CLI, &shared, err, sizeof(err)), DB_OK);
+	db_close(db);
+	for (w = 0; w < WRITERS; w++) {
+		if ((pids[w] = fork()) == 0) {
+			struct db	*c;
+			int64_t		 mine;
+			size_t		 j;
+
+			if (db_open(loc, NULL, &c, err, sizeof(err)) != DB_OK)
+				_exit(10);
+			for (j = 0; j < WRITER_POINTS; j++) {
+				size_t seq = j * WRITERS + (size_t)w;
+
+				if (db_run_add_point(c, shared, seq,
+				    &rep.results[seq], err, sizeof(err)) !=
+				    DB_OK) {
+					fprintf(stderr, "writer %d: %s\n", w,
+					    err);
+					_exit(11);
+				}
+				if (j % 5 == 0 && db_run_create(c, &rep, 1,
+				    DB_TRIGGER_CLI, &mine, err, sizeof(err)) !=
+				    DB_OK) {
+					fprintf(stderr, "writer %d: %s\n", w,
+					    err);
+					_exit(12);
+				}
+			}
+			db_close(c);
+			_exit(0);
+		}
+		ASSERT(pids[w] > 0);
+	}
+	for (w = 0; w < WRITERS; w++) {
+		ASSERT_EQ(waitpid(pids[w], &status, 0), pids[w]);
+		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+			failed++;
+	}
+	ASSERT_EQ(failed, 0);
+	db = open_ok(loc);
+	ASSERT_EQ(db_run_get(db, shared, &run, err, sizeof(err)), DB_OK);
+	ASSERT_EQ(run.points_done, WRITERS * WRITER_POINTS);
+	ASSERT_EQ(db_run_report(db, shared, &back, err, sizeof(err)), DB_OK);
+	ASSERT_EQ(back.n, WRITERS * WRITER_POINTS);
+	for (i = 0; i < back.n; i++)
+		ASSERT_EQ(back.results[i].pt.kp.m_kib,
+		    rep.results[i].pt.kp.m_kib);
+	report_release(&back);
+	ASSERT_EQ(db_runs_list(db, "hostA", 100, &runs, &n, err, sizeof(err)),
+	    DB_OK);
+	ASSERT_EQ(n, 1 + WRITERS * (WRITER_POINTS / 5));
+	for (i = 1; i < n; i++)
+		ASSERT(runs[i].id < runs[i - 1].id);
+	free(runs);
+	ASSERT_EQ(db_check(db, err, sizeof(err), err, sizeof(err)), DB_OK);
+	ASSERT_STR_EQ(err, "ok");
+	report_release(&rep);
+	db_close(db);
+}
+
+/* A fleet's runs of other machines are not this process's to recover. */
+TEST(runs_of_other_machines_are_left_alone)
+{
+	struct db	*db;
+	struct report	 rep;
+	struct db_run	 run;
+	char		 err[512], sql[256];
+	int64_t		 id;
+
+	if (pg_base == NULL) {
+		printf("       (a test of the shared PostgreSQL store)\n");
+		return;
+	}
+	db = open_ok(fresh_store("fleet.db"));
+	make_report(&rep, "hostA", 1);
+	ASSERT_EQ(db_run_create(db, &rep, 1, DB_TRIGGER_CLI, &id, err,
+	    sizeof(err)), DB_OK);
+	ASSERT_EQ(db_run_set_status(db, id, DB_RUN_RUNNING, NULL, err,
+	    sizeof(err)), DB_OK);
+	db_close(db);
+	/* Owned by pid 1 of another machine: alive or not, not ours. */
+	snprintf(sql, sizeof(sql), "UPDATE runs SET owner ="
+	    " '1:1@another-boot/another-host' WHERE id = %lld",
+	    (long long)id);
+	pg_sql("t_fleet_db", sql);
+	db = open_ok(store_at("fleet.db"));
+	ASSERT_EQ(db_run_get(db, id, &run, err, sizeof(err)), DB_OK);
+	ASSERT_EQ(run.status, DB_RUN_RUNNING);
+	report_release(&rep);
+	db_close(db);
+}
+
+TEST(locators_never_show_a_password)
+{
+	char	out[512];
+
+	ASSERT(db_is_postgresql("postgresql://h/db"));
+	ASSERT(db_is_postgresql("postgres://h/db"));
+	ASSERT(!db_is_postgresql("/var/lib/pwtuned/pwtune.db"));
+	ASSERT(!db_is_postgresql("postgresql:/x"));
+	db_locator_redact("postgresql://u:s3cret@db.example:5432/pwtune", out,
+	    sizeof(out));
+	ASSERT_STR_EQ(out, "postgresql://u:***@db.example:5432/pwtune");
+	db_locator_redact("postgres://u@h/d?sslmode=require&password=s3cret&"
+	    "x=1", out, sizeof(out));
+	ASSERT_STR_EQ(out, "postgres://u@h/d?sslmode=require&password=***&x=1");
+	db_locator_redact("postgresql://u:p%40ss@h/d", out, sizeof(out));
+	ASSERT(strstr(out, "p%40ss") == NULL);
+	db_locator_redact("/var/lib/pwtuned/pwtune.db", out, sizeof(out));
+	ASSERT_STR_EQ(out, "/var/lib/pwtuned/pwtune.db");
 }
 
 TEST_LIST(
@@ -570,5 +955,10 @@ TEST_LIST(
 	TEST_ENTRY(newer_schema_is_refused),
 	TEST_ENTRY(corrupt_files_are_moved_aside),
 	TEST_ENTRY(an_empty_file_is_a_new_store),
-	TEST_ENTRY(read_only_open)
+	TEST_ENTRY(read_only_open),
+	TEST_ENTRY(host_groups),
+	TEST_ENTRY(observations_per_host_and_stack),
+	TEST_ENTRY(concurrent_writers_lose_nothing),
+	TEST_ENTRY(runs_of_other_machines_are_left_alone),
+	TEST_ENTRY(locators_never_show_a_password)
 )
