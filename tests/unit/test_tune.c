@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "fleet.h"
 #include "tune.h"
 #include "test.h"
 
@@ -44,9 +45,13 @@ add_point(struct report *rep, enum kdf_backend b, uint32_t m_kib, uint32_t t,
 	r->st.p99 = r->st.max = ms * 1.10;
 }
 
-/* Points at m = 8 .. 1024 MiB, t = 1 and 3; k = 2 at 64 MiB, 1.5x slower. */
+/*
+ * Points at m = 8 .. 1024 MiB, t = 1 and 3; k = 2 at 64 MiB, 1.5x slower;
+ * every time speed times the truth, on a host with budget bytes.
+ */
 static void
-synthetic(struct report *rep, int with_argon2)
+synthetic_host(struct report *rep, int with_argon2, double speed,
+    uint64_t budget)
 {
 	uint32_t	m;
 
@@ -54,17 +59,25 @@ synthetic(struct report *rep, int with_argon2)
 	snprintf(rep->host.host_id, sizeof(rep->host.host_id), "synth");
 	snprintf(rep->host.fingerprint, sizeof(rep->host.fingerprint), "fp");
 	rep->effective_cpus = 2;
-	rep->mem_budget = 8ULL << 30;
+	rep->mem_budget = budget;
 	rep->results = calloc(64, sizeof(*rep->results));
 	for (m = 8192; m <= 1048576; m *= 2) {
-		add_point(rep, KDF_BACKEND_LIBSODIUM, m, 1, 1, 1);
-		add_point(rep, KDF_BACKEND_LIBSODIUM, m, 3, 1, 1);
+		add_point(rep, KDF_BACKEND_LIBSODIUM, m, 1, 1, speed);
+		add_point(rep, KDF_BACKEND_LIBSODIUM, m, 3, 1, speed);
 		if (with_argon2) {
-			add_point(rep, KDF_BACKEND_LIBARGON2, m, 1, 1, 2);
-			add_point(rep, KDF_BACKEND_LIBARGON2, m, 3, 1, 2);
+			add_point(rep, KDF_BACKEND_LIBARGON2, m, 1, 1,
+			    2 * speed);
+			add_point(rep, KDF_BACKEND_LIBARGON2, m, 3, 1,
+			    2 * speed);
 		}
 	}
-	add_point(rep, KDF_BACKEND_LIBSODIUM, 65536, 1, 2, 1.5);
+	add_point(rep, KDF_BACKEND_LIBSODIUM, 65536, 1, 2, 1.5 * speed);
+}
+
+static void
+synthetic(struct report *rep, int with_argon2)
+{
+	synthetic_host(rep, with_argon2, 1, 8ULL << 30);
 }
 
 static struct model	mdl;
@@ -452,6 +465,141 @@ TEST(answer_json)
 	}
 }
 
+/* A model of a host speed times slower than the truth, with budget. */
+static void
+fit_host(struct model *m, double speed, uint64_t budget)
+{
+	struct report	rep;
+	char		err[256];
+
+	synthetic_host(&rep, 0, speed, budget);
+	if (model_fit(&rep, m, err, sizeof(err)) != 0)
+		TEST_FAIL("model_fit: %s", err);
+	report_release(&rep);
+}
+
+TEST(fleet_answer_holds_on_the_slowest_host)
+{
+	static struct model	fast, mid, slow;
+	struct fleet_host	hosts[3], again[3];
+	struct fleet_answer	fa, fb;
+	struct tune_query	q;
+	struct tune_answer	own;
+	char			err[512];
+	size_t			i;
+
+	fit_host(&fast, 1, 8ULL << 30);
+	fit_host(&mid, 2, 8ULL << 30);
+	fit_host(&slow, 3, 8ULL << 30);
+	hosts[0] = (struct fleet_host){ "fast", &fast };
+	hosts[1] = (struct fleet_host){ "slow", &slow };
+	hosts[2] = (struct fleet_host){ "mid", &mid };
+	tune_query_init(&q);
+	q.target_ms = 250;
+	ASSERT_EQ(fleet_recommend(hosts, 3, &q, &fa, err, sizeof(err)), 0);
+	ASSERT(fa.holds);
+	ASSERT_EQ(fa.decider, 1);
+	/* The slow host's own answer, and within the target everywhere. */
+	ASSERT_EQ(tune_recommend(&slow, &q, &own, err, sizeof(err)), 0);
+	ASSERT_EQ(fa.a.m_kib, own.m_kib);
+	ASSERT_EQ(fa.a.t, own.t);
+	ASSERT_STR_EQ(fa.a.phc_prefix, own.phc_prefix);
+	for (i = 0; i < 3; i++)
+		ASSERT(fa.predicted_ms[i] <= q.target_ms);
+	ASSERT(fa.predicted_ms[1] > fa.predicted_ms[2]);
+	ASSERT(fa.predicted_ms[2] > fa.predicted_ms[0]);
+	ASSERT(fa.a.predicted_ms == fa.predicted_ms[1]);
+	/* The fast host alone would have asked for more. */
+	ASSERT_EQ(tune_recommend(&fast, &q, &own, err, sizeof(err)), 0);
+	ASSERT(own.m_kib > fa.a.m_kib || own.t > fa.a.t);
+	/* The order of the hosts does not matter. */
+	again[0] = hosts[2];
+	again[1] = hosts[0];
+	again[2] = hosts[1];
+	ASSERT_EQ(fleet_recommend(again, 3, &q, &fb, err, sizeof(err)), 0);
+	ASSERT_EQ(fb.decider, 2);
+	ASSERT_STR_EQ(fb.a.phc_prefix, fa.a.phc_prefix);
+	/* One host: its own answer. */
+	ASSERT_EQ(fleet_recommend(hosts, 1, &q, &fb, err, sizeof(err)), 0);
+	ASSERT_STR_EQ(fb.a.phc_prefix, own.phc_prefix);
+	ASSERT_EQ(fleet_recommend(hosts, 0, &q, &fb, err, sizeof(err)), -1);
+}
+
+TEST(fleet_answer_fits_the_smallest_memory)
+{
+	static struct model	big, small;
+	struct fleet_host	hosts[2];
+	struct fleet_answer	fa;
+	struct tune_query	q;
+	struct tune_answer	own;
+	char			err[512];
+
+	fit_host(&big, 1, 8ULL << 30);
+	fit_host(&small, 1, 96ULL << 20);	/* 96 MiB */
+	hosts[0] = (struct fleet_host){ "big", &big };
+	hosts[1] = (struct fleet_host){ "small", &small };
+	tune_query_init(&q);
+	q.target_ms = 1000;
+	q.k = 2;
+	ASSERT_EQ(fleet_recommend(hosts, 2, &q, &fa, err, sizeof(err)), 0);
+	ASSERT((uint64_t)fa.a.m_kib * 2 <= (96ULL << 20) / 1024);
+	/* The small host's own answer: the big one's would not fit it. */
+	ASSERT_EQ(tune_recommend(&small, &q, &own, err, sizeof(err)), 0);
+	ASSERT_STR_EQ(fa.a.phc_prefix, own.phc_prefix);
+	ASSERT_EQ(tune_recommend(&big, &q, &own, err, sizeof(err)), 0);
+	ASSERT((uint64_t)own.m_kib * 2 > (96ULL << 20) / 1024);
+}
+
+TEST(fleet_target_out_of_reach_says_so)
+{
+	static struct model	fast, slow;
+	struct fleet_host	hosts[2];
+	struct fleet_answer	fa;
+	struct tune_query	q;
+	char			err[512];
+
+	fit_host(&fast, 1, 8ULL << 30);
+	fit_host(&slow, 50, 8ULL << 30);
+	hosts[0] = (struct fleet_host){ "fast", &fast };
+	hosts[1] = (struct fleet_host){ "slow", &slow };
+	tune_query_init(&q);
+	q.target_ms = 20;
+	ASSERT_EQ(fleet_recommend(hosts, 2, &q, &fa, err, sizeof(err)), 1);
+	ASSERT(!fa.holds);
+	ASSERT_EQ(fa.decider, 1);
+	ASSERT_STR_CONTAINS(err, "on host slow");
+}
+
+TEST(stack_corrections)
+{
+	double			r[7] = { 1.9, 2.1, 2.0, 5.0, 1.8, 2.2, 2.0 };
+	double			few[4] = { 2, 2, 2, 2 }, huge[5] = { 99, 99,
+	    99, 99, 99 }, f = 0;
+	struct tune_query	q;
+	struct tune_answer	a, plain;
+	char			err[512];
+
+	ASSERT_EQ(fleet_stack_factor(few, 4, &f), -1);
+	ASSERT_EQ(fleet_stack_factor(r, 7, &f), 0);
+	ASSERT(fabs(f - 2.0) < 1e-12);
+	ASSERT_EQ(fleet_stack_factor(huge, 5, &f), 0);
+	ASSERT(f == FLEET_FACTOR_MAX);
+
+	fit(0);
+	tune_query_init(&q);
+	q.target_ms = 250;
+	ASSERT_EQ(fleet_recommend_corrected(&mdl, &q, 2.0, &a, err,
+	    sizeof(err)), 0);
+	q.target_ms = 125;
+	ASSERT_EQ(tune_recommend(&mdl, &q, &plain, err, sizeof(err)), 0);
+	ASSERT_STR_EQ(a.phc_prefix, plain.phc_prefix);
+	ASSERT(fabs(a.predicted_ms - 2 * plain.predicted_ms) < 1e-9);
+	ASSERT(a.predicted_ms <= 250);
+	ASSERT(a.target_ms == 250);
+	ASSERT_EQ(fleet_recommend_corrected(&mdl, &q, 0, &a, err,
+	    sizeof(err)), -1);
+}
+
 TEST_LIST(
 	TEST_ENTRY(fit_recovers_known_costs),
 	TEST_ENTRY(concurrency_depends_on_m),
@@ -465,5 +613,9 @@ TEST_LIST(
 	TEST_ENTRY(bad_queries),
 	TEST_ENTRY(advice_on_a_slower_backend),
 	TEST_ENTRY(needs_rehash_both_ways),
-	TEST_ENTRY(answer_json)
+	TEST_ENTRY(answer_json),
+	TEST_ENTRY(fleet_answer_holds_on_the_slowest_host),
+	TEST_ENTRY(fleet_answer_fits_the_smallest_memory),
+	TEST_ENTRY(fleet_target_out_of_reach_says_so),
+	TEST_ENTRY(stack_corrections)
 )

@@ -1,0 +1,185 @@
+/*
+ * engine/fleet.c: answers that hold on every host of a group, and stack
+ * corrections (fleet.h).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fleet.h"
+#include "stats.h"
+
+/* Predict candidate a on model m: 0 with *ms and *p50, -1 when m cannot. */
+static int
+fleet_predict(const struct model *m, const struct tune_answer *a,
+    double *ms, double *p50)
+{
+	const struct model_curve	*c;
+	struct model_prediction		 pr;
+
+	if ((c = model_curve_find(m, a->backend, a->variant, a->p)) == NULL)
+		return -1;
+	/* The k hashes at once must fit the host's memory. */
+	if (m->mem_budget > 0 && (uint64_t)a->m_kib * a->k >
+	    m->mem_budget / 1024)
+		return -1;
+	model_predict(m, c, a->m_kib, a->t, a->k, a->percentile, &pr);
+	*ms = pr.ms;
+	*p50 = pr.p50_ms;
+	return 0;
+}
+
+/* Is a stronger than b for the objective? */
+static int
+fleet_stronger(const struct tune_answer *a, const struct tune_answer *b,
+    enum tune_objective obj)
+{
+	double	ca = (double)a->m_kib * (3.0 * a->t - 1);
+	double	cb = (double)b->m_kib * (3.0 * b->t - 1);
+
+	if (obj == TUNE_ATTACKER_COST && ca != cb)
+		return ca > cb;
+	if (a->m_kib != b->m_kib)
+		return a->m_kib > b->m_kib;
+	return a->t > b->t;
+}
+
+int
+fleet_recommend(const struct fleet_host *hosts, size_t n,
+    const struct tune_query *q, struct fleet_answer *out, char *err,
+    size_t errlen)
+{
+	struct tune_answer	*cand;
+	double			*headroom, ms, p50, worst, best_worst = -1;
+	size_t			 i, j, decider, chosen = n;
+	int			 holds, any_holds = 0;
+	char			 why[512];
+
+	memset(out, 0, sizeof(*out));
+	if (n == 0 || n > FLEET_HOSTS_MAX) {
+		snprintf(err, errlen, "%s", n == 0 ? "no host with a fresh run "
+		    "to answer for" : "too many hosts");
+		return -1;
+	}
+	if ((cand = calloc(n, sizeof(*cand))) == NULL ||
+	    (headroom = calloc(n, sizeof(*headroom))) == NULL) {
+		free(cand);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		if (tune_recommend(hosts[i].m, q, &cand[i], why,
+		    sizeof(why)) == -1) {
+			snprintf(err, errlen, "host %s: %s", hosts[i].host_id,
+			    why);
+			free(cand);
+			free(headroom);
+			return -1;
+		}
+		headroom[i] = cand[i].headroom;
+	}
+	/* The strongest candidate that holds everywhere. */
+	for (i = 0; i < n; i++) {
+		holds = cand[i].met;
+		worst = 0;
+		for (j = 0; j < n; j++) {
+			if (fleet_predict(hosts[j].m, &cand[i], &ms, &p50) == -1) {
+				worst = -1;
+				break;
+			}
+			if (ms * (1 + headroom[j]) > q->target_ms)
+				holds = 0;
+			if (ms > worst)
+				worst = ms;
+		}
+		if (worst < 0)
+			continue;	/* cannot run on some host */
+		if (holds && (!any_holds || fleet_stronger(&cand[i],
+		    &cand[chosen], q->objective))) {
+			chosen = i;
+			any_holds = 1;
+		} else if (!any_holds && (best_worst < 0 || worst <
+		    best_worst)) {
+			chosen = i;
+			best_worst = worst;
+		}
+	}
+	if (chosen == n) {
+		snprintf(err, errlen, "no host's answer can run on every host "
+		    "(their measured parallelism or memory differ): ask with "
+		    "parallelism= and memory_max=");
+		free(cand);
+		free(headroom);
+		return -1;
+	}
+	out->a = cand[chosen];
+	out->holds = any_holds;
+	decider = chosen;
+	worst = -1;
+	for (j = 0; j < n; j++) {
+		fleet_predict(hosts[j].m, &cand[chosen], &ms, &p50);
+		out->predicted_ms[j] = ms;
+		if (ms > worst) {
+			worst = ms;
+			decider = j;
+			out->a.predicted_ms = ms;
+			out->a.predicted_p50_ms = p50;
+			out->a.capacity_per_s = p50 > 0 ? 1000.0 * out->a.k /
+			    p50 : 0;
+			out->a.headroom = headroom[j];
+		}
+	}
+	out->decider = decider;
+	out->a.met = any_holds;
+	free(cand);
+	free(headroom);
+	if (!any_holds) {
+		snprintf(err, errlen, "no parameters meet %.0f ms at p%d on "
+		    "every host: on host %s the closest answer is predicted to "
+		    "take %.1f ms", q->target_ms, q->percentile,
+		    hosts[decider].host_id, worst);
+		return 1;
+	}
+	return 0;
+}
+
+int
+fleet_stack_factor(double *ratios, size_t n, double *factor)
+{
+	struct stats	st;
+
+	if (n < FLEET_STACK_MIN_OBS)
+		return -1;
+	stats_compute(ratios, n, &st);
+	*factor = st.median;
+	if (*factor < FLEET_FACTOR_MIN)
+		*factor = FLEET_FACTOR_MIN;
+	if (*factor > FLEET_FACTOR_MAX)
+		*factor = FLEET_FACTOR_MAX;
+	return 0;
+}
+
+int
+fleet_recommend_corrected(const struct model *m, const struct tune_query *q,
+    double factor, struct tune_answer *a, char *err, size_t errlen)
+{
+	struct tune_query	aim = *q;
+	int			rc;
+
+	if (!(factor > 0)) {
+		snprintf(err, errlen, "a stack correction must be positive");
+		return -1;
+	}
+	aim.target_ms = q->target_ms / factor;
+	if (aim.target_ms < TUNE_TARGET_MIN_MS)
+		aim.target_ms = TUNE_TARGET_MIN_MS;
+	rc = tune_recommend(m, &aim, a, err, errlen);
+	if (rc == -1)
+		return rc;
+	a->target_ms = q->target_ms;
+	a->predicted_ms *= factor;
+	a->predicted_p50_ms *= factor;
+	if (a->predicted_p50_ms > 0)
+		a->capacity_per_s = 1000.0 * a->k / a->predicted_p50_ms;
+	return rc;
+}

@@ -1,0 +1,69 @@
+/*
+ * engine/fleet: answers that hold on many hosts, and answers corrected
+ * for what a service's own runtime measured.
+ *
+ * fleet_recommend() takes the model of every host of a group (or of the
+ * fleet) and a query. Each host's own answer is a candidate; a candidate
+ * holds on a host when that host's model predicts it within the target
+ * with the host's own headroom, and its k hashes fit the host's memory
+ * budget. The answer is the strongest candidate that holds on every host
+ * (by the query's objective); the deciding host is the one on which it is
+ * slowest. Parameters tuned on the biggest host and then run on the
+ * smallest are the failure this prevents.
+ *
+ * A stack correction is the median of observed / predicted over a stack's
+ * observations ("php-8.2-libargon2" may be slower than the C library the
+ * model measured); the corrected answer is searched under target / factor
+ * and its predictions are scaled back by factor.
+ */
+#ifndef PWTUNE_FLEET_H
+#define PWTUNE_FLEET_H
+
+#include <stddef.h>
+
+#include "tune.h"
+
+#define FLEET_HOSTS_MAX		256
+#define FLEET_STACK_MIN_OBS	5	/* observations before a correction */
+#define FLEET_FACTOR_MIN	0.25	/* corrections are kept in range */
+#define FLEET_FACTOR_MAX	8.0
+
+struct fleet_host {
+	const char		*host_id;
+	const struct model	*m;
+};
+
+struct fleet_answer {
+	struct tune_answer	a;	/* predictions: on the deciding host */
+	size_t			decider;	/* index into the hosts */
+	int			holds;	/* 1: within the target everywhere */
+	double			predicted_ms[FLEET_HOSTS_MAX];	/* per host */
+};
+
+/*
+ * Recommend for hosts[0..n). Returns 0 (holds on every host), 1 (no
+ * candidate holds everywhere: the answer is the candidate slowest nowhere
+ * past the others, holds = 0, err says so), or -1 (err names the host or
+ * the query that cannot be answered).
+ */
+int	 fleet_recommend(const struct fleet_host *hosts, size_t n,
+	    const struct tune_query *q, struct fleet_answer *out, char *err,
+	    size_t errlen);
+
+/*
+ * The correction of a stack from n ratios observed / predicted: 0 with
+ * *factor (median, kept within FLEET_FACTOR_MIN..MAX), -1 when there are
+ * fewer than FLEET_STACK_MIN_OBS. ratios is reordered.
+ */
+int	 fleet_stack_factor(double *ratios, size_t n, double *factor);
+
+/*
+ * tune_recommend() for a stack running factor times the model's
+ * prediction: the same return values; the answer's predictions are the
+ * stack's.
+ */
+int	 fleet_recommend_corrected(const struct model *m,
+	    const struct tune_query *q, double factor, struct tune_answer *a,
+	    char *err, size_t errlen);
+
+#endif /* PWTUNE_FLEET_H */
