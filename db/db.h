@@ -36,6 +36,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "model.h"
 #include "report.h"
@@ -322,5 +323,28 @@ enum db_status db_observation_add(struct db *db, struct db_observation *o,
 enum db_status db_observations_list(struct db *db, const char *host_id,
 	    const char *stack, size_t limit, struct db_observation **out,
 	    size_t *n, char *err, size_t errlen);
+
+/* db_fleet.c: what fleet answers read. */
+
+/*
+ * Can host h answer for a group now? 1 when its newest finished run was
+ * measured on its current facts and is at most max_age seconds old (0:
+ * any age); 0 with why ("no finished run", "stale: ...") otherwise.
+ */
+int	 db_host_fresh(const struct db_host *h, time_t now, unsigned max_age,
+	    char *why, size_t len);
+
+/* The model fitted from h's newest finished run. */
+enum db_status db_host_model(struct db *db, const struct db_host *h,
+	    struct model *m, char *err, size_t errlen);
+
+/*
+ * Observed / predicted (p50, under m) of the newest observations (at most
+ * max) of stack on host_id; observations at a p that m never measured are
+ * left out.
+ */
+enum db_status db_stack_ratios(struct db *db, const char *host_id,
+	    const char *stack, const struct model *m, double *ratios,
+	    size_t max, size_t *n, char *err, size_t errlen);
 
 #endif /* PWTUNE_DB_H */

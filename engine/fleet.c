@@ -46,9 +46,10 @@ fleet_stronger(const struct tune_answer *a, const struct tune_answer *b,
 
 int
 fleet_recommend(const struct fleet_host *hosts, size_t n,
-    const struct tune_query *q, struct fleet_answer *out, char *err,
-    size_t errlen)
+    const struct tune_query *q, double factor, struct fleet_answer *out,
+    char *err, size_t errlen)
 {
+	struct tune_query	 aim = *q;
 	struct tune_answer	*cand;
 	double			*headroom, ms, p50, worst, best_worst = -1;
 	size_t			 i, j, decider, chosen = n;
@@ -56,6 +57,14 @@ fleet_recommend(const struct fleet_host *hosts, size_t n,
 	char			 why[512];
 
 	memset(out, 0, sizeof(*out));
+	if (!(factor > 0)) {
+		snprintf(err, errlen, "a stack correction must be positive");
+		return -1;
+	}
+	/* The stack takes factor times the model: aim that much lower. */
+	aim.target_ms = q->target_ms / factor;
+	if (aim.target_ms < TUNE_TARGET_MIN_MS)
+		aim.target_ms = TUNE_TARGET_MIN_MS;
 	if (n == 0 || n > FLEET_HOSTS_MAX) {
 		snprintf(err, errlen, "%s", n == 0 ? "no host with a fresh run "
 		    "to answer for" : "too many hosts");
@@ -68,7 +77,7 @@ fleet_recommend(const struct fleet_host *hosts, size_t n,
 		return -1;
 	}
 	for (i = 0; i < n; i++) {
-		if (tune_recommend(hosts[i].m, q, &cand[i], why,
+		if (tune_recommend(hosts[i].m, &aim, &cand[i], why,
 		    sizeof(why)) == -1) {
 			snprintf(err, errlen, "host %s: %s", hosts[i].host_id,
 			    why);
@@ -87,7 +96,7 @@ fleet_recommend(const struct fleet_host *hosts, size_t n,
 				worst = -1;
 				break;
 			}
-			if (ms * (1 + headroom[j]) > q->target_ms)
+			if (ms * (1 + headroom[j]) > aim.target_ms)
 				holds = 0;
 			if (ms > worst)
 				worst = ms;
@@ -118,6 +127,8 @@ fleet_recommend(const struct fleet_host *hosts, size_t n,
 	worst = -1;
 	for (j = 0; j < n; j++) {
 		fleet_predict(hosts[j].m, &cand[chosen], &ms, &p50);
+		ms *= factor;
+		p50 *= factor;
 		out->predicted_ms[j] = ms;
 		if (ms > worst) {
 			worst = ms;
@@ -129,6 +140,7 @@ fleet_recommend(const struct fleet_host *hosts, size_t n,
 			out->a.headroom = headroom[j];
 		}
 	}
+	out->a.target_ms = q->target_ms;
 	out->decider = decider;
 	out->a.met = any_holds;
 	free(cand);
@@ -157,29 +169,4 @@ fleet_stack_factor(double *ratios, size_t n, double *factor)
 	if (*factor > FLEET_FACTOR_MAX)
 		*factor = FLEET_FACTOR_MAX;
 	return 0;
-}
-
-int
-fleet_recommend_corrected(const struct model *m, const struct tune_query *q,
-    double factor, struct tune_answer *a, char *err, size_t errlen)
-{
-	struct tune_query	aim = *q;
-	int			rc;
-
-	if (!(factor > 0)) {
-		snprintf(err, errlen, "a stack correction must be positive");
-		return -1;
-	}
-	aim.target_ms = q->target_ms / factor;
-	if (aim.target_ms < TUNE_TARGET_MIN_MS)
-		aim.target_ms = TUNE_TARGET_MIN_MS;
-	rc = tune_recommend(m, &aim, a, err, errlen);
-	if (rc == -1)
-		return rc;
-	a->target_ms = q->target_ms;
-	a->predicted_ms *= factor;
-	a->predicted_p50_ms *= factor;
-	if (a->predicted_p50_ms > 0)
-		a->capacity_per_s = 1000.0 * a->k / a->predicted_p50_ms;
-	return rc;
 }

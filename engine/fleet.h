@@ -13,8 +13,8 @@
  *
  * A stack correction is the median of observed / predicted over a stack's
  * observations ("php-8.2-libargon2" may be slower than the C library the
- * model measured); the corrected answer is searched under target / factor
- * and its predictions are scaled back by factor.
+ * model measured); a corrected answer is searched under target / factor
+ * and its predictions are scaled by factor.
  */
 #ifndef PWTUNE_FLEET_H
 #define PWTUNE_FLEET_H
@@ -41,14 +41,16 @@ struct fleet_answer {
 };
 
 /*
- * Recommend for hosts[0..n). Returns 0 (holds on every host), 1 (no
- * candidate holds everywhere: the answer is the candidate slowest nowhere
- * past the others, holds = 0, err says so), or -1 (err names the host or
- * the query that cannot be answered).
+ * Recommend for hosts[0..n), for a stack that runs factor times what the
+ * models predict (1: the measured libraries themselves). Returns 0 (holds
+ * on every host), 1 (no candidate holds everywhere: the answer is the one
+ * whose slowest host is fastest, holds = 0, err says so), or -1 (err
+ * names the host or the query that cannot be answered). Predictions in
+ * out are the stack's (scaled by factor).
  */
 int	 fleet_recommend(const struct fleet_host *hosts, size_t n,
-	    const struct tune_query *q, struct fleet_answer *out, char *err,
-	    size_t errlen);
+	    const struct tune_query *q, double factor, struct fleet_answer *out,
+	    char *err, size_t errlen);
 
 /*
  * The correction of a stack from n ratios observed / predicted: 0 with
@@ -56,14 +58,5 @@ int	 fleet_recommend(const struct fleet_host *hosts, size_t n,
  * fewer than FLEET_STACK_MIN_OBS. ratios is reordered.
  */
 int	 fleet_stack_factor(double *ratios, size_t n, double *factor);
-
-/*
- * tune_recommend() for a stack running factor times the model's
- * prediction: the same return values; the answer's predictions are the
- * stack's.
- */
-int	 fleet_recommend_corrected(const struct model *m,
-	    const struct tune_query *q, double factor, struct tune_answer *a,
-	    char *err, size_t errlen);
 
 #endif /* PWTUNE_FLEET_H */

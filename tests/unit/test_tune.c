@@ -496,7 +496,7 @@ TEST(fleet_answer_holds_on_the_slowest_host)
 	hosts[2] = (struct fleet_host){ "mid", &mid };
 	tune_query_init(&q);
 	q.target_ms = 250;
-	ASSERT_EQ(fleet_recommend(hosts, 3, &q, &fa, err, sizeof(err)), 0);
+	ASSERT_EQ(fleet_recommend(hosts, 3, &q, 1, &fa, err, sizeof(err)), 0);
 	ASSERT(fa.holds);
 	ASSERT_EQ(fa.decider, 1);
 	/* The slow host's own answer, and within the target everywhere. */
@@ -516,13 +516,13 @@ TEST(fleet_answer_holds_on_the_slowest_host)
 	again[0] = hosts[2];
 	again[1] = hosts[0];
 	again[2] = hosts[1];
-	ASSERT_EQ(fleet_recommend(again, 3, &q, &fb, err, sizeof(err)), 0);
+	ASSERT_EQ(fleet_recommend(again, 3, &q, 1, &fb, err, sizeof(err)), 0);
 	ASSERT_EQ(fb.decider, 2);
 	ASSERT_STR_EQ(fb.a.phc_prefix, fa.a.phc_prefix);
 	/* One host: its own answer. */
-	ASSERT_EQ(fleet_recommend(hosts, 1, &q, &fb, err, sizeof(err)), 0);
+	ASSERT_EQ(fleet_recommend(hosts, 1, &q, 1, &fb, err, sizeof(err)), 0);
 	ASSERT_STR_EQ(fb.a.phc_prefix, own.phc_prefix);
-	ASSERT_EQ(fleet_recommend(hosts, 0, &q, &fb, err, sizeof(err)), -1);
+	ASSERT_EQ(fleet_recommend(hosts, 0, &q, 1, &fb, err, sizeof(err)), -1);
 }
 
 TEST(fleet_answer_fits_the_smallest_memory)
@@ -541,7 +541,7 @@ TEST(fleet_answer_fits_the_smallest_memory)
 	tune_query_init(&q);
 	q.target_ms = 1000;
 	q.k = 2;
-	ASSERT_EQ(fleet_recommend(hosts, 2, &q, &fa, err, sizeof(err)), 0);
+	ASSERT_EQ(fleet_recommend(hosts, 2, &q, 1, &fa, err, sizeof(err)), 0);
 	ASSERT((uint64_t)fa.a.m_kib * 2 <= (96ULL << 20) / 1024);
 	/* The small host's own answer: the big one's would not fit it. */
 	ASSERT_EQ(tune_recommend(&small, &q, &own, err, sizeof(err)), 0);
@@ -564,7 +564,7 @@ TEST(fleet_target_out_of_reach_says_so)
 	hosts[1] = (struct fleet_host){ "slow", &slow };
 	tune_query_init(&q);
 	q.target_ms = 20;
-	ASSERT_EQ(fleet_recommend(hosts, 2, &q, &fa, err, sizeof(err)), 1);
+	ASSERT_EQ(fleet_recommend(hosts, 2, &q, 1, &fa, err, sizeof(err)), 1);
 	ASSERT(!fa.holds);
 	ASSERT_EQ(fa.decider, 1);
 	ASSERT_STR_CONTAINS(err, "on host slow");
@@ -576,7 +576,9 @@ TEST(stack_corrections)
 	double			few[4] = { 2, 2, 2, 2 }, huge[5] = { 99, 99,
 	    99, 99, 99 }, f = 0;
 	struct tune_query	q;
-	struct tune_answer	a, plain;
+	struct tune_answer	plain;
+	struct fleet_answer	fa;
+	struct fleet_host	one = { "synth", &mdl };
 	char			err[512];
 
 	ASSERT_EQ(fleet_stack_factor(few, 4, &f), -1);
@@ -588,16 +590,14 @@ TEST(stack_corrections)
 	fit(0);
 	tune_query_init(&q);
 	q.target_ms = 250;
-	ASSERT_EQ(fleet_recommend_corrected(&mdl, &q, 2.0, &a, err,
-	    sizeof(err)), 0);
+	ASSERT_EQ(fleet_recommend(&one, 1, &q, 2.0, &fa, err, sizeof(err)), 0);
 	q.target_ms = 125;
 	ASSERT_EQ(tune_recommend(&mdl, &q, &plain, err, sizeof(err)), 0);
-	ASSERT_STR_EQ(a.phc_prefix, plain.phc_prefix);
-	ASSERT(fabs(a.predicted_ms - 2 * plain.predicted_ms) < 1e-9);
-	ASSERT(a.predicted_ms <= 250);
-	ASSERT(a.target_ms == 250);
-	ASSERT_EQ(fleet_recommend_corrected(&mdl, &q, 0, &a, err,
-	    sizeof(err)), -1);
+	ASSERT_STR_EQ(fa.a.phc_prefix, plain.phc_prefix);
+	ASSERT(fabs(fa.a.predicted_ms - 2 * plain.predicted_ms) < 1e-9);
+	ASSERT(fa.a.predicted_ms <= 250);
+	ASSERT(fa.a.target_ms == 250);
+	ASSERT_EQ(fleet_recommend(&one, 1, &q, 0, &fa, err, sizeof(err)), -1);
 }
 
 TEST_LIST(
