@@ -11,6 +11,28 @@
 
 #define API_FAIL_SLOTS		256
 #define API_RUN_PRESETS_SLOTS	64	/* hosts' preset times, by run */
+#define API_STORE_PROBE_S	2	/* seconds between store probes */
+#define API_FLEET_LIST_S	5	/* seconds a list of hosts is kept */
+#define API_OBS_RATE		10	/* observations a second, sustained */
+#define API_OBS_BURST		50	/* ... and at once */
+#define API_OBS_SAMPLES_MAX	256	/* latencies in one observation */
+#define API_OBS_LIST_MAX	100	/* observations GET shows */
+#define API_STACK_OBS_MAX	200	/* newest observations a correction
+					   is the median of */
+
+enum api_scope_kind {
+	API_SCOPE_HOST,
+	API_SCOPE_GROUP,
+	API_SCOPE_FLEET
+};
+
+/* What a recommendation is asked for beyond the tune query. */
+struct api_scope {
+	enum api_scope_kind	kind;
+	char			stack[64];	/* "" : none */
+};
+
+struct api_fleet;
 
 struct api_server;
 
@@ -55,6 +77,7 @@ struct api_server {
 		json_t		*presets;
 	}			 run_presets[API_RUN_PRESETS_SLOTS];
 	size_t			 run_presets_next;
+	struct api_fleet	*fleet;		/* fleet.c, made on first use */
 };
 
 /* The dashboard's files, built in (web_files.c, generated). */
@@ -112,9 +135,25 @@ enum MHD_Result h_check(struct api_server *, struct MHD_Connection *,
 /* This HTTP thread's store connection (opened on first use), or NULL. */
 struct db *api_db(struct api_server *s, char *err, size_t errlen);
 enum MHD_Result api_store_unreadable(struct MHD_Connection *c, int *status);
+/* 1 when the store is reachable (probed at most every few seconds). */
+int	 api_store_up(struct api_server *s, char *why, size_t whylen);
 /* Parse a request body as a JSON object, strictly; NULL after a 400. */
 json_t	*api_body_json(struct MHD_Connection *c, struct api_request *r,
 	    int *status, enum MHD_Result *rc);
+
+/* fleet.c: scope=, stack= and observations. */
+enum MHD_Result api_recommend_scoped(struct api_server *s,
+	    struct MHD_Connection *c, const struct tune_query *q,
+	    const struct api_scope *sc, int *status);
+/* scope= or stack= into sc: 0, or -1 with why. */
+int	 api_scope_parse(const char *key, const char *v, struct api_scope *sc,
+	    char *why, size_t whylen);
+const char *api_scope_name(enum api_scope_kind k);
+enum MHD_Result h_observations_post(struct api_server *,
+	    struct MHD_Connection *, struct api_request *, const char *, int *);
+enum MHD_Result h_observations_get(struct api_server *,
+	    struct MHD_Connection *, struct api_request *, const char *, int *);
+void	 api_fleet_free(struct api_server *s);
 
 /* views.c: what the dashboard draws. */
 enum MHD_Result h_model(struct api_server *, struct MHD_Connection *,

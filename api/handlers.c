@@ -43,13 +43,47 @@ api_db(struct api_server *s, char *err, size_t errlen)
 	struct db_open_opts	 o = { 0, 0, 1, NULL, NULL };
 	struct db		*db;
 
+	enum db_status		 st;
+
 	pthread_once(&db_key_once, api_db_key);
 	if ((db = pthread_getspecific(db_key)) != NULL)
 		return db;
-	if (db_open(s->d->cfg.db, &o, &db, err, errlen) != DB_OK)
+	if ((st = db_open(s->d->cfg.db, &o, &db, err, errlen)) != DB_OK) {
+		store_note(s->d, st, err);
 		return NULL;
+	}
 	pthread_setspecific(db_key, db);
 	return db;
+}
+
+/*
+ * Is the store reachable? Asked at most every API_STORE_PROBE_S seconds
+ * (a round trip on this thread's connection); in between, what the last
+ * operation saw.
+ */
+int
+api_store_up(struct api_server *s, char *why, size_t whylen)
+{
+	struct db	*db;
+	enum db_status	 st;
+	char		 err[512];
+	int		 up;
+	time_t		 seen;
+
+	pthread_mutex_lock(&s->d->lock);
+	seen = s->d->store_seen;
+	pthread_mutex_unlock(&s->d->lock);
+	if (time(NULL) - seen >= API_STORE_PROBE_S) {
+		if ((db = api_db(s, err, sizeof(err))) != NULL) {
+			st = db_ping(db, err, sizeof(err));
+			store_note(s->d, st, err);
+		}
+	}
+	pthread_mutex_lock(&s->d->lock);
+	up = s->d->store_up;
+	snprintf(why, whylen, "%s", s->d->store_error);
+	pthread_mutex_unlock(&s->d->lock);
+	return up;
 }
 
 enum MHD_Result
@@ -68,22 +102,28 @@ h_readyz(struct api_server *s, struct MHD_Connection *c,
     struct api_request *r, const char *arg, int *status)
 {
 	int64_t	run, running;
-	int	have;
+	int	have, up;
+	char	why[256];
 
 	(void)r;
 	(void)arg;
+	up = api_store_up(s, why, sizeof(why));
 	pthread_mutex_lock(&s->d->lock);
 	have = s->d->model != NULL;
 	run = s->d->model_run;
 	running = s->d->running_run;
 	pthread_mutex_unlock(&s->d->lock);
 	if (!have)
-		return api_problem(c, PROB_NOT_READY, NULL, running ?
+		return api_problem(c, PROB_NOT_READY, NULL, !up ? "the store "
+		    "cannot be reached and no model is loaded" : running ?
 		    "the first benchmark is running: answers come when it "
 		    "ends" : "no measurements of this host yet: POST /v1/runs "
 		    "starts one", NULL, 10, status);
-	return api_json(c, 200, json_pack("{s:b, s:I}", "ready", 1,
-	    "model_run", (json_int_t)run), NULL, status);
+	/* Answers come from the model in memory, store or no store. */
+	return api_json(c, 200, json_pack("{s:b, s:I, s:{s:s, s:b, s:s?}}",
+	    "ready", 1, "model_run", (json_int_t)run, "store", "engine",
+	    db_is_postgresql(s->d->cfg.db) ? "postgresql" : "sqlite",
+	    "reachable", up, "error", up ? NULL : why), NULL, status);
 }
 
 enum MHD_Result
@@ -143,11 +183,12 @@ api_collect(void *cls, enum MHD_ValueKind kind, const char *key,
  */
 static int
 api_parse_query(struct MHD_Connection *c, struct tune_query *tq,
-    char *canon, size_t canonlen, int *status, enum MHD_Result *rc)
+    struct api_scope *sc, char *canon, size_t canonlen, int *status,
+    enum MHD_Result *rc)
 {
 	static const char *const allowed[] = { "target_ms", "percentile",
 	    "concurrency", "memory_max", "parallelism", "variant", "backend",
-	    "floor", "objective" };
+	    "floor", "objective", "scope", "stack" };
 	struct query_arg	 q;
 	unsigned long long	 u;
 	uint64_t		 kib;
@@ -157,6 +198,7 @@ api_parse_query(struct MHD_Connection *c, struct tune_query *tq,
 	int			 have_target = 0, e;
 
 	memset(&q, 0, sizeof(q));
+	memset(sc, 0, sizeof(*sc));
 	tune_query_init(tq);
 	MHD_get_connection_values_n(c, MHD_GET_ARGUMENT_KIND, api_collect,
 	    &q);
@@ -179,7 +221,8 @@ api_parse_query(struct MHD_Connection *c, struct tune_query *tq,
 		if (j == sizeof(allowed) / sizeof(allowed[0])) {
 			snprintf(why, sizeof(why), "unknown parameter (known: "
 			    "target_ms, percentile, concurrency, memory_max, "
-			    "parallelism, variant, backend, floor, objective)");
+			    "parallelism, variant, backend, floor, objective, "
+			    "scope, stack)");
 			goto bad;
 		}
 		for (j = 0; j < i; j++)
@@ -254,6 +297,9 @@ api_parse_query(struct MHD_Connection *c, struct tune_query *tq,
 				    "libargon2 or auto");
 				goto bad;
 			}
+		} else if (strcmp(k, "scope") == 0 || strcmp(k, "stack") == 0) {
+			if (api_scope_parse(k, v, sc, why, sizeof(why)) == -1)
+				goto bad;
 		} else if (strcmp(k, "floor") == 0) {
 			if (tune_floor_parse(v, &tq->floor) == -1) {
 				snprintf(why, sizeof(why), "must be owasp, "
@@ -362,6 +408,7 @@ h_recommendation(struct api_server *s, struct MHD_Connection *c,
     struct api_request *r, const char *arg, int *status)
 {
 	struct tune_query	 q;
+	struct api_scope	 sc;
 	struct api_cached	*slot;
 	struct MHD_Response	*resp;
 	const char		*inm;
@@ -371,8 +418,11 @@ h_recommendation(struct api_server *s, struct MHD_Connection *c,
 
 	(void)r;
 	(void)arg;
-	if (api_parse_query(c, &q, key, sizeof(key), status, &rc) == -1)
+	if (api_parse_query(c, &q, &sc, key, sizeof(key), status, &rc) == -1)
 		return rc;
+	/* Other hosts, or a stack's correction: answered in fleet.c. */
+	if (sc.kind != API_SCOPE_HOST || sc.stack[0] != '\0')
+		return api_recommend_scoped(s, c, &q, &sc, status);
 	if ((slot = api_answer(s, &q, key, err, sizeof(err), &no_model)) ==
 	    NULL) {
 		if (no_model)
@@ -804,9 +854,12 @@ h_metrics(struct api_server *s, struct MHD_Connection *c,
 	unsigned long long	 cum = 0;
 	enum MHD_Result		 rc;
 	time_t			 now = time(NULL);
+	char			 why[256];
+	int			 up;
 
 	(void)r;
 	(void)arg;
+	up = api_store_up(s, why, sizeof(why));
 	if ((buf = malloc(cap)) == NULL)
 		return MHD_NO;
 #define OUT(...) do {							\
@@ -845,6 +898,14 @@ h_metrics(struct api_server *s, struct MHD_Connection *c,
 		OUT("pwtuned_runs_total{status=\"%s\"} %llu\n",
 		    db_run_status_name((enum db_run_status)i),
 		    s->d->runs_by_status[i]);
+	OUT("# HELP pwtuned_store_up 1 when the store can be reached.\n"
+	    "# TYPE pwtuned_store_up gauge\npwtuned_store_up{engine=\"%s\"} "
+	    "%d\n# HELP pwtuned_store_failures_total Store operations that "
+	    "could not reach or write the store.\n"
+	    "# TYPE pwtuned_store_failures_total counter\n"
+	    "pwtuned_store_failures_total %llu\n", db_is_postgresql(
+	    s->d->cfg.db) ? "postgresql" : "sqlite", up,
+	    s->d->store_failures);
 	OUT("# HELP pwtuned_benchmark_in_progress 1 while a run measures.\n"
 	    "# TYPE pwtuned_benchmark_in_progress gauge\n"
 	    "pwtuned_benchmark_in_progress %d\n", s->d->running_run != 0);
@@ -908,7 +969,8 @@ api_host_json(struct api_server *s, struct db *db, const struct db_host *h)
 	j = json_pack("{s:s, s:s, s:s, s:s, s:o, s:b, s:s}", "id", h->id,
 	    "fingerprint", h->fingerprint, "first_seen", h->first_seen,
 	    "last_seen", h->last_seen, "facts", facts ? facts : json_object(),
-	    "this_host", current, "group", current ? s->d->cfg.group : "");
+	    "this_host", current, "group", current ? s->d->cfg.group :
+	    h->group);
 	if (current) {
 		/* What a run here would get now, and what set it. */
 		budget = host_memory_budget(&s->d->host, s->d->cfg.memory_max,
@@ -1004,7 +1066,8 @@ h_hosts(struct api_server *s, struct MHD_Connection *c,
 		json_array_append_new(list, api_host_json(s, db, &hosts[i]));
 	db_hosts_free(hosts, n);
 	slowest = api_hosts_slowest(list);
-	j = json_pack("{s:o, s:s?}", "hosts", list, "slowest_host", slowest);
+	j = json_pack("{s:o, s:s?, s:s}", "hosts", list, "slowest_host",
+	    slowest, "group", s->d->cfg.group);
 	return api_json(c, 200, j, NULL, status);
 }
 

@@ -49,6 +49,8 @@ const struct api_route api_routes[] = {
 	{ "GET", "/v1/model", 0, 0, h_model },
 	{ "GET", "/v1/hosts/", 1, 0, h_host_get },
 	{ "GET", "/v1/openapi.json", 0, 0, h_openapi },
+	{ "POST", "/v1/observations", 0, 1, h_observations_post },
+	{ "GET", "/v1/observations", 0, 0, h_observations_get },
 	{ "GET", "/", 0, 0, h_index },
 	{ "GET", "/static/", 1, 0, h_static },
 };
@@ -475,6 +477,7 @@ api_stop(struct api_server *s)
 	for (i = 0; i < API_CACHE_SLOTS; i++)
 		free(s->cache[i].body);
 	api_views_free(s);
+	api_fleet_free(s);
 	sodium_memzero(s->token_digest, sizeof(s->token_digest));
 	free(s);
 }

@@ -76,6 +76,11 @@ int	 cmd_bench(int argc, char **argv);
 /* cmd_recommend.c */
 int	 cmd_recommend(int argc, char **argv);
 
+struct tune_query;
+/* recommend_scope.c: --scope group|fleet from a shared store. */
+int	 rec_scope(const char *store, const char *scope, const char *group,
+	    unsigned max_age, const struct tune_query *q, int as_json);
+
 /* cmd_repl.c */
 int	 cmd_repl(int argc, char **argv);
 

@@ -29,6 +29,9 @@ struct rec_opts {
 	const char		*from;
 	const char		*db;
 	const char		*check;
+	const char		*scope;		/* NULL: this host */
+	const char		*group;
+	unsigned		 max_age_days;
 	int			 json;
 	int			 verify;
 	int			 presets;
@@ -55,6 +58,8 @@ rec_usage(FILE *fp)
 "                        [--objective memory-first|attacker-cost]\n"
 "                        [--verify] [--json] [--from FILE | --db FILE]\n"
 "                        [--check ENCODED] [--presets] [-q]\n"
+"       pwtune recommend --target-ms MS --db STORE --scope group --group NAME\n"
+"                        | --scope fleet  [--max-age-days N] [query options]\n"
 "Answers which Argon2 parameters take under MS milliseconds here, at the\n"
 "percentile (default 95) with K hashes at once (default 1), each within\n"
 "memory-max / K (default: the host's memory budget), never below the floor\n"
@@ -64,6 +69,10 @@ rec_usage(FILE *fp)
 "  --verify       measure the answer at K; step down if it is over target\n"
 "  --check HASH   needs-rehash of an encoded hash against the answer\n"
 "  --presets      the time of the known presets here\n"
+"  --scope group  the answer that holds on every host of group NAME with a\n"
+"                 fresh run in STORE (a shared postgresql:// store), decided\n"
+"                 by the slowest; --scope fleet: every host in STORE\n"
+"  --max-age-days N  runs older than N days are stale (default 30; 0: any)\n"
 "Exit status: 0 answered, 1 the target cannot be met above the floor\n"
 "(the closest admissible answer is printed), 2 bad usage.\n", fp);
 }
@@ -78,6 +87,7 @@ rec_parse(int argc, char **argv, struct rec_opts *o)
 
 	memset(o, 0, sizeof(*o));
 	tune_query_init(&o->q);
+	o->max_age_days = 30;
 	for (i = 1; i < argc; i++) {
 		a = argv[i];
 		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
@@ -150,6 +160,16 @@ rec_parse(int argc, char **argv, struct rec_opts *o)
 			o->db = v;
 		} else if (strcmp(a, "--check") == 0) {
 			o->check = v;
+		} else if (strcmp(a, "--scope") == 0) {
+			if (strcmp(v, "host") && strcmp(v, "group") &&
+			    strcmp(v, "fleet"))
+				goto bad;
+			o->scope = strcmp(v, "host") ? v : NULL;
+		} else if (strcmp(a, "--group") == 0) {
+			o->group = v;
+		} else if (strcmp(a, "--max-age-days") == 0) {
+			if (cli_parse_u32(v, 0, 3650, &o->max_age_days) == -1)
+				goto bad;
 		} else {
 			cli_warnx("recommend: unknown option %s", a);
 			goto usage;
@@ -165,6 +185,23 @@ bad:
 	}
 	if (o->from != NULL && o->db != NULL) {
 		cli_warnx("recommend: --from and --db together");
+		goto usage;
+	}
+	if (o->scope != NULL && (o->db == NULL || o->verify || o->presets ||
+	    o->check != NULL)) {
+		cli_warnx("recommend: --scope %s reads the hosts from a store: "
+		    "give --db STORE (and not --verify, --presets or --check)",
+		    o->scope);
+		goto usage;
+	}
+	if (o->scope != NULL && strcmp(o->scope, "group") == 0 &&
+	    o->group == NULL) {
+		cli_warnx("recommend: --scope group needs --group NAME");
+		goto usage;
+	}
+	if (o->group != NULL && (o->scope == NULL ||
+	    strcmp(o->scope, "group") != 0)) {
+		cli_warnx("recommend: --group goes with --scope group");
 		goto usage;
 	}
 	return 0;
@@ -462,6 +499,9 @@ cmd_recommend(int argc, char **argv)
 	sa.sa_handler = rec_on_signal;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	if (o.scope != NULL)
+		return rec_scope(o.db, o.scope, o.group, o.max_age_days * 86400,
+		    &o.q, o.json);
 	if (rec_report(&o, &rep, &run_id) == -1)
 		return CLI_EXIT_FAIL;
 	if (model_fit(&rep, &m, err, sizeof(err)) == -1) {

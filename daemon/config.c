@@ -15,7 +15,7 @@
 #include "units.h"
 
 enum key_type { K_STRING, K_PATH, K_UINT, K_SIZE, K_LEVEL, K_FORMAT,
-	K_PROFILE, K_HOSTS, K_LISTEN, K_TARGETS };
+	K_PROFILE, K_HOSTS, K_LISTEN, K_TARGETS, K_STORE, K_GROUP };
 
 static const struct key {
 	const char	*name;
@@ -28,7 +28,8 @@ static const struct key {
 #define U(f)	offsetof(struct config, f), 0
 	{ "listen", K_LISTEN, S(listen), 0, 0 },
 	{ "state_dir", K_PATH, S(state_dir), 0, 0 },
-	{ "db", K_PATH, S(db), 0, 0 },
+	{ "db", K_STORE, S(db), 0, 0 },
+	{ "store", K_STORE, S(db), 0, 0 },
 	{ "token_file", K_PATH, S(token_file), 0, 0 },
 	{ "web_root", K_PATH, S(web_root), 0, 0 },
 	{ "log_level", K_LEVEL, U(log_level), 0, 0 },
@@ -48,7 +49,8 @@ static const struct key {
 	{ "auth_failures_per_minute", K_UINT, U(auth_failures_per_minute), 1,
 	    10000 },
 	{ "allowed_hosts", K_HOSTS, U(allowed_hosts), 0, 0 },
-	{ "group", K_STRING, S(group), 0, 0 },
+	{ "group", K_GROUP, S(group), 0, 0 },
+	{ "fleet_max_age", K_UINT, U(fleet_max_age), 0, 3650 * 86400 },
 	{ "verify_targets", K_TARGETS, U(verify_targets), 0, 0 },
 #undef S
 #undef U
@@ -70,6 +72,7 @@ config_defaults(struct config *c)
 	c->threads = 2;
 	c->cooldown = 60;
 	c->auth_failures_per_minute = 10;
+	c->fleet_max_age = 30 * 86400;
 	c->verify_targets[0] = 100;
 	c->verify_targets[1] = 250;
 	c->verify_targets[2] = 500;
@@ -144,6 +147,22 @@ config_set(struct config *c, const char *key, const char *value, char *err,
 	}
 	field = (char *)c + k->off;
 	switch (k->type) {
+	case K_STORE:
+		if (strstr(value, "://") != NULL && !db_is_postgresql(value)) {
+			snprintf(err, errlen, "%s must be a file path or a "
+			    "postgresql:// URI", key);
+			return -1;
+		}
+		/* FALLTHROUGH */
+	case K_GROUP:
+		if (k->type == K_GROUP && value[strspn(value, "abcdefghijklmn"
+		    "opqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-")] !=
+		    '\0') {
+			snprintf(err, errlen, "%s may hold letters, digits, '.', "
+			    "'_' and '-' only", key);
+			return -1;
+		}
+		/* FALLTHROUGH */
 	case K_STRING:
 	case K_PATH:
 	case K_LISTEN:

@@ -16,6 +16,7 @@
 
 #include <pthread.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "db.h"
 #include "model.h"
@@ -55,7 +56,8 @@ struct config {
 	unsigned	auth_failures_per_minute;
 	char		allowed_hosts[DAEMON_HOSTS_MAX][128];
 	size_t		nallowed_hosts;
-	char		group[64];
+	char		group[DB_GROUP_MAX];	/* "" : none */
+	unsigned	fleet_max_age;		/* seconds; 0: any age */
 	unsigned	verify_targets[DAEMON_TARGETS_MAX]; /* ms, after runs */
 	size_t		nverify_targets;
 };
@@ -93,7 +95,11 @@ struct daemon {
 							   from it */
 	enum db_trigger		 running_trigger;
 	time_t			 last_done;		/* newest finished run */
-	char			 store_error[256];	/* "" : writable */
+	/* The store as last seen: reachable or not, and why not. */
+	int			 store_up;
+	time_t			 store_seen;
+	unsigned long long	 store_failures;
+	char			 store_error[256];
 	/* A run's end the store refused to record: retried every second. */
 	int64_t			 pending_run;
 	enum db_run_status	 pending_status;
@@ -115,6 +121,11 @@ int	 runner_request(struct daemon *d, const char *profile,
 	    char *err, size_t errlen);
 /* Cancel run id if it is the one queued or running: 0, or -1 (not it). */
 int	 runner_cancel(struct daemon *d, int64_t id);
+/*
+ * Record how a store operation went: failing to reach, open or write the
+ * store marks it down (with err), anything the store answered marks it up.
+ */
+void	 store_note(struct daemon *d, enum db_status st, const char *err);
 /* Load the newest finished run of this host as the current model. */
 int	 runner_load_model(struct daemon *d, struct db *db, char *err,
 	    size_t errlen);

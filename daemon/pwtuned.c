@@ -192,6 +192,20 @@ main(int argc, char **argv)
 		log_error("store: %s", err);
 		return 1;
 	}
+	d.store_up = 1;
+	d.store_seen = time(NULL);
+	{
+		char	where[DAEMON_PATH_MAX];
+
+		db_locator_redact(d.cfg.db, where, sizeof(where));
+		log_info("store: %s (%s)%s%s", where, db_is_postgresql(
+		    d.cfg.db) ? "PostgreSQL" : "SQLite", d.cfg.group[0] ?
+		    ", group " : "", d.cfg.group);
+	}
+	/* The group as configured now (the host's first run makes its row). */
+	if (db_host_set_group(db, d.host.host_id, d.cfg.group, err,
+	    sizeof(err)) == DB_ERR_UNAVAILABLE)
+		log_warn("store: %s", err);
 	if (runner_load_model(&d, db, err, sizeof(err)) == 0)
 		log_info("serving the model of run %lld (%s)",
 		    (long long)d.model_run, strcmp(d.model_fingerprint,

@@ -28,6 +28,32 @@ struct runner_ctx {
 	size_t		 extra;		/* verifications after the points */
 };
 
+void
+store_note(struct daemon *d, enum db_status st, const char *err)
+{
+	int	down = st == DB_ERR_UNAVAILABLE || st == DB_ERR_IO ||
+	    st == DB_ERR_CANTOPEN || st == DB_ERR_FULL ||
+	    st == DB_ERR_READONLY || st == DB_ERR_BUSY;
+	int	was;
+
+	pthread_mutex_lock(&d->lock);
+	was = d->store_up;
+	d->store_up = !down;
+	d->store_seen = time(NULL);
+	if (down) {
+		d->store_failures++;
+		snprintf(d->store_error, sizeof(d->store_error), "%s",
+		    err != NULL ? err : db_status_name(st));
+	} else
+		d->store_error[0] = '\0';
+	pthread_mutex_unlock(&d->lock);
+	if (was && down)
+		log_warn("store: %s (answers come from the model in memory "
+		    "until it is back)", err != NULL ? err : "");
+	else if (!was && !down)
+		log_info("store: reachable again");
+}
+
 static void
 runner_progress(void *ctx, const struct measure_progress *p)
 {
@@ -50,13 +76,15 @@ static void
 runner_point(void *ctx, size_t i, const struct measure_result *r)
 {
 	struct runner_ctx	*rc = ctx;
+	enum db_status		 st;
 	char			 err[512];
 
 	/* A point a cancel stopped before it ran was not measured. */
 	if (r->status == MEASURE_CANCELLED)
 		return;
-	if (db_run_add_point(rc->db, rc->run, i, r, err, sizeof(err)) !=
-	    DB_OK && !rc->store_failed) {
+	st = db_run_add_point(rc->db, rc->run, i, r, err, sizeof(err));
+	store_note(rc->d, st, err);
+	if (st != DB_OK && !rc->store_failed) {
 		log_error("run %lld: cannot store point %zu: %s",
 		    (long long)rc->run, i + 1, err);
 		rc->store_failed = 1;
@@ -168,6 +196,7 @@ runner_run(struct daemon *d, struct db *db, int64_t id, const char *profile)
 	struct model		*m;
 	enum profile_kind	 kind = PROFILE_QUICK;
 	enum db_run_status	 fin;
+	enum db_status		 st;
 	const char		*why;
 	size_t			 n = 0, ok;
 	char			 err[512];
@@ -241,8 +270,10 @@ runner_run(struct daemon *d, struct db *db, int64_t id, const char *profile)
 	why = fin == DB_RUN_FAILED ? (ok == 0 ? "no point could be measured" :
 	    "points could not be stored") : fin == DB_RUN_INTERRUPTED ?
 	    "the daemon stopped" : NULL;
-	if (db_run_set_status(db, id, fin, why, err, sizeof(err)) != DB_OK) {
-		/* Full or read-only store: the runner tries again. */
+	st = db_run_set_status(db, id, fin, why, err, sizeof(err));
+	store_note(d, st, err);
+	if (st != DB_OK) {
+		/* Full, read-only or unreachable store: tried again. */
 		log_error("run %lld: %s (its end is recorded when the store "
 		    "can be written)", (long long)id, err);
 		pthread_mutex_lock(&d->lock);
@@ -282,10 +313,14 @@ runner_retry_pending(struct daemon *d, struct db *db)
 	int64_t			 id = d->pending_run;
 	char			 why[128], err[512];
 
+	enum db_status		 rc;
+
 	snprintf(why, sizeof(why), "%s", d->pending_error);
 	pthread_mutex_unlock(&d->lock);
-	if (db_run_set_status(db, id, st, why[0] ? why : NULL, err,
-	    sizeof(err)) == DB_OK) {
+	rc = db_run_set_status(db, id, st, why[0] ? why : NULL, err,
+	    sizeof(err));
+	store_note(d, rc, err);
+	if (rc == DB_OK) {
 		log_info("run %lld: its end (%s) recorded", (long long)id,
 		    db_run_status_name(st));
 		pthread_mutex_lock(&d->lock);
@@ -389,9 +424,11 @@ runner_request(struct daemon *d, const char *profile, enum db_trigger trigger,
     int64_t *id, unsigned *retry_after, char *err, size_t errlen)
 {
 	struct report	 rep;
-	struct db	*db;
+	struct db	*db = NULL;
 	time_t		 now = time(NULL);
 	size_t		 npoints = 0;
+	enum db_status	 st;
+	char		 why[512];
 	int		 rc;
 
 	pthread_mutex_lock(&d->lock);
@@ -433,9 +470,14 @@ runner_request(struct daemon *d, const char *profile, enum db_trigger trigger,
 			npoints = 0;
 		free(pts);
 	}
-	rc = db_open(d->cfg.db, NULL, &db, err, errlen) == DB_OK &&
-	    db_run_create(db, &rep, npoints, trigger, id, err, errlen) ==
-	    DB_OK ? 0 : -1;
+	if ((st = db_open(d->cfg.db, NULL, &db, err, errlen)) == DB_OK)
+		st = db_run_create(db, &rep, npoints, trigger, id, err, errlen);
+	store_note(d, st, err);
+	rc = st == DB_OK ? 0 : -1;
+	/* The host's row exists now: keep its group as configured. */
+	if (rc == 0 && db_host_set_group(db, d->host.host_id, d->cfg.group,
+	    why, sizeof(why)) != DB_OK)
+		log_warn("store: group of this host not recorded: %s", why);
 	if (db != NULL)
 		db_close(db);
 	pthread_mutex_lock(&d->lock);

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Two daemons on one PostgreSQL store, in one group: "fast", and "slow"
+# whose every hash takes three times as long (slow.c). Each measures
+# itself into the store; both then answer scope=group with the slow
+# host's parameters, name it as the deciding host, and leave out a stale
+# host of the group; scope=fleet takes a host of another group in too;
+# `pwtune recommend --scope group` gives the same answer from the store.
+. "$(dirname "$0")/lib.sh" || exit 1
+pg_start "$TMP" || exit 1
+GRID=(--m 8MiB,16MiB,32MiB,64MiB --t 1,3 --backend libsodium --repeats 3)
+psql_q() { psql -X -q -At -v ON_ERROR_STOP=1 "$PG_URL" -c "$1"; }
+
+for h in fast:1 slow:3; do
+	as_host "${h%:*}" "${h#*:}" "$PWTUNE" bench "${GRID[@]}" --db "$PG_URL" \
+		--no-json -q >"$TMP/bench.out" 2>&1 ||
+		{ bad "bench on host ${h%:*}"; cat "$TMP/bench.out"; }
+done
+start_host fast 1
+start_host slow 3
+id_of() { sed -n 's/.*info: host \([0-9a-f]\{32\}\),.*/\1/p' "$TMP/$1.log"; }
+ID_FAST=$(id_of fast)
+ID_SLOW=$(id_of slow)
+if [ -n "$ID_FAST" ] && [ -n "$ID_SLOW" ] && [ "$ID_FAST" != "$ID_SLOW" ]; then
+	ok "two hosts: $ID_FAST and $ID_SLOW"
+else
+	bad "two distinct hosts ($ID_FAST, $ID_SLOW)"
+fi
+# A third host in another group, and a fourth in this one gone stale (its
+# facts changed after its run): set in the store, as their daemons would.
+as_host other 2 "$PWTUNE" bench "${GRID[@]}" --db "$PG_URL" --no-json -q \
+	>/dev/null 2>&1 || bad "bench on host other"
+ID_OTHER=$(psql_q "UPDATE hosts SET host_group = 'batch' WHERE host_group = '' RETURNING id")
+as_host gone 1 "$PWTUNE" bench "${GRID[@]}" --db "$PG_URL" --no-json -q \
+	>/dev/null 2>&1 || bad "bench on host gone"
+ID_GONE=$(psql_q "UPDATE hosts SET host_group = 'web', fingerprint = 'changed' WHERE host_group = '' RETURNING id")
+[ -n "$ID_OTHER" ] && [ -n "$ID_GONE" ] && ok "hosts other ($ID_OTHER) and gone ($ID_GONE) seeded"
+
+Q="target_ms=100&percentile=95"
+PORT=$PORT_fast
+expect_http 200 "fast: GET /v1/hosts" GET /v1/hosts
+expect_body "fast: four hosts, three in group web" \
+	'len(j["hosts"]) == 4 and sorted(h["group"] for h in j["hosts"]) == ["batch", "web", "web", "web"] and j["group"] == "web"'
+expect_http 200 "fast: its own answer" GET "/v1/recommendation?$Q"
+cp "$TMP/body" "$TMP/fast-own.json"
+PORT=$PORT_slow
+expect_http 200 "slow: its own answer" GET "/v1/recommendation?$Q"
+cp "$TMP/body" "$TMP/slow-own.json"
+own() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["phc_prefix"])' "$TMP/$1-own.json"; }
+FAST=$(own fast)
+SLOW=$(own slow)
+echo "       fast alone: $FAST; slow alone: $SLOW"
+if [ "$FAST" != "$SLOW" ]; then ok "the hosts differ alone"; else bad "same answer on both hosts alone"; fi
+
+for h in fast slow; do
+	PORT=$(eval echo "\$PORT_$h")
+	expect_http 200 "$h: scope=group" GET "/v1/recommendation?$Q&scope=group"
+	expect_body "$h: scope=group is the slow host's answer, decided by it" \
+		"j['phc_prefix'] == '$SLOW' and j['decided_by']['host_id'] == '$ID_SLOW' and j['scope'] == 'group' and j['group'] == 'web'"
+	expect_body "$h: it holds on both hosts of the group" \
+		"sorted(x['host_id'] for x in j['hosts']) == sorted(['$ID_FAST', '$ID_SLOW']) and all(x['predicted_ms'] <= 100 for x in j['hosts']) and j['latency']['predicted_ms'] == max(x['predicted_ms'] for x in j['hosts'])"
+	expect_body "$h: the stale host is left out, and says why" \
+		"[(x['host_id'], x['reason'][:5]) for x in j['excluded']] == [('$ID_GONE', 'stale')]"
+done
+expect_http 200 "scope=fleet" GET "/v1/recommendation?$Q&scope=fleet"
+expect_body "scope=fleet takes the host of the other group in" \
+	"sorted(x['host_id'] for x in j['hosts']) == sorted(['$ID_FAST', '$ID_SLOW', '$ID_OTHER']) and j['scope'] == 'fleet' and j['decided_by']['host_id'] in ('$ID_SLOW', '$ID_OTHER')"
+expect_http 400 "scope=galaxy is refused by name" GET "/v1/recommendation?$Q&scope=galaxy"
+expect_body "the problem names scope" 'j["param"] == "scope"'
+
+# The same answer from the store, without a daemon.
+"$PWTUNE" recommend --db "$PG_URL" --scope group --group web \
+	--target-ms 100 --json >"$TMP/cli.json" 2>"$TMP/cli.err"
+if python3 -c "import json,sys; j = json.load(open(sys.argv[1])); sys.exit(0 if j['phc_prefix'] == '$SLOW' and j['decided_by']['host_id'] == '$ID_SLOW' else 1)" "$TMP/cli.json"; then
+	ok "pwtune recommend --scope group: the slow host's answer"
+else
+	bad "pwtune recommend --scope group"; head -c 600 "$TMP/cli.json"; cat "$TMP/cli.err"
+fi
+expect_status 2 "recommend --scope group without --group" -- \
+	"$PWTUNE" recommend --db "$PG_URL" --scope group --target-ms 100
+expect_stderr "it says --group is needed" "--group"
+stop_hosts
+finish
