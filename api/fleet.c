@@ -352,7 +352,9 @@ api_recommend_scoped(struct api_server *s, struct MHD_Connection *c,
 		json_object_set_new(j, "stack", stack);
 		stack = NULL;
 	}
-	if (from_cache)
+	/* Hosts as last read: say so when the store is away. */
+	if (sc->kind != API_SCOPE_HOST && (from_cache ||
+	    !api_store_up(s, err, sizeof(err))))
 		json_object_set_new(j, "store", json_pack("{s:b, s:s}",
 		    "reachable", 0, "hosts_as_of", f->listed_iso));
 	if (ret == 1)

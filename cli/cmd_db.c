@@ -31,7 +31,7 @@ db_usage(FILE *fp)
 "       pwtune db export [--db FILE] [--run ID]       > results.json\n"
 "       pwtune db import [--db FILE] results.json     (- for stdin)\n"
 "       pwtune db check  [--db FILE]\n"
-"--db defaults to $PWTUNE_DB. export writes the newest finished run\n"
+"--db (a file, or a postgresql:// URI) defaults to $PWTUNE_DB. export writes the newest finished run\n"
 "unless --run names one, in the format of pwtune bench --json; import\n"
 "stores such a file as a finished run; check runs SQLite's\n"
 "integrity_check (exit 0 when it says ok).\n", fp);
@@ -195,7 +195,7 @@ cmd_db(int argc, char **argv)
 	}
 	/* Only import writes; the rest must not create a store by mistake. */
 	if (strcmp(verb, "import") != 0) {
-		if (access(path, F_OK) == -1) {
+		if (!db_is_postgresql(path) && access(path, F_OK) == -1) {
 			cli_warnx("db: %s: %s", path, strerror(errno));
 			return CLI_EXIT_FAIL;
 		}

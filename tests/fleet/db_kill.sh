@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# The store killed under a fleet: two daemons share one PostgreSQL server;
+# while "fast" measures a run, the server and all its processes get
+# SIGKILL. Both daemons keep answering (their own models, and scope=group
+# from the hosts they last read), /readyz and /metrics say the store is
+# unreachable; the run ends failed. Once the server is back: no point the
+# store had acknowledged is lost, the run's end is recorded, the store
+# checks clean, and the daemons say the store is reachable again.
+. "$(dirname "$0")/lib.sh" || exit 1
+pg_start "$TMP" || exit 1
+GRID=(--m 8MiB,16MiB,32MiB,64MiB --t 1,3 --backend libsodium --repeats 3)
+psql_q() { psql -X -q -At -v ON_ERROR_STOP=1 "$PG_URL" -c "$1"; }
+for h in fast:1 slow:2; do
+	as_host "${h%:*}" "${h#*:}" "$PWTUNE" bench "${GRID[@]}" --db "$PG_URL" \
+		--no-json -q >/dev/null 2>&1 || bad "bench on host ${h%:*}"
+done
+start_host fast 1 PWTUNED_VERIFY_TARGETS=none
+start_host slow 2
+Q="target_ms=100"
+for h in fast slow; do
+	PORT=$(eval echo "\$PORT_$h")
+	expect_http 200 "$h: scope=group before" GET "/v1/recommendation?$Q&scope=group"
+	cp "$TMP/body" "$TMP/group-$h.json"
+done
+
+PORT=$PORT_fast
+expect_http 202 "a run on fast" POST /v1/runs -H "Authorization: Bearer $(cat "$TMP/fast/token")"
+RUN=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["id"])' "$TMP/body")
+if wait_run "$RUN" '"points_done": ?([3-9]|[1-9][0-9])' 300; then ok "run $RUN: three points stored"; else bad "run $RUN never stored three points"; fi
+pg_crash
+# Everything the store acknowledged is in its files now; count it after.
+ACK=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["points_done"])' "$TMP/body")
+echo "       killed the server with $ACK points of run $RUN acknowledged"
+
+sleep 2.5	# past the daemons' store probe interval
+for h in fast slow; do
+	PORT=$(eval echo "\$PORT_$h")
+	expect_http 200 "$h: answers while the store is away" GET "/v1/recommendation?$Q"
+	expect_http 200 "$h: scope=group while the store is away" GET "/v1/recommendation?$Q&scope=group"
+	expect_body "$h: the same group answer, from the hosts it last read" \
+		"j['phc_prefix'] == $(python3 -c 'import json,sys; print(repr(json.load(open(sys.argv[1]))["phc_prefix"]))' "$TMP/group-$h.json") and j['store']['reachable'] is False"
+	expect_http 200 "$h: /readyz stays ready" GET /readyz
+	expect_body "$h: /readyz says the store is unreachable" \
+		'j["store"]["reachable"] is False and "cannot be reached" in j["store"]["error"]'
+	expect_http 200 "$h: /metrics" GET /metrics
+	if grep -q '^pwtuned_store_up{engine="postgresql"} 0$' "$TMP/body"; then
+		ok "$h: pwtuned_store_up 0"
+	else
+		bad "$h: pwtuned_store_up is not 0"; grep store "$TMP/body"
+	fi
+done
+PORT=$PORT_fast
+for _ in $(seq 600); do
+	grep -q "run $RUN failed" "$TMP/fast.log" && break
+	sleep 0.1
+done
+if grep -q "run $RUN failed" "$TMP/fast.log"; then ok "the run ends failed"; else bad "run $RUN did not end"; tail -5 "$TMP/fast.log"; fi
+expect_http 503 "GET /v1/runs/$RUN: the store cannot be read" GET "/v1/runs/$RUN"
+
+pg_launch || exit 1
+back=0
+for _ in $(seq 100); do
+	req GET /readyz
+	if grep -q '"reachable": *true' "$TMP/body"; then back=1; break; fi
+	sleep 0.1
+done
+if [ $back = 1 ]; then ok "fast: /readyz says the store is back"; else bad "fast: the store is not seen back"; cat "$TMP/body"; fi
+if wait_run "$RUN" '"status": ?"failed"' 100 && ! grep -q '"recorded": *false' "$TMP/body"; then
+	ok "the run's end is recorded once the store is back"
+else
+	bad "the run's end is not recorded"; cat "$TMP/body"
+fi
+KEPT=$(psql_q "SELECT count(*) FROM points WHERE run_id = $RUN")
+if [ -n "$KEPT" ] && [ "$KEPT" -ge "$ACK" ]; then
+	ok "no acknowledged point lost ($KEPT stored, $ACK acknowledged)"
+else
+	bad "points lost: $KEPT stored, $ACK acknowledged"
+fi
+expect_status 0 "pwtune db check on the store" -- "$PWTUNE" db check --db "$PG_URL"
+expect_stdout "it is consistent" "ok"
+PORT=$PORT_slow
+expect_http 200 "slow: the store is read again" GET "/v1/runs/$RUN"
+PORT=$PORT_fast
+expect_http 201 "fast: observations are written again" POST /v1/observations \
+	-H "Content-Type: application/json" -H "Authorization: Bearer $(cat "$TMP/fast/token")" \
+	-d '{"stack": "c-libsodium", "m_kib": 19456, "t": 2, "samples_ms": [30.5, 31]}'
+stop_hosts
+finish
