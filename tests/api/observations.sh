@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# Client-reported timings: POST /v1/observations takes what a service's own
+# runtime measured (token, validated, bounded, rate-limited); GET shows
+# predicted against observed per stack; with five observations of a stack,
+# stack= corrects the answer for it (here a stack exactly twice as slow as
+# the model: its answer is the one for half the target).
+. "$(dirname "$0")/lib.sh"
+seed_store
+start_daemon
+T=$(TOKEN)
+A=(-H "Content-Type: application/json" -H "Authorization: Bearer $T")
+S=php-8.2-libargon2
+obs() { req POST /v1/observations "${A[@]}" --data-binary "$1"; }
+
+expect_http 401 "no token: 401" POST /v1/observations \
+	-H "Content-Type: application/json" --data-binary "{\"stack\": \"$S\", \"m_kib\": 19456, \"t\": 2, \"samples_ms\": [40]}"
+# Bad input, each named.
+bad_obs() {
+	expect_http 400 "$1" POST /v1/observations "${A[@]}" --data-binary "$3"
+	expect_body "$1: names $2" "j['param'] == '$2'"
+}
+bad_obs "no stack" stack '{"m_kib": 19456, "t": 2, "samples_ms": [40]}'
+bad_obs "a stack with a space" stack '{"stack": "php 8", "m_kib": 19456, "t": 2, "samples_ms": [40]}'
+bad_obs "a stack of 64 bytes" stack "{\"stack\": \"$(printf 'a%.0s' $(seq 64))\", \"m_kib\": 19456, \"t\": 2, \"samples_ms\": [40]}"
+bad_obs "an unknown member" hash '{"stack": "x", "m_kib": 19456, "t": 2, "samples_ms": [40], "hash": "$argon2id$"}'
+bad_obs "m_kib 4" m_kib '{"stack": "x", "m_kib": 4, "t": 2, "samples_ms": [40]}'
+bad_obs "m_kib as a string" m_kib '{"stack": "x", "m_kib": "19456", "t": 2, "samples_ms": [40]}'
+bad_obs "m_kib below 8 x p" m_kib '{"stack": "x", "m_kib": 16, "t": 2, "p": 4, "samples_ms": [40]}'
+bad_obs "t 0" t '{"stack": "x", "m_kib": 19456, "t": 0, "samples_ms": [40]}'
+bad_obs "no t" t '{"stack": "x", "m_kib": 19456, "samples_ms": [40]}'
+bad_obs "k 2000" k '{"stack": "x", "m_kib": 19456, "t": 2, "k": 2000, "samples_ms": [40]}'
+bad_obs "bcrypt" variant '{"stack": "x", "variant": "bcrypt", "m_kib": 19456, "t": 2, "samples_ms": [40]}'
+bad_obs "no samples" samples_ms '{"stack": "x", "m_kib": 19456, "t": 2, "samples_ms": []}'
+bad_obs "a negative sample" samples_ms '{"stack": "x", "m_kib": 19456, "t": 2, "samples_ms": [40, -1]}'
+bad_obs "a sample of 11 minutes" samples_ms '{"stack": "x", "m_kib": 19456, "t": 2, "samples_ms": [660000]}'
+bad_obs "a sample as a string" samples_ms '{"stack": "x", "m_kib": 19456, "t": 2, "samples_ms": ["40"]}'
+bad_obs "257 samples" samples_ms "{\"stack\": \"x\", \"m_kib\": 19456, \"t\": 2, \"samples_ms\": [$(seq -s, 1 257)]}"
+expect_http 413 "a body over 4 KiB" POST /v1/observations "${A[@]}" \
+	--data-binary "{\"stack\": \"x\", \"m_kib\": 19456, \"t\": 2, \"samples_ms\": [$(seq -s, 1000 1900)]}"
+
+# What the model predicts for 19 MiB, t = 2; the stack takes twice that.
+expect_http 201 "an observation" POST /v1/observations "${A[@]}" \
+	--data-binary "{\"stack\": \"$S\", \"m_kib\": 19456, \"t\": 2, \"samples_ms\": [10, 10, 10]}"
+expect_body "201: stored with the model's prediction" \
+	"j['stack'] == '$S' and j['samples'] == 3 and j['median_ms'] == 10 and j['predicted_ms'] > 0 and j['variant'] == 'argon2id' and j['k'] == 1"
+P=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["predicted_ms"])' "$TMP/body")
+TWICE=$(python3 -c "print(2 * $P)")
+for i in 1 2 3; do
+	obs "{\"stack\": \"$S\", \"m_kib\": 19456, \"t\": 2, \"samples_ms\": [$TWICE, $TWICE]}"
+done
+expect_http 200 "stack= with four observations" GET "/v1/recommendation?target_ms=250&stack=$S"
+expect_body "not corrected yet, and it says why" \
+	"j['stack']['applied'] is False and j['stack']['observations'] == 4 and 'needs 5' in j['stack']['note']"
+obs "{\"stack\": \"$S\", \"m_kib\": 19456, \"t\": 2, \"samples_ms\": [$TWICE]}"
+expect_http 200 "the plain answer for 125 ms" GET "/v1/recommendation?target_ms=125"
+HALF=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["phc_prefix"])' "$TMP/body")
+expect_http 200 "stack= with five observations" GET "/v1/recommendation?target_ms=250&stack=$S"
+expect_body "corrected by 2: the answer for half the target, predicted for the stack" \
+	"j['stack']['applied'] is True and abs(j['stack']['factor'] - 2) < 1e-6 and j['phc_prefix'] == '$HALF' and j['latency']['predicted_ms'] <= 250 and j['latency']['target_ms'] == 250"
+expect_http 200 "another stack: no correction" GET "/v1/recommendation?target_ms=250&stack=go-1.19"
+expect_body "another stack: 0 observations" "j['stack']['applied'] is False and j['stack']['observations'] == 0"
+expect_http 400 "stack= with a bad name" GET "/v1/recommendation?target_ms=250&stack=a%20b"
+expect_body "named" 'j["param"] == "stack"'
+
+expect_http 200 "GET /v1/observations" GET /v1/observations
+expect_body "predicted against observed, per stack" \
+	"j['stacks'] == [{'stack': '$S', 'observations': 5, 'factor': j['stacks'][0]['factor']}] and abs(j['stacks'][0]['factor'] - 2) < 1e-6 and len(j['observations']) == 5 and abs(j['observations'][0]['ratio'] - 2) < 1e-6 and j['min_observations'] == 5"
+expect_http 200 "GET ?stack= filters" GET "/v1/observations?stack=go-1.19"
+expect_body "nothing for another stack" 'j["observations"] == [] and j["stacks"] == []'
+
+# Rate: 10 a second, 50 at once; a burst of 100 from one client (one curl,
+# so no process start-up between them) finds the bucket empty.
+urls=()
+for _ in $(seq 100); do urls+=(-o /dev/null --url "http://127.0.0.1:$PORT/v1/observations"); done
+curl -s -w '%{http_code}\n' --parallel --parallel-max 4 \
+	-X POST "${A[@]}" --data-binary '{"stack": "burst", "m_kib": 19456, "t": 2, "samples_ms": [40]}' \
+	"${urls[@]}" >"$TMP/codes"
+n429=$(grep -c '^429$' "$TMP/codes")
+n201=$(grep -c '^201$' "$TMP/codes")
+if [ "$n429" -ge 1 ] && [ "$n201" -ge 1 ] && [ $((n429 + n201)) = 100 ]; then
+	ok "a burst of 100: $n201 taken, $n429 refused with 429"
+else
+	bad "a burst of 100: $(sort "$TMP/codes" | uniq -c | tr '\n' ' ')"
+fi
+expect_http 429 "right after it: 429" POST /v1/observations "${A[@]}" \
+	--data-binary '{"stack": "burst", "m_kib": 19456, "t": 2, "samples_ms": [40]}'
+expect_body "429 says when to retry" 'int(h["retry-after"]) >= 1 and j["status"] == 429'
+sleep 1.2
+expect_http 201 "a second later: taken again" POST /v1/observations "${A[@]}" \
+	--data-binary '{"stack": "burst", "m_kib": 19456, "t": 2, "samples_ms": [40]}'
+stop_daemon
+finish
