@@ -33,6 +33,14 @@ case_ GET /metrics /metrics
 case_ GET /v1/recommendation "/v1/recommendation?target_ms=250"
 case_ GET /v1/recommendation "/v1/recommendation?target_ms=1"
 case_ GET /v1/recommendation "/v1/recommendation?target_ms=abc"
+case_ GET /v1/recommendation "/v1/recommendation?target_ms=250&scope=fleet"
+case_ GET /v1/recommendation "/v1/recommendation?target_ms=250&scope=group"
+case_ GET /v1/recommendation "/v1/recommendation?target_ms=250&stack=php-8.2-libargon2"
+case_ POST /v1/observations /v1/observations "${J[@]}" -H "Authorization: Bearer $T" --data-binary '{"stack": "php-8.2-libargon2", "m_kib": 19456, "t": 2, "samples_ms": [41.5, 40]}'
+case_ POST /v1/observations /v1/observations "${J[@]}" -H "Authorization: Bearer $T" --data-binary '{"stack": "php 8"}'
+case_ POST /v1/observations /v1/observations "${J[@]}" --data-binary '{}'
+case_ GET /v1/observations /v1/observations
+case_ GET /v1/observations "/v1/observations?stack=a%20b"
 case_ POST /v1/check /v1/check "${J[@]}" --data-binary '{"encoded": "$argon2id$v=19$m=65536,t=3,p=1$c29tZXNhbHRzb21lc2FsdA$CKGe5/bX9YnCq2rxjW5yQXKxn31v1GKzhDCrMc6r6vA"}'
 case_ POST /v1/check /v1/check "${J[@]}" --data-binary '{"encoded": 1}'
 case_ POST /v1/check /v1/check --data-binary '{}' -H "Content-Type: text/plain"
