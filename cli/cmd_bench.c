@@ -56,7 +56,7 @@ bench_usage(FILE *fp)
 "Usage: pwtune bench [--profile quick|full | --preset NAME | grid options]\n"
 "                    [--backend libsodium,libargon2] [--repeats N]\n"
 "                    [--memory-max SIZE] [--json FILE | --no-json]\n"
-"                    [--csv FILE] [--db FILE] [--markdown] [--baseline B] [-q]\n"
+"                    [--csv FILE] [--db STORE] [--markdown] [--baseline B] [-q]\n"
 "Measures Argon2 on this host, each point in child processes, and prints a\n"
 "table per backend. Without options: the quick profile.\n"
 "  --profile P        quick (about 20 s) or full (the seed grid: m = 32 MiB\n"
@@ -77,8 +77,8 @@ bench_usage(FILE *fp)
 "  --json FILE        where to write the results (default\n"
 "                     bench_<UTC time>.json); --no-json writes none\n"
 "  --csv FILE         also write one CSV row per point\n"
-"  --db FILE          also store the run in the SQLite store FILE, point\n"
-"                     by point as each finishes\n"
+"  --db STORE         also store the run in STORE (an SQLite file or a\n"
+"                     postgresql:// URI), point by point as each finishes\n"
 "  --markdown         print the tables as GitHub markdown\n"
 "  -q, --quiet        no progress bar\n", fp);
 }

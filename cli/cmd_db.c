@@ -27,10 +27,10 @@ static void
 db_usage(FILE *fp)
 {
 	fputs(
-"Usage: pwtune db list   [--db FILE] [--limit N]\n"
-"       pwtune db export [--db FILE] [--run ID]       > results.json\n"
-"       pwtune db import [--db FILE] results.json     (- for stdin)\n"
-"       pwtune db check  [--db FILE]\n"
+"Usage: pwtune db list   [--db STORE] [--limit N]\n"
+"       pwtune db export [--db STORE] [--run ID]       > results.json\n"
+"       pwtune db import [--db STORE] results.json     (- for stdin)\n"
+"       pwtune db check  [--db STORE]\n"
 "--db (a file, or a postgresql:// URI) defaults to $PWTUNE_DB. export writes the newest finished run\n"
 "unless --run names one, in the format of pwtune bench --json; import\n"
 "stores such a file as a finished run; check runs SQLite's\n"
@@ -186,7 +186,7 @@ cmd_db(int argc, char **argv)
 		return CLI_EXIT_USAGE;
 	}
 	if (path == NULL) {
-		cli_warnx("db: name the store with --db FILE or PWTUNE_DB");
+		cli_warnx("db: name the store with --db STORE or PWTUNE_DB");
 		return CLI_EXIT_USAGE;
 	}
 	if (strcmp(verb, "import") == 0 && file == NULL) {

@@ -56,7 +56,7 @@ rec_usage(FILE *fp)
 "                        [--parallelism auto|N] [--variant V] [--backend B]\n"
 "                        [--floor owasp|rfc9106|none]\n"
 "                        [--objective memory-first|attacker-cost]\n"
-"                        [--verify] [--json] [--from FILE | --db FILE]\n"
+"                        [--verify] [--json] [--from FILE | --db STORE]\n"
 "                        [--check ENCODED] [--presets] [-q]\n"
 "       pwtune recommend --target-ms MS --db STORE --scope group --group NAME\n"
 "                        | --scope fleet  [--max-age-days N] [query options]\n"

@@ -28,7 +28,6 @@ static const struct key {
 #define U(f)	offsetof(struct config, f), 0
 	{ "listen", K_LISTEN, S(listen), 0, 0 },
 	{ "state_dir", K_PATH, S(state_dir), 0, 0 },
-	{ "db", K_STORE, S(db), 0, 0 },
 	{ "store", K_STORE, S(db), 0, 0 },
 	{ "token_file", K_PATH, S(token_file), 0, 0 },
 	{ "web_root", K_PATH, S(web_root), 0, 0 },
@@ -138,6 +137,9 @@ config_set(struct config *c, const char *key, const char *value, char *err,
 	uint64_t		 kib;
 	size_t			 i;
 
+	/* The older name of the store, from before PostgreSQL. */
+	if (strcmp(key, "db") == 0)
+		key = "store";
 	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		if (strcmp(keys[i].name, key) == 0)
 			k = &keys[i];

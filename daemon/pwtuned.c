@@ -50,7 +50,7 @@ parse_args(int argc, char **argv, const char **conf, int *check,
     int *verbose, int *health, struct flag_set *sets, size_t *nsets)
 {
 	static const struct { const char *flag, *key; } map[] = {
-		{ "--listen", "listen" }, { "--db", "db" },
+		{ "--listen", "listen" }, { "--db", "store" },
 		{ "--state-dir", "state_dir" }, { "--token-file", "token_file" },
 		{ "--web-root", "web_root" }, { "--log-format", "log_format" },
 	};

@@ -1,15 +1,22 @@
 #!/usr/bin/env bash
 # F2: SIGKILL in the middle of a schema migration. A version-1 store (the
-# version-2 schema without its indices) with 100 000 runs, so the
+# newest schema without what versions 2 and 3 add) with 100 000 runs, so the
 # migration takes a while; pwtune db check opens it (and so migrates it)
 # and is killed at a random moment of that, KILLS times. After each kill:
-# user_version is 1 with no v2 index, or 2 with all of them; the file
-# passes integrity_check; the next open migrates it.
+# user_version is 1 with no v2 index, 2 with all of them and no v3 table,
+# or 3 with all of them and the v3 table; the file passes integrity_check;
+# the next open migrates it to the newest version.
 . "$(dirname "$0")/../cli/lib.sh"
 KILLS=${KILLS:-20}
+indices() { sqlite3 "$1" "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name IN ('runs_host', 'runs_status', 'runs_fingerprint', 'models_run', 'verifications_run')"; }
+# The objects of version 3: the observations table and the hosts' group.
+v3() { sqlite3 "$1" "SELECT (SELECT count(*) FROM sqlite_master WHERE name = 'observations') + (SELECT count(*) FROM pragma_table_info('hosts') WHERE name = 'host_group')"; }
+NEWEST=3
 "$PWTUNE" bench --m 1MiB --t 1 --backend libsodium --repeats 1 --no-json -q \
 	--db "$TMP/v2.db" >/dev/null 2>&1 || { echo "FAIL: cannot make a store"; exit 1; }
-sqlite3 "$TMP/v2.db" "DROP INDEX runs_host; DROP INDEX runs_status;
+sqlite3 "$TMP/v2.db" "DROP TABLE observations; DROP INDEX hosts_group;
+	ALTER TABLE hosts DROP COLUMN host_group;
+	DROP INDEX runs_host; DROP INDEX runs_status;
 	DROP INDEX runs_fingerprint; DROP INDEX models_run;
 	DROP INDEX verifications_run; PRAGMA user_version = 1;
 	WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 100000)
@@ -17,8 +24,8 @@ sqlite3 "$TMP/v2.db" "DROP INDEX runs_host; DROP INDEX runs_status;
 	SELECT host_id, fingerprint, host_facts, profile, 'import', 'done', created
 	FROM runs, c WHERE runs.id = 1;" || { echo "FAIL: cannot make a v1 store"; exit 1; }
 mv "$TMP/v2.db" "$TMP/v1.db"
-indices() { sqlite3 "$1" "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name IN ('runs_host', 'runs_status', 'runs_fingerprint', 'models_run', 'verifications_run')"; }
 [ "$(sqlite3 "$TMP/v1.db" 'PRAGMA user_version')" = 1 ] && [ "$(indices "$TMP/v1.db")" = 0 ] &&
+	[ "$(v3 "$TMP/v1.db")" = 0 ] &&
 	ok "a version-1 store with 100001 runs" || bad "the v1 store"
 
 # How long the migration takes here.
@@ -26,10 +33,11 @@ cp "$TMP/v1.db" "$TMP/t.db"
 t0=$(date +%s%N)
 "$PWTUNE" db check --db "$TMP/t.db" >/dev/null 2>&1
 T=$(( ($(date +%s%N) - t0) / 1000000 ))
-[ "$(sqlite3 "$TMP/t.db" 'PRAGMA user_version')" = 2 ] && [ "$(indices "$TMP/t.db")" = 5 ] &&
-	ok "the migration alone: version 2, five indices, $T ms" || bad "migration"
+[ "$(sqlite3 "$TMP/t.db" 'PRAGMA user_version')" = $NEWEST ] && [ "$(indices "$TMP/t.db")" = 5 ] &&
+	[ "$(v3 "$TMP/t.db")" = 2 ] &&
+	ok "the migration alone: version $NEWEST, five indices, the v3 objects, $T ms" || bad "migration"
 
-old=0 new=0 wrong=0 corrupt=0 reopen=0
+old=0 mid=0 new=0 wrong=0 corrupt=0 reopen=0
 for i in $(seq "$KILLS"); do
 	cp "$TMP/v1.db" "$TMP/k.db"
 	rm -f "$TMP/k.db-wal" "$TMP/k.db-shm"
@@ -40,16 +48,18 @@ for i in $(seq "$KILLS"); do
 	wait "$p" 2>/dev/null
 	v=$(sqlite3 "$TMP/k.db" 'PRAGMA user_version')
 	n=$(indices "$TMP/k.db")
-	case "$v:$n" in
-	1:0) old=$((old + 1)) ;;
-	2:5) new=$((new + 1)) ;;
-	*) wrong=$((wrong + 1)); echo "  kill $i: user_version $v with $n indices" ;;
+	o=$(v3 "$TMP/k.db")
+	case "$v:$n:$o" in
+	1:0:0) old=$((old + 1)) ;;
+	2:5:0) mid=$((mid + 1)) ;;
+	3:5:2) new=$((new + 1)) ;;
+	*) wrong=$((wrong + 1)); echo "  kill $i: user_version $v with $n indices, $o v3 objects" ;;
 	esac
 	[ "$(sqlite3 "$TMP/k.db" 'PRAGMA integrity_check')" = ok ] || corrupt=$((corrupt + 1))
 	"$PWTUNE" db check --db "$TMP/k.db" >/dev/null 2>&1 &&
-		[ "$(sqlite3 "$TMP/k.db" 'PRAGMA user_version')" = 2 ] || reopen=$((reopen + 1))
+		[ "$(sqlite3 "$TMP/k.db" 'PRAGMA user_version')" = $NEWEST ] || reopen=$((reopen + 1))
 done
-echo "  $KILLS kills: $old left at version 1, $new at version 2"
+echo "  $KILLS kills: $old left at version 1, $mid at version 2, $new at version $NEWEST"
 [ $wrong -eq 0 ] && ok "the schema matches user_version after every kill" || bad "$wrong mismatches"
 [ $corrupt -eq 0 ] && ok "integrity_check ok after every kill" || bad "$corrupt corrupt"
 [ $reopen -eq 0 ] && ok "the next open migrates every time" || bad "$reopen failed to migrate after"
