@@ -70,6 +70,14 @@ fleet_recommend(const struct fleet_host *hosts, size_t n,
 		    "to answer for" : "too many hosts");
 		return -1;
 	}
+	/* Memory every host has: each candidate must fit the smallest. */
+	for (i = 0; i < n; i++) {
+		uint64_t kib = hosts[i].m->mem_budget / 1024;
+
+		if (kib > 0 && (aim.memory_max_kib == 0 ||
+		    kib < aim.memory_max_kib))
+			aim.memory_max_kib = kib;
+	}
 	if ((cand = calloc(n, sizeof(*cand))) == NULL ||
 	    (headroom = calloc(n, sizeof(*headroom))) == NULL) {
 		free(cand);

@@ -8,7 +8,8 @@
  * with the host's own headroom, and its k hashes fit the host's memory
  * budget. The answer is the strongest candidate that holds on every host
  * (by the query's objective); the deciding host is the one on which it is
- * slowest. Parameters tuned on the biggest host and then run on the
+ * slowest. Candidates are searched within the smallest memory budget of
+ * the hosts, so that each can run everywhere. Parameters tuned on the biggest host and then run on the
  * smallest are the failure this prevents.
  *
  * A stack correction is the median of observed / predicted over a stack's

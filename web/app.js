@@ -230,6 +230,7 @@ async function loadAnswer() {
     if (seq !== answerSeq) return;
     showAnswer(a, out);
     out.dataset.query = q.toString();
+    loadGroup(q);
   } catch (e) {
     if (seq !== answerSeq) return;
     out.replaceChildren();
@@ -501,10 +502,56 @@ async function loadRuns() {
 
 // ---- hosts -----------------------------------------------------------
 
+// The group's answer for the calculator's query: which host decides it.
+let hostsGroup = '';
+let decider = '';
+let groupSeq = 0;
+
+function markDecider() {
+  for (const tr of $('hosts').tBodies[0].rows) {
+    const on = decider !== '' && tr.dataset.host === decider;
+    tr.classList.toggle('decider', on);
+    const badge = tr.querySelector('.badge.decides');
+    if (on && !badge) tr.cells[0].appendChild(el('span', 'decides ' + hostsGroup, 'badge decides'));
+    if (!on && badge) badge.remove();
+  }
+}
+
+async function loadGroup(q) {
+  const p = $('group-answer');
+  const seq = ++groupSeq;
+  if (!hostsGroup) {
+    p.hidden = true;
+    return;
+  }
+  const gq = new URLSearchParams(q);
+  gq.set('scope', 'group');
+  let text;
+  try {
+    const a = await api('/v1/recommendation?' + gq.toString());
+    if (seq !== groupSeq) return;
+    decider = a.decided_by.host_id;
+    text = 'Group ' + hostsGroup + ', ' + a.hosts.length + ' host' + (a.hosts.length === 1 ? '' : 's') + ' with a fresh run: ' +
+      a.phc_prefix + ' holds on every one; decided by ' + (a.decided_by.cpu_model || '') + ' ' + decider.slice(0, 8) +
+      ' (' + ms(a.latency.predicted_ms) + ' predicted there).';
+    if (a.excluded.length) text += ' Left out: ' + a.excluded.map((x) => x.host_id.slice(0, 8) + ' (' + x.reason + ')').join(', ') + '.';
+    if (a.store && !a.store.reachable) text += ' The store is unreachable: hosts as of ' + a.store.hosts_as_of + '.';
+  } catch (e) {
+    if (seq !== groupSeq) return;
+    decider = e.body && e.body.closest ? e.body.closest.decided_by.host_id : '';
+    text = 'Group ' + hostsGroup + ': ' + e.message;
+  }
+  p.textContent = text;
+  p.hidden = false;
+  markDecider();
+}
+
 async function loadHosts() {
   const table = $('hosts');
   try {
     const res = await api('/v1/hosts');
+    const grew = !hostsGroup && res.group;
+    hostsGroup = res.group || '';
     const names = [];
     for (const h of res.hosts) for (const p of h.presets) if (!names.includes(p.name)) names.push(p.name);
     const head = el('tr');
@@ -514,6 +561,7 @@ async function loadHosts() {
     table.tHead.replaceChildren(head);
     table.tBodies[0].replaceChildren(...res.hosts.map((h) => {
       const tr = el('tr');
+      tr.dataset.host = h.id;
       const name = el('th', h.facts.cpu_model || h.id);
       name.scope = 'row';
       name.appendChild(el('small', ' ' + h.id.slice(0, 8) + (h.this_host ? ' (this host)' : '')));
@@ -531,6 +579,8 @@ async function loadHosts() {
       }
       return tr;
     }));
+    markDecider();
+    if (grew && $('answer').dataset.query !== undefined) loadGroup(new URLSearchParams($('answer').dataset.query));
   } catch (e) {
     table.tBodies[0].replaceChildren();
   }

@@ -127,6 +127,15 @@ try {
   check(hostRows.length === 2, 'the hosts table lists both hosts', String(hostRows.length));
   const slow = hostRows.filter((r) => r.slowest);
   check(slow.length === 1 && /Slow Test CPU/.test(slow[0].text), 'the slowest host is highlighted', JSON.stringify(slow));
+  // The group: the slow host decides the answer that holds on both.
+  await page.waitForFunction(() => !document.getElementById('group-answer').hidden && document.querySelector('#hosts tr.decider'), null, { timeout: 10000 }).catch(() => {});
+  const group = await page.$eval('#group-answer', (p) => ({ text: p.textContent, hidden: p.hidden }));
+  check(!group.hidden && /Group web, 2 hosts/.test(group.text) && /decided by Slow Test CPU 55555555/.test(group.text), 'the group answer names the deciding host', group.text);
+  const deciders = await page.$$eval('#hosts tbody tr.decider', (rows) => rows.map((r) => r.textContent));
+  check(deciders.length === 1 && /Slow Test CPU/.test(deciders[0]) && /decides web/.test(deciders[0]), 'the deciding host is marked in the table', JSON.stringify(deciders));
+  const groupPhc = (group.text.match(/\$argon2id\$v=19\$m=\d+,t=\d+,p=\d+/) || [''])[0];
+  const apiGroup = await page.evaluate(async (q) => (await (await fetch('/v1/recommendation?' + q + '&scope=group')).json()).phc_prefix, await page.$eval('#answer', (o) => o.dataset.query));
+  check(groupPhc !== '' && groupPhc === apiGroup, 'the group answer on the page is the API\'s', groupPhc + ' vs ' + apiGroup);
   const heads = await page.$$eval('#hosts thead th', (t) => t.map((x) => x.textContent));
   check(heads.includes('OWASP-2') && heads.includes('Argon2idFast'), 'the hosts table has the common presets', heads.join(','));
 

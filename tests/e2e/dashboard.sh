@@ -37,10 +37,14 @@ json.dump(d, open(sys.argv[2], "w"))
 PY
 "$PWTUNE" db import --db "$VAR/pwtune.db" "$TMP/slow.json" >/dev/null ||
 	{ echo "FAIL: cannot import the second host"; exit 1; }
+# Both hosts in group web, as the slow host's own daemon would say.
+sqlite3 "$VAR/pwtune.db" "UPDATE hosts SET host_group = 'web'" ||
+	{ echo "FAIL: cannot set the group"; exit 1; }
 
 # A run started from the page stays small: 64 MiB at most, two targets
 # verified after it.
-start_daemon PWTUNED_MEMORY_MAX=64MiB PWTUNED_VERIFY_TARGETS=30,60 --
+start_daemon PWTUNED_MEMORY_MAX=64MiB PWTUNED_VERIFY_TARGETS=30,60 \
+	PWTUNED_GROUP=web --
 
 if node "$E2E_DIR/dashboard.mjs" "http://127.0.0.1:$PORT" "$(TOKEN)" \
 	"$E2E_ARTIFACTS"; then
