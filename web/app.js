@@ -586,6 +586,36 @@ async function loadHosts() {
   }
 }
 
+// ---- observations ----------------------------------------------------
+
+async function loadObservations() {
+  try {
+    const res = await api('/v1/observations');
+    const has = res.observations.length > 0;
+    $('obs-empty').hidden = has;
+    $('stacks').hidden = !has;
+    $('observations').hidden = !has;
+    $('stacks').tBodies[0].replaceChildren(...res.stacks.map((st) => {
+      const tr = el('tr');
+      const name = el('th', st.stack);
+      name.scope = 'row';
+      tr.append(name, el('td', String(st.observations), 'num'),
+        el('td', st.factor === null ? 'none yet (' + res.min_observations + ' needed)' : '× ' + st.factor.toFixed(2), 'num'));
+      return tr;
+    }));
+    $('observations').tBodies[0].replaceChildren(...res.observations.slice(0, 20).map((o) => {
+      const tr = el('tr');
+      tr.append(el('td', o.stack), el('td', o.variant + ' m=' + o.m_kib + ' t=' + o.t + ' p=' + o.p + (o.k > 1 ? ' k=' + o.k : '')),
+        el('td', ms(o.median_ms), 'num'), el('td', o.predicted_ms === null ? '—' : ms(o.predicted_ms), 'num'),
+        el('td', o.ratio === null ? '—' : o.ratio.toFixed(2), 'num'), el('td', age(o.created)));
+      return tr;
+    }));
+  } catch (e) {
+    $('obs-empty').hidden = false;
+    $('obs-empty').textContent = 'Observations: ' + e.message;
+  }
+}
+
 // ---- start -----------------------------------------------------------
 
 function init() {
@@ -610,7 +640,8 @@ function init() {
   loadModel(true);
   loadRuns();
   loadHosts();
-  setInterval(() => { loadRuns(); loadModel(false); }, 5000);
+  loadObservations();
+  setInterval(() => { loadRuns(); loadModel(false); loadObservations(); }, 5000);
 }
 
 init();

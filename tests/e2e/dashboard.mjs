@@ -136,6 +136,11 @@ try {
   const groupPhc = (group.text.match(/\$argon2id\$v=19\$m=\d+,t=\d+,p=\d+/) || [''])[0];
   const apiGroup = await page.evaluate(async (q) => (await (await fetch('/v1/recommendation?' + q + '&scope=group')).json()).phc_prefix, await page.$eval('#answer', (o) => o.dataset.query));
   check(groupPhc !== '' && groupPhc === apiGroup, 'the group answer on the page is the API\'s', groupPhc + ' vs ' + apiGroup);
+  // Observations: the stack with its correction, predicted against observed.
+  const stacks = await page.$$eval('#stacks tbody tr', (rows) => rows.map((r) => Array.from(r.cells).map((c) => c.textContent)));
+  check(stacks.length === 1 && stacks[0][0] === 'php-8.2-libargon2' && stacks[0][1] === '5' && /^× \d+\.\d\d$/.test(stacks[0][2]), 'the observations table shows the stack and its correction', JSON.stringify(stacks));
+  const obsRows = await page.$$eval('#observations tbody tr', (rows) => rows.map((r) => Array.from(r.cells).map((c) => c.textContent)));
+  check(obsRows.length === 5 && obsRows.every((r) => /m=16384 t=3/.test(r[1]) && /ms/.test(r[2]) && /ms/.test(r[3]) && /^\d+\.\d\d$/.test(r[4])), 'each observation: observed against predicted', JSON.stringify(obsRows[0]));
   const heads = await page.$$eval('#hosts thead th', (t) => t.map((x) => x.textContent));
   check(heads.includes('OWASP-2') && heads.includes('Argon2idFast'), 'the hosts table has the common presets', heads.join(','));
 
