@@ -799,6 +799,27 @@ pg_run_add_point(struct db *db, int64_t id, size_t seq,
 	return pg_end(db, st, err, errlen);
 }
 
+/*
+ * A list: run sql, allocate limit elements of size (zeroed) in *out. The
+ * caller fills them from *res and clears it.
+ */
+static enum db_status
+pg_list(struct db *db, const char *what, const char *sql,
+    const struct pg_args *a, size_t limit, size_t size, void **out,
+    PGresult **res, char *err, size_t errlen)
+{
+	enum db_status	st;
+
+	if ((st = pg_query(db, what, sql, a, res, err, errlen)) != DB_OK)
+		return st;
+	if ((*out = calloc(limit, size)) == NULL) {
+		PQclear(*res);
+		snprintf(err, errlen, "out of memory");
+		return DB_ERR_NOMEM;
+	}
+	return DB_OK;
+}
+
 static void
 pg_run_from_row(const PGresult *res, int row, struct db_run *run)
 {
@@ -866,15 +887,11 @@ pg_runs_list(struct db *db, const char *host_id, size_t limit,
 
 	a_str(&a, host_id);
 	a_i64(&a, (long long)limit);
-	if ((st = pg_query(db, "list runs", "SELECT " RUN_COLUMNS " FROM runs"
+	if ((st = pg_list(db, "list runs", "SELECT " RUN_COLUMNS " FROM runs"
 	    " WHERE ($1::text IS NULL OR host_id = $1) ORDER BY id DESC"
-	    " LIMIT $2", &a, &res, err, errlen)) != DB_OK)
+	    " LIMIT $2", &a, limit, sizeof(**runs), (void **)runs, &res, err,
+	    errlen)) != DB_OK)
 		return st;
-	if ((*runs = calloc(limit, sizeof(**runs))) == NULL) {
-		PQclear(res);
-		snprintf(err, errlen, "out of memory");
-		return DB_ERR_NOMEM;
-	}
 	for (i = 0; i < PQntuples(res) && (size_t)i < limit; i++)
 		pg_run_from_row(res, i, &(*runs)[(*n)++]);
 	PQclear(res);
@@ -1180,17 +1197,13 @@ pg_verifications_list(struct db *db, const char *host_id, size_t limit,
 
 	a_str(&a, host_id);
 	a_i64(&a, (long long)limit);
-	if ((st = pg_query(db, "list verifications", "SELECT v.id, v.run_id,"
+	if ((st = pg_list(db, "list verifications", "SELECT v.id, v.run_id,"
 	    " v.target_ms, v.predicted_ms, v.measured_ms, v.params, "
 	    ISO("v.created") " FROM verifications v JOIN runs r ON r.id ="
 	    " v.run_id WHERE $1::text IS NULL OR r.host_id = $1 ORDER BY v.id"
-	    " DESC LIMIT $2", &a, &res, err, errlen)) != DB_OK)
+	    " DESC LIMIT $2", &a, limit, sizeof(**out), (void **)out, &res,
+	    err, errlen)) != DB_OK)
 		return st;
-	if ((*out = calloc(limit, sizeof(**out))) == NULL) {
-		PQclear(res);
-		snprintf(err, errlen, "out of memory");
-		return DB_ERR_NOMEM;
-	}
 	for (i = 0; i < PQntuples(res) && (size_t)i < limit; i++) {
 		struct db_verification *v = &(*out)[(*n)++];
 
@@ -1269,18 +1282,14 @@ pg_observations_list(struct db *db, const char *host_id, const char *stack,
 	a_str(&a, host_id);
 	a_str(&a, stack);
 	a_i64(&a, (long long)limit);
-	if ((st = pg_query(db, "list observations", "SELECT id, host_id,"
+	if ((st = pg_list(db, "list observations", "SELECT id, host_id,"
 	    " stack, variant, m_kib, t, p, k, nsamples, median_ms, p95_ms,"
 	    " coalesce(predicted_ms, -1), coalesce(model_run, 0), "
 	    ISO("created") " FROM observations WHERE ($1::text IS NULL OR"
 	    " host_id = $1) AND ($2::text IS NULL OR stack = $2) ORDER BY id"
-	    " DESC LIMIT $3", &a, &res, err, errlen)) != DB_OK)
+	    " DESC LIMIT $3", &a, limit, sizeof(**out), (void **)out, &res,
+	    err, errlen)) != DB_OK)
 		return st;
-	if ((*out = calloc(limit, sizeof(**out))) == NULL) {
-		PQclear(res);
-		snprintf(err, errlen, "out of memory");
-		return DB_ERR_NOMEM;
-	}
 	for (i = 0; i < PQntuples(res) && (size_t)i < limit; i++) {
 		struct db_observation *o = &(*out)[(*n)++];
 

@@ -8,12 +8,7 @@
 # checks clean, and the daemons say the store is reachable again.
 . "$(dirname "$0")/lib.sh" || exit 1
 pg_start "$TMP" || exit 1
-GRID=(--m 8MiB,16MiB,32MiB,64MiB --t 1,3 --backend libsodium --repeats 3)
-psql_q() { psql -X -q -At -v ON_ERROR_STOP=1 "$PG_URL" -c "$1"; }
-for h in fast:1 slow:2; do
-	as_host "${h%:*}" "${h#*:}" "$PWTUNE" bench "${GRID[@]}" --db "$PG_URL" \
-		--no-json -q >/dev/null 2>&1 || bad "bench on host ${h%:*}"
-done
+bench_hosts fast:1 slow:2
 start_host fast 1 PWTUNED_VERIFY_TARGETS=none
 start_host slow 2
 Q="target_ms=100"

@@ -7,14 +7,7 @@
 # `pwtune recommend --scope group` gives the same answer from the store.
 . "$(dirname "$0")/lib.sh" || exit 1
 pg_start "$TMP" || exit 1
-GRID=(--m 8MiB,16MiB,32MiB,64MiB --t 1,3 --backend libsodium --repeats 3)
-psql_q() { psql -X -q -At -v ON_ERROR_STOP=1 "$PG_URL" -c "$1"; }
-
-for h in fast:1 slow:3; do
-	as_host "${h%:*}" "${h#*:}" "$PWTUNE" bench "${GRID[@]}" --db "$PG_URL" \
-		--no-json -q >"$TMP/bench.out" 2>&1 ||
-		{ bad "bench on host ${h%:*}"; cat "$TMP/bench.out"; }
-done
+bench_hosts fast:1 slow:3
 start_host fast 1
 start_host slow 3
 id_of() { sed -n 's/.*info: host \([0-9a-f]\{32\}\),.*/\1/p' "$TMP/$1.log"; }
@@ -27,11 +20,9 @@ else
 fi
 # A third host in another group, and a fourth in this one gone stale (its
 # facts changed after its run): set in the store, as their daemons would.
-as_host other 2 "$PWTUNE" bench "${GRID[@]}" --db "$PG_URL" --no-json -q \
-	>/dev/null 2>&1 || bad "bench on host other"
+bench_hosts other:2
 ID_OTHER=$(psql_q "UPDATE hosts SET host_group = 'batch' WHERE host_group = '' RETURNING id")
-as_host gone 1 "$PWTUNE" bench "${GRID[@]}" --db "$PG_URL" --no-json -q \
-	>/dev/null 2>&1 || bad "bench on host gone"
+bench_hosts gone:1
 ID_GONE=$(psql_q "UPDATE hosts SET host_group = 'web', fingerprint = 'changed' WHERE host_group = '' RETURNING id")
 [ -n "$ID_OTHER" ] && [ -n "$ID_GONE" ] && ok "hosts other ($ID_OTHER) and gone ($ID_GONE) seeded"
 

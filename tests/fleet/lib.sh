@@ -76,6 +76,20 @@ start_host() {
 	exit 1
 }
 
+# A small grid each host measures itself with into the store.
+GRID=(--m 8MiB,16MiB,32MiB,64MiB --t 1,3 --backend libsodium --repeats 3)
+psql_q() { psql -X -q -At -v ON_ERROR_STOP=1 "$PG_URL" -c "$1"; }
+
+# bench_hosts NAME:SLOWDOWN...: each host measures itself into the store.
+bench_hosts() {
+	local h
+	for h in "$@"; do
+		as_host "${h%:*}" "${h#*:}" "$PWTUNE" bench "${GRID[@]}" \
+			--db "$PG_URL" --no-json -q >"$TMP/bench.out" 2>&1 ||
+			{ bad "bench on host ${h%:*}"; cat "$TMP/bench.out"; }
+	done
+}
+
 stop_hosts() {
 	local h pid rc
 	for h in "${HOSTS[@]}"; do
