@@ -121,6 +121,14 @@ api_fleet_list(struct api_server *s, struct api_fleet *f, int *from_cache,
 	*from_cache = 0;
 	if (f->hosts != NULL && now - f->listed < API_FLEET_LIST_S)
 		return 0;
+	/* The store was away a moment ago: the list kept, without waiting. */
+	pthread_mutex_lock(&s->d->lock);
+	if (!s->d->store_up && now - s->d->store_seen < API_STORE_PROBE_S &&
+	    f->hosts != NULL)
+		*from_cache = 1;
+	pthread_mutex_unlock(&s->d->lock);
+	if (*from_cache)
+		return 0;
 	if ((db = api_db(s, err, errlen)) != NULL)
 		st = db_hosts_list(db, NULL, &hosts, &n, err, errlen);
 	store_note(s->d, st, err);

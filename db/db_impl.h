@@ -5,6 +5,8 @@
 #ifndef PWTUNE_DB_IMPL_H
 #define PWTUNE_DB_IMPL_H
 
+#include <time.h>
+
 #include <libpq-fe.h>
 #include <sqlite3.h>
 
@@ -28,6 +30,7 @@ enum db_stmt {
 struct db {
 	sqlite3		*conn;		/* SQLite; NULL for PostgreSQL */
 	PGconn		*pg;		/* PostgreSQL; NULL for SQLite */
+	time_t		 pg_retry;	/* no reconnect before (a backoff) */
 	char		 path[4096];	/* the file, or the redacted URI */
 	int		 readonly;
 	sqlite3_stmt	*stmts[ST__COUNT];

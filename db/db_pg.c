@@ -22,6 +22,7 @@
 #define PG_ARGS_MAX		16
 #define PG_MIGRATION_LOCK	"7077747565"	/* "pwtue": any fixed key */
 #define PG_CONNECT_TIMEOUT	"5"		/* seconds */
+#define PG_RETRY_S		2	/* between reconnects of a connection */
 
 /* A timestamp as ISO 8601 UTC text, as the SQLite store keeps it. */
 #define ISO(c)	"to_char(" c " AT TIME ZONE 'UTC', "			\
@@ -211,15 +212,25 @@ pg_fail(struct db *db, PGresult *res, const char *what, char *err,
 	return st;
 }
 
-/* Reconnect a connection that was lost. */
+/*
+ * Reconnect a connection that was lost, at most every PG_RETRY_S seconds:
+ * a server that drops packets holds a caller for connect_timeout, and
+ * only once in that while.
+ */
 static enum db_status
 pg_connected(struct db *db, char *err, size_t errlen)
 {
+	time_t	now;
+
 	if (PQstatus(db->pg) == CONNECTION_OK)
 		return DB_OK;
+	now = time(NULL);
+	if (now < db->pg_retry)
+		return pg_fail(db, NULL, "connect", err, errlen);
 	PQreset(db->pg);
 	if (PQstatus(db->pg) == CONNECTION_OK)
 		return DB_OK;
+	db->pg_retry = time(NULL) + PG_RETRY_S;
 	return pg_fail(db, NULL, "connect", err, errlen);
 }
 

@@ -38,7 +38,8 @@ bad_obs "257 samples" samples_ms "{\"stack\": \"x\", \"m_kib\": 19456, \"t\": 2,
 expect_http 413 "a body over 4 KiB" POST /v1/observations "${A[@]}" \
 	--data-binary "{\"stack\": \"x\", \"m_kib\": 19456, \"t\": 2, \"samples_ms\": [$(seq -s, 1000 1900)]}"
 
-# What the model predicts for 19 MiB, t = 2; the stack takes twice that.
+# What the model predicts for 19 MiB, t = 2; the stack takes twice that
+# (to the 6 digits the API prints: the factor comes out 2 within 1e-5).
 expect_http 201 "an observation" POST /v1/observations "${A[@]}" \
 	--data-binary "{\"stack\": \"$S\", \"m_kib\": 19456, \"t\": 2, \"samples_ms\": [10, 10, 10]}"
 expect_body "201: stored with the model's prediction" \
@@ -56,7 +57,7 @@ expect_http 200 "the plain answer for 125 ms" GET "/v1/recommendation?target_ms=
 HALF=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["phc_prefix"])' "$TMP/body")
 expect_http 200 "stack= with five observations" GET "/v1/recommendation?target_ms=250&stack=$S"
 expect_body "corrected by 2: the answer for half the target, predicted for the stack" \
-	"j['stack']['applied'] is True and abs(j['stack']['factor'] - 2) < 1e-6 and j['phc_prefix'] == '$HALF' and j['latency']['predicted_ms'] <= 250 and j['latency']['target_ms'] == 250"
+	"j['stack']['applied'] is True and abs(j['stack']['factor'] - 2) < 1e-3 and j['phc_prefix'] == '$HALF' and j['latency']['predicted_ms'] <= 250 and j['latency']['target_ms'] == 250"
 expect_http 200 "another stack: no correction" GET "/v1/recommendation?target_ms=250&stack=go-1.19"
 expect_body "another stack: 0 observations" "j['stack']['applied'] is False and j['stack']['observations'] == 0"
 expect_http 400 "stack= with a bad name" GET "/v1/recommendation?target_ms=250&stack=a%20b"
@@ -64,7 +65,7 @@ expect_body "named" 'j["param"] == "stack"'
 
 expect_http 200 "GET /v1/observations" GET /v1/observations
 expect_body "predicted against observed, per stack" \
-	"j['stacks'] == [{'stack': '$S', 'observations': 5, 'factor': j['stacks'][0]['factor']}] and abs(j['stacks'][0]['factor'] - 2) < 1e-6 and len(j['observations']) == 5 and abs(j['observations'][0]['ratio'] - 2) < 1e-6 and j['min_observations'] == 5"
+	"j['stacks'] == [{'stack': '$S', 'observations': 5, 'factor': j['stacks'][0]['factor']}] and abs(j['stacks'][0]['factor'] - 2) < 1e-3 and len(j['observations']) == 5 and abs(j['observations'][0]['ratio'] - 2) < 1e-3 and j['min_observations'] == 5"
 expect_http 200 "GET ?stack= filters" GET "/v1/observations?stack=go-1.19"
 expect_body "nothing for another stack" 'j["observations"] == [] and j["stacks"] == []'
 

@@ -45,7 +45,7 @@ for h in fast slow; do
 	fi
 done
 PORT=$PORT_fast
-for _ in $(seq 600); do
+for _ in $(seq 1800); do
 	grep -q "run $RUN failed" "$TMP/fast.log" && break
 	sleep 0.1
 done
