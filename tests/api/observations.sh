@@ -69,23 +69,25 @@ expect_body "predicted against observed, per stack" \
 expect_http 200 "GET ?stack= filters" GET "/v1/observations?stack=go-1.19"
 expect_body "nothing for another stack" 'j["observations"] == [] and j["stacks"] == []'
 
-# Rate: 10 a second, 50 at once; a burst of 100 from one client (one curl,
+# Rate: 10 a second, 50 at once; a burst of 300 from one client (one curl,
 # so no process start-up between them) finds the bucket empty.
 urls=()
-for _ in $(seq 100); do urls+=(-o /dev/null --url "http://127.0.0.1:$PORT/v1/observations"); done
-curl -s -w '%{http_code}\n' --parallel --parallel-max 4 \
+for _ in $(seq 300); do urls+=(-o /dev/null --url "http://127.0.0.1:$PORT/v1/observations"); done
+curl -s -w '%{http_code} %header{retry-after}\n' --parallel --parallel-max 8 \
 	-X POST "${A[@]}" --data-binary '{"stack": "burst", "m_kib": 19456, "t": 2, "samples_ms": [40]}' \
 	"${urls[@]}" >"$TMP/codes"
-n429=$(grep -c '^429$' "$TMP/codes")
-n201=$(grep -c '^201$' "$TMP/codes")
-if [ "$n429" -ge 1 ] && [ "$n201" -ge 1 ] && [ $((n429 + n201)) = 100 ]; then
-	ok "a burst of 100: $n201 taken, $n429 refused with 429"
+n429=$(grep -c '^429 ' "$TMP/codes")
+n201=$(grep -c '^201 ' "$TMP/codes")
+if [ "$n429" -ge 1 ] && [ "$n201" -ge 1 ] && [ $((n429 + n201)) = 300 ]; then
+	ok "a burst of 300: $n201 taken, $n429 refused with 429"
 else
-	bad "a burst of 100: $(sort "$TMP/codes" | uniq -c | tr '\n' ' ')"
+	bad "a burst of 300: $(cut -d' ' -f1 "$TMP/codes" | sort | uniq -c | tr '\n' ' ')"
 fi
-expect_http 429 "right after it: 429" POST /v1/observations "${A[@]}" \
-	--data-binary '{"stack": "burst", "m_kib": 19456, "t": 2, "samples_ms": [40]}'
-expect_body "429 says when to retry" 'int(h["retry-after"]) >= 1 and j["status"] == 429'
+if [ "$n429" -ge 1 ] && ! grep '^429 ' "$TMP/codes" | grep -qvE '^429 [1-9][0-9]*$'; then
+	ok "every 429 says when to retry (Retry-After)"
+else
+	bad "a 429 without Retry-After: $(grep '^429' "$TMP/codes" | sort | uniq -c | tr '\n' ' ')"
+fi
 sleep 1.2
 expect_http 201 "a second later: taken again" POST /v1/observations "${A[@]}" \
 	--data-binary '{"stack": "burst", "m_kib": 19456, "t": 2, "samples_ms": [40]}'
