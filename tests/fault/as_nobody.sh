@@ -25,7 +25,7 @@ for s in $SCENARIOS; do
 		ok "api.$s as nobody: $summary"
 	else
 		bad "api.$s as nobody (exit $rc): $summary"
-		grep -E "^FAILED" <<<"$out" | head -10 | sed 's/^/    /'
+		grep -E -A4 "^FAILED" <<<"$out" | head -30 | sed "s/^/    /"
 	fi
 done
 finish
