@@ -583,20 +583,10 @@ h_observations_post(struct api_server *s, struct MHD_Connection *c,
 	snprintf(o.host_id, sizeof(o.host_id), "%s", s->d->host.host_id);
 	/* What the model in use predicted for these parameters. */
 	pthread_mutex_lock(&s->d->lock);
-	if (s->d->model != NULL) {
-		const struct model_curve	*cv;
-		struct model_prediction		 pr;
-
-		kdf_alg_parse(o.variant, &alg);
-		if ((cv = model_curve_find(s->d->model, KDF_BACKEND_LIBSODIUM,
-		    alg, o.p)) != NULL || (cv = model_curve_find(s->d->model,
-		    KDF_BACKEND_LIBARGON2, alg, o.p)) != NULL) {
-			model_predict(s->d->model, cv, o.m_kib, o.t, o.k, 50,
-			    &pr);
-			o.predicted_ms = pr.p50_ms;
-			o.model_run = s->d->model_run;
-		}
-	}
+	if (s->d->model != NULL && kdf_alg_parse(o.variant, &alg) == 0 &&
+	    fleet_predict_p50(s->d->model, alg, o.m_kib, o.t, o.p, o.k,
+	    &o.predicted_ms) == 0)
+		o.model_run = s->d->model_run;
 	pthread_mutex_unlock(&s->d->lock);
 	dst = DB_ERR_UNAVAILABLE;
 	if ((db = api_db(s, err, sizeof(err))) != NULL)
@@ -634,7 +624,7 @@ h_observations_get(struct api_server *s, struct MHD_Connection *c,
 	const char		*stack;
 	json_t			*list, *stacks, *entry;
 	double			 ratios[API_STACK_OBS_MAX], factor;
-	size_t			 n, i, k, nr;
+	size_t			 n, i, nr;
 	char			 err[512], why[160];
 	enum db_status		 st;
 
@@ -692,8 +682,7 @@ h_observations_get(struct api_server *s, struct MHD_Connection *c,
 				nr = 0;
 			entry = json_pack("{s:s, s:I}", "stack", name,
 			    "observations", (json_int_t)nr);
-			k = nr;
-			if (fleet_stack_factor(ratios, k, &factor) == 0)
+			if (fleet_stack_factor(ratios, nr, &factor) == 0)
 				json_object_set_new(entry, "factor",
 				    json_real(factor));
 			else

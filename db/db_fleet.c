@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "db.h"
+#include "fleet.h"
 
 static time_t
 db_iso_time(const char *iso)
@@ -80,20 +81,14 @@ db_stack_ratios(struct db *db, const char *host_id, const char *stack,
 	    err, errlen)) != DB_OK)
 		return st;
 	for (i = 0; i < nobs && *n < max; i++) {
-		const struct model_curve	*c;
-		struct model_prediction		 pr;
-		enum kdf_alg			 alg;
+		enum kdf_alg	alg;
+		double		p50;
 
-		/* Against the curve answers use: libsodium when measured. */
-		if (kdf_alg_parse(obs[i].variant, &alg) == -1)
-			continue;
-		if ((c = model_curve_find(m, KDF_BACKEND_LIBSODIUM, alg,
-		    obs[i].p)) == NULL && (c = model_curve_find(m,
-		    KDF_BACKEND_LIBARGON2, alg, obs[i].p)) == NULL)
-			continue;	/* a p this host never measured */
-		model_predict(m, c, obs[i].m_kib, obs[i].t, obs[i].k, 50, &pr);
-		if (pr.p50_ms > 0)
-			ratios[(*n)++] = obs[i].median_ms / pr.p50_ms;
+		/* A p this host never measured is left out. */
+		if (kdf_alg_parse(obs[i].variant, &alg) == 0 &&
+		    fleet_predict_p50(m, alg, obs[i].m_kib, obs[i].t, obs[i].p,
+		    obs[i].k, &p50) == 0 && p50 > 0)
+			ratios[(*n)++] = obs[i].median_ms / p50;
 	}
 	free(obs);
 	return DB_OK;

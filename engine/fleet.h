@@ -60,4 +60,12 @@ int	 fleet_recommend(const struct fleet_host *hosts, size_t n,
  */
 int	 fleet_stack_factor(double *ratios, size_t n, double *factor);
 
+/*
+ * The p50 m predicts for one hash of (variant, m_kib, t, p) at k at once,
+ * on the curve answers use (libsodium when measured, else libargon2): 0
+ * with *ms, -1 when m has no curve for variant and p.
+ */
+int	 fleet_predict_p50(const struct model *m, enum kdf_alg variant,
+	    uint32_t m_kib, uint32_t t, uint32_t p, uint32_t k, double *ms);
+
 #endif /* PWTUNE_FLEET_H */
