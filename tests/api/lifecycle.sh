@@ -34,6 +34,11 @@ hostile "bad level" "log_level = loud" "log_level must be"
 hostile "a verify target of 0 ms" "verify_targets = 0" "verify_targets takes none, or at most 8 targets"
 hostile "nine verify targets" "verify_targets = 1,2,3,4,5,6,7,8,9" "verify_targets takes none, or at most 8 targets"
 hostile "empty verify targets" "verify_targets = ," "verify_targets is empty: write none"
+hostile "a store of another engine" "store = mysql://db/pwtune" "store must be a file path or a postgresql:// URI"
+hostile "the older key, another engine" "db = redis://cache" "store must be a file path or a postgresql:// URI"
+hostile "a group with a space" "group = web tier" "group may hold letters, digits"
+hostile "a group of 64 bytes" "group = $(printf 'g%.0s' $(seq 64))" "group is longer than 63 characters"
+hostile "fleet_max_age past ten years" "fleet_max_age = 999999999" "fleet_max_age must be a whole number from 0 to 315360000"
 if [ -n "${SRC:-}" ]; then
 	"$PWTUNED" -n -c "$SRC/systemd/pwtuned.conf" >/dev/null 2>&1 && ok "the documented pwtuned.conf passes -n" || bad "systemd/pwtuned.conf fails -n"
 fi

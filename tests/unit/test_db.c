@@ -925,6 +925,36 @@ TEST(runs_of_other_machines_are_left_alone)
 	db_close(db);
 }
 
+/* Which hosts may answer for a group: a run, on today's facts, not old. */
+TEST(fresh_hosts_for_fleet_answers)
+{
+	struct db_host	h;
+	char		why[256];
+	time_t		now = 1796083200;	/* 2026-12-01T00:00:00Z */
+
+	memset(&h, 0, sizeof(h));
+	snprintf(h.fingerprint, sizeof(h.fingerprint), "fp");
+	ASSERT(!db_host_fresh(&h, now, 0, why, sizeof(why)));
+	ASSERT_STR_EQ(why, "no finished run");
+	h.last_run = 7;
+	snprintf(h.last_run_fingerprint, sizeof(h.last_run_fingerprint),
+	    "other");
+	snprintf(h.last_run_finished, sizeof(h.last_run_finished),
+	    "2026-11-30T00:00:00Z");
+	ASSERT(!db_host_fresh(&h, now, 0, why, sizeof(why)));
+	ASSERT_STR_CONTAINS(why, "stale: the host changed");
+	snprintf(h.last_run_fingerprint, sizeof(h.last_run_fingerprint), "fp");
+	ASSERT(db_host_fresh(&h, now, 86400, why, sizeof(why)));
+	ASSERT_STR_EQ(why, "");
+	/* A second past a limit of one day, then two days old. */
+	ASSERT(!db_host_fresh(&h, now + 1, 86400, why, sizeof(why)));
+	ASSERT_STR_CONTAINS(why, "is 1 days old");
+	ASSERT(!db_host_fresh(&h, now + 86401, 86400, why, sizeof(why)));
+	ASSERT_STR_CONTAINS(why, "is 2 days old");
+	/* 0: any age. */
+	ASSERT(db_host_fresh(&h, now + 3650 * 86400, 0, why, sizeof(why)));
+}
+
 TEST(locators_never_show_a_password)
 {
 	char	out[512];
@@ -960,5 +990,6 @@ TEST_LIST(
 	TEST_ENTRY(observations_per_host_and_stack),
 	TEST_ENTRY(concurrent_writers_lose_nothing),
 	TEST_ENTRY(runs_of_other_machines_are_left_alone),
-	TEST_ENTRY(locators_never_show_a_password)
+	TEST_ENTRY(locators_never_show_a_password),
+	TEST_ENTRY(fresh_hosts_for_fleet_answers)
 )
