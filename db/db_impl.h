@@ -31,6 +31,7 @@ struct db {
 	sqlite3		*conn;		/* SQLite; NULL for PostgreSQL */
 	PGconn		*pg;		/* PostgreSQL; NULL for SQLite */
 	time_t		 pg_retry;	/* no reconnect before (a backoff) */
+	unsigned long	 pg_seen;	/* pg_connects when the last one failed */
 	char		 path[4096];	/* the file, or the redacted URI */
 	int		 readonly;
 	sqlite3_stmt	*stmts[ST__COUNT];

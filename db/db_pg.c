@@ -12,6 +12,7 @@
  * call reconnects, and a statement outside a transaction is retried once
  * on the new connection.
  */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,14 @@
 #define PG_MIGRATION_LOCK	"7077747565"	/* "pwtue": any fixed key */
 #define PG_CONNECT_TIMEOUT	"5"		/* seconds */
 #define PG_RETRY_S		2	/* between reconnects of a connection */
+
+/*
+ * Connections made in this process, counted: a connection waiting out its
+ * backoff tries again at once when another one has connected since it
+ * failed (the server is back), so every thread sees the store return
+ * together with the first.
+ */
+static atomic_ulong	pg_connects;
 
 /* A timestamp as ISO 8601 UTC text, as the SQLite store keeps it. */
 #define ISO(c)	"to_char(" c " AT TIME ZONE 'UTC', "			\
@@ -213,9 +222,10 @@ pg_fail(struct db *db, PGresult *res, const char *what, char *err,
 }
 
 /*
- * Reconnect a connection that was lost, at most every PG_RETRY_S seconds:
- * a server that drops packets holds a caller for connect_timeout, and
- * only once in that while.
+ * Reconnect a connection that was lost, at most every PG_RETRY_S seconds
+ * (sooner once another connection of this process got through): a server
+ * that drops packets holds a caller for connect_timeout, and only once in
+ * that while.
  */
 static enum db_status
 pg_connected(struct db *db, char *err, size_t errlen)
@@ -225,11 +235,14 @@ pg_connected(struct db *db, char *err, size_t errlen)
 	if (PQstatus(db->pg) == CONNECTION_OK)
 		return DB_OK;
 	now = time(NULL);
-	if (now < db->pg_retry)
+	if (now < db->pg_retry && atomic_load(&pg_connects) == db->pg_seen)
 		return pg_fail(db, NULL, "connect", err, errlen);
 	PQreset(db->pg);
-	if (PQstatus(db->pg) == CONNECTION_OK)
+	if (PQstatus(db->pg) == CONNECTION_OK) {
+		atomic_fetch_add(&pg_connects, 1);
 		return DB_OK;
+	}
+	db->pg_seen = atomic_load(&pg_connects);
 	db->pg_retry = time(NULL) + PG_RETRY_S;
 	return pg_fail(db, NULL, "connect", err, errlen);
 }
@@ -501,6 +514,7 @@ pg_open(struct db *db, const char *uri, const struct db_open_opts *o,
 	PQsetNoticeProcessor(db->pg, pg_quiet, NULL);
 	if (PQstatus(db->pg) != CONNECTION_OK)
 		return pg_fail(db, NULL, "connect", err, errlen);
+	atomic_fetch_add(&pg_connects, 1);
 	if ((st = pg_migrate(db, version, err, errlen)) != DB_OK)
 		return st;
 	if (!db->readonly && !(o != NULL && o->no_recover) &&
