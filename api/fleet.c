@@ -268,9 +268,7 @@ api_recommend_scoped(struct api_server *s, struct MHD_Connection *c,
 		goto out;
 	}
 	if (self == NULL && sc->kind == API_SCOPE_HOST) {
-		rc = api_problem(c, PROB_NOT_READY, NULL, "no measurements of "
-		    "this host yet: the first benchmark is running or can be "
-		    "started with POST /v1/runs", NULL, 10, status);
+		rc = api_no_model(s, c, status);
 		goto out;
 	}
 	if (self == NULL)

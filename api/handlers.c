@@ -97,11 +97,33 @@ h_healthz(struct api_server *s, struct MHD_Connection *c,
 	    status);
 }
 
+/*
+ * 503 for a daemon without a model yet, saying why: the store cannot be
+ * reached (at start), the first benchmark is running, or none was asked.
+ */
+enum MHD_Result
+api_no_model(struct api_server *s, struct MHD_Connection *c, int *status)
+{
+	int64_t	running;
+	int	up;
+
+	pthread_mutex_lock(&s->d->lock);
+	up = s->d->store_up;
+	running = s->d->running_run != 0 || s->d->queued_run != 0;
+	pthread_mutex_unlock(&s->d->lock);
+	return api_problem(c, PROB_NOT_READY, NULL, !up ? "the store cannot "
+	    "be reached and no model is loaded yet: answers come once it is "
+	    "back" : running ? "no measurements of this host yet: the first "
+	    "benchmark is running, answers come when it ends" : "no "
+	    "measurements of this host yet: POST /v1/runs starts a benchmark",
+	    NULL, 10, status);
+}
+
 enum MHD_Result
 h_readyz(struct api_server *s, struct MHD_Connection *c,
     struct api_request *r, const char *arg, int *status)
 {
-	int64_t	run, running;
+	int64_t	run;
 	int	have, up;
 	char	why[256];
 
@@ -111,14 +133,9 @@ h_readyz(struct api_server *s, struct MHD_Connection *c,
 	pthread_mutex_lock(&s->d->lock);
 	have = s->d->model != NULL;
 	run = s->d->model_run;
-	running = s->d->running_run;
 	pthread_mutex_unlock(&s->d->lock);
 	if (!have)
-		return api_problem(c, PROB_NOT_READY, NULL, !up ? "the store "
-		    "cannot be reached and no model is loaded" : running ?
-		    "the first benchmark is running: answers come when it "
-		    "ends" : "no measurements of this host yet: POST /v1/runs "
-		    "starts one", NULL, 10, status);
+		return api_no_model(s, c, status);
 	/* Answers come from the model in memory, store or no store. */
 	return api_json(c, 200, json_pack("{s:b, s:I, s:{s:s, s:b, s:s?}}",
 	    "ready", 1, "model_run", (json_int_t)run, "store", "engine",
@@ -426,10 +443,7 @@ h_recommendation(struct api_server *s, struct MHD_Connection *c,
 	if ((slot = api_answer(s, &q, key, err, sizeof(err), &no_model)) ==
 	    NULL) {
 		if (no_model)
-			return api_problem(c, PROB_NOT_READY, NULL, "no "
-			    "measurements of this host yet: the first "
-			    "benchmark is running or can be started with POST "
-			    "/v1/runs", NULL, 10, status);
+			return api_no_model(s, c, status);
 		return api_problem(c, PROB_POLICY, NULL, err, NULL, 0, status);
 	}
 	/* Copy out under the lock: the slot may be replaced after. */
@@ -815,8 +829,7 @@ h_check(struct api_server *s, struct MHD_Connection *c,
 	if (s->d->model == NULL) {
 		pthread_mutex_unlock(&s->d->lock);
 		json_decref(j);
-		return api_problem(c, PROB_NOT_READY, NULL, "no measurements of "
-		    "this host yet", NULL, 10, status);
+		return api_no_model(s, c, status);
 	}
 	t = tune_recommend(s->d->model, &q, &a, err, sizeof(err));
 	q.variant = KDF_ALG_ARGON2ID;

@@ -182,9 +182,7 @@ h_model(struct api_server *s, struct MHD_Connection *c,
 	pthread_mutex_unlock(&s->d->lock);
 	if (!have) {
 		free(m);
-		return api_problem(c, PROB_NOT_READY, NULL, "no model yet: "
-		    "the first benchmark is running or can be started with "
-		    "POST /v1/runs", NULL, 10, status);
+		return api_no_model(s, c, status);
 	}
 	if ((db = api_db(s, err, sizeof(err))) == NULL ||
 	    db_run_report(db, m->run_id, &rep, err, sizeof(err)) != DB_OK) {

@@ -100,6 +100,9 @@ struct daemon {
 	time_t			 store_seen;
 	unsigned long long	 store_failures;
 	char			 store_error[256];
+	/* The database could not be reached at start: the runner opens it,
+	   loads the model and queues the start-up run once it can. */
+	int			 store_deferred;
 	/* A run's end the store refused to record: retried every second. */
 	int64_t			 pending_run;
 	enum db_run_status	 pending_status;
@@ -129,6 +132,15 @@ void	 store_note(struct daemon *d, enum db_status st, const char *err);
 /* Load the newest finished run of this host as the current model. */
 int	 runner_load_model(struct daemon *d, struct db *db, char *err,
 	    size_t errlen);
+/*
+ * The store is open at start (or, deferred, once reached): record this
+ * host's group, load its model, and queue the start-up run the
+ * configuration asks for when there is no fresh model.
+ */
+void	 runner_store_opened(struct daemon *d, struct db *db);
+void	 runner_startup_run(struct daemon *d);
+/* The store's messages (interrupted runs recovered) to the log. */
+void	 runner_store_log(void *ctx, const char *msg);
 
 /* config.c */
 void	 config_defaults(struct config *c);

@@ -114,13 +114,6 @@ load_config(struct config *c, const char *conf, int verbose,
 	return config_finish(c, err, errlen);
 }
 
-static void
-store_log(void *ctx, const char *msg)
-{
-	(void)ctx;
-	log_warn("%s", msg);
-}
-
 int
 main(int argc, char **argv)
 {
@@ -128,14 +121,15 @@ main(int argc, char **argv)
 	struct flag_set		 sets[16] = { { NULL, NULL } };
 	struct api_server	*api = NULL;
 	struct db		*db = NULL;
-	struct db_open_opts	 dbo = { 0, 0, 0, store_log, NULL };
+	struct db_open_opts	 dbo = { 0, 0, 0, runner_store_log, NULL };
 	const char		*conf = getenv("PWTUNED_CONFIG");
 	char			 err[1024], bound[160], status[256];
 	size_t			 nsets = 0;
 	sigset_t		 sigs;
 	int			 check = 0, verbose = 0, health = 0, fd, sig;
+	int			 deferred;
 	int			 rc = 1;
-	int64_t			 id;
+	enum db_status		 st;
 
 	/* 1. Configuration: defaults < file < environment < flags. */
 	if (parse_args(argc, argv, &conf, &check, &verbose, &health, sets,
@@ -188,12 +182,21 @@ main(int argc, char **argv)
 		    strerror(errno));
 		return 1;
 	}
-	if (db_open(d.cfg.db, &dbo, &db, err, sizeof(err)) != DB_OK) {
-		log_error("store: %s", err);
-		return 1;
+	if ((st = db_open(d.cfg.db, &dbo, &db, err, sizeof(err))) != DB_OK) {
+		/* A shared database that is away: start, and catch up once
+		   it is back (answers wait for a model; /readyz says why). */
+		if (st != DB_ERR_UNAVAILABLE || !db_is_postgresql(d.cfg.db)) {
+			log_error("store: %s", err);
+			return 1;
+		}
+		log_warn("store: %s (starting without it: the model is loaded "
+		    "once it is reached)", err);
+		store_note(&d, st, err);
+		d.store_deferred = 1;
+	} else {
+		d.store_up = 1;
+		d.store_seen = time(NULL);
 	}
-	d.store_up = 1;
-	d.store_seen = time(NULL);
 	{
 		char	where[DAEMON_PATH_MAX];
 
@@ -202,19 +205,11 @@ main(int argc, char **argv)
 		    d.cfg.db) ? "PostgreSQL" : "SQLite", d.cfg.group[0] ?
 		    ", group " : "", d.cfg.group);
 	}
-	/* The group as configured now (the host's first run makes its row). */
-	if (db_host_set_group(db, d.host.host_id, d.cfg.group, err,
-	    sizeof(err)) == DB_ERR_UNAVAILABLE)
-		log_warn("store: %s", err);
-	if (runner_load_model(&d, db, err, sizeof(err)) == 0)
-		log_info("serving the model of run %lld (%s)",
-		    (long long)d.model_run, strcmp(d.model_fingerprint,
-		    d.host.fingerprint) ? "stale: the host changed since" :
-		    "fresh");
-	else
-		log_info("no finished run of this host yet");
-	db_close(db);
-	db = NULL;
+	if (db != NULL) {
+		runner_store_opened(&d, db);
+		db_close(db);
+		db = NULL;
+	}
 
 	/* 5. The listener (systemd's, or our own) and the API. */
 	if ((fd = listen_activated(bound, sizeof(bound), err,
@@ -234,7 +229,9 @@ main(int argc, char **argv)
 	}
 	log_info("listening on %s", bound);
 
-	/* 6. The job runner, readiness, the start-up run. */
+	/* 6. The job runner, readiness, the start-up run (the runner's,
+	   when the store comes later). */
+	deferred = d.store_deferred;
 	if (runner_start(&d, err, sizeof(err)) == -1) {
 		log_error("%s", err);
 		goto out;
@@ -244,16 +241,8 @@ main(int argc, char **argv)
 	notify_send(status);
 	if (notify_watchdog_start() == -1)
 		log_warn("WATCHDOG_USEC is not a number of microseconds");
-	if (strcmp(d.cfg.startup_profile, "none") != 0 &&
-	    (d.model == NULL || strcmp(d.model_fingerprint,
-	    d.host.fingerprint) != 0)) {
-		if (runner_request(&d, d.cfg.startup_profile,
-		    DB_TRIGGER_STARTUP, &id, NULL, err, sizeof(err)) == 0)
-			log_info("start-up run %lld queued (%s profile)",
-			    (long long)id, d.cfg.startup_profile);
-		else
-			log_error("start-up run: %s", err);
-	}
+	if (!deferred)
+		runner_startup_run(&d);
 
 	/* 7. Signals until told to stop. */
 	for (;;) {

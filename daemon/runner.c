@@ -19,6 +19,8 @@
 
 /* Rounds per verified answer: 5 latencies each, a few seconds in all. */
 #define RUNNER_VERIFY_ROUNDS	5
+/* Seconds between attempts to open the store the runner could not open. */
+#define RUNNER_STORE_RETRY_S	2
 
 struct runner_ctx {
 	struct daemon	*d;
@@ -138,6 +140,103 @@ runner_load_model(struct daemon *d, struct db *db, char *err, size_t errlen)
 	d->last_done = when;
 	pthread_mutex_unlock(&d->lock);
 	return 0;
+}
+
+void
+runner_store_log(void *ctx, const char *msg)
+{
+	(void)ctx;
+	log_warn("%s", msg);
+}
+
+void
+runner_store_opened(struct daemon *d, struct db *db)
+{
+	char	err[512];
+
+	/* The group as configured now (the host's first run makes its row). */
+	if (db_host_set_group(db, d->host.host_id, d->cfg.group, err,
+	    sizeof(err)) == DB_ERR_UNAVAILABLE)
+		log_warn("store: %s", err);
+	if (runner_load_model(d, db, err, sizeof(err)) == 0)
+		log_info("serving the model of run %lld (%s)",
+		    (long long)d->model_run, strcmp(d->model_fingerprint,
+		    d->host.fingerprint) ? "stale: the host changed since" :
+		    "fresh");
+	else
+		log_info("no finished run of this host yet");
+}
+
+void
+runner_startup_run(struct daemon *d)
+{
+	char	err[512];
+	int64_t	id;
+	int	want;
+
+	pthread_mutex_lock(&d->lock);
+	want = strcmp(d->cfg.startup_profile, "none") != 0 &&
+	    (d->model == NULL || strcmp(d->model_fingerprint,
+	    d->host.fingerprint) != 0);
+	pthread_mutex_unlock(&d->lock);
+	if (!want)
+		return;
+	if (runner_request(d, d->cfg.startup_profile, DB_TRIGGER_STARTUP, &id,
+	    NULL, err, sizeof(err)) == 0)
+		log_info("start-up run %lld queued (%s profile)",
+		    (long long)id, d->cfg.startup_profile);
+	else
+		log_error("start-up run: %s", err);
+}
+
+/*
+ * The runner's connection, opened at start and, when the store cannot be
+ * reached, again every RUNNER_STORE_RETRY_S seconds until it can or the
+ * daemon stops. A start deferred for the store is finished here: the
+ * open that gets through migrates and recovers interrupted runs, as the
+ * start would have, then the model is loaded and the start-up run queued.
+ */
+static struct db *
+runner_open(struct daemon *d)
+{
+	struct db_open_opts	 o = { 0, 0, 1, runner_store_log, NULL };
+	struct db		*db = NULL;
+	struct timespec		 until;
+	enum db_status		 st;
+	char			 err[512];
+	int			 deferred, logged = 0;
+
+	pthread_mutex_lock(&d->lock);
+	while (!d->quit) {
+		deferred = d->store_deferred;
+		pthread_mutex_unlock(&d->lock);
+		o.no_recover = !deferred;
+		st = db_open(d->cfg.db, &o, &db, err, sizeof(err));
+		store_note(d, st, err);
+		if (st == DB_OK) {
+			if (deferred) {
+				log_info("store: reached; finishing the start");
+				runner_store_opened(d, db);
+				pthread_mutex_lock(&d->lock);
+				d->store_deferred = 0;
+				pthread_mutex_unlock(&d->lock);
+				runner_startup_run(d);
+			}
+			return db;
+		}
+		if (!logged && !deferred)
+			log_error("job runner: %s (trying again every %d s)",
+			    err, RUNNER_STORE_RETRY_S);
+		logged = 1;
+		pthread_mutex_lock(&d->lock);
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += RUNNER_STORE_RETRY_S;
+		while (!d->quit && pthread_cond_timedwait(&d->wake, &d->lock,
+		    &until) == 0)
+			;
+	}
+	pthread_mutex_unlock(&d->lock);
+	return NULL;
 }
 
 /*
@@ -336,15 +435,12 @@ runner_loop(void *arg)
 {
 	struct daemon	*d = arg;
 	struct db	*db;
-	struct db_open_opts o = { 0, 0, 1, NULL, NULL };
 	char		 err[512], profile[16];
 	int64_t		 id;
 	struct timespec	 until;
 
-	if (db_open(d->cfg.db, &o, &db, err, sizeof(err)) != DB_OK) {
-		log_error("job runner: %s", err);
+	if ((db = runner_open(d)) == NULL)
 		return NULL;
-	}
 	pthread_mutex_lock(&d->lock);
 	while (!d->quit) {
 		if (d->pending_run != 0)

@@ -374,7 +374,7 @@ async function loadModel(force) {
     drawVerify(model);
     $('conc-series').onchange = () => drawConcurrency(model);
   } catch (e) {
-    $('model-summary').textContent = e.status === 503 ? 'No model yet: the first benchmark is running or can be started below.' : 'Error: ' + e.message;
+    $('model-summary').textContent = e.status === 503 ? 'No model yet (' + e.message + ').' : 'Error: ' + e.message;
   }
 }
 

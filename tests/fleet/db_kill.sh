@@ -18,6 +18,8 @@ for h in fast slow; do
 	expect_http 200 "$h: scope=group before" GET "/v1/recommendation?$Q&scope=group"
 	cp "$TMP/body" "$TMP/group-$h.json"
 done
+expect_http 200 "slow: ready" GET /readyz
+SLOW_RUN=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["model_run"])' "$TMP/body")
 
 PORT=$PORT_fast
 expect_http 202 "a run on fast" POST /v1/runs -H "Authorization: Bearer $(cat "$TMP/fast/token")"
@@ -107,5 +109,43 @@ PORT=$PORT_fast
 expect_http 201 "fast: observations are written later" POST /v1/observations \
 	-H "Content-Type: application/json" -H "Authorization: Bearer $(cat "$TMP/fast/token")" \
 	-d '{"stack": "c-libsodium", "m_kib": 19456, "t": 2, "samples_ms": [30.5, 31]}'
+
+# Daemons that start while the database is away: they listen and say why
+# they have no answers yet, then catch up once it is back (slow loads its
+# model; late, a host with no run, queues its start-up run).
+pg_crash
+kill -TERM "$PID_slow"
+if wait "$PID_slow"; then ok "slow: stops with the store away"; else bad "slow: exit status $? on SIGTERM with the store away"; fi
+start_host slow 2
+start_host late 1 PWTUNED_STARTUP_PROFILE=quick
+for h in slow late; do
+	PORT=$(eval echo "\$PORT_$h")
+	if grep -q "starting without it" "$TMP/$h.log"; then ok "$h: starts without the store, and says so"; else bad "$h: no word of the store at start"; cat "$TMP/$h.log"; fi
+	expect_http 200 "$h: /healthz while the store is away" GET /healthz
+	expect_http 503 "$h: /readyz: not ready" GET /readyz
+	expect_body "$h: /readyz says the store cannot be reached" '"cannot be reached" in j["detail"]'
+	expect_http 503 "$h: no answer without a model" GET "/v1/recommendation?$Q"
+	expect_body "$h: the answer's refusal names the store" '"cannot be reached" in j["detail"] and j["status"] == 503'
+done
+pg_launch || exit 1
+PORT=$PORT_slow
+for _ in $(seq 150); do
+	req GET /readyz
+	[ "$(cat "$TMP/status")" = 200 ] && break
+	sleep 0.1
+done
+expect_http 200 "slow: ready once the store is back" GET /readyz
+expect_body "slow: serves the model of its run $SLOW_RUN" "j['model_run'] == $SLOW_RUN and j['store']['reachable'] is True"
+expect_http 200 "slow: scope=group answers again" GET "/v1/recommendation?$Q&scope=group"
+expect_body "slow: the same group answer as before" \
+	"j['phc_prefix'] == $(python3 -c 'import json,sys; print(repr(json.load(open(sys.argv[1]))["phc_prefix"]))' "$TMP/group-slow.json")"
+PORT=$PORT_late
+for _ in $(seq 150); do
+	req GET /v1/runs
+	grep -q '"trigger": *"startup"' "$TMP/body" && break
+	sleep 0.1
+done
+expect_body "late: its start-up run is queued once the store is back" \
+	'any(r["trigger"] == "startup" and r["status"] in ("queued", "running") for r in j["runs"])'
 stop_hosts
 finish
