@@ -181,12 +181,19 @@ runner_startup_run(struct daemon *d)
 	pthread_mutex_unlock(&d->lock);
 	if (!want)
 		return;
-	if (runner_request(d, d->cfg.startup_profile, DB_TRIGGER_STARTUP, &id,
-	    NULL, err, sizeof(err)) == 0)
+	switch (runner_request(d, d->cfg.startup_profile, DB_TRIGGER_STARTUP,
+	    &id, NULL, err, sizeof(err))) {
+	case 0:
 		log_info("start-up run %lld queued (%s profile)",
 		    (long long)id, d->cfg.startup_profile);
-	else
+		break;
+	case -1:
 		log_error("start-up run: %s", err);
+		break;
+	default:	/* one asked for through the API came first */
+		log_info("start-up run not needed: a run is queued already");
+		break;
+	}
 }
 
 /*
