@@ -329,33 +329,45 @@ host_probe_cpu(struct host_info *h, const char *root)
 	fclose(fp);
 }
 
-/* Count the CPUs of a list such as "0-3,6,8-9". */
+/* CPU numbers beyond any kernel's (NR_CPUS is at most 8192 today). */
+#define HOST_CPU_ID_MAX	(1L << 20)
+
+/*
+ * Count the CPUs of a list such as "0-3,6,8-9"; 0 for anything else
+ * (a sign, a number past HOST_CPU_ID_MAX, a range backwards).
+ */
 static int
 host_count_cpulist(const char *s)
 {
 	long	a, b;
 	char   *end;
-	int	n = 0;
+	long	n = 0;
 
 	while (*s != '\0') {
+		if (!isdigit((unsigned char)*s))
+			return 0;
 		a = strtol(s, &end, 10);
-		if (end == s)
+		if (a > HOST_CPU_ID_MAX)
 			return 0;
 		b = a;
 		if (*end == '-') {
 			s = end + 1;
+			if (!isdigit((unsigned char)*s))
+				return 0;
 			b = strtol(s, &end, 10);
-			if (end == s || b < a)
+			if (b < a || b > HOST_CPU_ID_MAX)
 				return 0;
 		}
-		n += (int)(b - a + 1);
+		n += b - a + 1;
+		if (n > HOST_CPU_ID_MAX)
+			return 0;
 		s = end;
 		if (*s == ',')
 			s++;
 		else if (*s != '\0')
 			return 0;
 	}
-	return n;
+	return (int)n;
 }
 
 static int

@@ -193,6 +193,52 @@ TEST(fingerprint_follows_the_facts)
 	ASSERT_EQ(system(sub), 0);
 }
 
+/* /sys/devices/system/cpu/online: lists counted, nonsense refused. */
+TEST(online_cpu_lists)
+{
+	static const struct {
+		const char	*list;
+		int		 cpus;	/* 1: unknown, assumed 1 */
+	} cases[] = {
+		{ "0-3\n", 4 },
+		{ "0-3,6,8-9\n", 7 },
+		{ "5\n", 1 },
+		{ "0-1048575\n", 1048576 },
+		/* Overflowed a long before (found by fuzz_cgroup). */
+		{ "0-9999999999999999999999\n", 1 },
+		{ "9999999999999999999999\n", 1 },
+		{ "0-1048577\n", 1 },
+		{ "-1\n", 1 },
+		{ "0--3\n", 1 },
+		{ "4-2\n", 1 },
+		{ "0-3,\n", 4 },
+		{ "0-3;4\n", 1 },
+		{ "+2\n", 1 },
+	};
+	char			 dir[] = "/tmp/pwtune-host-XXXXXX", sub[4200];
+	struct host_info	 h;
+	char			 err[256];
+	size_t			 i;
+
+	ASSERT(mkdtemp(dir) != NULL);
+	snprintf(sub, sizeof(sub), "mkdir -p '%s/proc' "
+	    "'%s/sys/devices/system/cpu'", dir, dir);
+	ASSERT_EQ(system(sub), 0);
+	write_file(dir, "proc/meminfo", "MemTotal: 4194304 kB\n"
+	    "MemAvailable: 2097152 kB\n");
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		write_file(dir, "sys/devices/system/cpu/online",
+		    cases[i].list);
+		ASSERT_EQ(host_probe(dir, &h, err, sizeof(err)), 0);
+		if (h.online_cpus != cases[i].cpus)
+			TEST_FAIL("\"%.*s\": %d CPUs, want %d",
+			    (int)strcspn(cases[i].list, "\n"), cases[i].list,
+			    h.online_cpus, cases[i].cpus);
+	}
+	snprintf(sub, sizeof(sub), "rm -rf '%s'", dir);
+	ASSERT_EQ(system(sub), 0);
+}
+
 TEST(this_host)
 {
 	struct host_info	h;
@@ -217,5 +263,6 @@ TEST_LIST(
 	TEST_ENTRY(cgroup_garbage_is_ignored_with_a_note),
 	TEST_ENTRY(missing_files),
 	TEST_ENTRY(fingerprint_follows_the_facts),
+	TEST_ENTRY(online_cpu_lists),
 	TEST_ENTRY(this_host)
 )
