@@ -381,11 +381,15 @@ host_probe_meminfo(struct host_info *h, const char *root)
 	if ((fp = fopen(path, "r")) == NULL)
 		return -1;
 	while (fgets(line, sizeof(line), fp) != NULL) {
-		if (sscanf(line, "MemTotal: %" SCNu64 " kB", &kib) == 1)
+		/* A size past 2^64 bytes is nonsense: the line is skipped. */
+		if (sscanf(line, "%*[A-Za-z]: %" SCNu64 " kB", &kib) != 1 ||
+		    kib > UINT64_MAX / 1024)
+			continue;
+		if (strncmp(line, "MemTotal:", 9) == 0)
 			h->mem_total = kib * 1024;
-		else if (sscanf(line, "MemAvailable: %" SCNu64 " kB", &kib) == 1)
+		else if (strncmp(line, "MemAvailable:", 13) == 0)
 			h->mem_available = kib * 1024;
-		else if (sscanf(line, "SwapTotal: %" SCNu64 " kB", &kib) == 1)
+		else if (strncmp(line, "SwapTotal:", 10) == 0)
 			h->swap_total = kib * 1024;
 	}
 	fclose(fp);

@@ -193,7 +193,10 @@ TEST(fingerprint_follows_the_facts)
 	ASSERT_EQ(system(sub), 0);
 }
 
-/* /sys/devices/system/cpu/online: lists counted, nonsense refused. */
+/*
+ * /sys/devices/system/cpu/online: lists counted, nonsense refused; sizes
+ * in /proc/meminfo past what 64 bits hold skipped.
+ */
 TEST(online_cpu_lists)
 {
 	static const struct {
@@ -235,6 +238,15 @@ TEST(online_cpu_lists)
 			    (int)strcspn(cases[i].list, "\n"), cases[i].list,
 			    h.online_cpus, cases[i].cpus);
 	}
+	/* Sizes past 2^64 bytes in meminfo: the line is skipped. */
+	write_file(dir, "proc/meminfo", "MemTotal: 4194304 kB\n"
+	    "SwapTotal: 18014398509481984 kB\n");
+	ASSERT_EQ(host_probe(dir, &h, err, sizeof(err)), 0);
+	ASSERT_UEQ(h.mem_total, 4ULL << 30);
+	ASSERT_UEQ(h.swap_total, 0);
+	write_file(dir, "proc/meminfo", "MemTotal: 99999999999999999999999 kB\n");
+	ASSERT_EQ(host_probe(dir, &h, err, sizeof(err)), -1);
+	ASSERT_STR_CONTAINS(err, "no MemTotal");
 	snprintf(sub, sizeof(sub), "rm -rf '%s'", dir);
 	ASSERT_EQ(system(sub), 0);
 }
