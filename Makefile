@@ -104,6 +104,7 @@ test-asan: deps e2e-deps
 # The benchmarks print their tables; see docs/BENCHMARKS.md.
 bench: build
 	$(BUILD)/bench/bench_backends
+	$(BUILD)/bench/bench_fleet
 
 # The seed grid: m = 32 MiB .. 1 GiB x t = 1, 3, 6 (several minutes).
 bench-seed: build

@@ -12,7 +12,9 @@
 #define API_FAIL_SLOTS		256
 #define API_RUN_PRESETS_SLOTS	64	/* hosts' preset times, by run */
 #define API_STORE_PROBE_S	2	/* seconds between store probes */
-#define API_FLEET_LIST_S	5	/* seconds a list of hosts is kept */
+#define API_FLEET_LIST_S	5	/* seconds a list of hosts is kept,
+					   and a scoped answer */
+#define API_FLEET_ANSWERS	64	/* scoped answers kept */
 #define API_OBS_RATE		10	/* observations a second, sustained */
 #define API_OBS_BURST		50	/* ... and at once */
 #define API_OBS_SAMPLES_MAX	256	/* latencies in one observation */
@@ -146,7 +148,10 @@ json_t	*api_body_json(struct MHD_Connection *c, struct api_request *r,
 /* fleet.c: scope=, stack= and observations. */
 enum MHD_Result api_recommend_scoped(struct api_server *s,
 	    struct MHD_Connection *c, const struct tune_query *q,
-	    const struct api_scope *sc, int *status);
+	    const char *qkey, const struct api_scope *sc, int *status);
+/* Scoped answers computed and answered from those kept, for /metrics. */
+void	 api_fleet_counts(struct api_server *s, unsigned long long *computed,
+	    unsigned long long *cached);
 /* scope= or stack= into sc: 0, or -1 with why. */
 int	 api_scope_parse(const char *key, const char *v, struct api_scope *sc,
 	    char *why, size_t whylen);

@@ -8,9 +8,16 @@
  * When the store cannot be reached, the last list and the models kept
  * answer, and the answer says so. This host always answers with the model
  * in memory.
+ *
+ * An answer is kept API_FLEET_LIST_S seconds for its query, keyed also by
+ * its inputs (each member host and the run its model comes from, this
+ * host's model and memory, the hosts left out, the observations taken
+ * here): a group of hundreds of hosts costs tens of milliseconds to
+ * answer (bench/fleet), a repeated question a lookup.
  */
 #include <ctype.h>
 #include <math.h>
+#include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,8 +33,21 @@ struct api_fleet_model {
 	struct model	*m;
 };
 
+/* A scoped answer kept: its JSON without "store", which is per request. */
+struct api_fleet_answer {
+	char		 key[320];	/* query | scope | group | stack */
+	unsigned char	 inputs[16];	/* hash of what it was computed from */
+	time_t		 made;
+	int		 ret;		/* fleet_recommend()'s */
+	char		*body;
+	char		 err[512];
+};
+
 struct api_fleet {
 	pthread_mutex_t		 lock;
+	struct api_fleet_answer	 answers[API_FLEET_ANSWERS];
+	unsigned long long	 computed, cached;	/* for /metrics */
+	unsigned long		 obs_taken;	/* observations stored here */
 	struct db_host		*hosts;
 	size_t			 nhosts;
 	time_t			 listed;
@@ -62,9 +82,26 @@ api_fleet_free(struct api_server *s)
 	db_hosts_free(s->fleet->hosts, s->fleet->nhosts);
 	for (i = 0; i < FLEET_HOSTS_MAX; i++)
 		free(s->fleet->models[i].m);
+	for (i = 0; i < API_FLEET_ANSWERS; i++)
+		free(s->fleet->answers[i].body);
 	pthread_mutex_destroy(&s->fleet->lock);
 	free(s->fleet);
 	s->fleet = NULL;
+}
+
+void
+api_fleet_counts(struct api_server *s, unsigned long long *computed,
+    unsigned long long *cached)
+{
+	struct api_fleet	*f = api_fleet(s);
+
+	*computed = *cached = 0;
+	if (f == NULL)
+		return;
+	pthread_mutex_lock(&f->lock);
+	*computed = f->computed;
+	*cached = f->cached;
+	pthread_mutex_unlock(&f->lock);
 }
 
 const char *
@@ -163,10 +200,63 @@ api_host_brief(const char *id, const char *facts)
 
 struct api_members {
 	struct fleet_host	 h[FLEET_HOSTS_MAX];
-	json_t			*brief[FLEET_HOSTS_MAX];
+	int64_t			 run[FLEET_HOSTS_MAX];	/* of the model */
+	const char		*facts[FLEET_HOSTS_MAX];
+	json_t			*brief[FLEET_HOSTS_MAX];	/* on a miss */
 	size_t			 n;
 	json_t			*excluded;
 };
+
+/*
+ * What an answer is computed from, hashed: the members with their runs,
+ * this host's model version and memory, the hosts left out and why, the
+ * observations taken here. Under f->lock.
+ */
+static void
+api_fleet_inputs(const struct api_fleet *f, const struct api_members *mb,
+    uint64_t self_version, uint64_t self_budget, int stale,
+    unsigned char out[16])
+{
+	crypto_generichash_state	 st;
+	char				 line[128], *ex;
+	size_t				 i;
+
+	crypto_generichash_init(&st, NULL, 0, 16);
+	snprintf(line, sizeof(line), "self %llu %llu %d obs %lu",
+	    (unsigned long long)self_version, (unsigned long long)self_budget,
+	    stale, f->obs_taken);
+	crypto_generichash_update(&st, (const unsigned char *)line,
+	    strlen(line) + 1);
+	for (i = 0; i < mb->n; i++) {
+		snprintf(line, sizeof(line), "%s %lld", mb->h[i].host_id,
+		    (long long)mb->run[i]);
+		crypto_generichash_update(&st, (const unsigned char *)line,
+		    strlen(line) + 1);
+	}
+	if ((ex = json_dumps(mb->excluded, JSON_COMPACT)) != NULL) {
+		crypto_generichash_update(&st, (const unsigned char *)ex,
+		    strlen(ex));
+		free(ex);
+	}
+	crypto_generichash_final(&st, out, 16);
+}
+
+/* The kept answer for key and inputs, or the slot to keep it in. */
+static struct api_fleet_answer *
+api_fleet_answer(struct api_fleet *f, const char *key,
+    const unsigned char inputs[16], time_t now, int *hit)
+{
+	struct api_fleet_answer	*a;
+	unsigned char		 h[8];
+
+	crypto_generichash(h, sizeof(h), (const unsigned char *)key,
+	    strlen(key), NULL, 0);
+	a = &f->answers[(h[0] | h[1] << 8) % API_FLEET_ANSWERS];
+	*hit = a->body != NULL && strcmp(a->key, key) == 0 &&
+	    memcmp(a->inputs, inputs, 16) == 0 && now >= a->made &&
+	    now - a->made < API_FLEET_LIST_S;
+	return a;
+}
 
 static void
 api_exclude(struct api_members *mb, const char *id, const char *why)
@@ -223,21 +313,24 @@ api_stack(struct api_server *s, const struct api_members *mb,
 
 enum MHD_Result
 api_recommend_scoped(struct api_server *s, struct MHD_Connection *c,
-    const struct tune_query *q, const struct api_scope *sc, int *status)
+    const struct tune_query *q, const char *qkey, const struct api_scope *sc,
+    int *status)
 {
 	struct api_fleet	*f = api_fleet(s);
 	struct api_members	*mb;
 	struct fleet_answer	*fa;
 	struct model		*self = NULL;
 	const struct model	*m;
+	struct api_fleet_answer	*kept;
 	enum MHD_Result		 rc;
 	json_t			*j, *hosts, *stack = NULL;
-	char			 err[512], group[DB_GROUP_MAX];
+	char			 err[512], group[DB_GROUP_MAX], key[320];
+	unsigned char		 inputs[16];
 	double			 factor = 1;
-	uint64_t		 now_b;
+	uint64_t		 now_b = 0, version = 0;
 	time_t			 now = time(NULL);
 	size_t			 i;
-	int			 stale = 0, from_cache = 0, ret, locked = 0;
+	int			 stale = 0, from_cache = 0, ret, locked = 0, hit;
 
 	mb = calloc(1, sizeof(*mb));
 	fa = calloc(1, sizeof(*fa));
@@ -254,12 +347,15 @@ api_recommend_scoped(struct api_server *s, struct MHD_Connection *c,
 		*self = *s->d->model;
 		stale = strcmp(s->d->model_fingerprint,
 		    s->d->host.fingerprint) != 0;
+		version = s->d->model_version;
 		now_b = host_memory_budget(&s->d->host, s->d->cfg.memory_max,
 		    NULL);
 		if (now_b > 0 && now_b < self->mem_budget)
 			self->mem_budget = now_b;
 	}
 	pthread_mutex_unlock(&s->d->lock);
+	snprintf(key, sizeof(key), "%s|%s|%s|%s", qkey, api_scope_name(
+	    sc->kind), sc->kind == API_SCOPE_GROUP ? group : "", sc->stack);
 
 	if (sc->kind == API_SCOPE_GROUP && group[0] == '\0') {
 		rc = api_problem(c, PROB_CONFLICT, "scope", "this daemon has no "
@@ -279,15 +375,12 @@ api_recommend_scoped(struct api_server *s, struct MHD_Connection *c,
 	else {
 		mb->h[0].host_id = s->d->host.host_id;
 		mb->h[0].m = self;
-		mb->brief[0] = json_pack("{s:s, s:s, s:b}", "host_id",
-		    s->d->host.host_id, "cpu_model", s->d->host.cpu_model,
-		    "this_host", 1);
 		mb->n = 1;
 	}
 
+	pthread_mutex_lock(&f->lock);
+	locked = 1;
 	if (sc->kind != API_SCOPE_HOST) {
-		pthread_mutex_lock(&f->lock);
-		locked = 1;
 		if (api_fleet_list(s, f, &from_cache, err, sizeof(err)) == -1) {
 			rc = api_problem(c, PROB_STORE, NULL, "the store cannot "
 			    "be read, and no list of hosts is kept yet", NULL,
@@ -316,9 +409,8 @@ api_recommend_scoped(struct api_server *s, struct MHD_Connection *c,
 			}
 			mb->h[mb->n].host_id = h->id;
 			mb->h[mb->n].m = m;
-			mb->brief[mb->n] = api_host_brief(h->id, h->facts);
-			json_object_set_new(mb->brief[mb->n], "this_host",
-			    json_false());
+			mb->run[mb->n] = h->last_run;
+			mb->facts[mb->n] = h->facts;
 			mb->n++;
 		}
 	}
@@ -331,6 +423,23 @@ api_recommend_scoped(struct api_server *s, struct MHD_Connection *c,
 		rc = api_problem(c, PROB_NOT_READY, NULL, why, json_pack(
 		    "{s:O}", "excluded", mb->excluded), 10, status);
 		goto out;
+	}
+	api_fleet_inputs(f, mb, version, now_b, stale, inputs);
+	kept = api_fleet_answer(f, key, inputs, now, &hit);
+	if (hit && (j = json_loads(kept->body, 0, NULL)) != NULL) {
+		f->cached++;
+		ret = kept->ret;
+		snprintf(err, sizeof(err), "%s", kept->err);
+		goto answer;
+	}
+	f->computed++;
+	for (i = 0; i < mb->n; i++) {
+		mb->brief[i] = mb->h[i].m == self ? json_pack("{s:s, s:s}",
+		    "host_id", s->d->host.host_id, "cpu_model",
+		    s->d->host.cpu_model) : api_host_brief(mb->h[i].host_id,
+		    mb->facts[i]);
+		json_object_set_new(mb->brief[i], "this_host",
+		    json_boolean(mb->h[i].m == self));
 	}
 	if (sc->stack[0] != '\0')
 		stack = api_stack(s, mb, sc->stack, &factor);
@@ -358,6 +467,14 @@ api_recommend_scoped(struct api_server *s, struct MHD_Connection *c,
 		json_object_set_new(j, "stack", stack);
 		stack = NULL;
 	}
+	free(kept->body);
+	kept->body = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(17));
+	snprintf(kept->key, sizeof(kept->key), "%s", key);
+	memcpy(kept->inputs, inputs, sizeof(kept->inputs));
+	kept->made = now;
+	kept->ret = ret;
+	snprintf(kept->err, sizeof(kept->err), "%s", ret == 1 ? err : "");
+answer:
 	/* Hosts as last read: say so when the store is away. */
 	if (sc->kind != API_SCOPE_HOST && (from_cache ||
 	    !api_store_up(s, err, sizeof(err))))
@@ -372,7 +489,7 @@ out:
 	if (locked)
 		pthread_mutex_unlock(&f->lock);
 	for (i = 0; i < mb->n; i++)
-		json_decref(mb->brief[i]);
+		json_decref(mb->brief[i]);	/* NULL on a hit */
 	json_decref(mb->excluded);
 	json_decref(stack);
 	free(mb);
@@ -599,6 +716,10 @@ h_observations_post(struct api_server *s, struct MHD_Connection *c,
 		return api_problem(c, PROB_STORE, NULL, "the store cannot be "
 		    "written", NULL, 30, status);
 	}
+	/* Corrections change: answers kept for a stack are computed again. */
+	pthread_mutex_lock(&f->lock);
+	f->obs_taken++;
+	pthread_mutex_unlock(&f->lock);
 	j = json_pack("{s:I, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:f, "
 	    "s:f}", "id", (json_int_t)o.id, "host_id", o.host_id, "stack",
 	    o.stack, "variant", o.variant, "m_kib", (json_int_t)o.m_kib, "t",

@@ -439,7 +439,7 @@ h_recommendation(struct api_server *s, struct MHD_Connection *c,
 		return rc;
 	/* Other hosts, or a stack's correction: answered in fleet.c. */
 	if (sc.kind != API_SCOPE_HOST || sc.stack[0] != '\0')
-		return api_recommend_scoped(s, c, &q, &sc, status);
+		return api_recommend_scoped(s, c, &q, key, &sc, status);
 	if ((slot = api_answer(s, &q, key, err, sizeof(err), &no_model)) ==
 	    NULL) {
 		if (no_model)
@@ -864,7 +864,7 @@ h_metrics(struct api_server *s, struct MHD_Connection *c,
 	struct MHD_Response	*resp;
 	char			*buf;
 	size_t			 cap = 16384, len = 0, i, k;
-	unsigned long long	 cum = 0;
+	unsigned long long	 cum = 0, computed, cached;
 	enum MHD_Result		 rc;
 	time_t			 now = time(NULL);
 	char			 why[256];
@@ -873,6 +873,7 @@ h_metrics(struct api_server *s, struct MHD_Connection *c,
 	(void)r;
 	(void)arg;
 	up = api_store_up(s, why, sizeof(why));
+	api_fleet_counts(s, &computed, &cached);	/* before d->lock */
 	if ((buf = malloc(cap)) == NULL)
 		return MHD_NO;
 #define OUT(...) do {							\
@@ -919,6 +920,12 @@ h_metrics(struct api_server *s, struct MHD_Connection *c,
 	    "pwtuned_store_failures_total %llu\n", db_is_postgresql(
 	    s->d->cfg.db) ? "postgresql" : "sqlite", up,
 	    s->d->store_failures);
+	OUT("# HELP pwtuned_scoped_answers_total Answers for a group, the "
+	    "fleet or a stack: computed, or the same question answered from "
+	    "the one kept.\n# TYPE pwtuned_scoped_answers_total counter\n"
+	    "pwtuned_scoped_answers_total{result=\"computed\"} %llu\n"
+	    "pwtuned_scoped_answers_total{result=\"cached\"} %llu\n",
+	    computed, cached);
 	OUT("# HELP pwtuned_benchmark_in_progress 1 while a run measures.\n"
 	    "# TYPE pwtuned_benchmark_in_progress gauge\n"
 	    "pwtuned_benchmark_in_progress %d\n", s->d->running_run != 0);

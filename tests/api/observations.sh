@@ -58,6 +58,27 @@ HALF=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["phc_pref
 expect_http 200 "stack= with five observations" GET "/v1/recommendation?target_ms=250&stack=$S"
 expect_body "corrected by 2: the answer for half the target, predicted for the stack" \
 	"j['stack']['applied'] is True and abs(j['stack']['factor'] - 2) < 1e-3 and j['phc_prefix'] == '$HALF' and j['latency']['predicted_ms'] <= 250 and j['latency']['target_ms'] == 250"
+cp "$TMP/body" "$TMP/corrected.json"
+# The same question again: the answer kept, not computed again; after an
+# observation of the stack it is computed again.
+scoped() {
+	req GET /metrics
+	sed -n "s/^pwtuned_scoped_answers_total{result=\"$1\"} //p" "$TMP/body"
+}
+C0=$(scoped computed); K0=$(scoped cached)
+expect_http 200 "stack= asked again" GET "/v1/recommendation?target_ms=250&stack=$S"
+if cmp -s "$TMP/body" "$TMP/corrected.json"; then ok "the same answer, byte for byte"; else bad "another answer to the same question"; fi
+C1=$(scoped computed); K1=$(scoped cached)
+if [ -n "$C0" ] && [ "$C1" = "$C0" ] && [ "$K1" = $((K0 + 1)) ]; then
+	ok "answered from the one kept (computed $C0 -> $C1, cached $K0 -> $K1)"
+else
+	bad "not answered from the one kept: computed $C0 -> $C1, cached $K0 -> $K1"
+fi
+obs "{\"stack\": \"$S\", \"m_kib\": 19456, \"t\": 2, \"samples_ms\": [$TWICE]}"
+expect_http 200 "stack= after a sixth observation" GET "/v1/recommendation?target_ms=250&stack=$S"
+expect_body "six observations counted" "j['stack']['observations'] == 6"
+C2=$(scoped computed)
+if [ "$C2" = $((C1 + 1)) ]; then ok "an observation makes it computed again"; else bad "computed $C1 -> $C2 after an observation"; fi
 expect_http 200 "another stack: no correction" GET "/v1/recommendation?target_ms=250&stack=go-1.19"
 expect_body "another stack: 0 observations" "j['stack']['applied'] is False and j['stack']['observations'] == 0"
 expect_http 400 "stack= with a bad name" GET "/v1/recommendation?target_ms=250&stack=a%20b"
@@ -65,7 +86,7 @@ expect_body "named" 'j["param"] == "stack"'
 
 expect_http 200 "GET /v1/observations" GET /v1/observations
 expect_body "predicted against observed, per stack" \
-	"j['stacks'] == [{'stack': '$S', 'observations': 5, 'factor': j['stacks'][0]['factor']}] and abs(j['stacks'][0]['factor'] - 2) < 1e-3 and len(j['observations']) == 5 and abs(j['observations'][0]['ratio'] - 2) < 1e-3 and j['min_observations'] == 5"
+	"j['stacks'] == [{'stack': '$S', 'observations': 6, 'factor': j['stacks'][0]['factor']}] and abs(j['stacks'][0]['factor'] - 2) < 1e-3 and len(j['observations']) == 6 and abs(j['observations'][0]['ratio'] - 2) < 1e-3 and j['min_observations'] == 5"
 expect_http 200 "GET ?stack= filters" GET "/v1/observations?stack=go-1.19"
 expect_body "nothing for another stack" 'j["observations"] == [] and j["stacks"] == []'
 

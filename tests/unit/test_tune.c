@@ -7,72 +7,9 @@
 #include <stdlib.h>
 
 #include "fleet.h"
+#include "synthetic.h"
 #include "tune.h"
 #include "test.h"
-
-/*
- * The truth the synthetic points follow: per-KiB costs linear in log m
- * (as the model interpolates), first pass 0.002 ms/KiB at 8 MiB rising to
- * 0.003 at 1 GiB, each pass 0.0004 ms/KiB rising to 0.0008.
- */
-static double
-truth(uint32_t m_kib, uint32_t t)
-{
-	double	x = (log(m_kib) - log(8192)) / (log(1048576) - log(8192));
-	double	A = 0.002 + x * 0.001, B = 0.0004 + x * 0.0004;
-
-	return m_kib * (A + B * t);
-}
-
-static void
-add_point(struct report *rep, enum kdf_backend b, uint32_t m_kib, uint32_t t,
-    uint32_t k, double scale)
-{
-	struct measure_result	*r = &rep->results[rep->n++];
-	double			 ms = truth(m_kib, t) * scale;
-
-	memset(r, 0, sizeof(*r));
-	kdf_params_init(&r->pt.kp, KDF_ALG_ARGON2ID);
-	r->pt.kp.backend = b;
-	r->pt.kp.m_kib = m_kib;
-	r->pt.kp.t = t;
-	r->pt.kp.p = 1;
-	r->pt.k = k;
-	r->status = MEASURE_OK;
-	r->st.n = 5;
-	r->st.mean = r->st.median = r->st.min = ms;
-	r->st.p95 = ms * 1.05;
-	r->st.p99 = r->st.max = ms * 1.10;
-}
-
-/*
- * Points at m = 8 .. 1024 MiB, t = 1 and 3; k = 2 at 64 MiB, 1.5x slower;
- * every time speed times the truth, on a host with budget bytes.
- */
-static void
-synthetic_host(struct report *rep, int with_argon2, double speed,
-    uint64_t budget)
-{
-	uint32_t	m;
-
-	memset(rep, 0, sizeof(*rep));
-	snprintf(rep->host.host_id, sizeof(rep->host.host_id), "synth");
-	snprintf(rep->host.fingerprint, sizeof(rep->host.fingerprint), "fp");
-	rep->effective_cpus = 2;
-	rep->mem_budget = budget;
-	rep->results = calloc(64, sizeof(*rep->results));
-	for (m = 8192; m <= 1048576; m *= 2) {
-		add_point(rep, KDF_BACKEND_LIBSODIUM, m, 1, 1, speed);
-		add_point(rep, KDF_BACKEND_LIBSODIUM, m, 3, 1, speed);
-		if (with_argon2) {
-			add_point(rep, KDF_BACKEND_LIBARGON2, m, 1, 1,
-			    2 * speed);
-			add_point(rep, KDF_BACKEND_LIBARGON2, m, 3, 1,
-			    2 * speed);
-		}
-	}
-	add_point(rep, KDF_BACKEND_LIBSODIUM, 65536, 1, 2, 1.5 * speed);
-}
 
 static void
 synthetic(struct report *rep, int with_argon2)
@@ -109,10 +46,12 @@ TEST(fit_recovers_known_costs)
 	/* Measured sizes, any t; and sizes between them. */
 	for (m = 8192; m <= 1048576; m += m / 3) {
 		for (t = 1; t <= 8; t++) {
+			double	want = synthetic_truth(m, t);
+
 			model_predict(&mdl, c, m, t, 1, 50, &pr);
-			if (fabs(pr.p50_ms - truth(m, t)) / truth(m, t) > 1e-9)
+			if (fabs(pr.p50_ms - want) / want > 1e-9)
 				TEST_FAIL("m=%u t=%u: %.6f != %.6f", m, t,
-				    pr.p50_ms, truth(m, t));
+				    pr.p50_ms, want);
 			ASSERT_EQ(pr.extrapolated, 0);
 		}
 	}
@@ -121,7 +60,7 @@ TEST(fit_recovers_known_costs)
 	ASSERT(fabs(pr.ms / pr.p50_ms - 1.05) < 1e-9);
 	/* k = 2 measured 1.5x slower. */
 	model_predict(&mdl, c, 65536, 1, 2, 50, &pr);
-	ASSERT(fabs(pr.p50_ms / truth(65536, 1) - 1.5) < 1e-9);
+	ASSERT(fabs(pr.p50_ms / synthetic_truth(65536, 1) - 1.5) < 1e-9);
 	/* Outside the range: flagged. */
 	model_predict(&mdl, c, 4 << 20, 1, 1, 50, &pr);
 	ASSERT_EQ(pr.extrapolated, 1);
@@ -146,23 +85,23 @@ TEST(concurrency_depends_on_m)
 	rep.mem_budget = 8ULL << 30;
 	rep.results = calloc(32, sizeof(*rep.results));
 	for (m = 8192; m <= 524288; m *= 2)
-		add_point(&rep, KDF_BACKEND_LIBSODIUM, m, 1, 1, 1);
-	add_point(&rep, KDF_BACKEND_LIBSODIUM, 8192, 1, 2, 1.2);
-	add_point(&rep, KDF_BACKEND_LIBSODIUM, 524288, 1, 2, 1.0);
+		synthetic_point(&rep, KDF_BACKEND_LIBSODIUM, m, 1, 1, 1);
+	synthetic_point(&rep, KDF_BACKEND_LIBSODIUM, 8192, 1, 2, 1.2);
+	synthetic_point(&rep, KDF_BACKEND_LIBSODIUM, 524288, 1, 2, 1.0);
 	ASSERT_EQ(model_fit(&rep, &mdl, err, sizeof(err)), 0);
 	report_release(&rep);
 	c = model_curve_find(&mdl, KDF_BACKEND_LIBSODIUM, KDF_ALG_ARGON2ID, 1);
 	/* At the sizes measured, their factors; halfway in log m, between. */
 	model_predict(&mdl, c, 8192, 1, 2, 50, &pr);
-	ASSERT(fabs(pr.p50_ms / truth(8192, 1) - 1.2) < 1e-9);
+	ASSERT(fabs(pr.p50_ms / synthetic_truth(8192, 1) - 1.2) < 1e-9);
 	model_predict(&mdl, c, 524288, 1, 2, 50, &pr);
-	ASSERT(fabs(pr.p50_ms / truth(524288, 1) - 1.0) < 1e-9);
+	ASSERT(fabs(pr.p50_ms / synthetic_truth(524288, 1) - 1.0) < 1e-9);
 	model_predict(&mdl, c, 65536, 1, 2, 50, &pr);
-	ASSERT(fabs(pr.p50_ms / truth(65536, 1) - 1.1) < 1e-9);
+	ASSERT(fabs(pr.p50_ms / synthetic_truth(65536, 1) - 1.1) < 1e-9);
 	ASSERT_EQ(pr.extrapolated, 0);
 	/* k = 4 on 2 cores: past what was measured, the extra hashes queue. */
 	model_predict(&mdl, c, 524288, 1, 4, 50, &pr);
-	ASSERT(fabs(pr.p50_ms / truth(524288, 1) - 2.0) < 1e-9);
+	ASSERT(fabs(pr.p50_ms / synthetic_truth(524288, 1) - 2.0) < 1e-9);
 	ASSERT_EQ(pr.extrapolated, 1);
 }
 
@@ -177,13 +116,14 @@ TEST(fit_a_linear_model_would_miss)
 	model_predict(&mdl, c, 786432, 3, 1, 50, &pr);
 	/* A line through the 8 and 64 MiB points at t = 3 predicts less. */
 	{
-		double	slope = (truth(65536, 3) - truth(8192, 3)) /
+		double	lo = synthetic_truth(8192, 3);
+		double	slope = (synthetic_truth(65536, 3) - lo) /
 			    (65536 - 8192);
-		double	linear = truth(8192, 3) + slope * (786432 - 8192);
+		double	linear = lo + slope * (786432 - 8192);
+		double	want = synthetic_truth(786432, 3);
 
-		ASSERT(linear < 0.9 * truth(786432, 3));
-		ASSERT(fabs(pr.p50_ms - truth(786432, 3)) /
-		    truth(786432, 3) < 1e-9);
+		ASSERT(linear < 0.9 * want);
+		ASSERT(fabs(pr.p50_ms - want) / want < 1e-9);
 	}
 }
 
