@@ -35,7 +35,7 @@ struct api_fleet_model {
 
 /* A scoped answer kept: its JSON without "store", which is per request. */
 struct api_fleet_answer {
-	char		 key[320];	/* query | scope | group | stack */
+	char		 key[448];	/* query | scope | group | stack */
 	unsigned char	 inputs[16];	/* hash of what it was computed from */
 	time_t		 made;
 	int		 ret;		/* fleet_recommend()'s */
@@ -324,7 +324,7 @@ api_recommend_scoped(struct api_server *s, struct MHD_Connection *c,
 	struct api_fleet_answer	*kept;
 	enum MHD_Result		 rc;
 	json_t			*j, *hosts, *stack = NULL;
-	char			 err[512], group[DB_GROUP_MAX], key[320];
+	char			 err[512], group[DB_GROUP_MAX], key[448];
 	unsigned char		 inputs[16];
 	double			 factor = 1;
 	uint64_t		 now_b = 0, version = 0;
