@@ -105,18 +105,20 @@ enum MHD_Result
 api_no_model(struct api_server *s, struct MHD_Connection *c, int *status)
 {
 	int64_t	running;
-	int	up;
+	int	up, deferred;
 
 	pthread_mutex_lock(&s->d->lock);
 	up = s->d->store_up;
+	deferred = s->d->store_deferred;
 	running = s->d->running_run != 0 || s->d->queued_run != 0;
 	pthread_mutex_unlock(&s->d->lock);
 	return api_problem(c, PROB_NOT_READY, NULL, !up ? "the store cannot "
 	    "be reached and no model is loaded yet: answers come once it is "
-	    "back" : running ? "no measurements of this host yet: the first "
-	    "benchmark is running, answers come when it ends" : "no "
+	    "back" : deferred ? "the store is back: this host's model is "
+	    "being loaded" : running ? "no measurements of this host yet: the "
+	    "first benchmark is running, answers come when it ends" : "no "
 	    "measurements of this host yet: POST /v1/runs starts a benchmark",
-	    NULL, 10, status);
+	    NULL, deferred ? 2 : 10, status);
 }
 
 enum MHD_Result
