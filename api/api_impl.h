@@ -137,6 +137,7 @@ enum MHD_Result h_check(struct api_server *, struct MHD_Connection *,
 /* This HTTP thread's store connection (opened on first use), or NULL. */
 struct db *api_db(struct api_server *s, char *err, size_t errlen);
 enum MHD_Result api_store_unreadable(struct MHD_Connection *c, int *status);
+unsigned api_store_retry(struct api_server *s);
 enum MHD_Result api_no_model(struct api_server *s, struct MHD_Connection *c,
 	    int *status);
 /* 1 when the store is reachable (probed at most every few seconds). */

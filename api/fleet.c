@@ -714,7 +714,7 @@ h_observations_post(struct api_server *s, struct MHD_Connection *c,
 	if (dst != DB_OK) {
 		log_warn("POST /v1/observations: %s", err);
 		return api_problem(c, PROB_STORE, NULL, "the store cannot be "
-		    "written", NULL, 30, status);
+		    "written", NULL, api_store_retry(s), status);
 	}
 	/* Corrections change: answers kept for a stack are computed again. */
 	pthread_mutex_lock(&f->lock);

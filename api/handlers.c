@@ -145,6 +145,22 @@ h_readyz(struct api_server *s, struct MHD_Connection *c,
 	    "reachable", up, "error", up ? NULL : why), NULL, status);
 }
 
+/*
+ * Retry-After for a write the store refused: a database away is tried
+ * again within seconds (API_STORE_PROBE_S); a full or read-only disk
+ * needs an operator.
+ */
+unsigned
+api_store_retry(struct api_server *s)
+{
+	int	away;
+
+	pthread_mutex_lock(&s->d->lock);
+	away = !s->d->store_up && s->d->store_status == DB_ERR_UNAVAILABLE;
+	pthread_mutex_unlock(&s->d->lock);
+	return away ? 5 : 30;
+}
+
 enum MHD_Result
 api_store_unreadable(struct MHD_Connection *c, int *status)
 {
@@ -746,7 +762,7 @@ h_runs_post(struct api_server *s, struct MHD_Connection *c,
 	case -1:
 		log_warn("POST /v1/runs: %s", err);
 		return api_problem(c, PROB_STORE, NULL, "the store cannot be "
-		    "written", NULL, 30, status);
+		    "written", NULL, api_store_retry(s), status);
 	}
 	log_info("run %lld requested through the API (%s)", (long long)id,
 	    profile);

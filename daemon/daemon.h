@@ -97,6 +97,7 @@ struct daemon {
 	time_t			 last_done;		/* newest finished run */
 	/* The store as last seen: reachable or not, and why not. */
 	int			 store_up;
+	enum db_status		 store_status;	/* of the last operation */
 	time_t			 store_seen;
 	unsigned long long	 store_failures;
 	char			 store_error[256];

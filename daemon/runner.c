@@ -41,6 +41,7 @@ store_note(struct daemon *d, enum db_status st, const char *err)
 	pthread_mutex_lock(&d->lock);
 	was = d->store_up;
 	d->store_up = !down;
+	d->store_status = st;
 	d->store_seen = time(NULL);
 	if (down) {
 		d->store_failures++;

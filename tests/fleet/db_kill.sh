@@ -54,6 +54,10 @@ for _ in $(seq 1800); do
 done
 if grep -q "run $RUN failed" "$TMP/fast.log"; then ok "the run ends failed"; else bad "run $RUN did not end"; tail -5 "$TMP/fast.log"; fi
 expect_http 503 "GET /v1/runs/$RUN: the store cannot be read" GET "/v1/runs/$RUN"
+expect_http 503 "fast: an observation cannot be written" POST /v1/observations \
+	-H "Content-Type: application/json" -H "Authorization: Bearer $(cat "$TMP/fast/token")" \
+	-d '{"stack": "c-libsodium", "m_kib": 19456, "t": 2, "samples_ms": [30.5, 31]}'
+expect_body "fast: try again in seconds, not half a minute (Retry-After)" "int(h['retry-after']) <= 5"
 
 # Reads on every HTTP thread while the server is away and as it comes
 # back: each thread's connection fails and waits out its backoff.
