@@ -37,6 +37,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench.h"
 #include "kdf.h"
 #include "measure.h"
 
@@ -48,30 +49,6 @@ enum { BARE_ARGON2, KDF_ARGON2, BARE_SODIUM, KDF_SODIUM, NWAYS };
 static const char *const way_names[NWAYS] = {
 	"bare-libargon2", "kdf-libargon2", "bare-libsodium", "kdf-libsodium"
 };
-
-static double
-now(void)
-{
-	struct timespec	ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static int
-cmp_double(const void *a, const void *b)
-{
-	double	x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double
-median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 static int
 parse_list(const char *s, unsigned *out)
@@ -97,7 +74,7 @@ run_one(int w, uint32_t m_kib, uint32_t t)
 				    salt, sizeof(salt), NULL, 0, NULL, 0 };
 	uint8_t			 out[32];
 	char			 err[256];
-	double			 t0 = now();
+	double			 t0 = bench_now();
 	int			 rc = 0;
 
 	kdf_params_init(&kp, KDF_ALG_ARGON2ID);
@@ -121,7 +98,7 @@ run_one(int w, uint32_t m_kib, uint32_t t)
 			fprintf(stderr, "backends: %s\n", err);
 		break;
 	}
-	return rc == 0 ? now() - t0 : -1;
+	return rc == 0 ? bench_now() - t0 : -1;
 }
 
 /*
@@ -156,12 +133,12 @@ harness_row(unsigned m_mib, int rounds)
 		return -1;
 	for (block = 0; block < 3; block++) {
 		for (i = 0; i < rounds; i++) {
-			t0 = now();
+			t0 = bench_now();
 			if (crypto_pwhash(out, sizeof(out), pwd, sizeof(pwd) - 1,
 			    salt, 1, (size_t)m_mib << 20,
 			    crypto_pwhash_ALG_ARGON2ID13) != 0)
 				return -1;
-			bare[nb++] = (now() - t0) * 1000;
+			bare[nb++] = (bench_now() - t0) * 1000;
 		}
 		if (measure_point_run(&pt, &o, &r) != 0) {
 			fprintf(stderr, "backends: harness: %s\n", r.reason);
@@ -172,8 +149,8 @@ harness_row(unsigned m_mib, int rounds)
 			harness[nh++] = r.samples[i];
 		measure_result_release(&r);
 	}
-	mb = median(bare, nb);
-	mh = median(harness, nh);
+	mb = bench_median(bare, (size_t)nb);
+	mh = bench_median(harness, (size_t)nh);
 	printf("| %u | 1 | %d | %.2f | %.2f | %.3f |\n", m_mib, nb, mb, mh,
 	    mh / mb);
 	fflush(stdout);
@@ -186,7 +163,7 @@ main(int argc, char **argv)
 	unsigned	 ms[MAX_LIST] = { 32, 64, 128 }, ts[MAX_LIST] = { 1, 3 };
 	int		 nm = 3, nt = 2, rounds = 7, c, i, j, r, w;
 	static double	 samples[NWAYS][MAX_ROUNDS];
-	double		 med[NWAYS], t_start = now();
+	double		 med[NWAYS], t_start = bench_now();
 
 	int		 seed = 0, rounds_set = 0;
 
@@ -248,7 +225,8 @@ main(int argc, char **argv)
 				}
 			}
 			for (w = 0; w < NWAYS; w++)
-				med[w] = median(samples[w], rounds) * 1000;
+				med[w] = bench_median(samples[w],
+				    (size_t)rounds) * 1000;
 			printf("| %u | %u | %.1f | %.1f | %.1f | %.1f | %.2f | "
 			    "%.3f | %.3f |\n", ms[i], ts[j],
 			    med[BARE_ARGON2], med[KDF_ARGON2], med[BARE_SODIUM],
@@ -266,6 +244,6 @@ main(int argc, char **argv)
 	for (i = 0; i < nm; i++)
 		if (harness_row(ms[i], rounds) != 0)
 			return 1;
-	printf("\n%.1f s in all\n", now() - t_start);
+	printf("\n%.1f s in all\n", bench_now() - t_start);
 	return 0;
 }

@@ -24,36 +24,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench.h"
 #include "fleet.h"
 #include "synthetic.h"
 
 #define MAX_LIST	16
 #define MAX_ROUNDS	101
 #define NQUERIES	3
-
-static double
-now(void)
-{
-	struct timespec	ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static int
-cmp_double(const void *a, const void *b)
-{
-	double	x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double
-median(double *v, size_t n)
-{
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 static int
 parse_list(const char *s, unsigned *out, size_t *n)
@@ -148,14 +125,14 @@ main(int argc, char **argv)
 
 	/* Each round: the baseline, then every group size, all queries. */
 	for (r = 0; r < rounds; r++) {
-		t0 = now();
+		t0 = bench_now();
 		for (j = 0; j < NQUERIES; j++)
 			if (tune_recommend(&models[0], &q[j], &a, err,
 			    sizeof(err)) != 0) {
 				fprintf(stderr, "fleet: baseline: %s\n", err);
 				return 1;
 			}
-		base[r] = (now() - t0) * 1e3 / NQUERIES;
+		base[r] = (bench_now() - t0) * 1e3 / NQUERIES;
 		for (i = 0; i < nn; i++) {
 			/* Spread over the whole range of speeds. */
 			for (j = 0; j < ns[i]; j++) {
@@ -165,7 +142,7 @@ main(int argc, char **argv)
 				hosts[j] = (struct fleet_host){ names[h],
 				    &models[h] };
 			}
-			t0 = now();
+			t0 = bench_now();
 			for (j = 0; j < NQUERIES; j++) {
 				rc = fleet_recommend(hosts, ns[i], &q[j], 1,
 				    &fa, err, sizeof(err));
@@ -183,11 +160,11 @@ main(int argc, char **argv)
 					return 1;
 				}
 			}
-			group[i][r] = (now() - t0) * 1e3 / NQUERIES;
+			group[i][r] = (bench_now() - t0) * 1e3 / NQUERIES;
 		}
 	}
 
-	bmed = median(base, rounds);
+	bmed = bench_median(base, rounds);
 	printf("group answers: fleet_recommend over n hosts, median of %zu "
 	    "rounds x %d queries\n\n", rounds, NQUERIES);
 	printf("%6s %14s %12s %14s\n", "hosts", "ms per answer", "x one host",
@@ -195,7 +172,7 @@ main(int argc, char **argv)
 	printf("%6s %14.3f %12s %14.0f   (baseline: tune_recommend, one "
 	    "host)\n", "own", bmed, "1.00", 1e3 / bmed);
 	for (i = 0; i < nn; i++) {
-		gmed = median(group[i], rounds);
+		gmed = bench_median(group[i], rounds);
 		printf("%6u %14.3f %12.2f %14.0f\n", ns[i], gmed, gmed / bmed,
 		    1e3 / gmed);
 	}
