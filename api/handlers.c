@@ -104,8 +104,7 @@ h_healthz(struct api_server *s, struct MHD_Connection *c,
 enum MHD_Result
 api_no_model(struct api_server *s, struct MHD_Connection *c, int *status)
 {
-	int64_t	running;
-	int	up, deferred;
+	int	up, deferred, running;
 
 	pthread_mutex_lock(&s->d->lock);
 	up = s->d->store_up;
@@ -156,7 +155,7 @@ api_store_retry(struct api_server *s)
 	int	away;
 
 	pthread_mutex_lock(&s->d->lock);
-	away = !s->d->store_up && s->d->store_status == DB_ERR_UNAVAILABLE;
+	away = s->d->store_status == DB_ERR_UNAVAILABLE;
 	pthread_mutex_unlock(&s->d->lock);
 	return away ? 5 : 30;
 }
