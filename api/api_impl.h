@@ -10,6 +10,7 @@
 #include "api.h"
 
 #define API_FAIL_SLOTS		256
+#define API_ETAG_LEN		48	/* "r<run>-<24 hex>" */
 #define API_RUN_PRESETS_SLOTS	64	/* hosts' preset times, by run */
 #define API_STORE_PROBE_S	2	/* seconds between store probes */
 #define API_FLEET_LIST_S	5	/* seconds a list of hosts is kept,
@@ -54,7 +55,7 @@ struct api_cached {
 	char		 key[256];
 	uint64_t	 version;
 	char		*body;
-	char		 etag[48];
+	char		 etag[API_ETAG_LEN];
 	int		 status;
 };
 

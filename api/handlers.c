@@ -366,37 +366,84 @@ policy:
 	return -1;
 }
 
-/* Compute an answer under the lock, or find it in the cache. */
-static struct api_cached *
+/*
+ * An answer copied out of the cache, or computed and kept there. The copy
+ * is taken under the same lock that found or filled the slot: another
+ * question may take the slot the moment the lock is dropped.
+ */
+struct api_answer_copy {
+	char	*body;
+	char	 etag[API_ETAG_LEN];
+	int	 status;
+};
+
+static int
+api_answer_take(struct api_cached *slot, struct api_answer_copy *out)
+{
+	if ((out->body = strdup(slot->body)) == NULL)
+		return -1;
+	snprintf(out->etag, sizeof(out->etag), "%s", slot->etag);
+	out->status = slot->status;
+	return 0;
+}
+
+/*
+ * The ETag of an answer: what it depends on, so that it changes whenever
+ * the body does, across restarts too. The run the model was fitted to, and
+ * a hash of the body itself (which holds the query it answers, the model's
+ * figures and the status the host is in).
+ */
+static void
+api_answer_etag(int64_t run, int status, const char *body, char *etag,
+    size_t etaglen)
+{
+	uint8_t	h[12];
+	char	hex[2 * sizeof(h) + 1];
+
+	crypto_generichash(h, sizeof(h), (const uint8_t *)body, strlen(body),
+	    (const uint8_t *)&status, sizeof(status));
+	sodium_bin2hex(hex, sizeof(hex), h, sizeof(h));
+	snprintf(etag, etaglen, "\"r%lld-%s\"", (long long)run, hex);
+}
+
+/*
+ * Compute an answer, or find it in the cache: 0 with a copy in out, -1
+ * with no model (*no_model set) or an error in err.
+ */
+static int
 api_answer(struct api_server *s, const struct tune_query *q, const char *key,
-    char *err, size_t errlen, int *no_model)
+    struct api_answer_copy *out, char *err, size_t errlen, int *no_model)
 {
 	struct tune_answer	 a;
 	struct tune_query	 qq;
 	struct api_cached	*slot;
 	json_t			*j;
 	uint64_t		 version, now_kib;
+	int64_t			 run;
 	uint8_t			 h[8];
-	char			 hex[17];
-	int			 rc, stale;
-	size_t			 i;
+	char			*body;
+	int			 rc, stale, ret;
 
 	pthread_mutex_lock(&s->d->lock);
 	if (s->d->model == NULL) {
 		pthread_mutex_unlock(&s->d->lock);
 		*no_model = 1;
-		return NULL;
+		return -1;
 	}
 	version = s->d->model_version;
-	pthread_mutex_lock(&s->lock);
+	run = s->d->model_run;
 	crypto_generichash(h, sizeof(h), (const uint8_t *)key, strlen(key),
 	    NULL, 0);
+	pthread_mutex_lock(&s->lock);
 	slot = &s->cache[(h[0] | h[1] << 8) % API_CACHE_SLOTS];
 	if (slot->body != NULL && slot->version == version &&
 	    strcmp(slot->key, key) == 0) {
+		ret = api_answer_take(slot, out);
 		pthread_mutex_unlock(&s->lock);
 		pthread_mutex_unlock(&s->d->lock);
-		return slot;
+		if (ret == -1)
+			snprintf(err, errlen, "out of memory");
+		return ret;
 	}
 	pthread_mutex_unlock(&s->lock);
 	/*
@@ -412,7 +459,7 @@ api_answer(struct api_server *s, const struct tune_query *q, const char *key,
 	rc = tune_recommend(s->d->model, &qq, &a, err, errlen);
 	if (rc == -1) {
 		pthread_mutex_unlock(&s->d->lock);
-		return NULL;
+		return -1;
 	}
 	stale = strcmp(s->d->model_fingerprint, s->d->host.fingerprint) != 0;
 	j = tune_answer_to_json(&a, s->d->model);
@@ -422,19 +469,32 @@ api_answer(struct api_server *s, const struct tune_query *q, const char *key,
 		/* 422: the closest admissible answer comes with the error. */
 		j = json_pack("{s:o, s:s}", "closest", j, "error", err);
 	}
-	pthread_mutex_lock(&s->lock);
-	free(slot->body);
-	slot->body = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(6));
+	body = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(6));
 	json_decref(j);
-	snprintf(slot->key, sizeof(slot->key), "%s", key);
-	slot->version = version;
-	slot->status = rc == 1 ? 422 : 200;
-	for (i = 0; i < 8; i++)
-		snprintf(hex + 2 * i, 3, "%02x", h[i]);
-	snprintf(slot->etag, sizeof(slot->etag), "\"m%llu-%s\"",
-	    (unsigned long long)version, hex);
+	if (body == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	out->body = body;
+	out->status = rc == 1 ? 422 : 200;
+	api_answer_etag(run, out->status, body, out->etag, sizeof(out->etag));
+	/* Kept for the next asker, unless a newer model came meanwhile. */
+	pthread_mutex_lock(&s->lock);
+	if (slot->body == NULL || slot->version <= version) {
+		char	*kept;
+
+		if ((kept = strdup(body)) != NULL) {
+			free(slot->body);
+			slot->body = kept;
+			snprintf(slot->key, sizeof(slot->key), "%s", key);
+			slot->version = version;
+			slot->status = out->status;
+			snprintf(slot->etag, sizeof(slot->etag), "%s",
+			    out->etag);
+		}
+	}
 	pthread_mutex_unlock(&s->lock);
-	return slot;
+	return 0;
 }
 
 enum MHD_Result
@@ -443,12 +503,12 @@ h_recommendation(struct api_server *s, struct MHD_Connection *c,
 {
 	struct tune_query	 q;
 	struct api_scope	 sc;
-	struct api_cached	*slot;
+	struct api_answer_copy	 ans;
 	struct MHD_Response	*resp;
 	const char		*inm;
-	char			 key[256], err[512], etag[48], *body;
+	char			 key[256], err[512];
 	enum MHD_Result		 rc;
-	int			 no_model = 0, st;
+	int			 no_model = 0;
 
 	(void)r;
 	(void)arg;
@@ -457,36 +517,27 @@ h_recommendation(struct api_server *s, struct MHD_Connection *c,
 	/* Other hosts, or a stack's correction: answered in fleet.c. */
 	if (sc.kind != API_SCOPE_HOST || sc.stack[0] != '\0')
 		return api_recommend_scoped(s, c, &q, key, &sc, status);
-	if ((slot = api_answer(s, &q, key, err, sizeof(err), &no_model)) ==
-	    NULL) {
+	if (api_answer(s, &q, key, &ans, err, sizeof(err), &no_model) == -1) {
 		if (no_model)
 			return api_no_model(s, c, status);
 		return api_problem(c, PROB_POLICY, NULL, err, NULL, 0, status);
 	}
-	/* Copy out under the lock: the slot may be replaced after. */
-	pthread_mutex_lock(&s->lock);
-	body = strdup(slot->body);
-	snprintf(etag, sizeof(etag), "%s", slot->etag);
-	st = slot->status;
-	pthread_mutex_unlock(&s->lock);
-	if (body == NULL)
-		return MHD_NO;
 	inm = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "If-None-Match");
-	if (st == 200 && inm != NULL && strcmp(inm, etag) == 0) {
-		free(body);
+	if (ans.status == 200 && inm != NULL && strcmp(inm, ans.etag) == 0) {
+		free(ans.body);
 		resp = MHD_create_response_from_buffer(0, NULL,
 		    MHD_RESPMEM_PERSISTENT);
-		MHD_add_response_header(resp, "ETag", etag);
+		MHD_add_response_header(resp, "ETag", ans.etag);
 		*status = 304;
 		rc = MHD_queue_response(c, 304, resp);
 		MHD_destroy_response(resp);
 		return rc;
 	}
-	if (st == 422) {
-		json_t	*j = json_loads(body, 0, NULL);
+	if (ans.status == 422) {
+		json_t	*j = json_loads(ans.body, 0, NULL);
 		char	 why[512];
 
-		free(body);
+		free(ans.body);
 		snprintf(why, sizeof(why), "%s", json_string_value(
 		    json_object_get(j, "error")));
 		rc = api_problem(c, PROB_POLICY, "target_ms", why,
@@ -495,12 +546,12 @@ h_recommendation(struct api_server *s, struct MHD_Connection *c,
 		json_decref(j);
 		return rc;
 	}
-	resp = MHD_create_response_from_buffer(strlen(body), body,
+	resp = MHD_create_response_from_buffer(strlen(ans.body), ans.body,
 	    MHD_RESPMEM_MUST_FREE);
 	MHD_add_response_header(resp, "Content-Type", "application/json");
 	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
 	MHD_add_response_header(resp, "Cache-Control", "no-cache");
-	MHD_add_response_header(resp, "ETag", etag);
+	MHD_add_response_header(resp, "ETag", ans.etag);
 	*status = 200;
 	rc = MHD_queue_response(c, 200, resp);
 	MHD_destroy_response(resp);
