@@ -297,7 +297,8 @@ api_parse_query(struct MHD_Connection *c, struct tune_query *tq,
 				tq->k = (uint32_t)u;
 			}
 		} else if (strcmp(k, "memory_max") == 0) {
-			if (units_parse_kib(v, UINT64_C(1) << 40, &kib) == -1) {
+			if (units_parse_kib(v, UNITS_MEMORY_MAX_KIB,
+			    &kib) == -1) {
 				snprintf(why, sizeof(why), "must be a size such "
 				    "as 256MiB or 1GiB, or KiB as an integer, "
 				    "up to 1 TiB");

@@ -256,7 +256,8 @@ bench_parse(int argc, char **argv, struct bench_opts *o)
 		} else if (strcmp(a, "--memory-max") == 0) {
 			uint64_t kib;
 
-			if (units_parse_kib(v, UINT64_C(1) << 40, &kib) == -1)
+			if (units_parse_kib(v, UNITS_MEMORY_MAX_KIB,
+			    &kib) == -1)
 				goto bad;
 			o->memory_max = kib * 1024;
 		} else if (strcmp(a, "--json") == 0) {

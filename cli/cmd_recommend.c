@@ -131,7 +131,8 @@ rec_parse(int argc, char **argv, struct rec_opts *o)
 			    &o->q.k) == -1)
 				goto bad;
 		} else if (strcmp(a, "--memory-max") == 0) {
-			if (units_parse_kib(v, UINT64_C(1) << 40, &kib) == -1)
+			if (units_parse_kib(v, UNITS_MEMORY_MAX_KIB,
+			    &kib) == -1)
 				goto bad;
 			o->q.memory_max_kib = kib;
 		} else if (strcmp(a, "--parallelism") == 0) {

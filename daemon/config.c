@@ -199,10 +199,10 @@ config_set(struct config *c, const char *key, const char *value, char *err,
 			c->memory_max = 0;
 			return 0;
 		}
-		if (units_parse_kib(value, UINT64_C(1) << 40, &kib) == -1) {
+		if (units_parse_kib(value, UNITS_MEMORY_MAX_KIB, &kib) == -1) {
 			snprintf(err, errlen, "%s must be a size such as 1GiB, "
-			    "512MiB or KiB as an integer (0: the host's "
-			    "budget)", key);
+			    "512MiB or KiB as an integer, up to 1TiB (0: "
+			    "the host's budget)", key);
 			return -1;
 		}
 		c->memory_max = kib * 1024;

@@ -7,6 +7,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/*
+ * The largest memory budget anyone may name (memory_max in the API, the
+ * configuration and the command line): 1 TiB, in KiB.
+ */
+#define UNITS_MEMORY_MAX_KIB	(UINT64_C(1) << 30)
+
 /* units.c */
 
 /*

@@ -26,6 +26,9 @@ param 422 "concurrency 0" "target_ms=250&concurrency=0" concurrency
 param 422 "concurrency 16777215" "target_ms=250&concurrency=16777215" concurrency
 param 400 "memory_max garbage" "target_ms=250&memory_max=lots" memory_max
 param 400 "memory_max 4 PiB" "target_ms=250&memory_max=4294967295GiB" memory_max
+param 400 "memory_max 2 TiB (over 1 TiB)" "target_ms=250&memory_max=2TiB" memory_max
+param 400 "memory_max 1 TiB + 1 KiB" "target_ms=250&memory_max=1073741825" memory_max
+expect_http 200 "memory_max 1TiB is taken" GET "$R?target_ms=250&memory_max=1TiB"
 param 422 "parallelism 16777215" "target_ms=250&parallelism=16777215" parallelism
 param 400 "floor unknown" "target_ms=250&floor=nist" floor
 param 400 "variant unknown" "target_ms=250&variant=argon3" variant

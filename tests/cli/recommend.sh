@@ -57,6 +57,8 @@ import json, sys
 a = json.load(open(sys.argv[1]))
 assert a["m_kib"] == 65536 and a["t"] > 1, (a["m_kib"], a["t"])
 PY
+expect_status 2 "memory-max over 1 TiB refused" -- "$PWTUNE" recommend --target-ms 500 --from "$RUN" --memory-max 2TiB
+expect_stderr "memory-max over 1 TiB: names the flag" "--memory-max"
 # A snippet that could not parse makes the check fail (the checker works).
 printf '<?php $x = ;\n' >"$TMP/broken.php"
 expect_status 255 "php -l rejects a broken file" -- php -l "$TMP/broken.php"
