@@ -5,6 +5,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include <errno.h>
@@ -208,6 +209,66 @@ measure_vm_size(void)
 	return (uint64_t)pages * (uint64_t)sysconf(_SC_PAGESIZE);
 }
 
+/*
+ * In a child between fork() and its work: close every descriptor from low
+ * up. close_range(2) where the kernel has it (5.9) and no seccomp filter
+ * refuses it; otherwise one by one, as /proc/self/fd lists them (read with
+ * getdents64 into a buffer on the stack: nothing here may allocate, another
+ * thread of the parent may have held malloc's lock at the fork), or, with
+ * no /proc, every number under the descriptor limit.
+ */
+static void
+measure_close_from(int low)
+{
+	struct rlimit	 rl;
+	char		 buf[4096];
+	long		 n, off;
+	int		 dir, fd, closed;
+
+	if (close_range((unsigned)low, ~0U, 0) == 0)
+		return;
+	if ((dir = open("/proc/self/fd", O_RDONLY | O_DIRECTORY |
+	    O_CLOEXEC)) != -1) {
+		do {
+			closed = 0;
+			lseek(dir, 0, SEEK_SET);
+			while ((n = syscall(SYS_getdents64, dir, buf,
+			    sizeof(buf))) > 0) {
+				for (off = 0; off < n; ) {
+					/* struct linux_dirent64: d_ino 8,
+					   d_off 8, d_reclen 2, d_type 1,
+					   d_name */
+					unsigned short	 reclen;
+					const char	*name = buf + off + 19;
+
+					memcpy(&reclen, buf + off + 16,
+					    sizeof(reclen));
+					if (reclen == 0)
+						break;
+					off += reclen;
+					for (fd = 0; *name >= '0' &&
+					    *name <= '9' && fd < 1 << 24;
+					    name++)
+						fd = fd * 10 + (*name - '0');
+					if (*name != '\0')
+						continue;	/* . and .. */
+					if (fd >= low && fd != dir) {
+						close(fd);
+						closed = 1;
+					}
+				}
+			}
+		} while (closed && n == 0);
+		close(dir);
+		if (n == 0)
+			return;
+	}
+	if (getrlimit(RLIMIT_NOFILE, &rl) == -1 || rl.rlim_cur == RLIM_INFINITY)
+		rl.rlim_cur = 65536;
+	for (fd = low; (rlim_t)fd < rl.rlim_cur; fd++)
+		close(fd);
+}
+
 static int
 measure_spawn(struct measure_run *mr, char *err, size_t errlen)
 {
@@ -245,7 +306,7 @@ measure_spawn(struct measure_run *mr, char *err, size_t errlen)
 			if (fd != CHILD_FD)
 				_exit(4);
 			fcntl(CHILD_FD, F_SETFD, 0);
-			close_range(CHILD_FD + 1, ~0U, 0);
+			measure_close_from(CHILD_FD + 1);
 			measure_child(kp, limit);
 		}
 		close(sv[1]);
