@@ -13,6 +13,7 @@
 #define API_ETAG_LEN		48	/* "r<run>-<24 hex>" */
 #define API_RUN_PRESETS_SLOTS	64	/* hosts' preset times, by run */
 #define API_STORE_PROBE_S	2	/* seconds between store probes */
+#define API_STORE_OPEN_WAIT_MS	100	/* for another thread's connect */
 #define API_FLEET_LIST_S	5	/* seconds a list of hosts is kept,
 					   and a scoped answer */
 #define API_FLEET_ANSWERS	64	/* scoped answers kept */

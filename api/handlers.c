@@ -37,18 +37,58 @@ api_db_key(void)
 	pthread_key_create(&db_key, api_db_close);
 }
 
+/*
+ * A PostgreSQL store that does not answer holds whoever talks to it for up
+ * to connect_timeout, and an HTTP thread held holds every connection it
+ * serves. So while the store is known to be away, HTTP threads do not try
+ * it at all (503 at once): the job runner probes it every
+ * API_STORE_PROBE_S seconds off the HTTP threads and says when it is back.
+ * And only one HTTP thread at a time opens a new connection to it; another
+ * that would wait more than API_STORE_OPEN_WAIT_MS for that answers 503.
+ * /healthz, /readyz and answers from memory keep the other threads.
+ */
+static pthread_mutex_t	store_open_lock = PTHREAD_MUTEX_INITIALIZER;
+
 struct db *
 api_db(struct api_server *s, char *err, size_t errlen)
 {
 	struct db_open_opts	 o = { 0, 0, 1, NULL, NULL };
 	struct db		*db;
-
+	struct timespec		 until;
 	enum db_status		 st;
+	int			 away, pg, gated = 0;
 
+	pg = db_is_postgresql(s->d->cfg.db);
+	pthread_mutex_lock(&s->d->lock);
+	away = pg && !s->d->store_up &&
+	    s->d->store_status == DB_ERR_UNAVAILABLE;
+	pthread_mutex_unlock(&s->d->lock);
+	if (away) {
+		snprintf(err, errlen, "the store cannot be reached (tried "
+		    "again every %d s)", API_STORE_PROBE_S);
+		return NULL;
+	}
 	pthread_once(&db_key_once, api_db_key);
 	if ((db = pthread_getspecific(db_key)) != NULL)
 		return db;
-	if ((st = db_open(s->d->cfg.db, &o, &db, err, errlen)) != DB_OK) {
+	if (pg) {
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_nsec += API_STORE_OPEN_WAIT_MS * 1000000L;
+		if (until.tv_nsec >= 1000000000L) {
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000L;
+		}
+		if (pthread_mutex_timedlock(&store_open_lock, &until) != 0) {
+			snprintf(err, errlen, "the store is slow to answer: "
+			    "another request is connecting to it");
+			return NULL;
+		}
+		gated = 1;
+	}
+	st = db_open(s->d->cfg.db, &o, &db, err, errlen);
+	if (gated)
+		pthread_mutex_unlock(&store_open_lock);
+	if (st != DB_OK) {
 		store_note(s->d, st, err);
 		return NULL;
 	}
@@ -57,9 +97,10 @@ api_db(struct api_server *s, char *err, size_t errlen)
 }
 
 /*
- * Is the store reachable? Asked at most every API_STORE_PROBE_S seconds
- * (a round trip on this thread's connection); in between, what the last
- * operation saw.
+ * Is the store reachable? For a file, asked at most every
+ * API_STORE_PROBE_S seconds (a round trip on this thread's connection). A
+ * database is never probed here: the job runner does it off the HTTP
+ * threads; this says what the last operation on it saw.
  */
 int
 api_store_up(struct api_server *s, char *why, size_t whylen)
@@ -73,7 +114,8 @@ api_store_up(struct api_server *s, char *why, size_t whylen)
 	pthread_mutex_lock(&s->d->lock);
 	seen = s->d->store_seen;
 	pthread_mutex_unlock(&s->d->lock);
-	if (time(NULL) - seen >= API_STORE_PROBE_S) {
+	if (!db_is_postgresql(s->d->cfg.db) &&
+	    time(NULL) - seen >= API_STORE_PROBE_S) {
 		if ((db = api_db(s, err, sizeof(err))) != NULL) {
 			st = db_ping(db, err, sizeof(err));
 			store_note(s->d, st, err);

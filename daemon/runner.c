@@ -21,6 +21,7 @@
 #define RUNNER_VERIFY_ROUNDS	5
 /* Seconds between attempts to open the store the runner could not open. */
 #define RUNNER_STORE_RETRY_S	2
+#define RUNNER_STORE_PROBE_S	2	/* a shared database asked when idle */
 
 struct runner_ctx {
 	struct daemon	*d;
@@ -438,6 +439,23 @@ runner_retry_pending(struct daemon *d, struct db *db)
 	pthread_mutex_lock(&d->lock);
 }
 
+/*
+ * Ask a shared database whether it is there (called and returning with
+ * d->lock held). What it says is what /readyz, /metrics and the HTTP
+ * threads go by: they never wait on a database that may not answer.
+ */
+static void
+runner_probe(struct daemon *d, struct db *db)
+{
+	enum db_status	st;
+	char		err[512];
+
+	pthread_mutex_unlock(&d->lock);
+	st = db_ping(db, err, sizeof(err));
+	store_note(d, st, st == DB_OK ? NULL : err);
+	pthread_mutex_lock(&d->lock);
+}
+
 static void *
 runner_loop(void *arg)
 {
@@ -446,20 +464,27 @@ runner_loop(void *arg)
 	char		 err[512], profile[16];
 	int64_t		 id;
 	struct timespec	 until;
+	int		 pg;
 
 	if ((db = runner_open(d)) == NULL)
 		return NULL;
+	pg = db_is_postgresql(d->cfg.db);
 	pthread_mutex_lock(&d->lock);
 	while (!d->quit) {
 		if (d->pending_run != 0)
 			runner_retry_pending(d, db);
 		if (d->queued_run <= 0) {	/* -1: being created */
-			/* Wake for requests, or for the periodic re-run. */
-			if (d->cfg.rebench_interval > 0 || d->pending_run != 0) {
+			/* Wake for requests, the periodic re-run, or to probe
+			   a shared database (never on an HTTP thread). */
+			if (d->cfg.rebench_interval > 0 || d->pending_run != 0 ||
+			    pg) {
 				clock_gettime(CLOCK_REALTIME, &until);
 				until.tv_sec += 1;
 				pthread_cond_timedwait(&d->wake, &d->lock,
 				    &until);
+				if (pg && !d->quit && time(NULL) -
+				    d->store_seen >= RUNNER_STORE_PROBE_S)
+					runner_probe(d, db);
 				/* After a failed run, the cool-down first. */
 				if (!d->quit && d->queued_run == 0 &&
 				    d->cfg.rebench_interval > 0 &&
