@@ -1,11 +1,13 @@
-// tests/e2e/dashboard.mjs BASE TOKEN ARTIFACTS: the dashboard in headless
-// Chromium. Each check prints "ok" or "FAILED"; the exit status is the
-// number of failures (capped). Screenshots go to ARTIFACTS.
+// tests/e2e/dashboard.mjs BASE TOKEN ARTIFACTS [fresh]: the dashboard in
+// headless Chromium. Each check prints "ok" or "FAILED"; the exit status
+// is the number of failures (capped). Screenshots go to ARTIFACTS. With
+// "fresh", the page of a host with an empty store during its start-up
+// run; without, the whole page over a seeded store.
 import { chromium } from 'playwright-core';
 import process from 'node:process';
 import path from 'node:path';
 
-const [base, token, artifacts] = process.argv.slice(2);
+const [base, token, artifacts, mode] = process.argv.slice(2);
 let failed = 0;
 let passed = 0;
 const ok = (name) => { passed++; console.log('ok     ' + name); };
@@ -55,11 +57,119 @@ async function apiJson(page, p) {
   return page.evaluate(async (u) => (await fetch(u)).json(), p);
 }
 
+// The API's answer, asked by the test itself (not through the page).
+async function get(p) {
+  return (await fetch(base + p)).json();
+}
+
+const sleep = (n) => new Promise((r) => setTimeout(r, n));
+
+// What the page says of this host: the host block's Last run and Stale,
+// the header's stale flag, and this host's row in the hosts table.
+async function hostState(page) {
+  return page.evaluate(() => {
+    const dd = (term) => {
+      const dt = [...document.querySelectorAll('#host dt')].find((x) => x.textContent === term);
+      return dt ? dt.nextElementSibling.textContent : '';
+    };
+    const tr = [...document.querySelectorAll('#hosts tbody tr')].find((r) => /\(this host\)/.test(r.textContent));
+    return {
+      lastRun: dd('Last run'),
+      stale: dd('Stale'),
+      badge: document.getElementById('stale-badge').hidden ? '' : document.getElementById('stale-badge').textContent,
+      row: tr ? { stale: !!tr.querySelector('.badge.stale'), lastRun: tr.cells[3].textContent } : null,
+    };
+  });
+}
+
+// An empty store, the start-up run measuring this host: while its points
+// are measured, and while its answers are verified, the page names the
+// run in progress and raises no stale flag (the host did not change);
+// when it ends, the page shows the run's age.
+async function freshHost(browser) {
+  // No model before the points are measured: the page asks all the same.
+  expected.add('GET /v1/recommendation 503');
+  expected.add('GET /v1/model 503');
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, colorScheme: 'light' });
+  const page = await context.newPage();
+  watchPage(page);
+  const resp = await page.goto(base + '/', { waitUntil: 'load' });
+  check(resp && resp.status() === 200, 'GET / is 200 (a fresh host)');
+  let run = null;
+  for (let i = 0; i < 100 && !run; i++) {
+    run = ((await get('/v1/runs')).runs || []).find((r) => r.status === 'running' && r.progress);
+    if (!run) await sleep(100);
+  }
+  if (!run) {
+    bad('the start-up run is running', JSON.stringify(await get('/v1/runs')));
+    return;
+  }
+  const inProgress = new RegExp('run #' + run.id + ' in progress');
+  await page.waitForFunction((re) => new RegExp(re).test(document.getElementById('host').textContent), inProgress.source, { timeout: 5000 }).catch(() => {});
+  const during = await hostState(page);
+  check(inProgress.test(during.lastRun), 'during the start-up run, Last run names the run in progress', JSON.stringify(during));
+  check(during.badge === '', 'during the start-up run, no stale flag', during.badge);
+  await shot(page, 'fresh-running');
+
+  // The points measured, the answers being verified: status "running".
+  let verifying = false;
+  for (let i = 0; i < 1200; i++) {
+    const r = await get('/v1/runs/' + run.id);
+    if (r.status !== 'running') break;
+    if (r.progress && r.progress.done >= r.points_total) {
+      verifying = true;
+      break;
+    }
+    await sleep(100);
+  }
+  check(verifying, 'the start-up run came to verifying its answers');
+  if (verifying) {
+    await page.waitForFunction(() => /verifying/.test(document.getElementById('host').textContent), null, { timeout: 4000 }).catch(() => {});
+    const v = await hostState(page);
+    const still = (await get('/v1/runs/' + run.id)).status === 'running';
+    const why = JSON.stringify(v) + (still ? '' : ' (the run ended meanwhile)');
+    check(inProgress.test(v.lastRun) && /verifying/.test(v.lastRun), 'while its answers are verified, Last run says so', why);
+    check(v.badge === '' && !/^yes/.test(v.stale), 'while its answers are verified, no stale flag', why);
+    check(v.row && !v.row.stale && /in progress/.test(v.row.lastRun), 'while its answers are verified, the hosts table names the run, no stale flag', why);
+    await shot(page, 'fresh-verifying');
+  }
+
+  // The run ends: its age, still no stale flag.
+  await page.waitForFunction((id) => new RegExp('Run #' + id + ' (done|failed|cancelled|interrupted)').test(document.getElementById('run-message').textContent), run.id, { timeout: 120000 });
+  await page.waitForFunction(() => /Last run\s*#\d+, /.test(document.getElementById('host').textContent), null, { timeout: 10000 }).catch(() => {});
+  const end = await hostState(page);
+  check(/^#\d+, .* ago$/.test(end.lastRun) && end.stale === 'no' && end.badge === '', 'after the start-up run: its age, no stale flag', JSON.stringify(end));
+  await shot(page, 'fresh-done');
+  await context.close();
+}
+
+function noErrors() {
+  check(consoleErrors.length === 0, 'no console error', consoleErrors.join(' | '));
+  check(failedRequests.length === 0, 'no failed request', failedRequests.join(' | '));
+  check(badResponses.length === 0, 'no unexpected error response', badResponses.join(' | '));
+}
+
+function finish() {
+  console.log(passed + ' passed, ' + failed + ' failed');
+  process.exit(Math.min(failed, 100));
+}
+
 const browser = await chromium.launch({
   executablePath: '/usr/bin/chromium',
   headless: true,
   args: process.getuid && process.getuid() === 0 ? ['--no-sandbox'] : [],
 });
+if (mode === 'fresh') {
+  try {
+    await freshHost(browser);
+    noErrors();
+  } catch (e) {
+    bad('the browser test of a fresh host ran to its end', e.stack || String(e));
+  } finally {
+    await browser.close();
+  }
+  finish();
+}
 try {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, colorScheme: 'light' });
   const page = await context.newPage();
@@ -242,13 +352,10 @@ try {
   await shot(pp, 'phone-dark');
   await phone.close();
 
-  check(consoleErrors.length === 0, 'no console error', consoleErrors.join(' | '));
-  check(failedRequests.length === 0, 'no failed request', failedRequests.join(' | '));
-  check(badResponses.length === 0, 'no unexpected error response', badResponses.join(' | '));
+  noErrors();
 } catch (e) {
   bad('the browser test ran to its end', e.stack || String(e));
 } finally {
   await browser.close();
 }
-console.log(passed + ' passed, ' + failed + ' failed');
-process.exit(Math.min(failed, 100));
+finish();
