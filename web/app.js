@@ -596,15 +596,62 @@ async function loadGroup(q) {
   markDecider();
 }
 
+// The presets by family, one family in the table at a time so that it
+// stays as wide as the page (the store's hosts predict 17 of them). The
+// engine lists them family by family; a name no pattern knows falls in
+// the last family.
+const PRESET_FAMILIES = [
+  ['seed CLI', /^Argon2/],
+  ['OWASP', /^OWASP-/],
+  ['RFC 9106', /^RFC9106-/],
+  ['libsodium', /^libsodium-/],
+  ['library defaults', /./],
+];
+let presetFamily = 'OWASP';
+
+function familyOf(name) {
+  return PRESET_FAMILIES.find(([, re]) => re.test(name))[0];
+}
+
+// A preset's name may break after a hyphen or between words; its
+// parameters in the title.
+function presetHead(p) {
+  const th = el('th', null, 'preset');
+  p.name.split(/(?<=-)|(?<=[a-z0-9])(?=[A-Z])/).forEach((part, i) => {
+    if (i > 0) th.appendChild(el('wbr'));
+    th.appendChild(document.createTextNode(part));
+  });
+  th.title = 'm = ' + p.m_kib + ' KiB (' + mib(p.m_kib) + '), t = ' + p.t + ', p = ' + p.p;
+  return th;
+}
+
 function renderHosts() {
   if (!hostsRes) return;
   const table = $('hosts');
   const res = hostsRes;
-  const names = [];
-  for (const h of res.hosts) for (const p of h.presets) if (!names.includes(p.name)) names.push(p.name);
+  const all = [];
+  const known = new Map();
+  for (const h of res.hosts) {
+    for (const p of h.presets) {
+      if (!known.has(p.name)) all.push(p.name);
+      known.set(p.name, p);
+    }
+  }
+  const families = [];
+  for (const n of all) if (!families.includes(familyOf(n))) families.push(familyOf(n));
+  if (families.length && !families.includes(presetFamily)) presetFamily = families[0];
+  const sel = $('preset-family');
+  sel.replaceChildren(...families.map((f) => {
+    const o = el('option', f + ' (' + all.filter((n) => familyOf(n) === f).length + ')');
+    o.value = f;
+    return o;
+  }));
+  sel.value = presetFamily;
+  sel.parentElement.hidden = families.length < 2;
+  const names = all.filter((n) => familyOf(n) === presetFamily);
   const head = el('tr');
   head.append(el('th', 'Host'), el('th', 'Group'), el('th', 'CPUs'), el('th', 'Last run'));
-  for (const n of names) head.appendChild(el('th', n));
+  for (const n of names) head.appendChild(presetHead(known.get(n)));
   for (const th of head.children) th.scope = 'col';
   table.tHead.replaceChildren(head);
   table.tBodies[0].replaceChildren(...res.hosts.map((h) => {
@@ -697,6 +744,10 @@ function init() {
   $('calc').addEventListener('submit', (e) => { e.preventDefault(); loadAnswer(); });
   $('run-form').addEventListener('submit', startRun);
   $('run-cancel').addEventListener('click', cancelRun);
+  $('preset-family').addEventListener('change', () => {
+    presetFamily = $('preset-family').value;
+    renderHosts();
+  });
   window.matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => { chartDefaults(); loadModel(true); });
   syncRange();
   loadAnswer();

@@ -251,8 +251,34 @@ try {
   check(stacks.length === 1 && stacks[0][0] === 'php-8.2-libargon2' && stacks[0][1] === '5' && /^× \d+\.\d\d$/.test(stacks[0][2]), 'the observations table shows the stack and its correction', JSON.stringify(stacks));
   const obsRows = await page.$$eval('#observations tbody tr', (rows) => rows.map((r) => Array.from(r.cells).map((c) => c.textContent)));
   check(obsRows.length === 5 && obsRows.every((r) => /m=16384 t=3/.test(r[1]) && /ms/.test(r[2]) && /ms/.test(r[3]) && /^\d+\.\d\d$/.test(r[4])), 'each observation: observed against predicted', JSON.stringify(obsRows[0]));
-  const heads = await page.$$eval('#hosts thead th', (t) => t.map((x) => x.textContent));
-  check(heads.includes('OWASP-2') && heads.includes('Argon2idFast'), 'the hosts table has the common presets', heads.join(','));
+  // At 1280 px every column shows: the table is no wider than its box.
+  const heads = () => page.$$eval('#hosts thead th', (t) => t.map((x) => x.textContent));
+  const fits = () => page.$eval('#hosts', (t) => {
+    const box = t.parentElement;
+    return { table: Math.ceil(t.getBoundingClientRect().width), box: box.clientWidth, scroll: box.scrollWidth, right: Math.ceil(t.getBoundingClientRect().right), page: document.documentElement.clientWidth };
+  });
+  const fitting = (f) => f.scroll <= f.box && f.table <= f.box && f.right <= f.page;
+  const heads0 = await heads();
+  check(heads0.includes('OWASP-2'), 'the hosts table shows the OWASP presets first', heads0.join(','));
+  const fit = await fits();
+  check(fitting(fit), 'the hosts table fits the page at 1280 px', JSON.stringify(fit));
+  await page.locator('section[aria-labelledby="hosts-h"]').screenshot({ path: path.join(artifacts, 'hosts-1280.png') });
+  // Every preset the API predicts is in the table, a family at a time,
+  // and every family fits.
+  const apiPresets = [...new Set((await apiJson(page, '/v1/hosts')).hosts.flatMap((h) => h.presets.map((p) => p.name)))];
+  const shown = new Set(heads0);
+  const tooWide = [];
+  const families = await page.$$eval('#preset-family option', (o) => o.map((x) => x.value));
+  for (const f of families) {
+    await page.selectOption('#preset-family', f);
+    for (const h of await heads()) shown.add(h);
+    const ff = await fits();
+    if (!fitting(ff)) tooWide.push(f + ' ' + JSON.stringify(ff));
+  }
+  const missing = apiPresets.filter((n) => !shown.has(n));
+  check(apiPresets.includes('Argon2idFast') && missing.length === 0, 'every preset of the API is in the hosts table', 'missing: ' + missing.join(','));
+  check(tooWide.length === 0, 'the hosts table fits the page with every family of presets', tooWide.join('; '));
+  if (families.includes('OWASP')) await page.selectOption('#preset-family', 'OWASP');
 
   // ---- runs: a wrong token, then the right one ----
   expected.add('POST /v1/runs 401');
