@@ -150,10 +150,10 @@ function runPhase(r) {
   const name = 'run #' + r.id;
   if (r.status === 'queued') return name + ' queued';
   const p = r.progress;
-  if (!p) return name + ' in progress: ' + r.points_done + ' of ' + r.points_total + ' points measured';
-  if (p.done < r.points_total || r.points_total === 0) return name + ' in progress: ' + p.done + ' of ' + r.points_total + ' points measured';
+  if (!p) return name + ' in progress: ' + r.points_done + ' of ' + r.points_total + ' points done';
+  if (p.done < r.points_total || r.points_total === 0) return name + ' in progress: ' + p.done + ' of ' + r.points_total + ' points done';
   const n = p.total - r.points_total;
-  return name + ' in progress: ' + r.points_total + ' points measured, ' +
+  return name + ' in progress: its ' + r.points_total + ' points done, ' +
     (n > 0 ? 'verifying the answers (' + Math.min(n, p.done - r.points_total + 1) + ' of ' + n + ')' : 'fitting the model');
 }
 
@@ -202,6 +202,7 @@ function runUpdated(r) {
   if (phase !== livePhase) {
     livePhase = phase;
     renderHosts();
+    if (/verifying/.test(phase)) loadModel(false);
   }
 }
 
@@ -409,9 +410,15 @@ function drawVerify(model) {
 }
 
 let modelRun = null;
+// The run of the model in use when last asked (0: none yet). A run puts
+// its model in use once its points are measured, before its answers are
+// verified and it ends: a new one means a new answer.
+let modelRunId;
 async function loadModel(force) {
   try {
     const model = await api('/v1/model');
+    if (modelRunId !== undefined && modelRunId !== model.run_id) answerSoon();
+    modelRunId = model.run_id;
     const vkey = model.run_id + ':' + model.verifications.length;
     if (!force && modelRun === vkey) return;
     modelRun = vkey;
@@ -422,6 +429,7 @@ async function loadModel(force) {
     drawVerify(model);
     $('conc-series').onchange = () => drawConcurrency(model);
   } catch (e) {
+    if (e.status === 503) modelRunId = 0;
     $('model-summary').textContent = e.status === 503 ? 'No model yet (' + e.message + ').' : 'Error: ' + e.message;
   }
 }

@@ -131,6 +131,11 @@ async function freshHost(browser) {
     check(inProgress.test(v.lastRun) && /verifying/.test(v.lastRun), 'while its answers are verified, Last run says so', why);
     check(v.badge === '' && !/^yes/.test(v.stale), 'while its answers are verified, no stale flag', why);
     check(v.row && !v.row.stale && /in progress/.test(v.row.lastRun), 'while its answers are verified, the hosts table names the run, no stale flag', why);
+    // The model is in use once the points are measured: the calculator
+    // answers then, not only when the run ends.
+    const answered = await page.waitForSelector('#answer-params', { timeout: 4000 }).then(() => true, () => false);
+    const r = await get('/v1/runs/' + run.id);
+    check(answered && r.status === 'running', 'while its answers are verified, the calculator answers', (answered ? 'answered' : await page.textContent('#answer')) + '; run ' + r.status);
     await shot(page, 'fresh-verifying');
   }
 
