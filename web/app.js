@@ -126,34 +126,83 @@ function drawChart(id, config) {
 
 // ---- host ------------------------------------------------------------
 
-async function loadHost() {
+// The last answers of GET /v1/hosts and GET /v1/runs (the run being
+// watched kept up to date by poll()): the host block and the hosts
+// table are drawn from both.
+let hostsRes = null;
+let runsNow = null;
+
+function active(r) {
+  return r.status === 'queued' || r.status === 'running';
+}
+
+// The run in progress on host h: queued or running. Without a record of
+// this host yet, the run this daemon is measuring (it carries progress).
+function liveRun(h) {
+  if (!runsNow) return null;
+  return runsNow.find((r) => active(r) && (h ? r.host_id === h.id : !!r.progress)) || null;
+}
+
+// Where a run in progress is. Its points come first, then the answers
+// for the verify targets (progress counts both); the run stays "running"
+// until both are done, and only then is it this host's last run.
+function runPhase(r) {
+  const name = 'run #' + r.id;
+  if (r.status === 'queued') return name + ' queued';
+  const p = r.progress;
+  if (!p) return name + ' in progress: ' + r.points_done + ' of ' + r.points_total + ' points done';
+  if (p.done < r.points_total || r.points_total === 0) return name + ' in progress: ' + p.done + ' of ' + r.points_total + ' points done';
+  const n = p.total - r.points_total;
+  return name + ' in progress: its ' + r.points_total + ' points done, ' +
+    (n > 0 ? 'verifying the answers (' + Math.min(n, p.done - r.points_total + 1) + ' of ' + n + ')' : 'fitting the model');
+}
+
+// Stale means the host's facts changed since its newest finished run. No
+// finished run yet is not that, and neither is a run in progress: while
+// one runs, the page names it and raises no flag.
+function renderHost() {
+  if (!hostsRes) return;
   const dl = $('host');
-  try {
-    const res = await api('/v1/hosts');
-    const h = res.hosts.find((x) => x.this_host);
-    dl.replaceChildren();
-    if (!h) {
-      row(dl, 'Status', 'no measurements of this host yet');
-      $('stale-badge').hidden = true;
-      return res;
-    }
-    const f = h.facts;
-    row(dl, 'CPU', f.cpu_model + ' (' + f.online_cpus + ' online, ' + h.effective_cpus + ' effective)');
-    const fp = el('code', h.current_fingerprint || h.fingerprint);
-    row(dl, 'Fingerprint', fp);
-    const b = h.memory_budget;
-    row(dl, 'Memory budget', bytes(b.bytes) + ' (set by ' + ({ cgroup: 'the cgroup limit', memavailable: 'MemAvailable', config: 'the configuration' }[b.source] || b.source) + '; ' + bytes(f.mem_total) + ' installed)');
-    row(dl, 'Libraries', 'libsodium ' + f.libsodium_version + ', libargon2 ' + f.libargon2_version);
-    row(dl, 'Last run', h.last_run ? '#' + h.last_run + ', ' + age(h.last_run_finished) : 'none');
-    if (h.group) row(dl, 'Group', h.group);
-    const st = row(dl, 'Stale', h.stale ? (h.last_run ? 'yes: the host changed since the last run; start a re-benchmark' : 'yes: no finished run of this host') : 'no');
-    st.className = h.stale ? 'stale-text' : '';
-    $('stale-badge').hidden = !h.stale;
-    return res;
-  } catch (e) {
-    dl.replaceChildren();
-    row(dl, 'Error', e.message).className = 'error';
-    return null;
+  const h = hostsRes.hosts.find((x) => x.this_host);
+  const live = liveRun(h);
+  dl.replaceChildren();
+  if (!h) {
+    row(dl, 'Status', 'no measurements of this host yet' + (live ? ': ' + runPhase(live) : ''));
+    $('stale-badge').hidden = true;
+    return;
+  }
+  const f = h.facts;
+  row(dl, 'CPU', f.cpu_model + ' (' + f.online_cpus + ' online, ' + h.effective_cpus + ' effective)');
+  const fp = el('code', h.current_fingerprint || h.fingerprint);
+  row(dl, 'Fingerprint', fp);
+  const b = h.memory_budget;
+  row(dl, 'Memory budget', bytes(b.bytes) + ' (set by ' + ({ cgroup: 'the cgroup limit', memavailable: 'MemAvailable', config: 'the configuration' }[b.source] || b.source) + '; ' + bytes(f.mem_total) + ' installed)');
+  row(dl, 'Libraries', 'libsodium ' + f.libsodium_version + ', libargon2 ' + f.libargon2_version);
+  const last = h.last_run ? '#' + h.last_run + ', ' + age(h.last_run_finished) : '';
+  row(dl, 'Last run', live ? (last ? last + '; ' : 'none yet; ') + runPhase(live) : last || 'none');
+  if (h.group) row(dl, 'Group', h.group);
+  const stale = !!h.last_run && h.stale;
+  let text = 'no';
+  if (stale) text = live ? 'yes: the host changed since run #' + h.last_run + '; run #' + live.id + ' measures it again' : 'yes: the host changed since the last run; start a re-benchmark';
+  else if (!h.last_run) text = 'no finished run of this host yet' + (live ? '' : ': start a benchmark');
+  row(dl, 'Stale', text).className = stale ? 'stale-text' : '';
+  $('stale-badge').hidden = !stale || !!live;
+}
+
+// A new state of the watched run: the host block follows it, and the
+// hosts table when the run changes phase.
+let livePhase = '';
+function runUpdated(r) {
+  if (!runsNow) runsNow = [];
+  const i = runsNow.findIndex((x) => x.id === r.id);
+  if (i >= 0) runsNow[i] = r;
+  else runsNow.unshift(r);
+  renderHost();
+  const phase = active(r) ? r.id + (/verifying/.test(runPhase(r)) ? ' verifying' : ' ' + r.status) : '';
+  if (phase !== livePhase) {
+    livePhase = phase;
+    renderHosts();
+    if (/verifying/.test(phase)) loadModel(false);
   }
 }
 
@@ -361,9 +410,15 @@ function drawVerify(model) {
 }
 
 let modelRun = null;
+// The run of the model in use when last asked (0: none yet). A run puts
+// its model in use once its points are measured, before its answers are
+// verified and it ends: a new one means a new answer.
+let modelRunId;
 async function loadModel(force) {
   try {
     const model = await api('/v1/model');
+    if (modelRunId !== undefined && modelRunId !== model.run_id) answerSoon();
+    modelRunId = model.run_id;
     const vkey = model.run_id + ':' + model.verifications.length;
     if (!force && modelRun === vkey) return;
     modelRun = vkey;
@@ -374,6 +429,7 @@ async function loadModel(force) {
     drawVerify(model);
     $('conc-series').onchange = () => drawConcurrency(model);
   } catch (e) {
+    if (e.status === 503) modelRunId = 0;
     $('model-summary').textContent = e.status === 503 ? 'No model yet (' + e.message + ').' : 'Error: ' + e.message;
   }
 }
@@ -444,6 +500,7 @@ async function poll() {
   const id = watching;
   try {
     const r = await api('/v1/runs/' + id);
+    runUpdated(r);
     const done = r.progress ? r.progress.done : r.points_done;
     const total = r.progress ? r.progress.total : r.points_total;
     const bar = $('run-progress');
@@ -459,7 +516,6 @@ async function poll() {
     $('run-live').hidden = true;
     showMessage('Run #' + id + ' ' + r.status + (r.error ? ': ' + r.error : '') + '.', r.status === 'done' ? 'ok' : 'error');
     loadRuns();
-    loadHost();
     loadModel(true);
     loadHosts();
     answerSoon();
@@ -474,6 +530,8 @@ async function loadRuns() {
   const body = $('runs').tBodies[0];
   try {
     const runs = (await api('/v1/runs')).runs;
+    runsNow = runs;
+    renderHost();
     body.replaceChildren(...runs.map((r) => {
       const tr = el('tr');
       tr.dataset.status = r.status;
@@ -546,43 +604,104 @@ async function loadGroup(q) {
   markDecider();
 }
 
-async function loadHosts() {
+// The presets by family, one family in the table at a time so that it
+// stays as wide as the page (the store's hosts predict 17 of them). The
+// engine lists them family by family; a name no pattern knows falls in
+// the last family.
+const PRESET_FAMILIES = [
+  ['seed CLI', /^Argon2/],
+  ['OWASP', /^OWASP-/],
+  ['RFC 9106', /^RFC9106-/],
+  ['libsodium', /^libsodium-/],
+  ['library defaults', /./],
+];
+let presetFamily = 'OWASP';
+
+function familyOf(name) {
+  return PRESET_FAMILIES.find(([, re]) => re.test(name))[0];
+}
+
+// A preset's name may break after a hyphen or between words; its
+// parameters in the title.
+function presetHead(p) {
+  const th = el('th', null, 'preset');
+  p.name.split(/(?<=-)|(?<=[a-z0-9])(?=[A-Z])/).forEach((part, i) => {
+    if (i > 0) th.appendChild(el('wbr'));
+    th.appendChild(document.createTextNode(part));
+  });
+  th.title = 'm = ' + p.m_kib + ' KiB (' + mib(p.m_kib) + '), t = ' + p.t + ', p = ' + p.p;
+  return th;
+}
+
+function renderHosts() {
+  if (!hostsRes) return;
   const table = $('hosts');
+  const res = hostsRes;
+  const all = [];
+  const known = new Map();
+  for (const h of res.hosts) {
+    for (const p of h.presets) {
+      if (!known.has(p.name)) all.push(p.name);
+      known.set(p.name, p);
+    }
+  }
+  const families = [];
+  for (const n of all) if (!families.includes(familyOf(n))) families.push(familyOf(n));
+  if (families.length && !families.includes(presetFamily)) presetFamily = families[0];
+  const sel = $('preset-family');
+  sel.replaceChildren(...families.map((f) => {
+    const o = el('option', f + ' (' + all.filter((n) => familyOf(n) === f).length + ')');
+    o.value = f;
+    return o;
+  }));
+  sel.value = presetFamily;
+  sel.parentElement.hidden = families.length < 2;
+  const names = all.filter((n) => familyOf(n) === presetFamily);
+  const head = el('tr');
+  head.append(el('th', 'Host'), el('th', 'Group'), el('th', 'CPUs'), el('th', 'Last run'));
+  for (const n of names) head.appendChild(presetHead(known.get(n)));
+  for (const th of head.children) th.scope = 'col';
+  table.tHead.replaceChildren(head);
+  table.tBodies[0].replaceChildren(...res.hosts.map((h) => {
+    const tr = el('tr');
+    tr.dataset.host = h.id;
+    const live = liveRun(h);
+    const name = el('th', h.facts.cpu_model || h.id);
+    name.scope = 'row';
+    name.appendChild(el('small', ' ' + h.id.slice(0, 8) + (h.this_host ? ' (this host)' : '')));
+    if (h.slowest) {
+      tr.className = 'slowest';
+      name.appendChild(el('span', 'slowest', 'badge'));
+    }
+    // Stale: facts changed since the newest finished run (see renderHost).
+    if (h.last_run && h.stale && !live) name.appendChild(el('span', 'stale', 'badge stale'));
+    tr.append(name, el('td', h.group || '—'), el('td', h.last_run_cpus || (h.facts && h.facts.effective_cpus) || ''),
+      el('td', live ? 'run #' + live.id + (live.status === 'queued' ? ' queued' : ' in progress') : h.last_run ? age(h.last_run_finished) : 'none'));
+    for (const n of names) {
+      const p = h.presets.find((x) => x.name === n);
+      const td = el('td', p ? ms(p.predicted_ms_p95) + (p.note ? ' *' : '') : '—', 'num');
+      if (p && p.note) td.title = p.note;
+      tr.appendChild(td);
+    }
+    return tr;
+  }));
+  markDecider();
+}
+
+async function loadHosts() {
   try {
     const res = await api('/v1/hosts');
     const grew = !hostsGroup && res.group;
+    hostsRes = res;
     hostsGroup = res.group || '';
-    const names = [];
-    for (const h of res.hosts) for (const p of h.presets) if (!names.includes(p.name)) names.push(p.name);
-    const head = el('tr');
-    head.append(el('th', 'Host'), el('th', 'Group'), el('th', 'CPUs'), el('th', 'Last run'));
-    for (const n of names) head.appendChild(el('th', n));
-    for (const th of head.children) th.scope = 'col';
-    table.tHead.replaceChildren(head);
-    table.tBodies[0].replaceChildren(...res.hosts.map((h) => {
-      const tr = el('tr');
-      tr.dataset.host = h.id;
-      const name = el('th', h.facts.cpu_model || h.id);
-      name.scope = 'row';
-      name.appendChild(el('small', ' ' + h.id.slice(0, 8) + (h.this_host ? ' (this host)' : '')));
-      if (h.slowest) {
-        tr.className = 'slowest';
-        name.appendChild(el('span', 'slowest', 'badge'));
-      }
-      if (h.stale) name.appendChild(el('span', 'stale', 'badge stale'));
-      tr.append(name, el('td', h.group || '—'), el('td', h.last_run_cpus || (h.facts && h.facts.effective_cpus) || ''), el('td', h.last_run ? age(h.last_run_finished) : 'none'));
-      for (const n of names) {
-        const p = h.presets.find((x) => x.name === n);
-        const td = el('td', p ? ms(p.predicted_ms_p95) + (p.note ? ' *' : '') : '—', 'num');
-        if (p && p.note) td.title = p.note;
-        tr.appendChild(td);
-      }
-      return tr;
-    }));
-    markDecider();
+    renderHost();
+    renderHosts();
     if (grew && $('answer').dataset.query !== undefined) loadGroup(new URLSearchParams($('answer').dataset.query));
   } catch (e) {
-    table.tBodies[0].replaceChildren();
+    const dl = $('host');
+    dl.replaceChildren();
+    row(dl, 'Error', e.message).className = 'error';
+    $('hosts').tBodies[0].replaceChildren();
   }
 }
 
@@ -633,9 +752,12 @@ function init() {
   $('calc').addEventListener('submit', (e) => { e.preventDefault(); loadAnswer(); });
   $('run-form').addEventListener('submit', startRun);
   $('run-cancel').addEventListener('click', cancelRun);
+  $('preset-family').addEventListener('change', () => {
+    presetFamily = $('preset-family').value;
+    renderHosts();
+  });
   window.matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => { chartDefaults(); loadModel(true); });
   syncRange();
-  loadHost();
   loadAnswer();
   loadModel(true);
   loadRuns();
