@@ -9,7 +9,8 @@
 
 #include "api.h"
 
-#define API_FAIL_SLOTS		256
+#define API_FAIL_SLOTS		256	/* addresses the limiter follows */
+#define API_FAIL_WINDOW_S	60	/* ... for this long after a failure */
 #define API_RUN_PRESETS_SLOTS	64	/* hosts' preset times, by run */
 #define API_STORE_PROBE_S	2	/* seconds between store probes */
 #define API_FLEET_LIST_S	5	/* seconds a list of hosts is kept,
@@ -50,6 +51,23 @@ struct api_route {
 	api_handler	 fn;
 };
 
+/*
+ * A client's address as the failure limiter keys it: IPv4 (an IPv4-mapped
+ * IPv6 address too) by its 4 bytes, IPv6 by its /64 prefix, which is what
+ * one subscriber or host usually has.
+ */
+struct api_peer {
+	uint8_t		 family;	/* 4, 6, or 0: another kind */
+	uint8_t		 addr[8];	/* zero after the significant bytes */
+};
+
+/* Wrong tokens from one address in a window of API_FAIL_WINDOW_S. */
+struct api_fail {
+	struct api_peer	 peer;
+	unsigned	 count;		/* 0: a free slot */
+	time_t		 window;	/* monotonic seconds of the first */
+};
+
 struct api_cached {
 	char		 key[256];
 	uint64_t	 version;
@@ -64,11 +82,7 @@ struct api_server {
 	pthread_mutex_t		 lock;	/* everything below */
 	uint8_t			 token_digest[32];
 	int			 have_token;
-	struct {
-		uint32_t	addr;
-		unsigned	count;
-		time_t		window;
-	}			 fails[API_FAIL_SLOTS];
+	struct api_fail		 fails[API_FAIL_SLOTS];
 	struct api_cached	 cache[API_CACHE_SLOTS];
 	unsigned long long	 hits[API_ROUTES + 1][6];  /* route, status/100 */
 	unsigned long long	 latency[API_LATENCY_BUCKETS + 1];

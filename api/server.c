@@ -9,9 +9,9 @@
  *     at once, or as soon as a chunked body passes it);
  *   - POST bodies as application/json, else 415;
  *   - a route and a method (404; 405 with Allow);
- *   - a bearer token for mutations (401 with WWW-Authenticate; failures
- *     per address limited, then 429), compared as fixed-length digests in
- *     constant time.
+ *   - a bearer token for mutations (401 with WWW-Authenticate), compared
+ *     as fixed-length digests in constant time; the right token always
+ *     passes, wrong ones per address are limited (then 429).
  *
  * libmicrohttpd runs an internal epoll thread pool with a connection
  * limit, a per-address limit, a connection timeout, a memory limit per
@@ -21,6 +21,7 @@
  */
 #include <sys/stat.h>
 
+#include <netinet/in.h>
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -186,56 +187,70 @@ api_token_load(struct api_server *s, const char *path, char *err,
 	return 0;
 }
 
-static uint32_t
-api_client_addr(struct MHD_Connection *c)
+/* The client's address as the limiter keys it (struct api_peer). */
+static void
+api_peer_of(struct MHD_Connection *c, struct api_peer *k)
 {
 	const union MHD_ConnectionInfo	*ci;
 	const struct sockaddr		*sa;
-	uint32_t			 h = 0;
-	const uint8_t			*p;
-	size_t				 i, n;
+	const struct in6_addr		*a6;
 
+	memset(k, 0, sizeof(*k));
 	ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
 	if (ci == NULL || (sa = ci->client_addr) == NULL)
-		return 0;
+		return;
 	if (sa->sa_family == AF_INET) {
-		p = (const uint8_t *)&((const struct sockaddr_in *)
-		    (const void *)sa)->sin_addr;
-		n = 4;
-	} else {
-		p = (const uint8_t *)&((const struct sockaddr_in6 *)
-		    (const void *)sa)->sin6_addr;
-		n = 16;
+		k->family = 4;
+		memcpy(k->addr, &((const struct sockaddr_in *)(const void *)
+		    sa)->sin_addr, 4);
+	} else if (sa->sa_family == AF_INET6) {
+		a6 = &((const struct sockaddr_in6 *)(const void *)sa)->
+		    sin6_addr;
+		if (IN6_IS_ADDR_V4MAPPED(a6)) {
+			k->family = 4;
+			memcpy(k->addr, a6->s6_addr + 12, 4);
+		} else {
+			k->family = 6;
+			memcpy(k->addr, a6->s6_addr, 8);
+		}
 	}
-	for (i = 0; i < n; i++)
-		h = h * 31 + p[i];
-	return h ? h : 1;
 }
 
 /*
- * Is the bearer token right? 0 yes, 1 no (401), 2 too many failures from
- * this address in the last minute (429).
+ * Is the bearer token right? 0 yes; 1 no (401); 2 no, and too many wrong
+ * tokens from this address in its window (429, *retry seconds left).
+ *
+ * The token is checked first: the right one always passes, whatever came
+ * from its address before. A request without Authorization is a plain 401
+ * and counts nothing (a browser's no-cors fetch cannot send one); any
+ * other wrong token counts a failure for its address.
+ *
+ * The table follows API_FAIL_SLOTS addresses, scanned in full (an address
+ * is found or not, never mistaken for another). A slot whose window has
+ * ended is reused; when all are live, the wrong token of an address not
+ * in the table is refused with 429 and nothing is evicted. An attacker
+ * with many addresses therefore cannot push its own counts out to start
+ * again: the most wrong tokens answered with 401 are API_FAIL_SLOTS x
+ * auth_failures_per_minute a minute in all. The price is that others'
+ * wrong tokens meanwhile get 429 instead of 401; the right token still
+ * passes.
  */
 static int
-api_auth(struct api_server *s, struct MHD_Connection *c)
+api_auth(struct api_server *s, struct MHD_Connection *c, unsigned *retry)
 {
 	const char	*h = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
 			    "Authorization");
+	struct api_peer	 peer;
+	struct api_fail	*f, *slot = NULL;
 	uint8_t		 digest[32];
-	uint32_t	 addr = api_client_addr(c);
-	size_t		 slot = addr % API_FAIL_SLOTS;
-	time_t		 now = time(NULL);
+	time_t		 now;
+	size_t		 i;
 	int		 ok;
 
-	pthread_mutex_lock(&s->lock);
-	if (s->fails[slot].addr == addr && now - s->fails[slot].window < 60 &&
-	    s->fails[slot].count >= s->d->cfg.auth_failures_per_minute) {
-		pthread_mutex_unlock(&s->lock);
-		return 2;
-	}
-	pthread_mutex_unlock(&s->lock);
+	if (h == NULL)
+		return 1;
 	/* "Bearer " exactly; the digest makes every comparison 32 bytes. */
-	ok = h != NULL && strncmp(h, "Bearer ", 7) == 0 && h[7] != '\0';
+	ok = strncmp(h, "Bearer ", 7) == 0 && h[7] != '\0';
 	if (ok) {
 		crypto_generichash(digest, sizeof(digest),
 		    (const uint8_t *)h + 7, strlen(h + 7), NULL, 0);
@@ -247,13 +262,38 @@ api_auth(struct api_server *s, struct MHD_Connection *c)
 	}
 	if (ok)
 		return 0;
+
+	api_peer_of(c, &peer);
+	now = (time_t)api_now();
 	pthread_mutex_lock(&s->lock);
-	if (s->fails[slot].addr != addr || now - s->fails[slot].window >= 60) {
-		s->fails[slot].addr = addr;
-		s->fails[slot].window = now;
-		s->fails[slot].count = 0;
+	for (i = 0; i < API_FAIL_SLOTS; i++) {
+		f = &s->fails[i];
+		if (f->count > 0 && now - f->window >= API_FAIL_WINDOW_S)
+			f->count = 0;		/* its window ended */
+		if (f->count > 0 && memcmp(&f->peer, &peer,
+		    sizeof(peer)) == 0) {
+			slot = f;
+			break;
+		}
+		if (f->count == 0 && slot == NULL)
+			slot = f;
 	}
-	s->fails[slot].count++;
+	if (slot == NULL) {
+		/* Every slot is another address's, in its window. */
+		pthread_mutex_unlock(&s->lock);
+		*retry = API_FAIL_WINDOW_S;
+		return 2;
+	}
+	if (slot->count == 0) {
+		slot->peer = peer;
+		slot->window = now;
+	}
+	if (slot->count >= s->d->cfg.auth_failures_per_minute) {
+		*retry = (unsigned)(API_FAIL_WINDOW_S - (now - slot->window));
+		pthread_mutex_unlock(&s->lock);
+		return 2;
+	}
+	slot->count++;
 	pthread_mutex_unlock(&s->lock);
 	return 1;
 }
@@ -324,6 +364,7 @@ api_access(void *cls, struct MHD_Connection *c, const char *url,
 	const char		*cl, *te, *ct;
 	char			 allow[64];
 	size_t			 i, route = API_ROUTES, plen;
+	unsigned		 retry = 0;
 	int			 status = 0, path_known = 0, a;
 	enum MHD_Result		 rc;
 
@@ -403,10 +444,10 @@ api_access(void *cls, struct MHD_Connection *c, const char *url,
 	    0 || (ct[16] != '\0' && ct[16] != ';')))
 		rc = api_problem(c, PROB_UNSUPPORTED_TYPE, "Content-Type",
 		    "send the body as application/json", NULL, 0, &status);
-	else if (api_routes[route].auth && (a = api_auth(s, c)) != 0)
+	else if (api_routes[route].auth && (a = api_auth(s, c, &retry)) != 0)
 		rc = a == 2 ? api_problem(c, PROB_TOO_MANY, "Authorization",
-		    "too many failed attempts from this address: wait a "
-		    "minute", NULL, 60, &status) :
+		    "too many wrong tokens from this address: wait a minute",
+		    NULL, retry > 0 ? retry : 1, &status) :
 		    api_problem(c, PROB_UNAUTHORIZED, "Authorization",
 		    "send Authorization: Bearer <token>, the token of the "
 		    "daemon's token file", NULL, 0, &status);
