@@ -15,10 +15,16 @@
  *
  * libmicrohttpd runs an internal epoll thread pool with a connection
  * limit, a per-address limit, a connection timeout, a memory limit per
- * connection and a fixed thread stack size. The response is queued on the
- * second call of the handler, never the first (0.9.75 would close the
- * connection after it).
+ * connection and a fixed thread stack size. The handler is called once
+ * with the headers, once per piece of body, and once more when the whole
+ * request is in: a request's answer is queued on that last call. What the
+ * headers alone refuse (both Content-Length and Transfer-Encoding, a
+ * Content-Length over the cap) is queued on the first call: 0.9.75 then
+ * reads no body and closes the connection after the answer. A body
+ * refused while it is coming in is answered by api_refuse_body(), as
+ * 0.9.75 queues nothing between the headers and the end of the body.
  */
+#include <sys/socket.h>
 #include <sys/stat.h>
 
 #include <netinet/in.h>
@@ -354,6 +360,53 @@ api_count(struct api_server *s, size_t route, int status, double seconds)
 	pthread_mutex_unlock(&s->lock);
 }
 
+/*
+ * Refuse a request whose body is still coming in (over the cap, or past
+ * its deadline). libmicrohttpd 0.9.75 queues no response between the end
+ * of the headers and the end of the body: MHD_queue_response fails there,
+ * and a handler's MHD_NO closes the connection without a word. So the
+ * problem is written to the socket here (a few hundred bytes: the send
+ * buffer of a connection that has sent nothing back takes them), the
+ * socket is shut down both ways (the FIN follows the answer), and
+ * libmicrohttpd, reading the end of file, closes the connection; the rest
+ * of the body is never read. The handler is in libmicrohttpd's thread of
+ * this connection: the descriptor is this connection's.
+ */
+static void
+api_refuse_body(struct api_server *s, struct MHD_Connection *c,
+    struct api_request *r, enum api_problem p, const char *detail)
+{
+	const union MHD_ConnectionInfo	*ci;
+	char				 msg[1024], *body;
+	size_t				 off = 0;
+	ssize_t				 n;
+	int				 status = api_problem_status(p), len = -1;
+
+	r->refused = 1;
+	if ((ci = MHD_get_connection_info(c,
+	    MHD_CONNECTION_INFO_CONNECTION_FD)) == NULL)
+		return;
+	if ((body = api_problem_text(p, NULL, detail)) != NULL) {
+		len = snprintf(msg, sizeof(msg), "HTTP/1.1 %d %s\r\n"
+		    "Connection: close\r\nContent-Type: application/problem+json"
+		    "\r\nX-Content-Type-Options: nosniff\r\nCache-Control: "
+		    "no-store\r\nContent-Length: %zu\r\n\r\n%s", status,
+		    MHD_get_reason_phrase_for((unsigned)status), strlen(body),
+		    body);
+		free(body);
+	}
+	while (len > 0 && (size_t)len < sizeof(msg) && off < (size_t)len)
+		if ((n = send(ci->connect_fd, msg + off, (size_t)len - off,
+		    MSG_NOSIGNAL)) > 0)
+			off += (size_t)n;
+		else if (n == -1 && errno == EINTR)
+			continue;
+		else
+			break;
+	shutdown(ci->connect_fd, SHUT_RDWR);
+	api_count(s, API_ROUTES, status, api_now() - r->start);
+}
+
 static enum MHD_Result
 api_access(void *cls, struct MHD_Connection *c, const char *url,
     const char *method, const char *version, const char *upload_data,
@@ -390,8 +443,16 @@ api_access(void *cls, struct MHD_Connection *c, const char *url,
 		return MHD_YES;
 	}
 	if (*upload_data_size > 0) {
-		if (r->bodylen + *upload_data_size > API_BODY_MAX)
-			r->too_large = 1;
+		/*
+		 * A chunked body (a Content-Length over the cap was refused
+		 * with the headers) that passes the cap is refused at once,
+		 * not at its end.
+		 */
+		if (r->refused)
+			;	/* what was already read past a refusal */
+		else if (r->bodylen + *upload_data_size > API_BODY_MAX)
+			api_refuse_body(s, c, r, PROB_TOO_LARGE, "the body may "
+			    "have 4096 bytes at most");
 		else {
 			memcpy(r->body + r->bodylen, upload_data,
 			    *upload_data_size);
@@ -400,6 +461,9 @@ api_access(void *cls, struct MHD_Connection *c, const char *url,
 		*upload_data_size = 0;
 		return MHD_YES;
 	}
+	if (r->refused)		/* answered and shut down: never sent */
+		return api_problem(c, PROB_TOO_LARGE, NULL, NULL, NULL, 0,
+		    &status);
 
 	/* The whole request is in: route it. */
 	for (i = 0; i < api_nroutes; i++) {
@@ -416,9 +480,6 @@ api_access(void *cls, struct MHD_Connection *c, const char *url,
 	if (!api_host_allowed(s, c))
 		rc = api_problem(c, PROB_MISDIRECTED, "Host", "the Host header "
 		    "must name this server", NULL, 0, &status);
-	else if (r->too_large)
-		rc = api_problem(c, PROB_TOO_LARGE, NULL, "the body may have "
-		    "4096 bytes at most", NULL, 0, &status);
 	else if (route == API_ROUTES && !path_known)
 		rc = api_problem(c, PROB_NOT_FOUND, NULL, "no such resource",
 		    NULL, 0, &status);
