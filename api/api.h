@@ -28,7 +28,8 @@
 struct api_request {
 	char		body[API_BODY_MAX + 1];
 	size_t		bodylen;
-	int		refused;	/* answered while the body came */
+	int		refused;	/* answered while the body came:
+					   1 + its enum api_problem */
 	double		start;
 };
 

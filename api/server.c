@@ -361,6 +361,157 @@ api_count(struct api_server *s, size_t route, int status, double seconds)
 }
 
 /*
+ * The request deadline (request_timeout). libmicrohttpd's
+ * connection_timeout is an idle timeout that every byte resets: one
+ * header line every few seconds would hold a connection for ever, and 64
+ * per address, 256 in all, hold the server. So every connection is
+ * followed here from its start (MHD_OPTION_NOTIFY_CONNECTION) to its
+ * close, and its request's headers and body must be in by
+ * request_timeout from the connection's start, or, on a kept-alive
+ * connection, from the end of the previous answer: the sweeper thread
+ * shuts the socket down (both ways) at that moment, and libmicrohttpd,
+ * reading the end of file, closes the connection. While the body is
+ * coming, the sweeper waits API_BODY_GRACE_S more: a body byte that comes
+ * after the deadline is answered 408 (api_refuse_body), so a client still
+ * sending learns why; a silent one is cut. Once the whole request is in,
+ * no deadline applies until its answer is sent (the idle timeout does).
+ *
+ * libmicrohttpd 0.9.75 notifies CLOSED before it closes the descriptor,
+ * and the sweeper shuts a descriptor down only while its connection is
+ * listed, under conn_lock, which the CLOSED notification takes to unlist
+ * it: the descriptor cannot have been closed and reused by then.
+ */
+static struct api_conn *
+api_conn_of(struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo	*ci;
+
+	ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	return ci != NULL ? ci->socket_context : NULL;
+}
+
+/*
+ * A request of k begins: its deadline runs from now. The sweeper is woken
+ * when it waits for nothing or for a later moment (a body's grace).
+ * conn_lock held.
+ */
+static void
+api_conn_begin(struct api_server *s, struct api_conn *k)
+{
+	double	due;
+
+	k->since = api_now();
+	k->phase = API_CONN_REQUEST;
+	due = k->since + s->request_timeout;
+	if (s->sweep_due < 0 || due < s->sweep_due) {
+		s->sweep_due = due;
+		pthread_cond_signal(&s->conn_cv);
+	}
+}
+
+static void
+api_conn_notify(void *cls, struct MHD_Connection *c, void **socket_context,
+    enum MHD_ConnectionNotificationCode toe)
+{
+	struct api_server		*s = cls;
+	struct api_conn			*k;
+	const union MHD_ConnectionInfo	*ci;
+
+	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+		/* Not followed without memory: the idle timeout still is. */
+		*socket_context = NULL;
+		ci = MHD_get_connection_info(c,
+		    MHD_CONNECTION_INFO_CONNECTION_FD);
+		if (ci == NULL || (k = calloc(1, sizeof(*k))) == NULL)
+			return;
+		k->fd = ci->connect_fd;
+		pthread_mutex_lock(&s->conn_lock);
+		if ((k->next = s->conns) != NULL)
+			k->next->prev = k;
+		s->conns = k;
+		api_conn_begin(s, k);
+		pthread_mutex_unlock(&s->conn_lock);
+		*socket_context = k;
+	} else if (toe == MHD_CONNECTION_NOTIFY_CLOSED &&
+	    (k = *socket_context) != NULL) {
+		pthread_mutex_lock(&s->conn_lock);
+		if (k->prev != NULL)
+			k->prev->next = k->next;
+		else
+			s->conns = k->next;
+		if (k->next != NULL)
+			k->next->prev = k->prev;
+		pthread_mutex_unlock(&s->conn_lock);
+		free(k);
+		*socket_context = NULL;
+	}
+}
+
+/*
+ * Is the request of c past its deadline? Its connection moves on to phase
+ * to: API_CONN_BODY once the headers are in, API_CONN_ANSWER once the
+ * whole request is (or it is refused): no deadline until it is answered.
+ */
+static int
+api_conn_late(struct api_server *s, struct MHD_Connection *c,
+    enum api_conn_phase to)
+{
+	struct api_conn	*k = api_conn_of(c);
+	int		 late;
+
+	if (k == NULL)
+		return 0;
+	pthread_mutex_lock(&s->conn_lock);
+	late = k->phase == API_CONN_CUT || ((k->phase == API_CONN_REQUEST ||
+	    k->phase == API_CONN_BODY) && api_now() - k->since >=
+	    s->request_timeout);
+	if (k->phase == API_CONN_REQUEST || k->phase == API_CONN_BODY)
+		k->phase = to;
+	pthread_mutex_unlock(&s->conn_lock);
+	return late;
+}
+
+/* The sweeper: shuts down the connections whose request is late. */
+static void *
+api_sweep(void *arg)
+{
+	struct api_server	*s = arg;
+	struct api_conn		*k;
+	struct timespec		 ts;
+	double			 now, due, next;
+
+	pthread_mutex_lock(&s->conn_lock);
+	while (!s->stopping) {
+		now = api_now();
+		next = -1;
+		for (k = s->conns; k != NULL; k = k->next) {
+			if (k->phase != API_CONN_REQUEST &&
+			    k->phase != API_CONN_BODY)
+				continue;
+			due = k->since + s->request_timeout +
+			    (k->phase == API_CONN_BODY ? API_BODY_GRACE_S : 0);
+			if (now >= due) {
+				shutdown(k->fd, SHUT_RDWR);
+				k->phase = API_CONN_CUT;
+			} else if (next < 0 || due < next)
+				next = due;
+		}
+		/* api_conn_begin() wakes it for an earlier deadline. */
+		s->sweep_due = next;
+		if (next < 0)
+			pthread_cond_wait(&s->conn_cv, &s->conn_lock);
+		else {
+			ts.tv_sec = (time_t)next;
+			ts.tv_nsec = (long)((next - (double)ts.tv_sec) * 1e9);
+			pthread_cond_timedwait(&s->conn_cv, &s->conn_lock,
+			    &ts);
+		}
+	}
+	pthread_mutex_unlock(&s->conn_lock);
+	return NULL;
+}
+
+/*
  * Refuse a request whose body is still coming in (over the cap, or past
  * its deadline). libmicrohttpd 0.9.75 queues no response between the end
  * of the headers and the end of the body: MHD_queue_response fails there,
@@ -377,12 +528,13 @@ api_refuse_body(struct api_server *s, struct MHD_Connection *c,
     struct api_request *r, enum api_problem p, const char *detail)
 {
 	const union MHD_ConnectionInfo	*ci;
+	struct api_conn			*k;
 	char				 msg[1024], *body;
 	size_t				 off = 0;
 	ssize_t				 n;
 	int				 status = api_problem_status(p), len = -1;
 
-	r->refused = 1;
+	r->refused = 1 + (int)p;
 	if ((ci = MHD_get_connection_info(c,
 	    MHD_CONNECTION_INFO_CONNECTION_FD)) == NULL)
 		return;
@@ -404,6 +556,11 @@ api_refuse_body(struct api_server *s, struct MHD_Connection *c,
 		else
 			break;
 	shutdown(ci->connect_fd, SHUT_RDWR);
+	if ((k = api_conn_of(c)) != NULL) {
+		pthread_mutex_lock(&s->conn_lock);
+		k->phase = API_CONN_CUT;
+		pthread_mutex_unlock(&s->conn_lock);
+	}
 	api_count(s, API_ROUTES, status, api_now() - r->start);
 }
 
@@ -419,6 +576,7 @@ api_access(void *cls, struct MHD_Connection *c, const char *url,
 	size_t			 i, route = API_ROUTES, plen;
 	unsigned		 retry = 0;
 	int			 status = 0, path_known = 0, a;
+	enum api_problem	 p;
 	enum MHD_Result		 rc;
 
 	(void)version;
@@ -433,14 +591,20 @@ api_access(void *cls, struct MHD_Connection *c, const char *url,
 		te = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
 		    "Transfer-Encoding");
 		if (cl != NULL && te != NULL)
-			return api_problem(c, PROB_BAD_REQUEST, NULL, "both "
-			    "Content-Length and Transfer-Encoding: refused",
-			    NULL, 0, &status);
-		if (cl != NULL && (strlen(cl) > 9 ||
+			p = PROB_BAD_REQUEST;
+		else if (cl != NULL && (strlen(cl) > 9 ||
 		    strtoul(cl, NULL, 10) > API_BODY_MAX))
-			return api_problem(c, PROB_TOO_LARGE, NULL, "the body "
-			    "may have 4096 bytes at most", NULL, 0, &status);
-		return MHD_YES;
+			p = PROB_TOO_LARGE;
+		else if (api_conn_late(s, c, API_CONN_BODY))
+			p = PROB_TIMEOUT;
+		else
+			return MHD_YES;
+		api_conn_late(s, c, API_CONN_ANSWER);
+		return api_problem(c, p, NULL, p == PROB_BAD_REQUEST ? "both "
+		    "Content-Length and Transfer-Encoding: refused" :
+		    p == PROB_TOO_LARGE ? "the body may have 4096 bytes at "
+		    "most" : "the request was not in within request_timeout",
+		    NULL, 0, &status);
 	}
 	if (*upload_data_size > 0) {
 		/*
@@ -450,6 +614,9 @@ api_access(void *cls, struct MHD_Connection *c, const char *url,
 		 */
 		if (r->refused)
 			;	/* what was already read past a refusal */
+		else if (api_conn_late(s, c, API_CONN_BODY))
+			api_refuse_body(s, c, r, PROB_TIMEOUT, "the request "
+			    "was not in within request_timeout");
 		else if (r->bodylen + *upload_data_size > API_BODY_MAX)
 			api_refuse_body(s, c, r, PROB_TOO_LARGE, "the body may "
 			    "have 4096 bytes at most");
@@ -462,8 +629,14 @@ api_access(void *cls, struct MHD_Connection *c, const char *url,
 		return MHD_YES;
 	}
 	if (r->refused)		/* answered and shut down: never sent */
-		return api_problem(c, PROB_TOO_LARGE, NULL, NULL, NULL, 0,
-		    &status);
+		return api_problem(c, (enum api_problem)(r->refused - 1), NULL,
+		    NULL, NULL, 0, &status);
+	if (api_conn_late(s, c, API_CONN_ANSWER)) {
+		rc = api_problem(c, PROB_TIMEOUT, NULL, "the request was not "
+		    "in within request_timeout", NULL, 0, &status);
+		api_count(s, API_ROUTES, status, api_now() - r->start);
+		return rc;
+	}
 
 	/* The whole request is in: route it. */
 	for (i = 0; i < api_nroutes; i++) {
@@ -523,26 +696,50 @@ static void
 api_completed(void *cls, struct MHD_Connection *c, void **con_cls,
     enum MHD_RequestTerminationCode toe)
 {
-	(void)cls;
-	(void)c;
+	struct api_server	*s = cls;
+	struct api_conn		*k;
+
 	(void)toe;
 	free(*con_cls);
 	*con_cls = NULL;
+	/* The next request on this connection has its deadline from now. */
+	if ((k = api_conn_of(c)) != NULL) {
+		pthread_mutex_lock(&s->conn_lock);
+		if (k->phase != API_CONN_CUT)
+			api_conn_begin(s, k);
+		pthread_mutex_unlock(&s->conn_lock);
+	}
+}
+
+static void
+api_free(struct api_server *s)
+{
+	pthread_cond_destroy(&s->conn_cv);
+	pthread_mutex_destroy(&s->conn_lock);
+	pthread_mutex_destroy(&s->lock);
+	free(s);
 }
 
 struct api_server *
 api_start(struct daemon *d, int listen_fd, char *err, size_t errlen)
 {
 	struct api_server	*s;
+	pthread_condattr_t	 ca;
 
 	if ((s = calloc(1, sizeof(*s))) == NULL) {
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
 	s->d = d;
+	s->request_timeout = d->cfg.request_timeout;
 	pthread_mutex_init(&s->lock, NULL);
+	pthread_mutex_init(&s->conn_lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&s->conn_cv, &ca);
+	pthread_condattr_destroy(&ca);
 	if (api_token_load(s, d->cfg.token_file, err, errlen) == -1) {
-		free(s);
+		api_free(s);
 		return NULL;
 	}
 	s->mhd = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD |
@@ -558,13 +755,22 @@ api_start(struct daemon *d, int listen_fd, char *err, size_t errlen)
 	    (size_t)d->cfg.connection_memory,
 	    MHD_OPTION_THREAD_STACK_SIZE, (size_t)(256 * 1024),
 	    MHD_OPTION_NOTIFY_COMPLETED, api_completed, s,
+	    MHD_OPTION_NOTIFY_CONNECTION, api_conn_notify, s,
 	    MHD_OPTION_END);
 	if (s->mhd == NULL) {
 		snprintf(err, errlen, "cannot start the HTTP server on %s",
 		    d->cfg.listen);
-		free(s);
+		api_free(s);
 		return NULL;
 	}
+	if ((errno = pthread_create(&s->sweeper, NULL, api_sweep, s)) != 0) {
+		snprintf(err, errlen, "cannot start the request sweeper: %s",
+		    strerror(errno));
+		MHD_stop_daemon(s->mhd);
+		api_free(s);
+		return NULL;
+	}
+	s->sweeper_running = 1;
 	return s;
 }
 
@@ -575,13 +781,20 @@ api_stop(struct api_server *s)
 
 	if (s == NULL)
 		return;
-	MHD_stop_daemon(s->mhd);
+	if (s->sweeper_running) {
+		pthread_mutex_lock(&s->conn_lock);
+		s->stopping = 1;
+		pthread_cond_signal(&s->conn_cv);
+		pthread_mutex_unlock(&s->conn_lock);
+		pthread_join(s->sweeper, NULL);
+	}
+	MHD_stop_daemon(s->mhd);	/* each connection's CLOSED frees it */
 	for (i = 0; i < API_CACHE_SLOTS; i++)
 		free(s->cache[i].body);
 	api_views_free(s);
 	api_fleet_free(s);
 	sodium_memzero(s->token_digest, sizeof(s->token_digest));
-	free(s);
+	api_free(s);
 }
 
 int
