@@ -94,6 +94,30 @@ print("  %d wrong tokens from new addresses got 401, then %s" % (n, code))
 sys.exit(0 if n == 252 and code == "429" else 1)
 PY
 accepted "right token from the 257th address" --interface 127.1.1.53
+stop_daemon
+
+# On a dual-stack listener ([::]), IPv4 clients come as IPv4-mapped IPv6
+# addresses: each is still its own address (not one /64 for all of IPv4).
+: >"$TMP/log"
+env PWTUNED_STARTUP_PROFILE=none PWTUNED_AUTH_FAILURES_PER_MINUTE=3 \
+	"$PWTUNED" --state-dir "$VAR" --listen '[::]:0' >>"$TMP/log" 2>&1 &
+PID=$!
+PORT=""
+for _ in $(seq 100); do
+	PORT=$(sed -n 's/.*listening on \[::\]:\([0-9]*\).*/\1/p' "$TMP/log")
+	[ -n "$PORT" ] && break
+	sleep 0.05
+done
+codes=""
+for a in 127.0.0.5 127.0.0.5 127.0.0.5 127.0.0.5 127.0.0.6; do
+	req POST /v1/runs "${J[@]}" --data-binary '{}' --interface "$a" -H "Authorization: Bearer wrong-token-wrong-token"
+	codes="$codes $(cat "$TMP/status")"
+done
+[ "$codes" = " 401 401 401 429 401" ] && ok "dual-stack: IPv4 clients counted apart ($codes)" ||
+	bad "dual-stack: wanted 401 401 401 429 401, got$codes (port ${PORT:-none})"
+stop_daemon
+start_daemon PWTUNED_STARTUP_PROFILE=none
+
 # S3: the token is in no log line, argument or environment variable.
 if ! tr '\0' '\n' <"/proc/$PID/cmdline" | grep -q "$T" &&
     ! tr '\0' '\n' <"/proc/$PID/environ" | grep -q "$T" && ! grep -q "$T" "$TMP/log"; then
