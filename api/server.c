@@ -7,6 +7,8 @@
  *   - not both Content-Length and Transfer-Encoding, else 400;
  *   - a body no larger than API_BODY_MAX (413 on a Content-Length over it
  *     at once, or as soon as a chunked body passes it);
+ *   - headers and body in by request_timeout, however slowly they come
+ *     (closed at the deadline; 408 to a body still coming);
  *   - POST bodies as application/json, else 415;
  *   - a route and a method (404; 405 with Allow);
  *   - a bearer token for mutations (401 with WWW-Authenticate), compared
@@ -14,15 +16,17 @@
  *     passes, wrong ones per address are limited (then 429).
  *
  * libmicrohttpd runs an internal epoll thread pool with a connection
- * limit, a per-address limit, a connection timeout, a memory limit per
- * connection and a fixed thread stack size. The handler is called once
- * with the headers, once per piece of body, and once more when the whole
- * request is in: a request's answer is queued on that last call. What the
- * headers alone refuse (both Content-Length and Transfer-Encoding, a
- * Content-Length over the cap) is queued on the first call: 0.9.75 then
- * reads no body and closes the connection after the answer. A body
- * refused while it is coming in is answered by api_refuse_body(), as
- * 0.9.75 queues nothing between the headers and the end of the body.
+ * limit, a per-address limit, an idle timeout, a memory limit per
+ * connection and a fixed thread stack size; a sweeper thread of ours
+ * enforces the request deadline. The handler is called once with the
+ * headers, once per piece of body, and once more when the whole request
+ * is in: a request's answer is queued on that last call. What the headers
+ * alone refuse (both Content-Length and Transfer-Encoding, a
+ * Content-Length over the cap, headers past the deadline) is queued on the
+ * first call: 0.9.75 then reads no body of a POST and closes the
+ * connection after the answer. A body refused while it is coming in is
+ * answered by api_refuse_body(), as 0.9.75 queues nothing between the
+ * headers and the end of the body.
  */
 #include <sys/socket.h>
 #include <sys/stat.h>
