@@ -28,7 +28,8 @@
 struct api_request {
 	char		body[API_BODY_MAX + 1];
 	size_t		bodylen;
-	int		too_large;
+	int		refused;	/* answered while the body came:
+					   1 + its enum api_problem */
 	double		start;
 };
 
@@ -49,6 +50,7 @@ enum api_problem {
 	PROB_UNAUTHORIZED,	/* 401 */
 	PROB_NOT_FOUND,		/* 404 */
 	PROB_METHOD,		/* 405 */
+	PROB_TIMEOUT,		/* 408 */
 	PROB_CONFLICT,		/* 409 */
 	PROB_TOO_LARGE,		/* 413 */
 	PROB_UNSUPPORTED_TYPE,	/* 415 */
@@ -68,5 +70,8 @@ int	 api_problem_status(enum api_problem p);
 enum MHD_Result api_problem(struct MHD_Connection *c, enum api_problem p,
 	    const char *param, const char *detail, json_t *extra,
 	    unsigned retry_after, int *status);
+/* The problem+json body alone (free it), for a response written by hand. */
+char	*api_problem_text(enum api_problem p, const char *param,
+	    const char *detail);
 
 #endif /* PWTUNE_API_H */

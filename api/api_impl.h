@@ -9,7 +9,10 @@
 
 #include "api.h"
 
-#define API_FAIL_SLOTS		256
+#define API_FAIL_SLOTS		256	/* addresses the limiter follows */
+#define API_FAIL_WINDOW_S	60	/* ... for this long after a failure */
+#define API_BODY_GRACE_S	0.5	/* a late body has this long to be
+					   answered 408 before it is cut */
 #define API_ETAG_LEN		48	/* "r<run>-<24 hex>" */
 #define API_RUN_PRESETS_SLOTS	64	/* hosts' preset times, by run */
 #define API_STORE_PROBE_S	2	/* seconds between store probes */
@@ -52,6 +55,41 @@ struct api_route {
 	api_handler	 fn;
 };
 
+/*
+ * A client's address as the failure limiter keys it: IPv4 (an IPv4-mapped
+ * IPv6 address too) by its 4 bytes, IPv6 by its /64 prefix, which is what
+ * one subscriber or host usually has.
+ */
+struct api_peer {
+	uint8_t		 family;	/* 4, 6, or 0: another kind */
+	uint8_t		 addr[8];	/* zero after the significant bytes */
+};
+
+/* Wrong tokens from one address in a window of API_FAIL_WINDOW_S. */
+struct api_fail {
+	struct api_peer	 peer;
+	unsigned	 count;		/* 0: a free slot */
+	time_t		 window;	/* monotonic seconds of the first */
+};
+
+/*
+ * A connection from its start to its close, for the request deadline: the
+ * headers and body of its request must be in by request_timeout from
+ * since, or the sweeper shuts the socket down.
+ */
+enum api_conn_phase {
+	API_CONN_REQUEST,		/* headers coming: deadline */
+	API_CONN_BODY,			/* body coming: deadline */
+	API_CONN_ANSWER,		/* the request is in: none */
+	API_CONN_CUT			/* shut down at the deadline */
+};
+struct api_conn {
+	struct api_conn		*prev, *next;
+	int			 fd;
+	double			 since;		/* monotonic seconds */
+	enum api_conn_phase	 phase;
+};
+
 struct api_cached {
 	char		 key[256];
 	uint64_t	 version;
@@ -63,14 +101,17 @@ struct api_cached {
 struct api_server {
 	struct daemon		*d;
 	struct MHD_Daemon	*mhd;
+	unsigned		 request_timeout;	/* seconds */
+	pthread_mutex_t		 conn_lock;	/* the connections, sweeping */
+	pthread_cond_t		 conn_cv;	/* the sweeper waits on it */
+	struct api_conn		*conns;
+	pthread_t		 sweeper;
+	double			 sweep_due;	/* what it waits for; -1: none */
+	int			 sweeper_running, stopping;
 	pthread_mutex_t		 lock;	/* everything below */
 	uint8_t			 token_digest[32];
 	int			 have_token;
-	struct {
-		uint32_t	addr;
-		unsigned	count;
-		time_t		window;
-	}			 fails[API_FAIL_SLOTS];
+	struct api_fail		 fails[API_FAIL_SLOTS];
 	struct api_cached	 cache[API_CACHE_SLOTS];
 	unsigned long long	 hits[API_ROUTES + 1][6];  /* route, status/100 */
 	unsigned long long	 latency[API_LATENCY_BUCKETS + 1];

@@ -20,6 +20,8 @@ static const struct {
 	    "required", 401 },
 	[PROB_NOT_FOUND] = { "not-found", "No such resource", 404 },
 	[PROB_METHOD] = { "method-not-allowed", "Method not allowed", 405 },
+	[PROB_TIMEOUT] = { "request-timeout", "The request took too long to "
+	    "arrive", 408 },
 	[PROB_CONFLICT] = { "run-in-progress", "A run is queued or running",
 	    409 },
 	[PROB_TOO_LARGE] = { "too-large", "The request body is too large",
@@ -43,22 +45,48 @@ api_problem_status(enum api_problem p)
 	return catalogue[p].status;
 }
 
+static json_t *
+api_problem_json(enum api_problem p, const char *param, const char *detail)
+{
+	json_t	*j;
+	char	 type[96];
+
+	snprintf(type, sizeof(type), "/problems/%s", catalogue[p].slug);
+	j = json_pack("{s:s, s:s, s:i, s:s}", "type", type, "title",
+	    catalogue[p].title, "status", catalogue[p].status, "detail",
+	    detail != NULL ? detail : catalogue[p].title);
+	if (j != NULL && param != NULL)
+		json_object_set_new(j, "param", json_string(param));
+	return j;
+}
+
+char *
+api_problem_text(enum api_problem p, const char *param, const char *detail)
+{
+	json_t	*j;
+	char	*text;
+
+	if ((j = api_problem_json(p, param, detail)) == NULL)
+		return NULL;
+	text = json_dumps(j, JSON_COMPACT);
+	json_decref(j);
+	return text;
+}
+
 enum MHD_Result
 api_problem(struct MHD_Connection *c, enum api_problem p, const char *param,
     const char *detail, json_t *extra, unsigned retry_after, int *status)
 {
 	struct MHD_Response	*r;
 	json_t			*j;
-	char			 type[96], ra[16], allowbuf[64] = "";
+	char			 ra[16], allowbuf[64] = "";
 	const char		*allow;
 	enum MHD_Result		 rc;
 
-	snprintf(type, sizeof(type), "/problems/%s", catalogue[p].slug);
-	j = json_pack("{s:s, s:s, s:i, s:s}", "type", type, "title",
-	    catalogue[p].title, "status", catalogue[p].status, "detail",
-	    detail != NULL ? detail : catalogue[p].title);
-	if (param != NULL)
-		json_object_set_new(j, "param", json_string(param));
+	if ((j = api_problem_json(p, param, detail)) == NULL) {
+		json_decref(extra);
+		return MHD_NO;
+	}
 	if (extra != NULL) {
 		json_object_update(j, extra);
 		json_decref(extra);

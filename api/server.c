@@ -7,20 +7,31 @@
  *   - not both Content-Length and Transfer-Encoding, else 400;
  *   - a body no larger than API_BODY_MAX (413 on a Content-Length over it
  *     at once, or as soon as a chunked body passes it);
+ *   - headers and body in by request_timeout, however slowly they come
+ *     (closed at the deadline; 408 to a body still coming);
  *   - POST bodies as application/json, else 415;
  *   - a route and a method (404; 405 with Allow);
- *   - a bearer token for mutations (401 with WWW-Authenticate; failures
- *     per address limited, then 429), compared as fixed-length digests in
- *     constant time.
+ *   - a bearer token for mutations (401 with WWW-Authenticate), compared
+ *     as fixed-length digests in constant time; the right token always
+ *     passes, wrong ones per address are limited (then 429).
  *
  * libmicrohttpd runs an internal epoll thread pool with a connection
- * limit, a per-address limit, a connection timeout, a memory limit per
- * connection and a fixed thread stack size. The response is queued on the
- * second call of the handler, never the first (0.9.75 would close the
- * connection after it).
+ * limit, a per-address limit, an idle timeout, a memory limit per
+ * connection and a fixed thread stack size; a sweeper thread of ours
+ * enforces the request deadline. The handler is called once with the
+ * headers, once per piece of body, and once more when the whole request
+ * is in: a request's answer is queued on that last call. What the headers
+ * alone refuse (both Content-Length and Transfer-Encoding, a
+ * Content-Length over the cap, headers past the deadline) is queued on the
+ * first call: 0.9.75 then reads no body of a POST and closes the
+ * connection after the answer. A body refused while it is coming in is
+ * answered by api_refuse_body(), as 0.9.75 queues nothing between the
+ * headers and the end of the body.
  */
+#include <sys/socket.h>
 #include <sys/stat.h>
 
+#include <netinet/in.h>
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -186,56 +197,70 @@ api_token_load(struct api_server *s, const char *path, char *err,
 	return 0;
 }
 
-static uint32_t
-api_client_addr(struct MHD_Connection *c)
+/* The client's address as the limiter keys it (struct api_peer). */
+static void
+api_peer_of(struct MHD_Connection *c, struct api_peer *k)
 {
 	const union MHD_ConnectionInfo	*ci;
 	const struct sockaddr		*sa;
-	uint32_t			 h = 0;
-	const uint8_t			*p;
-	size_t				 i, n;
+	const struct in6_addr		*a6;
 
+	memset(k, 0, sizeof(*k));
 	ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
 	if (ci == NULL || (sa = ci->client_addr) == NULL)
-		return 0;
+		return;
 	if (sa->sa_family == AF_INET) {
-		p = (const uint8_t *)&((const struct sockaddr_in *)
-		    (const void *)sa)->sin_addr;
-		n = 4;
-	} else {
-		p = (const uint8_t *)&((const struct sockaddr_in6 *)
-		    (const void *)sa)->sin6_addr;
-		n = 16;
+		k->family = 4;
+		memcpy(k->addr, &((const struct sockaddr_in *)(const void *)
+		    sa)->sin_addr, 4);
+	} else if (sa->sa_family == AF_INET6) {
+		a6 = &((const struct sockaddr_in6 *)(const void *)sa)->
+		    sin6_addr;
+		if (IN6_IS_ADDR_V4MAPPED(a6)) {
+			k->family = 4;
+			memcpy(k->addr, a6->s6_addr + 12, 4);
+		} else {
+			k->family = 6;
+			memcpy(k->addr, a6->s6_addr, 8);
+		}
 	}
-	for (i = 0; i < n; i++)
-		h = h * 31 + p[i];
-	return h ? h : 1;
 }
 
 /*
- * Is the bearer token right? 0 yes, 1 no (401), 2 too many failures from
- * this address in the last minute (429).
+ * Is the bearer token right? 0 yes; 1 no (401); 2 no, and too many wrong
+ * tokens from this address in its window (429, *retry seconds left).
+ *
+ * The token is checked first: the right one always passes, whatever came
+ * from its address before. A request without Authorization is a plain 401
+ * and counts nothing (a browser's no-cors fetch cannot send one); any
+ * other wrong token counts a failure for its address.
+ *
+ * The table follows API_FAIL_SLOTS addresses, scanned in full (an address
+ * is found or not, never mistaken for another). A slot whose window has
+ * ended is reused; when all are live, the wrong token of an address not
+ * in the table is refused with 429 and nothing is evicted. An attacker
+ * with many addresses therefore cannot push its own counts out to start
+ * again: the most wrong tokens answered with 401 are API_FAIL_SLOTS x
+ * auth_failures_per_minute a minute in all. The price is that others'
+ * wrong tokens meanwhile get 429 instead of 401; the right token still
+ * passes.
  */
 static int
-api_auth(struct api_server *s, struct MHD_Connection *c)
+api_auth(struct api_server *s, struct MHD_Connection *c, unsigned *retry)
 {
 	const char	*h = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
 			    "Authorization");
+	struct api_peer	 peer;
+	struct api_fail	*f, *slot = NULL;
 	uint8_t		 digest[32];
-	uint32_t	 addr = api_client_addr(c);
-	size_t		 slot = addr % API_FAIL_SLOTS;
-	time_t		 now = time(NULL);
+	time_t		 now;
+	size_t		 i;
 	int		 ok;
 
-	pthread_mutex_lock(&s->lock);
-	if (s->fails[slot].addr == addr && now - s->fails[slot].window < 60 &&
-	    s->fails[slot].count >= s->d->cfg.auth_failures_per_minute) {
-		pthread_mutex_unlock(&s->lock);
-		return 2;
-	}
-	pthread_mutex_unlock(&s->lock);
+	if (h == NULL)
+		return 1;
 	/* "Bearer " exactly; the digest makes every comparison 32 bytes. */
-	ok = h != NULL && strncmp(h, "Bearer ", 7) == 0 && h[7] != '\0';
+	ok = strncmp(h, "Bearer ", 7) == 0 && h[7] != '\0';
 	if (ok) {
 		crypto_generichash(digest, sizeof(digest),
 		    (const uint8_t *)h + 7, strlen(h + 7), NULL, 0);
@@ -247,13 +272,38 @@ api_auth(struct api_server *s, struct MHD_Connection *c)
 	}
 	if (ok)
 		return 0;
+
+	api_peer_of(c, &peer);
+	now = (time_t)api_now();
 	pthread_mutex_lock(&s->lock);
-	if (s->fails[slot].addr != addr || now - s->fails[slot].window >= 60) {
-		s->fails[slot].addr = addr;
-		s->fails[slot].window = now;
-		s->fails[slot].count = 0;
+	for (i = 0; i < API_FAIL_SLOTS; i++) {
+		f = &s->fails[i];
+		if (f->count > 0 && now - f->window >= API_FAIL_WINDOW_S)
+			f->count = 0;		/* its window ended */
+		if (f->count > 0 && memcmp(&f->peer, &peer,
+		    sizeof(peer)) == 0) {
+			slot = f;
+			break;
+		}
+		if (f->count == 0 && slot == NULL)
+			slot = f;
 	}
-	s->fails[slot].count++;
+	if (slot == NULL) {
+		/* Every slot is another address's, in its window. */
+		pthread_mutex_unlock(&s->lock);
+		*retry = API_FAIL_WINDOW_S;
+		return 2;
+	}
+	if (slot->count == 0) {
+		slot->peer = peer;
+		slot->window = now;
+	}
+	if (slot->count >= s->d->cfg.auth_failures_per_minute) {
+		*retry = (unsigned)(API_FAIL_WINDOW_S - (now - slot->window));
+		pthread_mutex_unlock(&s->lock);
+		return 2;
+	}
+	slot->count++;
 	pthread_mutex_unlock(&s->lock);
 	return 1;
 }
@@ -314,6 +364,210 @@ api_count(struct api_server *s, size_t route, int status, double seconds)
 	pthread_mutex_unlock(&s->lock);
 }
 
+/*
+ * The request deadline (request_timeout). libmicrohttpd's
+ * connection_timeout is an idle timeout that every byte resets: one
+ * header line every few seconds would hold a connection for ever, and 64
+ * per address, 256 in all, hold the server. So every connection is
+ * followed here from its start (MHD_OPTION_NOTIFY_CONNECTION) to its
+ * close, and its request's headers and body must be in by
+ * request_timeout from the connection's start, or, on a kept-alive
+ * connection, from the end of the previous answer: the sweeper thread
+ * shuts the socket down (both ways) at that moment, and libmicrohttpd,
+ * reading the end of file, closes the connection. While the body is
+ * coming, the sweeper waits API_BODY_GRACE_S more: a body byte that comes
+ * after the deadline is answered 408 (api_refuse_body), so a client still
+ * sending learns why; a silent one is cut. Once the whole request is in,
+ * no deadline applies until its answer is sent (the idle timeout does).
+ *
+ * libmicrohttpd 0.9.75 notifies CLOSED before it closes the descriptor,
+ * and the sweeper shuts a descriptor down only while its connection is
+ * listed, under conn_lock, which the CLOSED notification takes to unlist
+ * it: the descriptor cannot have been closed and reused by then.
+ */
+static struct api_conn *
+api_conn_of(struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo	*ci;
+
+	ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	return ci != NULL ? ci->socket_context : NULL;
+}
+
+/*
+ * A request of k begins: its deadline runs from now. The sweeper is woken
+ * when it waits for nothing or for a later moment (a body's grace).
+ * conn_lock held.
+ */
+static void
+api_conn_begin(struct api_server *s, struct api_conn *k)
+{
+	double	due;
+
+	k->since = api_now();
+	k->phase = API_CONN_REQUEST;
+	due = k->since + s->request_timeout;
+	if (s->sweep_due < 0 || due < s->sweep_due) {
+		s->sweep_due = due;
+		pthread_cond_signal(&s->conn_cv);
+	}
+}
+
+static void
+api_conn_notify(void *cls, struct MHD_Connection *c, void **socket_context,
+    enum MHD_ConnectionNotificationCode toe)
+{
+	struct api_server		*s = cls;
+	struct api_conn			*k;
+	const union MHD_ConnectionInfo	*ci;
+
+	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+		/* Not followed without memory: the idle timeout still is. */
+		*socket_context = NULL;
+		ci = MHD_get_connection_info(c,
+		    MHD_CONNECTION_INFO_CONNECTION_FD);
+		if (ci == NULL || (k = calloc(1, sizeof(*k))) == NULL)
+			return;
+		k->fd = ci->connect_fd;
+		pthread_mutex_lock(&s->conn_lock);
+		if ((k->next = s->conns) != NULL)
+			k->next->prev = k;
+		s->conns = k;
+		api_conn_begin(s, k);
+		pthread_mutex_unlock(&s->conn_lock);
+		*socket_context = k;
+	} else if (toe == MHD_CONNECTION_NOTIFY_CLOSED &&
+	    (k = *socket_context) != NULL) {
+		pthread_mutex_lock(&s->conn_lock);
+		if (k->prev != NULL)
+			k->prev->next = k->next;
+		else
+			s->conns = k->next;
+		if (k->next != NULL)
+			k->next->prev = k->prev;
+		pthread_mutex_unlock(&s->conn_lock);
+		free(k);
+		*socket_context = NULL;
+	}
+}
+
+/*
+ * Is the request of c past its deadline? Its connection moves on to phase
+ * to: API_CONN_BODY once the headers are in, API_CONN_ANSWER once the
+ * whole request is (or it is refused): no deadline until it is answered.
+ */
+static int
+api_conn_late(struct api_server *s, struct MHD_Connection *c,
+    enum api_conn_phase to)
+{
+	struct api_conn	*k = api_conn_of(c);
+	int		 late;
+
+	if (k == NULL)
+		return 0;
+	pthread_mutex_lock(&s->conn_lock);
+	late = k->phase == API_CONN_CUT || ((k->phase == API_CONN_REQUEST ||
+	    k->phase == API_CONN_BODY) && api_now() - k->since >=
+	    s->request_timeout);
+	if (k->phase == API_CONN_REQUEST || k->phase == API_CONN_BODY)
+		k->phase = to;
+	pthread_mutex_unlock(&s->conn_lock);
+	return late;
+}
+
+/* The sweeper: shuts down the connections whose request is late. */
+static void *
+api_sweep(void *arg)
+{
+	struct api_server	*s = arg;
+	struct api_conn		*k;
+	struct timespec		 ts;
+	double			 now, due, next;
+
+	pthread_mutex_lock(&s->conn_lock);
+	while (!s->stopping) {
+		now = api_now();
+		next = -1;
+		for (k = s->conns; k != NULL; k = k->next) {
+			if (k->phase != API_CONN_REQUEST &&
+			    k->phase != API_CONN_BODY)
+				continue;
+			due = k->since + s->request_timeout +
+			    (k->phase == API_CONN_BODY ? API_BODY_GRACE_S : 0);
+			if (now >= due) {
+				shutdown(k->fd, SHUT_RDWR);
+				k->phase = API_CONN_CUT;
+			} else if (next < 0 || due < next)
+				next = due;
+		}
+		/* api_conn_begin() wakes it for an earlier deadline. */
+		s->sweep_due = next;
+		if (next < 0)
+			pthread_cond_wait(&s->conn_cv, &s->conn_lock);
+		else {
+			ts.tv_sec = (time_t)next;
+			ts.tv_nsec = (long)((next - (double)ts.tv_sec) * 1e9);
+			pthread_cond_timedwait(&s->conn_cv, &s->conn_lock,
+			    &ts);
+		}
+	}
+	pthread_mutex_unlock(&s->conn_lock);
+	return NULL;
+}
+
+/*
+ * Refuse a request whose body is still coming in (over the cap, or past
+ * its deadline). libmicrohttpd 0.9.75 queues no response between the end
+ * of the headers and the end of the body: MHD_queue_response fails there,
+ * and a handler's MHD_NO closes the connection without a word. So the
+ * problem is written to the socket here (a few hundred bytes: the send
+ * buffer of a connection that has sent nothing back takes them), the
+ * socket is shut down both ways (the FIN follows the answer), and
+ * libmicrohttpd, reading the end of file, closes the connection; the rest
+ * of the body is never read. The handler is in libmicrohttpd's thread of
+ * this connection: the descriptor is this connection's.
+ */
+static void
+api_refuse_body(struct api_server *s, struct MHD_Connection *c,
+    struct api_request *r, enum api_problem p, const char *detail)
+{
+	const union MHD_ConnectionInfo	*ci;
+	struct api_conn			*k;
+	char				 msg[1024], *body;
+	size_t				 off = 0;
+	ssize_t				 n;
+	int				 status = api_problem_status(p), len = -1;
+
+	r->refused = 1 + (int)p;
+	if ((ci = MHD_get_connection_info(c,
+	    MHD_CONNECTION_INFO_CONNECTION_FD)) == NULL)
+		return;
+	if ((body = api_problem_text(p, NULL, detail)) != NULL) {
+		len = snprintf(msg, sizeof(msg), "HTTP/1.1 %d %s\r\n"
+		    "Connection: close\r\nContent-Type: application/problem+json"
+		    "\r\nX-Content-Type-Options: nosniff\r\nCache-Control: "
+		    "no-store\r\nContent-Length: %zu\r\n\r\n%s", status,
+		    MHD_get_reason_phrase_for((unsigned)status), strlen(body),
+		    body);
+		free(body);
+	}
+	while (len > 0 && (size_t)len < sizeof(msg) && off < (size_t)len)
+		if ((n = send(ci->connect_fd, msg + off, (size_t)len - off,
+		    MSG_NOSIGNAL)) > 0)
+			off += (size_t)n;
+		else if (n == -1 && errno == EINTR)
+			continue;
+		else
+			break;
+	shutdown(ci->connect_fd, SHUT_RDWR);
+	if ((k = api_conn_of(c)) != NULL) {
+		pthread_mutex_lock(&s->conn_lock);
+		k->phase = API_CONN_CUT;
+		pthread_mutex_unlock(&s->conn_lock);
+	}
+	api_count(s, API_ROUTES, status, api_now() - r->start);
+}
+
 static enum MHD_Result
 api_access(void *cls, struct MHD_Connection *c, const char *url,
     const char *method, const char *version, const char *upload_data,
@@ -324,7 +578,9 @@ api_access(void *cls, struct MHD_Connection *c, const char *url,
 	const char		*cl, *te, *ct;
 	char			 allow[64];
 	size_t			 i, route = API_ROUTES, plen;
+	unsigned		 retry = 0;
 	int			 status = 0, path_known = 0, a;
+	enum api_problem	 p;
 	enum MHD_Result		 rc;
 
 	(void)version;
@@ -339,18 +595,35 @@ api_access(void *cls, struct MHD_Connection *c, const char *url,
 		te = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
 		    "Transfer-Encoding");
 		if (cl != NULL && te != NULL)
-			return api_problem(c, PROB_BAD_REQUEST, NULL, "both "
-			    "Content-Length and Transfer-Encoding: refused",
-			    NULL, 0, &status);
-		if (cl != NULL && (strlen(cl) > 9 ||
+			p = PROB_BAD_REQUEST;
+		else if (cl != NULL && (strlen(cl) > 9 ||
 		    strtoul(cl, NULL, 10) > API_BODY_MAX))
-			return api_problem(c, PROB_TOO_LARGE, NULL, "the body "
-			    "may have 4096 bytes at most", NULL, 0, &status);
-		return MHD_YES;
+			p = PROB_TOO_LARGE;
+		else if (api_conn_late(s, c, API_CONN_BODY))
+			p = PROB_TIMEOUT;
+		else
+			return MHD_YES;
+		api_conn_late(s, c, API_CONN_ANSWER);
+		return api_problem(c, p, NULL, p == PROB_BAD_REQUEST ? "both "
+		    "Content-Length and Transfer-Encoding: refused" :
+		    p == PROB_TOO_LARGE ? "the body may have 4096 bytes at "
+		    "most" : "the request was not in within request_timeout",
+		    NULL, 0, &status);
 	}
 	if (*upload_data_size > 0) {
-		if (r->bodylen + *upload_data_size > API_BODY_MAX)
-			r->too_large = 1;
+		/*
+		 * A chunked body (a Content-Length over the cap was refused
+		 * with the headers) that passes the cap is refused at once,
+		 * not at its end.
+		 */
+		if (r->refused)
+			;	/* what was already read past a refusal */
+		else if (api_conn_late(s, c, API_CONN_BODY))
+			api_refuse_body(s, c, r, PROB_TIMEOUT, "the request "
+			    "was not in within request_timeout");
+		else if (r->bodylen + *upload_data_size > API_BODY_MAX)
+			api_refuse_body(s, c, r, PROB_TOO_LARGE, "the body may "
+			    "have 4096 bytes at most");
 		else {
 			memcpy(r->body + r->bodylen, upload_data,
 			    *upload_data_size);
@@ -358,6 +631,15 @@ api_access(void *cls, struct MHD_Connection *c, const char *url,
 		}
 		*upload_data_size = 0;
 		return MHD_YES;
+	}
+	if (r->refused)		/* answered and shut down: never sent */
+		return api_problem(c, (enum api_problem)(r->refused - 1), NULL,
+		    NULL, NULL, 0, &status);
+	if (api_conn_late(s, c, API_CONN_ANSWER)) {
+		rc = api_problem(c, PROB_TIMEOUT, NULL, "the request was not "
+		    "in within request_timeout", NULL, 0, &status);
+		api_count(s, API_ROUTES, status, api_now() - r->start);
+		return rc;
 	}
 
 	/* The whole request is in: route it. */
@@ -375,9 +657,6 @@ api_access(void *cls, struct MHD_Connection *c, const char *url,
 	if (!api_host_allowed(s, c))
 		rc = api_problem(c, PROB_MISDIRECTED, "Host", "the Host header "
 		    "must name this server", NULL, 0, &status);
-	else if (r->too_large)
-		rc = api_problem(c, PROB_TOO_LARGE, NULL, "the body may have "
-		    "4096 bytes at most", NULL, 0, &status);
 	else if (route == API_ROUTES && !path_known)
 		rc = api_problem(c, PROB_NOT_FOUND, NULL, "no such resource",
 		    NULL, 0, &status);
@@ -403,10 +682,10 @@ api_access(void *cls, struct MHD_Connection *c, const char *url,
 	    0 || (ct[16] != '\0' && ct[16] != ';')))
 		rc = api_problem(c, PROB_UNSUPPORTED_TYPE, "Content-Type",
 		    "send the body as application/json", NULL, 0, &status);
-	else if (api_routes[route].auth && (a = api_auth(s, c)) != 0)
+	else if (api_routes[route].auth && (a = api_auth(s, c, &retry)) != 0)
 		rc = a == 2 ? api_problem(c, PROB_TOO_MANY, "Authorization",
-		    "too many failed attempts from this address: wait a "
-		    "minute", NULL, 60, &status) :
+		    "too many wrong tokens from this address: wait a minute",
+		    NULL, retry > 0 ? retry : 1, &status) :
 		    api_problem(c, PROB_UNAUTHORIZED, "Authorization",
 		    "send Authorization: Bearer <token>, the token of the "
 		    "daemon's token file", NULL, 0, &status);
@@ -421,26 +700,50 @@ static void
 api_completed(void *cls, struct MHD_Connection *c, void **con_cls,
     enum MHD_RequestTerminationCode toe)
 {
-	(void)cls;
-	(void)c;
+	struct api_server	*s = cls;
+	struct api_conn		*k;
+
 	(void)toe;
 	free(*con_cls);
 	*con_cls = NULL;
+	/* The next request on this connection has its deadline from now. */
+	if ((k = api_conn_of(c)) != NULL) {
+		pthread_mutex_lock(&s->conn_lock);
+		if (k->phase != API_CONN_CUT)
+			api_conn_begin(s, k);
+		pthread_mutex_unlock(&s->conn_lock);
+	}
+}
+
+static void
+api_free(struct api_server *s)
+{
+	pthread_cond_destroy(&s->conn_cv);
+	pthread_mutex_destroy(&s->conn_lock);
+	pthread_mutex_destroy(&s->lock);
+	free(s);
 }
 
 struct api_server *
 api_start(struct daemon *d, int listen_fd, char *err, size_t errlen)
 {
 	struct api_server	*s;
+	pthread_condattr_t	 ca;
 
 	if ((s = calloc(1, sizeof(*s))) == NULL) {
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
 	s->d = d;
+	s->request_timeout = d->cfg.request_timeout;
 	pthread_mutex_init(&s->lock, NULL);
+	pthread_mutex_init(&s->conn_lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&s->conn_cv, &ca);
+	pthread_condattr_destroy(&ca);
 	if (api_token_load(s, d->cfg.token_file, err, errlen) == -1) {
-		free(s);
+		api_free(s);
 		return NULL;
 	}
 	s->mhd = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD |
@@ -456,13 +759,22 @@ api_start(struct daemon *d, int listen_fd, char *err, size_t errlen)
 	    (size_t)d->cfg.connection_memory,
 	    MHD_OPTION_THREAD_STACK_SIZE, (size_t)(256 * 1024),
 	    MHD_OPTION_NOTIFY_COMPLETED, api_completed, s,
+	    MHD_OPTION_NOTIFY_CONNECTION, api_conn_notify, s,
 	    MHD_OPTION_END);
 	if (s->mhd == NULL) {
 		snprintf(err, errlen, "cannot start the HTTP server on %s",
 		    d->cfg.listen);
-		free(s);
+		api_free(s);
 		return NULL;
 	}
+	if ((errno = pthread_create(&s->sweeper, NULL, api_sweep, s)) != 0) {
+		snprintf(err, errlen, "cannot start the request sweeper: %s",
+		    strerror(errno));
+		MHD_stop_daemon(s->mhd);
+		api_free(s);
+		return NULL;
+	}
+	s->sweeper_running = 1;
 	return s;
 }
 
@@ -473,13 +785,20 @@ api_stop(struct api_server *s)
 
 	if (s == NULL)
 		return;
-	MHD_stop_daemon(s->mhd);
+	if (s->sweeper_running) {
+		pthread_mutex_lock(&s->conn_lock);
+		s->stopping = 1;
+		pthread_cond_signal(&s->conn_cv);
+		pthread_mutex_unlock(&s->conn_lock);
+		pthread_join(s->sweeper, NULL);
+	}
+	MHD_stop_daemon(s->mhd);	/* each connection's CLOSED frees it */
 	for (i = 0; i < API_CACHE_SLOTS; i++)
 		free(s->cache[i].body);
 	api_views_free(s);
 	api_fleet_free(s);
 	sodium_memzero(s->token_digest, sizeof(s->token_digest));
-	free(s);
+	api_free(s);
 }
 
 int

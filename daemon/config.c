@@ -41,6 +41,7 @@ static const struct key {
 	{ "max_connections_per_ip", K_UINT, U(max_connections_per_ip), 1,
 	    10000 },
 	{ "connection_timeout", K_UINT, U(connection_timeout), 1, 600 },
+	{ "request_timeout", K_UINT, U(request_timeout), 1, 600 },
 	{ "connection_memory", K_UINT, U(connection_memory), 8192,
 	    16 * 1024 * 1024 },
 	{ "threads", K_UINT, U(threads), 1, 64 },
@@ -67,6 +68,7 @@ config_defaults(struct config *c)
 	c->max_connections = 256;
 	c->max_connections_per_ip = 64;
 	c->connection_timeout = 10;
+	c->request_timeout = 10;
 	c->connection_memory = 32 * 1024;
 	c->threads = 2;
 	c->cooldown = 60;

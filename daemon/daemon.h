@@ -49,7 +49,8 @@ struct config {
 	unsigned	retention_runs;
 	unsigned	max_connections;
 	unsigned	max_connections_per_ip;
-	unsigned	connection_timeout;	/* seconds */
+	unsigned	connection_timeout;	/* seconds idle */
+	unsigned	request_timeout;	/* seconds for headers, body */
 	unsigned	connection_memory;	/* bytes per connection */
 	unsigned	threads;		/* HTTP thread pool */
 	unsigned	cooldown;		/* seconds between runs */

@@ -93,6 +93,41 @@ except OSError:
 reply = s.recv(200).decode(errors="replace")
 sys.exit(0 if " 413 " in reply.split("\r\n")[0] else 1)
 PY
+# A chunked body that keeps going (1 KiB every 50 ms, up to 64 KiB): the
+# 413 comes as soon as it passes 4 KiB, and the server closes the
+# connection, long before the body would end.
+python3 - "$PORT" <<'PY' && ok "chunked body past 4 KiB: 413 at once, closed" || bad "chunked body past 4 KiB: read on"
+import select, socket, sys, time
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=5)
+s.sendall(b"POST /v1/check HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n")
+sent, reply, closed = 0, b"", False
+try:
+    while sent < 64 * 1024 and not closed:
+        s.sendall(b"400\r\n" + b"a" * 1024 + b"\r\n")
+        sent += 1024
+        time.sleep(0.05)
+        while select.select([s], [], [], 0)[0]:
+            data = s.recv(4096)
+            if not data:
+                closed = True
+                break
+            reply += data
+except OSError:
+    closed = True
+if not closed:
+    s.settimeout(2)
+    try:
+        while True:
+            data = s.recv(4096)
+            if not data:
+                break
+            reply += data
+    except OSError:
+        pass
+line = reply.split(b"\r\n")[0].decode(errors="replace")
+print("  %d KiB sent before the close; reply: %s" % (sent // 1024, line or "none"))
+sys.exit(0 if " 413 " in line and closed and sent <= 8 * 1024 else 1)
+PY
 python3 - "$PORT" <<'PY' && ok "Content-Length and Transfer-Encoding: 400" || bad "CL and TE"
 import socket, sys
 s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=5)

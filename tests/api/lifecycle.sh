@@ -27,6 +27,7 @@ hostile() {	# hostile NAME LINE EXPECTED
 hostile "unknown key" "listn = 127.0.0.1:1" "unknown key listn"
 hostile "negative number" "max_connections = -5" "max_connections must be a whole number"
 hostile "huge number" "threads = 99999999999" "threads must be a whole number from 1 to 64"
+hostile "request_timeout 0" "request_timeout = 0" "request_timeout must be a whole number from 1 to 600"
 hostile "no value" "cooldown" "expected key = value"
 hostile "bad listen" "listen = localhost" "listen must be ADDRESS:PORT"
 hostile "bad size" "memory_max = lots" "memory_max must be a size"

@@ -36,7 +36,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    config_finish(&c, err, sizeof(err)) == 0) {
 		/* Accepted: every limit holds. */
 		if (c.threads < 1 || c.threads > 64 || c.max_connections < 4 ||
-		    c.connection_timeout < 1 || c.retention_runs < 1 ||
+		    c.connection_timeout < 1 || c.request_timeout < 1 ||
+		    c.retention_runs < 1 ||
 		    c.nallowed_hosts > DAEMON_HOSTS_MAX ||
 		    c.nverify_targets > DAEMON_TARGETS_MAX ||
 		    memchr(c.listen, '\0', sizeof(c.listen)) == NULL ||
