@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <libgen.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -589,6 +590,46 @@ db_move_aside(const char *path, char *dest, size_t destlen)
 }
 
 /*
+ * Is the file at path one SQLite may open? It must not exist (a new store),
+ * or be a regular file that is empty (a new store too: SQLite makes the
+ * file before it writes its first page, so a crash in between leaves one)
+ * or starts with SQLite's magic. Anything else is refused, untouched: a
+ * mistyped path must never turn a file into a store or be moved aside.
+ */
+static enum db_status
+db_check_kind(const char *path, char *err, size_t errlen)
+{
+	static const char	magic[16] = "SQLite format 3";
+	char			head[sizeof(magic)];
+	struct stat		sb;
+	ssize_t			n;
+	int			fd;
+
+	if (stat(path, &sb) == -1)
+		return DB_OK;	/* SQLite says why it cannot open it */
+	if (!S_ISREG(sb.st_mode)) {
+		snprintf(err, errlen, "%s: not a regular file: not a store "
+		    "(left as it is)", path);
+		return DB_ERR_INVALID;
+	}
+	if (sb.st_size == 0)
+		return DB_OK;
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return errno == EACCES ? DB_ERR_READONLY : DB_ERR_CANTOPEN;
+	}
+	n = read(fd, head, sizeof(head));
+	close(fd);
+	if (n != (ssize_t)sizeof(head) || memcmp(head, magic,
+	    sizeof(magic)) != 0) {
+		snprintf(err, errlen, "%s: not an SQLite database: not a store "
+		    "(left as it is)", path);
+		return DB_ERR_INVALID;
+	}
+	return DB_OK;
+}
+
+/*
  * Before SQLite sees it: can the directory (and the file, if it exists)
  * be written? A WAL store needs to create -wal and -shm beside it.
  */
@@ -690,6 +731,8 @@ db_open_at(const char *path, const struct db_open_opts *o, int version,
 		rc = DB_ERR_CANTOPEN;
 		goto fail;
 	}
+	if (!memory && (rc = db_check_kind(path, err, errlen)) != DB_OK)
+		goto fail;
 
 	for (attempt = 0; attempt < 2; attempt++) {
 		if ((rc = db_open_conn(db, o, attempt == 1 && db->readonly, err,

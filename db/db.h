@@ -15,9 +15,13 @@
  *     marked interrupted when the store is opened for writing (the owner of
  *     a run is its process id and start time, so a recycled pid is not
  *     mistaken for the owner).
- *   - A corrupt file is moved aside, with its -wal and -shm, as
- *     NAME.corrupt-<UTC time>, and a new store is created in its place; the
- *     log callback says so. An empty file is a valid new store.
+ *   - Only an SQLite file is a store: any other file (not a regular file,
+ *     or without SQLite's magic in its header) is refused, DB_ERR_INVALID
+ *     naming it, and left as it is. An empty file is a valid new store.
+ *   - An SQLite file that fails its check, opened for writing, is moved
+ *     aside, with its -wal and -shm, as NAME.corrupt-<UTC time>, and a new
+ *     store is created in its place; the log callback says so. Opened
+ *     read-only, it is DB_ERR_CORRUPT and left as it is.
  *   - A location that cannot be written is DB_ERR_READONLY, a full file
  *     system DB_ERR_FULL, with a message naming the path; nothing is
  *     damaged, and writes work again once the cause is gone, without
@@ -113,8 +117,9 @@ struct db;
 /* db.c */
 
 /*
- * Open (creating if needed) the store at path, or ":memory:". Checks it
- * (quick_check), moves a corrupt file aside, applies migrations, marks
+ * Open (creating if needed) the store at path, or ":memory:". Refuses a
+ * file that is not an SQLite database, checks it (quick_check), moves a
+ * corrupt one aside (not read-only), applies migrations, marks
  * interrupted runs. opts may be NULL.
  */
 enum db_status db_open(const char *path, const struct db_open_opts *opts,

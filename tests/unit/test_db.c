@@ -552,10 +552,11 @@ overwrite(const char *path, off_t off, const void *buf, size_t len)
 	close(fd);
 }
 
+/* A byte of the header after the magic: the payload fraction must be 64. */
 static void
 flip_header(const char *path)
 {
-	overwrite(path, 0, "SQLite format 4", 15);
+	overwrite(path, 21, "\x41", 1);
 }
 
 static void
@@ -610,8 +611,92 @@ TEST(corrupt_files_are_moved_aside)
 	expect_recovered("garbage page");
 	damaged_store(truncate_half);
 	expect_recovered("truncated");
+}
+
+/* Is path's content the len bytes of want? */
+static int
+same_bytes(const char *path, const void *want, size_t len)
+{
+	char	 buf[16384];
+	FILE	*fp = fopen(path, "r");
+	size_t	 n;
+
+	if (fp == NULL)
+		return 0;
+	n = fread(buf, 1, sizeof(buf), fp);
+	fclose(fp);
+	return n == len && memcmp(buf, want, len) == 0;
+}
+
+/* How many files of dir start with prefix. */
+static int
+count_files(const char *prefix)
+{
+	DIR		*d;
+	struct dirent	*e;
+	int		 n = 0;
+
+	ASSERT((d = opendir(dir)) != NULL);
+	while ((e = readdir(d)) != NULL)
+		if (strncmp(e->d_name, prefix, strlen(prefix)) == 0)
+			n++;
+	closedir(d);
+	return n;
+}
+
+/*
+ * A file that is not an SQLite database (no magic in its header) is not
+ * ours: refused, read-only or not, naming it, and left as it is.
+ */
+TEST(other_files_are_refused_untouched)
+{
+	struct db_open_opts	 o = { 0, 0, 0, count_log, NULL };
+	struct db_open_opts	 ro = { 1, 0, 0, count_log, NULL };
+	static const char	 text[] = "hello\n";
+	uint8_t			 noise[8192];
+	struct db		*db;
+	char			 err[512];
+	FILE			*fp;
+
+	SQLITE_ONLY();
+	fresh_dir();
+	ASSERT((fp = fopen(in_dir("notes.txt"), "w")) != NULL);
+	fputs(text, fp);
+	fclose(fp);
+	logged = 0;
+	ASSERT(db_open(in_dir("notes.txt"), &o, &db, err, sizeof(err)) !=
+	    DB_OK);
+	ASSERT_STR_CONTAINS(err, in_dir("notes.txt"));
+	ASSERT_STR_CONTAINS(err, "not an SQLite database");
+	ASSERT(db_open(in_dir("notes.txt"), &ro, &db, err, sizeof(err)) !=
+	    DB_OK);
+	ASSERT_STR_CONTAINS(err, "not an SQLite database");
+	ASSERT(same_bytes(in_dir("notes.txt"), text, strlen(text)));
+	ASSERT_EQ(count_files("notes.txt"), 1);
+	ASSERT_EQ(logged, 0);
+
+	/* Random bytes, 8 KiB of them. */
 	damaged_store(random_bytes);
-	expect_recovered("random bytes");
+	fp = fopen(in_dir("c.db"), "r");
+	ASSERT(fp != NULL);
+	ASSERT_EQ(fread(noise, 1, sizeof(noise), fp), sizeof(noise));
+	fclose(fp);
+	ASSERT(db_open(in_dir("c.db"), &o, &db, err, sizeof(err)) != DB_OK);
+	ASSERT(same_bytes(in_dir("c.db"), noise, sizeof(noise)));
+	ASSERT_EQ(count_files("c.db.corrupt-"), 0);
+
+	/* A corrupt SQLite file opened read-only: reported, left alone. */
+	damaged_store(garbage_page);
+	ASSERT_EQ(db_open(in_dir("c.db"), &ro, &db, err, sizeof(err)),
+	    DB_ERR_CORRUPT);
+	ASSERT_EQ(count_files("c.db.corrupt-"), 0);
+	ASSERT_EQ(logged, 0);
+
+	/* Not a regular file: a directory. */
+	ASSERT_EQ(mkdir(in_dir("d.db"), 0700), 0);
+	ASSERT(db_open(in_dir("d.db"), &o, &db, err, sizeof(err)) != DB_OK);
+	ASSERT_STR_CONTAINS(err, in_dir("d.db"));
+	ASSERT_EQ(count_files("d.db"), 1);
 }
 
 TEST(an_empty_file_is_a_new_store)
@@ -984,6 +1069,7 @@ TEST_LIST(
 	TEST_ENTRY(migrations_from_every_version),
 	TEST_ENTRY(newer_schema_is_refused),
 	TEST_ENTRY(corrupt_files_are_moved_aside),
+	TEST_ENTRY(other_files_are_refused_untouched),
 	TEST_ENTRY(an_empty_file_is_a_new_store),
 	TEST_ENTRY(read_only_open),
 	TEST_ENTRY(host_groups),
