@@ -51,6 +51,8 @@
 #define DB_GROUP_MAX		64	/* bytes of a group label, NUL too */
 #define DB_STACK_MAX		64	/* bytes of a stack name, NUL too */
 #define DB_OBS_SAMPLES_MAX	1000	/* latency samples per observation */
+#define DB_OBS_KEEP		256	/* newest observations kept per host
+					   and stack (corrections read 200) */
 
 enum db_status {
 	DB_OK = 0,
@@ -316,7 +318,9 @@ struct db_observation {
 
 /*
  * Store o (its id and created are filled in) with its samples (at most
- * DB_OBS_SAMPLES_MAX), in one transaction. The host must exist.
+ * DB_OBS_SAMPLES_MAX), in one transaction. The host must exist. The same
+ * transaction deletes what is older than the newest DB_OBS_KEEP of o's
+ * host and stack.
  */
 enum db_status db_observation_add(struct db *db, struct db_observation *o,
 	    const double *samples, size_t nsamples, char *err, size_t errlen);

@@ -896,6 +896,56 @@ TEST(observations_per_host_and_stack)
 	db_close(db);
 }
 
+/*
+ * D8b: at most DB_OBS_KEEP observations per host and stack, the newest;
+ * the older ones go in the transaction that adds one.
+ */
+TEST(observations_are_pruned_per_host_and_stack)
+{
+	struct db		*db = open_ok(scratch_store("obsprune"));
+	struct db_observation	 o, *list;
+	struct report		 rep;
+	double			 samples[3] = { 10, 11, 12 };
+	char			 err[512];
+	int64_t			 id, ids[DB_OBS_KEEP + 5];
+	size_t			 n, i;
+
+	make_report(&rep, "hostA", 1);
+	ASSERT_EQ(db_import_report(db, &rep, &id, err, sizeof(err)), DB_OK);
+	report_release(&rep);
+	memset(&o, 0, sizeof(o));
+	snprintf(o.host_id, sizeof(o.host_id), "hostA");
+	snprintf(o.variant, sizeof(o.variant), "argon2id");
+	o.m_kib = 65536;
+	o.t = o.p = o.k = 1;
+	o.median_ms = o.p95_ms = 11;
+	o.predicted_ms = -1;
+	/* Another stack of the host, written first: it keeps its 3. */
+	snprintf(o.stack, sizeof(o.stack), "other");
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(db_observation_add(db, &o, samples, 3, err,
+		    sizeof(err)), DB_OK);
+	snprintf(o.stack, sizeof(o.stack), "php");
+	for (i = 0; i < DB_OBS_KEEP + 5; i++) {
+		o.median_ms = (double)i;
+		ASSERT_EQ(db_observation_add(db, &o, samples, 3, err,
+		    sizeof(err)), DB_OK);
+		ids[i] = o.id;
+	}
+	ASSERT_EQ(db_observations_list(db, "hostA", "php", DB_RUNS_LIST_MAX,
+	    &list, &n, err, sizeof(err)), DB_OK);
+	ASSERT_EQ(n, DB_OBS_KEEP);
+	ASSERT_EQ(list[0].id, ids[DB_OBS_KEEP + 4]);	/* the newest */
+	ASSERT_EQ(list[n - 1].id, ids[5]);		/* the oldest kept */
+	ASSERT(list[n - 1].median_ms == 5);
+	free(list);
+	ASSERT_EQ(db_observations_list(db, "hostA", "other", DB_RUNS_LIST_MAX,
+	    &list, &n, err, sizeof(err)), DB_OK);
+	ASSERT_EQ(n, 3);
+	free(list);
+	db_close(db);
+}
+
 #define WRITERS		4
 #define WRITER_POINTS	25
 
@@ -1074,6 +1124,7 @@ TEST_LIST(
 	TEST_ENTRY(read_only_open),
 	TEST_ENTRY(host_groups),
 	TEST_ENTRY(observations_per_host_and_stack),
+	TEST_ENTRY(observations_are_pruned_per_host_and_stack),
 	TEST_ENTRY(concurrent_writers_lose_nothing),
 	TEST_ENTRY(runs_of_other_machines_are_left_alone),
 	TEST_ENTRY(locators_never_show_a_password),
