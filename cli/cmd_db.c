@@ -225,7 +225,8 @@ cmd_db(int argc, char **argv)
 	created = 0;
 	if (strcmp(verb, "import") != 0) {
 		if (!db_is_postgresql(path) && access(path, F_OK) == -1) {
-			cli_warnx("db: %s: %s", path, strerror(errno));
+			db_locator_redact(path, result, sizeof(result));
+			cli_warnx("db: %s: %s", result, strerror(errno));
 			return CLI_EXIT_FAIL;
 		}
 		o.readonly = 1;

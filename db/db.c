@@ -5,6 +5,7 @@
  */
 #include <sys/stat.h>
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -803,39 +804,174 @@ db_is_postgresql(const char *locator)
 	    strncmp(locator, "postgres://", 11) == 0;
 }
 
+/* Output of db_locator_redact: appended to, cut short, NUL-terminated. */
+struct redact_out {
+	char	*buf;
+	size_t	 len, used;
+};
+
+static void
+redact_put(struct redact_out *r, const char *s, size_t n)
+{
+	if (r->used + 1 >= r->len)
+		return;
+	if (n > r->len - 1 - r->used)
+		n = r->len - 1 - r->used;
+	memcpy(r->buf + r->used, s, n);
+	r->used += n;
+	r->buf[r->used] = '\0';
+}
+
+static int
+redact_hex(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* Is the URI parameter key (n bytes, percent-encoded) a secret one? */
+static int
+redact_secret_key(const char *k, size_t n)
+{
+	char	key[32];
+	size_t	i, j = 0;
+
+	for (i = 0; i < n && j < sizeof(key) - 1; i++) {
+		if (k[i] == '%' && i + 2 < n && redact_hex(k[i + 1]) >= 0 &&
+		    redact_hex(k[i + 2]) >= 0) {
+			key[j++] = (char)(redact_hex(k[i + 1]) * 16 +
+			    redact_hex(k[i + 2]));
+			i += 2;
+		} else
+			key[j++] = k[i];
+	}
+	if (i < n)
+		return 0;
+	key[j] = '\0';
+	return strcmp(key, "password") == 0 || strcmp(key, "sslpassword") == 0;
+}
+
+/*
+ * A URI, read the way libpq reads one: the userinfo runs from "://" to
+ * the first '@' before any '/' (so '?', '#' and ':' may be in the
+ * password), the password from the first ':' in it. An '@' or '/' the
+ * user forgot to percent-encode is hidden too: the userinfo then runs to
+ * the last '@' before the first '/' after its first '@'. Parameters
+ * password= and sslpassword= (keys percent-decoded) lose their values.
+ */
+static const char *
+redact_userinfo_end(const char *rest)
+{
+	const char	*at, *slash, *q, *end, *p;
+
+	at = strchr(rest, '@');
+	slash = strchr(rest, '/');
+	q = slash != NULL ? strchr(slash, '?') : NULL;
+	/* An '@' in the query of a URI without userinfo is not one. */
+	if (at == NULL || (slash != NULL && slash < at && q != NULL && q < at))
+		return NULL;
+	end = at + strcspn(at, "/");
+	for (p = at; p < end; p++)
+		if (*p == '@')
+			at = p;
+	return at;
+}
+
+static void
+redact_uri(const char *loc, const char *rest, struct redact_out *r)
+{
+	const char	*at, *q, *colon, *p, *amp, *eq;
+
+	redact_put(r, loc, (size_t)(rest - loc));
+	q = rest;
+	if ((at = redact_userinfo_end(rest)) != NULL) {
+		colon = memchr(rest, ':', (size_t)(at - rest));
+		if (colon != NULL) {
+			redact_put(r, rest, (size_t)(colon - rest));
+			redact_put(r, ":***", 4);
+		} else
+			redact_put(r, rest, (size_t)(at - rest));
+		rest = at;
+		q = at;
+	}
+	if ((q = strchr(q, '?')) == NULL) {
+		redact_put(r, rest, strlen(rest));
+		return;
+	}
+	redact_put(r, rest, (size_t)(q + 1 - rest));
+	for (p = q + 1; *p != '\0'; p = *amp == '&' ? amp + 1 : amp) {
+		amp = p + strcspn(p, "&");
+		eq = memchr(p, '=', (size_t)(amp - p));
+		if (eq != NULL && redact_secret_key(p, (size_t)(eq - p))) {
+			redact_put(r, p, (size_t)(eq + 1 - p));
+			redact_put(r, "***", 3);
+		} else
+			redact_put(r, p, (size_t)(amp - p));
+		if (*amp == '&')
+			redact_put(r, "&", 1);
+	}
+}
+
+/*
+ * Keyword/value strings ("host=h password=x"): the value of password and
+ * sslpassword, quoted or not, as libpq reads them.
+ */
+static void
+redact_conninfo(const char *loc, struct redact_out *r)
+{
+	const char	*p = loc, *k, *v;
+	size_t		 n;
+
+	while (*p != '\0') {
+		k = p;
+		n = strspn(p, "abcdefghijklmnopqrstuvwxyz_");
+		v = p + n;
+		while (*v == ' ' || *v == '\t')
+			v++;
+		if (n > 0 && (k == loc || isspace((unsigned char)k[-1])) &&
+		    *v == '=' && ((n == 8 && strncmp(k, "password", 8) == 0) ||
+		    (n == 11 && strncmp(k, "sslpassword", 11) == 0))) {
+			for (v++; *v == ' ' || *v == '\t'; v++)
+				;
+			redact_put(r, k, (size_t)(v - k));
+			redact_put(r, "***", 3);
+			if (*v == '\'') {
+				for (v++; *v != '\0' && *v != '\''; v++)
+					if (*v == '\\' && v[1] != '\0')
+						v++;
+				if (*v == '\'')
+					v++;
+			} else
+				while (*v != '\0' && !isspace((unsigned char)*v))
+					v++;
+			p = v;
+			continue;
+		}
+		n = n > 0 ? n : 1;
+		redact_put(r, p, n);
+		p += n;
+	}
+}
+
 void
 db_locator_redact(const char *locator, char *out, size_t outlen)
 {
-	const char	*scheme, *at, *colon;
-	char		*pw;
+	struct redact_out	 r = { out, outlen, 0 };
+	const char		*rest;
 
-	if (!db_is_postgresql(locator) ||
-	    (scheme = strstr(locator, "://")) == NULL) {
-		snprintf(out, outlen, "%s", locator);
+	if (outlen == 0)
 		return;
-	}
-	scheme += 3;
-	/* user:password@host: the last '@' before the path ends the userinfo. */
-	at = NULL;
-	for (colon = scheme; *colon != '\0' && *colon != '/' &&
-	    *colon != '?'; colon++)
-		if (*colon == '@')
-			at = colon;
-	colon = at != NULL ? memchr(scheme, ':', (size_t)(at - scheme)) : NULL;
-	if (colon == NULL)
-		snprintf(out, outlen, "%s", locator);
+	out[0] = '\0';
+	if ((rest = strstr(locator, "://")) != NULL &&
+	    strcspn(locator, "/?@") > (size_t)(rest - locator))
+		redact_uri(locator, rest + 3, &r);
 	else
-		snprintf(out, outlen, "%.*s:***%s", (int)(colon - locator),
-		    locator, at);
-	/* A password given as a parameter goes too. */
-	if ((pw = strstr(out, "password=")) != NULL) {
-		const char *end = strchr(pw, '&');
-		char	    rest[4096];
-
-		snprintf(rest, sizeof(rest), "%s", end != NULL ? end : "");
-		snprintf(pw, outlen - (size_t)(pw - out), "password=***%s",
-		    rest);
-	}
+		redact_conninfo(locator, &r);
 }
 
 static enum db_status
@@ -862,10 +998,52 @@ db_open_pg(const char *uri, const struct db_open_opts *o, int version,
 	return DB_OK;
 }
 
+/*
+ * A locator libpq would read otherwise than db_locator_redact does (an
+ * '@' or '/' of the password not percent-encoded), a URI of another
+ * engine, or a keyword/value string with a password (which would be taken
+ * for a file name, and shown as one): refused before anything reads it,
+ * so that no message (libpq's own included) ever shows a piece of a
+ * password.
+ */
+static int
+db_locator_refused(const char *path, char *err, size_t errlen)
+{
+	const char	*rest, *p;
+	char		 shown[4352];	/* longer than struct db's path */
+
+	db_locator_redact(path, shown, sizeof(shown));
+	if ((rest = strstr(path, "://")) == NULL ||
+	    strcspn(path, "/?@") < (size_t)(rest - path)) {
+		if (strcmp(shown, path) == 0)
+			return 0;
+		snprintf(err, errlen, "%s: a connection string: name a "
+		    "PostgreSQL store with a postgresql:// URI", shown);
+		return 1;
+	}
+	if (!db_is_postgresql(path)) {
+		snprintf(err, errlen, "%s: not a file path or a postgresql:// "
+		    "URI", shown);
+		return 1;
+	}
+	rest += 3;
+	/* libpq: the userinfo ends at the first '@' before any '/'. */
+	p = rest + strcspn(rest, "@/");
+	if (redact_userinfo_end(rest) != (*p == '@' ? p : NULL)) {
+		snprintf(err, errlen, "%s: percent-encode '@' and '/' in the "
+		    "user name and password (%%40, %%2F)", shown);
+		return 1;
+	}
+	return 0;
+}
+
 enum db_status
 db_open(const char *path, const struct db_open_opts *o, struct db **out,
     char *err, size_t errlen)
 {
+	*out = NULL;
+	if (db_locator_refused(path, err, errlen))
+		return DB_ERR_INVALID;
 	if (db_is_postgresql(path))
 		return db_open_pg(path, o, DB_SCHEMA_VERSION, out, err, errlen);
 	return db_open_at(path, o, DB_SCHEMA_VERSION, out, err, errlen);

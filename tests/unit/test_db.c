@@ -1110,6 +1110,93 @@ TEST(locators_never_show_a_password)
 	ASSERT_STR_EQ(out, "/var/lib/pwtuned/pwtune.db");
 }
 
+/*
+ * D1: the password as libpq reads it (userinfo up to the '@', whatever
+ * '?', '#' or ':' it holds; password= and sslpassword= parameters, keys
+ * percent-decoded; keyword/value strings) never shows.
+ */
+static void
+redacts(const char *in, const char *want)
+{
+	char	out[512];
+
+	db_locator_redact(in, out, sizeof(out));
+	if (strcmp(out, want) != 0)
+		TEST_FAIL("%s: got %s, wanted %s", in, out, want);
+	if (strstr(out, "s3cr") != NULL)
+		TEST_FAIL("%s: %s shows the password", in, out);
+}
+
+TEST(locators_redacted_as_libpq_reads_them)
+{
+	char	out[8];
+
+	redacts("postgresql://u:s3cr?t@192.0.2.1/x",
+	    "postgresql://u:***@192.0.2.1/x");
+	redacts("postgresql://u:s3cr#t@h/x", "postgresql://u:***@h/x");
+	redacts("postgresql://u:s3cr:t@h:5432/x", "postgresql://u:***@h:5432/x");
+	redacts("postgres://u:s3cr%3F%23%2F%40t@h/x", "postgres://u:***@h/x");
+	redacts("postgresql://u:s3cr?t@h1:5432,h2:5433/x?sslmode=require",
+	    "postgresql://u:***@h1:5432,h2:5433/x?sslmode=require");
+	redacts("postgresql://u:s3cr?t@[::1]:5432/x",
+	    "postgresql://u:***@[::1]:5432/x");
+	redacts("postgresql://u:s3cr?t@", "postgresql://u:***@");
+	/* Not encoded as they should be: hidden all the same. */
+	redacts("postgresql://u:s3cr@t@h/x", "postgresql://u:***@h/x");
+	redacts("postgresql://u:s3cr/t@h/x", "postgresql://u:***@h/x");
+	/* No password, or none in the userinfo. */
+	redacts("postgresql://u@h/x", "postgresql://u@h/x");
+	redacts("postgresql://h:5432/x?application_name=a@b",
+	    "postgresql://h:5432/x?application_name=a@b");
+	redacts("postgresql://", "postgresql://");
+	/* In the query. */
+	redacts("postgresql://u@h/x?password=s3cr?t#x&sslmode=require",
+	    "postgresql://u@h/x?password=***&sslmode=require");
+	redacts("postgresql://h/x?%70assword=s3cret",
+	    "postgresql://h/x?%70assword=***");
+	redacts("postgresql://h/x?sslpassword=s3cret&password=s3cret",
+	    "postgresql://h/x?sslpassword=***&password=***");
+	redacts("postgresql://u:s3cr?t@h/x?password=s3cret",
+	    "postgresql://u:***@h/x?password=***");
+	/* Another scheme, and keyword/value strings. */
+	redacts("mysql://u:s3cr?t@h/x", "mysql://u:***@h/x");
+	redacts("host=h password=s3cret dbname=x",
+	    "host=h password=*** dbname=x");
+	redacts("host=h password = 's3cr\\' t' dbname=x",
+	    "host=h password = *** dbname=x");
+	/* Cut short, never in the middle of the password. */
+	db_locator_redact("postgresql://u:s3cr?t@h/x", out, sizeof(out));
+	ASSERT(strlen(out) < sizeof(out));
+}
+
+/*
+ * A locator libpq reads otherwise (an '@' or '/' left unencoded: libpq
+ * would take a piece of the password for a host or a port, and say so)
+ * and a URI of another engine are refused before libpq sees them.
+ */
+TEST(ambiguous_locators_are_refused)
+{
+	static const char *const bad[] = {
+		"postgresql://u:s3cr/t@127.0.0.1:1/x",
+		"postgresql://u:s3cr@t@127.0.0.1:1/x",
+		"mysql://u:s3cr?t@127.0.0.1/x",
+		"host=127.0.0.1 port=1 password=s3cret dbname=x",
+	};
+	struct db	*db;
+	char		 err[512];
+	size_t		 i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = '\0';
+		if (db_open(bad[i], NULL, &db, err, sizeof(err)) == DB_OK) {
+			db_close(db);
+			TEST_FAIL("%s: opened", bad[i]);
+		}
+		if (strstr(err, "s3cr") != NULL)
+			TEST_FAIL("%s: %s", bad[i], err);
+	}
+}
+
 TEST_LIST(
 	TEST_ENTRY(memory_store_run_lifecycle),
 	TEST_ENTRY(models_are_stored_with_their_run),
@@ -1128,5 +1215,7 @@ TEST_LIST(
 	TEST_ENTRY(concurrent_writers_lose_nothing),
 	TEST_ENTRY(runs_of_other_machines_are_left_alone),
 	TEST_ENTRY(locators_never_show_a_password),
+	TEST_ENTRY(locators_redacted_as_libpq_reads_them),
+	TEST_ENTRY(ambiguous_locators_are_refused),
 	TEST_ENTRY(fresh_hosts_for_fleet_answers)
 )
