@@ -480,13 +480,13 @@ db_migrate(struct db *db, int want, char *err, size_t errlen)
 		    DB_SCHEMA_VERSION);
 		return DB_ERR_SCHEMA;
 	}
+	/*
+	 * Read-only (pwtune db check, list, export): an older store is read
+	 * as it is, never migrated; a writer migrates it.
+	 */
+	if (db->readonly)
+		return DB_OK;
 	for (; v < want; v++) {
-		if (db->readonly) {
-			snprintf(err, errlen, "%s: schema version %d needs a "
-			    "migration, and the store is read-only", db->path,
-			    v);
-			return DB_ERR_READONLY;
-		}
 		if ((rc = db_begin(db, err, errlen)) != DB_OK)
 			return rc;
 		step = sqlite3_exec(db->conn, migrations[v], NULL, NULL, NULL);

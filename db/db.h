@@ -22,6 +22,8 @@
  *     aside, with its -wal and -shm, as NAME.corrupt-<UTC time>, and a new
  *     store is created in its place; the log callback says so. Opened
  *     read-only, it is DB_ERR_CORRUPT and left as it is.
+ *   - Opened read-only, an SQLite store of an older schema is read as it
+ *     is: only a writer migrates it.
  *   - A location that cannot be written is DB_ERR_READONLY, a full file
  *     system DB_ERR_FULL, with a message naming the path; nothing is
  *     damaged, and writes work again once the cause is gone, without
