@@ -552,6 +552,30 @@ db_quick_check(struct db *db)
 	return ok;
 }
 
+/*
+ * Is this SQLite database another program's? A pwtune store at version 0
+ * has no tables, and from version 1 on it has runs. Read-only: asked
+ * before any pragma writes to the file.
+ */
+static int
+db_foreign(struct db *db)
+{
+	sqlite3_stmt	*st;
+	int		 foreign = 0;
+
+	if (sqlite3_prepare_v2(db->conn, "SELECT (SELECT user_version FROM"
+	    " pragma_user_version) = 0 AND EXISTS (SELECT 1 FROM sqlite_schema"
+	    " WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\') OR"
+	    " (SELECT user_version FROM pragma_user_version) > 0 AND NOT EXISTS"
+	    " (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND"
+	    " name = 'runs')", -1, &st, NULL) != SQLITE_OK)
+		return 0;	/* the checks that follow say why */
+	if (sqlite3_step(st) == SQLITE_ROW)
+		foreign = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	return foreign;
+}
+
 /* Does a read fail only because the place is read-only? */
 static int
 db_probe_needs_immutable(struct db *db)
@@ -749,6 +773,13 @@ db_open_at(const char *path, const struct db_open_opts *o, int version,
 			continue;
 		}
 		if (db_quick_check(db)) {
+			if (!memory && db_foreign(db)) {
+				snprintf(err, errlen, "%s: an SQLite database "
+				    "of another program: not a pwtune store "
+				    "(left as it is)", path);
+				rc = DB_ERR_INVALID;
+				goto fail;
+			}
 			if ((rc = db_setup(db, err, errlen)) == DB_OK)
 				break;
 			if (rc != DB_ERR_CORRUPT && !(db->readonly &&

@@ -699,6 +699,46 @@ TEST(other_files_are_refused_untouched)
 	ASSERT_EQ(count_files("d.db"), 1);
 }
 
+/* Does file a hold the same bytes as file b? */
+static int
+same_file(const char *a, const char *b)
+{
+	char	cmd[512];
+
+	snprintf(cmd, sizeof(cmd), "cmp -s '%s' '%s'", a, b);
+	return system(cmd) == 0;
+}
+
+/*
+ * An SQLite database of another program (tables, and no pwtune schema)
+ * is not a store either: refused, its bytes untouched (not even switched
+ * to WAL), nothing moved aside.
+ */
+TEST(other_programs_databases_are_refused_untouched)
+{
+	static const char *const sql[] = {
+		"CREATE TABLE t (a); INSERT INTO t VALUES (1);",
+		"CREATE TABLE t (a); PRAGMA user_version = 7;",
+	};
+	struct db	*db;
+	char		 err[512], cmd[512], copy[128];
+	size_t		 i;
+
+	SQLITE_ONLY();
+	for (i = 0; i < sizeof(sql) / sizeof(sql[0]); i++) {
+		fresh_dir();
+		snprintf(cmd, sizeof(cmd), "sqlite3 '%s/o.db' '%s' && cp "
+		    "'%s/o.db' '%s/copy'", dir, sql[i], dir, dir);
+		ASSERT_EQ(system(cmd), 0);
+		snprintf(copy, sizeof(copy), "%s", in_dir("copy"));
+		ASSERT_EQ(db_open(in_dir("o.db"), NULL, &db, err, sizeof(err)),
+		    DB_ERR_INVALID);
+		ASSERT_STR_CONTAINS(err, "not a pwtune store");
+		ASSERT(same_file(in_dir("o.db"), copy));
+		ASSERT_EQ(count_files("o.db"), 1);
+	}
+}
+
 TEST(an_empty_file_is_a_new_store)
 {
 	struct db	*db;
@@ -1207,6 +1247,7 @@ TEST_LIST(
 	TEST_ENTRY(newer_schema_is_refused),
 	TEST_ENTRY(corrupt_files_are_moved_aside),
 	TEST_ENTRY(other_files_are_refused_untouched),
+	TEST_ENTRY(other_programs_databases_are_refused_untouched),
 	TEST_ENTRY(an_empty_file_is_a_new_store),
 	TEST_ENTRY(read_only_open),
 	TEST_ENTRY(host_groups),
