@@ -1040,8 +1040,10 @@ db_open_pg(const char *uri, const struct db_open_opts *o, int version,
 static int
 db_locator_refused(const char *path, char *err, size_t errlen)
 {
+	PQconninfoOption *opts;
 	const char	*rest, *p;
 	char		 shown[4352];	/* longer than struct db's path */
+	char		*perr = NULL;
 
 	db_locator_redact(path, shown, sizeof(shown));
 	if ((rest = strstr(path, "://")) == NULL ||
@@ -1065,6 +1067,22 @@ db_locator_refused(const char *path, char *err, size_t errlen)
 		    "user name and password (%%40, %%2F)", shown);
 		return 1;
 	}
+	/*
+	 * libpq's own complaint quotes the value it could not read: said
+	 * only when the URI holds no password.
+	 */
+	if ((opts = PQconninfoParse(path, &perr)) == NULL) {
+		if (strcmp(shown, path) == 0 && perr != NULL) {
+			perr[strcspn(perr, "\n")] = '\0';
+			snprintf(err, errlen, "%s: %s", shown, perr);
+		} else
+			snprintf(err, errlen, "%s: libpq cannot read this URI "
+			    "(a %% not followed by two hex digits, %%00, a "
+			    "parameter without '=' or unknown)", shown);
+		PQfreemem(perr);
+		return 1;
+	}
+	PQconninfoFree(opts);
 	return 0;
 }
 

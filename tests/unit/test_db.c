@@ -1221,6 +1221,9 @@ TEST(ambiguous_locators_are_refused)
 		"postgresql://u:s3cr@t@127.0.0.1:1/x",
 		"mysql://u:s3cr?t@127.0.0.1/x",
 		"host=127.0.0.1 port=1 password=s3cret dbname=x",
+		/* libpq quotes what it cannot decode. */
+		"postgresql://u:s3cr%zzt@127.0.0.1:1/x",
+		"postgresql://127.0.0.1:1/x?password=s3cr%00t",
 	};
 	struct db	*db;
 	char		 err[512];
