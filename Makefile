@@ -83,7 +83,7 @@ build: deps-build
 # token under ./var/. The first start measures this host (the quick
 # profile, about 20 s); answers come when it ends (GET /readyz says when).
 run: build
-	@mkdir -p $(STATE_DIR)
+	@mkdir -p -m 700 $(STATE_DIR)
 	@echo "pwtuned on http://127.0.0.1:8421/ (store and token in $(STATE_DIR)/; Ctrl-C stops it)"
 	$(BUILD)/daemon/pwtuned --state-dir $(STATE_DIR) --listen 127.0.0.1:8421
 

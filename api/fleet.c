@@ -130,8 +130,14 @@ api_fleet_model(struct api_server *s, struct api_fleet *f,
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
-	if ((db = api_db(s, err, errlen)) == NULL ||
-	    (st = db_host_model(db, h, m, err, errlen)) != DB_OK) {
+	if ((db = api_db(s, err, errlen)) == NULL)
+		st = DB_ERR_UNAVAILABLE;	/* api_db noted why */
+	else if ((st = db_host_model(db, h, m, err, errlen)) != DB_OK) {
+		store_note(s->d, st, err);
+		if (st != DB_ERR_UNAVAILABLE)
+			log_warn("model of host %s: %s", h->id, err);
+	}
+	if (st != DB_OK) {
 		free(m);
 		return NULL;
 	}
@@ -324,7 +330,7 @@ api_recommend_scoped(struct api_server *s, struct MHD_Connection *c,
 	struct api_fleet_answer	*kept;
 	enum MHD_Result		 rc;
 	json_t			*j, *hosts, *stack = NULL;
-	char			 err[512], group[DB_GROUP_MAX], key[448];
+	char			 err[512], away[160], group[DB_GROUP_MAX], key[448];
 	unsigned char		 inputs[16];
 	double			 factor = 1;
 	uint64_t		 now_b = 0, version = 0;
@@ -400,11 +406,12 @@ api_recommend_scoped(struct api_server *s, struct MHD_Connection *c,
 				api_exclude(mb, h->id, why);
 				continue;
 			}
+			/* The reason in the log: no store message in an
+			   answer anyone may ask for. */
 			if ((m = api_fleet_model(s, f, h, err, sizeof(err))) ==
 			    NULL) {
-				snprintf(why, sizeof(why), "its model cannot be "
-				    "read: %.200s", err);
-				api_exclude(mb, h->id, why);
+				api_exclude(mb, h->id, "its model cannot be "
+				    "read");
 				continue;
 			}
 			mb->h[mb->n].host_id = h->id;
@@ -475,9 +482,10 @@ api_recommend_scoped(struct api_server *s, struct MHD_Connection *c,
 	kept->ret = ret;
 	snprintf(kept->err, sizeof(kept->err), "%s", ret == 1 ? err : "");
 answer:
-	/* Hosts as last read: say so when the store is away. */
+	/* Hosts as last read: say so when the store is away (err is the
+	   policy's word for a closest answer: kept). */
 	if (sc->kind != API_SCOPE_HOST && (from_cache ||
-	    !api_store_up(s, err, sizeof(err))))
+	    !api_store_up(s, away, sizeof(away))))
 		json_object_set_new(j, "store", json_pack("{s:b, s:s}",
 		    "reachable", 0, "hosts_as_of", f->listed_iso));
 	if (ret == 1)

@@ -97,10 +97,37 @@ api_db(struct api_server *s, char *err, size_t errlen)
 }
 
 /*
+ * Why the store is away, in words fit for anyone who asks (GET /readyz is
+ * unauthenticated): never the store's own message, which names the file,
+ * or the database's host and user in libpq's words. The log has those.
+ */
+static const char *
+api_store_reason(enum db_status st)
+{
+	switch (st) {
+	case DB_ERR_UNAVAILABLE:
+		return "the database cannot be reached";
+	case DB_ERR_FULL:
+		return "the store's file system is full";
+	case DB_ERR_READONLY:
+		return "the store is read-only";
+	case DB_ERR_CANTOPEN:
+		return "the store cannot be opened";
+	case DB_ERR_BUSY:
+		return "the store is busy";
+	case DB_ERR_IO:
+		return "the store had an I/O error";
+	default:
+		return "the store cannot be used";
+	}
+}
+
+/*
  * Is the store reachable? For a file, asked at most every
  * API_STORE_PROBE_S seconds (a round trip on this thread's connection). A
  * database is never probed here: the job runner does it off the HTTP
  * threads; this says what the last operation on it saw.
+ * why gets a reason without details (api_store_reason).
  */
 int
 api_store_up(struct api_server *s, char *why, size_t whylen)
@@ -123,7 +150,8 @@ api_store_up(struct api_server *s, char *why, size_t whylen)
 	}
 	pthread_mutex_lock(&s->d->lock);
 	up = s->d->store_up;
-	snprintf(why, whylen, "%s", s->d->store_error);
+	snprintf(why, whylen, "%s", up ? "" :
+	    api_store_reason(s->d->store_status));
 	pthread_mutex_unlock(&s->d->lock);
 	return up;
 }

@@ -487,9 +487,13 @@ cmd_bench(int argc, char **argv)
 				cli_warnx("bench: %s", err);
 				bs.failed = 1;
 			}
-			if (!o.quiet)
+			if (!o.quiet) {
+				char	where[4096];
+
+				db_locator_redact(o.db, where, sizeof(where));
 				fprintf(stderr, "pwtune bench: stored as run "
-				    "%lld in %s\n", (long long)bs.run, o.db);
+				    "%lld in %s\n", (long long)bs.run, where);
+			}
 		}
 	}
 

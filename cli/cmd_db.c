@@ -34,7 +34,9 @@ db_usage(FILE *fp)
 "--db (a file, or a postgresql:// URI) defaults to $PWTUNE_DB. export writes the newest finished run\n"
 "unless --run names one, in the format of pwtune bench --json; import\n"
 "stores such a file as a finished run; check runs SQLite's\n"
-"integrity_check (exit 0 when it says ok).\n", fp);
+"integrity_check (exit 0 when it says ok) and changes nothing. Only an\n"
+"SQLite file (or a file that does not exist yet, for import) is a store:\n"
+"any other file is refused and left as it is.\n", fp);
 }
 
 static void
@@ -98,15 +100,14 @@ db_cmd_export(struct db *db, int64_t id)
 	return CLI_EXIT_OK;
 }
 
+/* Read and check the JSON to import, before any store is opened. */
 static int
-db_cmd_import(struct db *db, const char *path)
+db_load_report(const char *path, struct report *rep)
 {
-	struct report	 rep;
 	json_error_t	 jerr;
 	json_t		*j;
 	struct stat	 sb;
 	char		 err[512];
-	int64_t		 id;
 	int		 rc;
 
 	if (strcmp(path, "-") != 0 && stat(path, &sb) == 0 &&
@@ -122,21 +123,42 @@ db_cmd_import(struct db *db, const char *path)
 		cli_warnx("db import: %s:%d: %s", path, jerr.line, jerr.text);
 		return CLI_EXIT_USAGE;
 	}
-	rc = report_from_json(j, &rep, err, sizeof(err));
+	rc = report_from_json(j, rep, err, sizeof(err));
 	json_decref(j);
 	if (rc == -1) {
 		cli_warnx("db import: %s: %s", path, err);
 		return CLI_EXIT_USAGE;
 	}
-	if (db_import_report(db, &rep, &id, err, sizeof(err)) != DB_OK) {
+	return CLI_EXIT_OK;
+}
+
+static int
+db_cmd_import(struct db *db, const char *path, struct report *rep)
+{
+	char	 err[512];
+	int64_t	 id;
+
+	if (db_import_report(db, rep, &id, err, sizeof(err)) != DB_OK) {
 		cli_warnx("db import: %s", err);
-		report_release(&rep);
 		return CLI_EXIT_FAIL;
 	}
 	printf("imported %s as run %lld (host %s, %zu points)\n", path,
-	    (long long)id, rep.host.host_id, rep.n);
-	report_release(&rep);
+	    (long long)id, rep->host.host_id, rep->n);
 	return CLI_EXIT_OK;
+}
+
+/* Remove the store a failed import created: it holds nothing. */
+static void
+db_remove_new(const char *path)
+{
+	static const char *const sfx[] = { "", "-wal", "-shm", "-journal" };
+	char	name[4200];
+	size_t	i;
+
+	for (i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++) {
+		snprintf(name, sizeof(name), "%s%s", path, sfx[i]);
+		unlink(name);
+	}
 }
 
 int
@@ -144,10 +166,11 @@ cmd_db(int argc, char **argv)
 {
 	struct db_open_opts	 o = { 0, 0, 0, db_cli_log, NULL };
 	struct db		*db;
+	struct report		 rep;
 	const char		*verb, *path = getenv("PWTUNE_DB"), *file = NULL;
 	char			 err[512], result[4096];
 	uint32_t		 limit = 50, runid = 0;
-	int			 i, rc;
+	int			 i, rc, created;
 
 	if (argc < 2 || strcmp(argv[1], "-h") == 0 ||
 	    strcmp(argv[1], "--help") == 0) {
@@ -193,25 +216,49 @@ cmd_db(int argc, char **argv)
 		cli_warnx("db import: name the JSON file to import");
 		return CLI_EXIT_USAGE;
 	}
-	/* Only import writes; the rest must not create a store by mistake. */
+	/*
+	 * Only import writes; the rest open the store read-only (check too:
+	 * it reports a corrupt store and leaves it as it is) and must not
+	 * create one by mistake. import reads its file first, and removes
+	 * the store it created when the import fails.
+	 */
+	created = 0;
 	if (strcmp(verb, "import") != 0) {
 		if (!db_is_postgresql(path) && access(path, F_OK) == -1) {
-			cli_warnx("db: %s: %s", path, strerror(errno));
+			db_locator_redact(path, result, sizeof(result));
+			cli_warnx("db: %s: %s", result, strerror(errno));
 			return CLI_EXIT_FAIL;
 		}
-		o.readonly = strcmp(verb, "check") != 0;
+		o.readonly = 1;
+	} else {
+		if ((rc = db_load_report(file, &rep)) != CLI_EXIT_OK)
+			return rc;
+		created = !db_is_postgresql(path) && strcmp(path,
+		    ":memory:") != 0 && access(path, F_OK) == -1 &&
+		    errno == ENOENT;
 	}
 	if (db_open(path, &o, &db, err, sizeof(err)) != DB_OK) {
 		cli_warnx("db: %s", err);
+		if (strcmp(verb, "import") == 0) {
+			if (created)
+				db_remove_new(path);
+			report_release(&rep);
+		}
 		return CLI_EXIT_FAIL;
 	}
 	if (strcmp(verb, "list") == 0)
 		rc = db_cmd_list(db, limit);
 	else if (strcmp(verb, "export") == 0)
 		rc = db_cmd_export(db, runid);
-	else if (strcmp(verb, "import") == 0)
-		rc = db_cmd_import(db, file);
-	else if (db_check(db, result, sizeof(result), err, sizeof(err)) !=
+	else if (strcmp(verb, "import") == 0) {
+		rc = db_cmd_import(db, file, &rep);
+		report_release(&rep);
+		if (rc != CLI_EXIT_OK && created) {
+			db_close(db);
+			db_remove_new(path);
+			return rc;
+		}
+	} else if (db_check(db, result, sizeof(result), err, sizeof(err)) !=
 	    DB_OK) {
 		cli_warnx("db check: %s", err);
 		rc = CLI_EXIT_FAIL;

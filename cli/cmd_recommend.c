@@ -251,8 +251,11 @@ rec_report(const struct rec_opts *o, struct report *rep, int64_t *run_id)
 		    sizeof(err)) != DB_OK ||
 		    db_run_report(db, *run_id, rep, err, sizeof(err)) !=
 		    DB_OK) {
+			char	where[4096];
+
+			db_locator_redact(o->db, where, sizeof(where));
 			cli_warnx("recommend: %s: %s (pwtune bench --db %s "
-			    "makes one)", o->db, err, o->db);
+			    "makes one)", where, err, where);
 			db_close(db);
 			return -1;
 		}

@@ -79,9 +79,12 @@ rec_scope(const char *store, const char *scope, const char *group,
 		n++;
 	}
 	if (n == 0) {
+		char	where[4096];
+
+		db_locator_redact(store, where, sizeof(where));
 		cli_warnx("recommend: no host of %s%s has a fresh finished run "
 		    "in %s", group != NULL ? "group " : "the store", group !=
-		    NULL ? group : "", store);
+		    NULL ? group : "", where);
 		goto out;
 	}
 	ret = fleet_recommend(fh, n, q, 1, fa, err, sizeof(err));

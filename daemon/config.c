@@ -334,6 +334,14 @@ config_load_file(struct config *c, const char *path, int required, char *err,
 		value = config_trim(eq + 1);
 		key = config_trim(key);
 		if (config_set(c, key, value, why, sizeof(why)) == -1) {
+			/* The line as read, a store's password hidden. */
+			if (strcmp(key, "store") == 0 || strcmp(key, "db") == 0) {
+				char	shown[sizeof(copy) - 16];
+
+				db_locator_redact(value, shown, sizeof(shown));
+				snprintf(copy, sizeof(copy), "%.8s = %s", key,
+				    shown);
+			}
 			snprintf(err, errlen, "%s:%d: %s: %s", path, lineno, why,
 			    copy);
 			fclose(fp);

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +39,25 @@ usage(FILE *fp)
 "A socket passed by systemd (LISTEN_FDS) is used instead of listen.\n"
 "Settings come from the defaults, then the file, then PWTUNED_<KEY>\n"
 "variables, then these flags.\n", fp);
+}
+
+/*
+ * The store file, made 0600 before SQLite opens it when it does not exist
+ * yet (SQLite would make it 0644 less the umask); its -wal and -shm take
+ * its mode. An existing file keeps the mode its owner gave it. When it
+ * cannot be made here, db_open() says why.
+ */
+static void
+store_create(const char *path)
+{
+	int	fd;
+
+	if (db_is_postgresql(path))
+		return;
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+	    0600);
+	if (fd != -1)
+		close(fd);
 }
 
 struct flag_set {
@@ -182,6 +202,7 @@ main(int argc, char **argv)
 		    strerror(errno));
 		return 1;
 	}
+	store_create(d.cfg.db);
 	if ((st = db_open(d.cfg.db, &dbo, &db, err, sizeof(err))) != DB_OK) {
 		/* A shared database that is away: start, and catch up once
 		   it is back (answers wait for a model; /readyz says why). */

@@ -5,7 +5,9 @@
  */
 #include <sys/stat.h>
 
+#include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <libgen.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -478,13 +480,13 @@ db_migrate(struct db *db, int want, char *err, size_t errlen)
 		    DB_SCHEMA_VERSION);
 		return DB_ERR_SCHEMA;
 	}
+	/*
+	 * Read-only (pwtune db check, list, export): an older store is read
+	 * as it is, never migrated; a writer migrates it.
+	 */
+	if (db->readonly)
+		return DB_OK;
 	for (; v < want; v++) {
-		if (db->readonly) {
-			snprintf(err, errlen, "%s: schema version %d needs a "
-			    "migration, and the store is read-only", db->path,
-			    v);
-			return DB_ERR_READONLY;
-		}
 		if ((rc = db_begin(db, err, errlen)) != DB_OK)
 			return rc;
 		step = sqlite3_exec(db->conn, migrations[v], NULL, NULL, NULL);
@@ -550,6 +552,30 @@ db_quick_check(struct db *db)
 	return ok;
 }
 
+/*
+ * Is this SQLite database another program's? A pwtune store at version 0
+ * has no tables, and from version 1 on it has runs. Read-only: asked
+ * before any pragma writes to the file.
+ */
+static int
+db_foreign(struct db *db)
+{
+	sqlite3_stmt	*st;
+	int		 foreign = 0;
+
+	if (sqlite3_prepare_v2(db->conn, "SELECT (SELECT user_version FROM"
+	    " pragma_user_version) = 0 AND EXISTS (SELECT 1 FROM sqlite_schema"
+	    " WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\') OR"
+	    " (SELECT user_version FROM pragma_user_version) > 0 AND NOT EXISTS"
+	    " (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND"
+	    " name = 'runs')", -1, &st, NULL) != SQLITE_OK)
+		return 0;	/* the checks that follow say why */
+	if (sqlite3_step(st) == SQLITE_ROW)
+		foreign = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	return foreign;
+}
+
 /* Does a read fail only because the place is read-only? */
 static int
 db_probe_needs_immutable(struct db *db)
@@ -586,6 +612,46 @@ db_move_aside(const char *path, char *dest, size_t destlen)
 			return -1;
 	}
 	return 0;
+}
+
+/*
+ * Is the file at path one SQLite may open? It must not exist (a new store),
+ * or be a regular file that is empty (a new store too: SQLite makes the
+ * file before it writes its first page, so a crash in between leaves one)
+ * or starts with SQLite's magic. Anything else is refused, untouched: a
+ * mistyped path must never turn a file into a store or be moved aside.
+ */
+static enum db_status
+db_check_kind(const char *path, char *err, size_t errlen)
+{
+	static const char	magic[16] = "SQLite format 3";
+	char			head[sizeof(magic)];
+	struct stat		sb;
+	ssize_t			n;
+	int			fd;
+
+	if (stat(path, &sb) == -1)
+		return DB_OK;	/* SQLite says why it cannot open it */
+	if (!S_ISREG(sb.st_mode)) {
+		snprintf(err, errlen, "%s: not a regular file: not a store "
+		    "(left as it is)", path);
+		return DB_ERR_INVALID;
+	}
+	if (sb.st_size == 0)
+		return DB_OK;
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return errno == EACCES ? DB_ERR_READONLY : DB_ERR_CANTOPEN;
+	}
+	n = read(fd, head, sizeof(head));
+	close(fd);
+	if (n != (ssize_t)sizeof(head) || memcmp(head, magic,
+	    sizeof(magic)) != 0) {
+		snprintf(err, errlen, "%s: not an SQLite database: not a store "
+		    "(left as it is)", path);
+		return DB_ERR_INVALID;
+	}
+	return DB_OK;
 }
 
 /*
@@ -690,6 +756,8 @@ db_open_at(const char *path, const struct db_open_opts *o, int version,
 		rc = DB_ERR_CANTOPEN;
 		goto fail;
 	}
+	if (!memory && (rc = db_check_kind(path, err, errlen)) != DB_OK)
+		goto fail;
 
 	for (attempt = 0; attempt < 2; attempt++) {
 		if ((rc = db_open_conn(db, o, attempt == 1 && db->readonly, err,
@@ -705,6 +773,13 @@ db_open_at(const char *path, const struct db_open_opts *o, int version,
 			continue;
 		}
 		if (db_quick_check(db)) {
+			if (!memory && db_foreign(db)) {
+				snprintf(err, errlen, "%s: an SQLite database "
+				    "of another program: not a pwtune store "
+				    "(left as it is)", path);
+				rc = DB_ERR_INVALID;
+				goto fail;
+			}
 			if ((rc = db_setup(db, err, errlen)) == DB_OK)
 				break;
 			if (rc != DB_ERR_CORRUPT && !(db->readonly &&
@@ -760,39 +835,174 @@ db_is_postgresql(const char *locator)
 	    strncmp(locator, "postgres://", 11) == 0;
 }
 
+/* Output of db_locator_redact: appended to, cut short, NUL-terminated. */
+struct redact_out {
+	char	*buf;
+	size_t	 len, used;
+};
+
+static void
+redact_put(struct redact_out *r, const char *s, size_t n)
+{
+	if (r->used + 1 >= r->len)
+		return;
+	if (n > r->len - 1 - r->used)
+		n = r->len - 1 - r->used;
+	memcpy(r->buf + r->used, s, n);
+	r->used += n;
+	r->buf[r->used] = '\0';
+}
+
+static int
+redact_hex(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* Is the URI parameter key (n bytes, percent-encoded) a secret one? */
+static int
+redact_secret_key(const char *k, size_t n)
+{
+	char	key[32];
+	size_t	i, j = 0;
+
+	for (i = 0; i < n && j < sizeof(key) - 1; i++) {
+		if (k[i] == '%' && i + 2 < n && redact_hex(k[i + 1]) >= 0 &&
+		    redact_hex(k[i + 2]) >= 0) {
+			key[j++] = (char)(redact_hex(k[i + 1]) * 16 +
+			    redact_hex(k[i + 2]));
+			i += 2;
+		} else
+			key[j++] = k[i];
+	}
+	if (i < n)
+		return 0;
+	key[j] = '\0';
+	return strcmp(key, "password") == 0 || strcmp(key, "sslpassword") == 0;
+}
+
+/*
+ * A URI, read the way libpq reads one: the userinfo runs from "://" to
+ * the first '@' before any '/' (so '?', '#' and ':' may be in the
+ * password), the password from the first ':' in it. An '@' or '/' the
+ * user forgot to percent-encode is hidden too: the userinfo then runs to
+ * the last '@' before the first '/' after its first '@'. Parameters
+ * password= and sslpassword= (keys percent-decoded) lose their values.
+ */
+static const char *
+redact_userinfo_end(const char *rest)
+{
+	const char	*at, *slash, *q, *end, *p;
+
+	at = strchr(rest, '@');
+	slash = strchr(rest, '/');
+	q = slash != NULL ? strchr(slash, '?') : NULL;
+	/* An '@' in the query of a URI without userinfo is not one. */
+	if (at == NULL || (slash != NULL && slash < at && q != NULL && q < at))
+		return NULL;
+	end = at + strcspn(at, "/");
+	for (p = at; p < end; p++)
+		if (*p == '@')
+			at = p;
+	return at;
+}
+
+static void
+redact_uri(const char *loc, const char *rest, struct redact_out *r)
+{
+	const char	*at, *q, *colon, *p, *amp, *eq;
+
+	redact_put(r, loc, (size_t)(rest - loc));
+	q = rest;
+	if ((at = redact_userinfo_end(rest)) != NULL) {
+		colon = memchr(rest, ':', (size_t)(at - rest));
+		if (colon != NULL) {
+			redact_put(r, rest, (size_t)(colon - rest));
+			redact_put(r, ":***", 4);
+		} else
+			redact_put(r, rest, (size_t)(at - rest));
+		rest = at;
+		q = at;
+	}
+	if ((q = strchr(q, '?')) == NULL) {
+		redact_put(r, rest, strlen(rest));
+		return;
+	}
+	redact_put(r, rest, (size_t)(q + 1 - rest));
+	for (p = q + 1; *p != '\0'; p = *amp == '&' ? amp + 1 : amp) {
+		amp = p + strcspn(p, "&");
+		eq = memchr(p, '=', (size_t)(amp - p));
+		if (eq != NULL && redact_secret_key(p, (size_t)(eq - p))) {
+			redact_put(r, p, (size_t)(eq + 1 - p));
+			redact_put(r, "***", 3);
+		} else
+			redact_put(r, p, (size_t)(amp - p));
+		if (*amp == '&')
+			redact_put(r, "&", 1);
+	}
+}
+
+/*
+ * Keyword/value strings ("host=h password=x"): the value of password and
+ * sslpassword, quoted or not, as libpq reads them.
+ */
+static void
+redact_conninfo(const char *loc, struct redact_out *r)
+{
+	const char	*p = loc, *k, *v;
+	size_t		 n;
+
+	while (*p != '\0') {
+		k = p;
+		n = strspn(p, "abcdefghijklmnopqrstuvwxyz_");
+		v = p + n;
+		while (*v == ' ' || *v == '\t')
+			v++;
+		if (n > 0 && (k == loc || isspace((unsigned char)k[-1])) &&
+		    *v == '=' && ((n == 8 && strncmp(k, "password", 8) == 0) ||
+		    (n == 11 && strncmp(k, "sslpassword", 11) == 0))) {
+			for (v++; *v == ' ' || *v == '\t'; v++)
+				;
+			redact_put(r, k, (size_t)(v - k));
+			redact_put(r, "***", 3);
+			if (*v == '\'') {
+				for (v++; *v != '\0' && *v != '\''; v++)
+					if (*v == '\\' && v[1] != '\0')
+						v++;
+				if (*v == '\'')
+					v++;
+			} else
+				while (*v != '\0' && !isspace((unsigned char)*v))
+					v++;
+			p = v;
+			continue;
+		}
+		n = n > 0 ? n : 1;
+		redact_put(r, p, n);
+		p += n;
+	}
+}
+
 void
 db_locator_redact(const char *locator, char *out, size_t outlen)
 {
-	const char	*scheme, *at, *colon;
-	char		*pw;
+	struct redact_out	 r = { out, outlen, 0 };
+	const char		*rest;
 
-	if (!db_is_postgresql(locator) ||
-	    (scheme = strstr(locator, "://")) == NULL) {
-		snprintf(out, outlen, "%s", locator);
+	if (outlen == 0)
 		return;
-	}
-	scheme += 3;
-	/* user:password@host: the last '@' before the path ends the userinfo. */
-	at = NULL;
-	for (colon = scheme; *colon != '\0' && *colon != '/' &&
-	    *colon != '?'; colon++)
-		if (*colon == '@')
-			at = colon;
-	colon = at != NULL ? memchr(scheme, ':', (size_t)(at - scheme)) : NULL;
-	if (colon == NULL)
-		snprintf(out, outlen, "%s", locator);
+	out[0] = '\0';
+	if ((rest = strstr(locator, "://")) != NULL &&
+	    strcspn(locator, "/?@") > (size_t)(rest - locator))
+		redact_uri(locator, rest + 3, &r);
 	else
-		snprintf(out, outlen, "%.*s:***%s", (int)(colon - locator),
-		    locator, at);
-	/* A password given as a parameter goes too. */
-	if ((pw = strstr(out, "password=")) != NULL) {
-		const char *end = strchr(pw, '&');
-		char	    rest[4096];
-
-		snprintf(rest, sizeof(rest), "%s", end != NULL ? end : "");
-		snprintf(pw, outlen - (size_t)(pw - out), "password=***%s",
-		    rest);
-	}
+		redact_conninfo(locator, &r);
 }
 
 static enum db_status
@@ -819,10 +1029,70 @@ db_open_pg(const char *uri, const struct db_open_opts *o, int version,
 	return DB_OK;
 }
 
+/*
+ * A locator libpq would read otherwise than db_locator_redact does (an
+ * '@' or '/' of the password not percent-encoded), a URI of another
+ * engine, or a keyword/value string with a password (which would be taken
+ * for a file name, and shown as one): refused before anything reads it,
+ * so that no message (libpq's own included) ever shows a piece of a
+ * password.
+ */
+static int
+db_locator_refused(const char *path, char *err, size_t errlen)
+{
+	PQconninfoOption *opts;
+	const char	*rest, *p;
+	char		 shown[4352];	/* longer than struct db's path */
+	char		*perr = NULL;
+
+	db_locator_redact(path, shown, sizeof(shown));
+	if ((rest = strstr(path, "://")) == NULL ||
+	    strcspn(path, "/?@") < (size_t)(rest - path)) {
+		if (strcmp(shown, path) == 0)
+			return 0;
+		snprintf(err, errlen, "%s: a connection string: name a "
+		    "PostgreSQL store with a postgresql:// URI", shown);
+		return 1;
+	}
+	if (!db_is_postgresql(path)) {
+		snprintf(err, errlen, "%s: not a file path or a postgresql:// "
+		    "URI", shown);
+		return 1;
+	}
+	rest += 3;
+	/* libpq: the userinfo ends at the first '@' before any '/'. */
+	p = rest + strcspn(rest, "@/");
+	if (redact_userinfo_end(rest) != (*p == '@' ? p : NULL)) {
+		snprintf(err, errlen, "%s: percent-encode '@' and '/' in the "
+		    "user name and password (%%40, %%2F)", shown);
+		return 1;
+	}
+	/*
+	 * libpq's own complaint quotes the value it could not read: said
+	 * only when the URI holds no password.
+	 */
+	if ((opts = PQconninfoParse(path, &perr)) == NULL) {
+		if (strcmp(shown, path) == 0 && perr != NULL) {
+			perr[strcspn(perr, "\n")] = '\0';
+			snprintf(err, errlen, "%s: %s", shown, perr);
+		} else
+			snprintf(err, errlen, "%s: libpq cannot read this URI "
+			    "(a %% not followed by two hex digits, %%00, a "
+			    "parameter without '=' or unknown)", shown);
+		PQfreemem(perr);
+		return 1;
+	}
+	PQconninfoFree(opts);
+	return 0;
+}
+
 enum db_status
 db_open(const char *path, const struct db_open_opts *o, struct db **out,
     char *err, size_t errlen)
 {
+	*out = NULL;
+	if (db_locator_refused(path, err, errlen))
+		return DB_ERR_INVALID;
 	if (db_is_postgresql(path))
 		return db_open_pg(path, o, DB_SCHEMA_VERSION, out, err, errlen);
 	return db_open_at(path, o, DB_SCHEMA_VERSION, out, err, errlen);

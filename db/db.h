@@ -15,9 +15,15 @@
  *     marked interrupted when the store is opened for writing (the owner of
  *     a run is its process id and start time, so a recycled pid is not
  *     mistaken for the owner).
- *   - A corrupt file is moved aside, with its -wal and -shm, as
- *     NAME.corrupt-<UTC time>, and a new store is created in its place; the
- *     log callback says so. An empty file is a valid new store.
+ *   - Only an SQLite file is a store: any other file (not a regular file,
+ *     or without SQLite's magic in its header) is refused, DB_ERR_INVALID
+ *     naming it, and left as it is. An empty file is a valid new store.
+ *   - An SQLite file that fails its check, opened for writing, is moved
+ *     aside, with its -wal and -shm, as NAME.corrupt-<UTC time>, and a new
+ *     store is created in its place; the log callback says so. Opened
+ *     read-only, it is DB_ERR_CORRUPT and left as it is.
+ *   - Opened read-only, an SQLite store of an older schema is read as it
+ *     is: only a writer migrates it.
  *   - A location that cannot be written is DB_ERR_READONLY, a full file
  *     system DB_ERR_FULL, with a message naming the path; nothing is
  *     damaged, and writes work again once the cause is gone, without
@@ -47,6 +53,8 @@
 #define DB_GROUP_MAX		64	/* bytes of a group label, NUL too */
 #define DB_STACK_MAX		64	/* bytes of a stack name, NUL too */
 #define DB_OBS_SAMPLES_MAX	1000	/* latency samples per observation */
+#define DB_OBS_KEEP		256	/* newest observations kept per host
+					   and stack (corrections read 200) */
 
 enum db_status {
 	DB_OK = 0,
@@ -113,8 +121,9 @@ struct db;
 /* db.c */
 
 /*
- * Open (creating if needed) the store at path, or ":memory:". Checks it
- * (quick_check), moves a corrupt file aside, applies migrations, marks
+ * Open (creating if needed) the store at path, or ":memory:". Refuses a
+ * file that is not an SQLite database, checks it (quick_check), moves a
+ * corrupt one aside (not read-only), applies migrations, marks
  * interrupted runs. opts may be NULL.
  */
 enum db_status db_open(const char *path, const struct db_open_opts *opts,
@@ -311,7 +320,9 @@ struct db_observation {
 
 /*
  * Store o (its id and created are filled in) with its samples (at most
- * DB_OBS_SAMPLES_MAX), in one transaction. The host must exist.
+ * DB_OBS_SAMPLES_MAX), in one transaction. The host must exist. The same
+ * transaction deletes what is older than the newest DB_OBS_KEEP of o's
+ * host and stack.
  */
 enum db_status db_observation_add(struct db *db, struct db_observation *o,
 	    const double *samples, size_t nsamples, char *err, size_t errlen);

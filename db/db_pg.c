@@ -1289,7 +1289,16 @@ pg_observation_add(struct db *db, struct db_observation *o,
 		o->id = pg_i64(res, 0, 0);
 		o->nsamples = nsamples;
 		PQclear(res);
-		return pg_end(db, st, err, errlen);
+		/* Keep the newest DB_OBS_KEEP of the host and stack. */
+		a.n = 0;
+		a_str(&a, o->host_id);
+		a_str(&a, o->stack);
+		a_i64(&a, DB_OBS_KEEP);
+		st = pg_exec(db, "prune observations", "DELETE FROM"
+		    " observations WHERE host_id = $1 AND stack = $2 AND id <"
+		    " (SELECT min(id) FROM (SELECT id FROM observations WHERE"
+		    " host_id = $1 AND stack = $2 ORDER BY id DESC LIMIT $3)"
+		    " AS kept)", &a, err, errlen);
 	}
 	return pg_end(db, st, err, errlen);
 }

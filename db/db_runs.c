@@ -954,6 +954,23 @@ db_observation_add(struct db *db, struct db_observation *o,
 	}
 	o->id = sqlite3_last_insert_rowid(db->conn);
 	o->nsamples = nsamples;
+	/* Keep the newest DB_OBS_KEEP of the host and stack. */
+	step = sqlite3_prepare_v2(db->conn, "DELETE FROM observations"
+	    " WHERE host_id = ?1 AND stack = ?2 AND id < (SELECT min(id) FROM"
+	    " (SELECT id FROM observations WHERE host_id = ?1 AND stack = ?2"
+	    " ORDER BY id DESC LIMIT ?3))", -1, &st, NULL);
+	if (step == SQLITE_OK) {
+		sqlite3_bind_text(st, 1, o->host_id, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(st, 2, o->stack, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int64(st, 3, DB_OBS_KEEP);
+		step = sqlite3_step(st);
+		sqlite3_finalize(st);
+	}
+	if (step != SQLITE_DONE) {
+		rc = db_error(db, step, "prune observations", err, errlen);
+		db_rollback(db);
+		return rc;
+	}
 	return db_commit(db, err, errlen);
 }
 

@@ -25,6 +25,41 @@ expect_status 1 "export a run that does not exist" -- "$PWTUNE" db export --db "
 expect_stderr "no run 9: named" "no run 9"
 expect_status 1 "list a store that does not exist" -- "$PWTUNE" db list --db "$TMP/none.db"
 [ ! -e "$TMP/none.db" ] && ok "a missing store is not created" || bad "store created"
+
+# D0: only an SQLite file may be a store. Any other file named as one is
+# refused and left as it is, by every command; a corrupt store is moved
+# aside only by a command that writes, never by check.
+no_aside() { # NAME DIR: no *.corrupt-* appeared in DIR
+	if ls "$2" | grep -q 'corrupt-'; then bad "$1: $(ls "$2" | grep corrupt- | head -1)"; else ok "$1"; fi
+}
+mkdir "$TMP/d0"
+echo hello >"$TMP/d0/notes.txt"
+cp "$TMP/d0/notes.txt" "$TMP/d0/notes.copy"
+for verb in check list export; do
+	expect_status 1 "db $verb on a text file: refused" -- "$PWTUNE" db $verb --db "$TMP/d0/notes.txt"
+	expect_stderr "db $verb on a text file: named" "$TMP/d0/notes.txt: not an SQLite database"
+done
+expect_status 1 "db import into a text file: refused" -- "$PWTUNE" db import --db "$TMP/d0/notes.txt" "$TMP/a.json"
+cmp -s "$TMP/d0/notes.txt" "$TMP/d0/notes.copy" && ok "the text file is unchanged" || bad "the text file changed"
+no_aside "no text file moved aside" "$TMP/d0"
+cp "$TMP/a.json" "$TMP/d0/results.json"
+expect_status 1 "import with its arguments swapped: refused" -- "$PWTUNE" db import --db "$TMP/d0/results.json" "$TMP/d0/results.json"
+expect_stderr "swapped: the file named" "$TMP/d0/results.json: not an SQLite database"
+cmp -s "$TMP/d0/results.json" "$TMP/a.json" && ok "swapped: the JSON is unchanged" || bad "swapped: the JSON changed"
+no_aside "swapped: nothing moved aside" "$TMP/d0"
+# A corrupt SQLite store: check says so (exit 1) and leaves it alone.
+cp "$TMP/b.db" "$TMP/d0/c.db"
+printf 'A' | dd of="$TMP/d0/c.db" bs=1 seek=21 conv=notrunc 2>/dev/null
+cp "$TMP/d0/c.db" "$TMP/d0/c.copy"
+expect_status 1 "check of a corrupt store: exit 1" -- "$PWTUNE" db check --db "$TMP/d0/c.db"
+expect_stderr "check of a corrupt store: says corrupt" "the file is corrupt"
+cmp -s "$TMP/d0/c.db" "$TMP/d0/c.copy" && ok "check: the corrupt store is unchanged" || bad "check: the corrupt store changed"
+no_aside "check: nothing moved aside" "$TMP/d0"
+# A failed import leaves no new store behind.
+ls "$TMP/d0" >"$TMP/d0.before"
+expect_status 2 "import of a bad file into a new store" -- "$PWTUNE" db import --db "$TMP/d0/new.db" "$TMP/bad.json"
+expect_status 2 "import of a missing file into a new store" -- "$PWTUNE" db import --db "$TMP/d0/new.db" "$TMP/d0/none.json"
+ls "$TMP/d0" | cmp -s - "$TMP/d0.before" && ok "failed imports: no new file" || bad "failed imports left: $(ls "$TMP/d0" | tr '\n' ' ')"
 expect_status 2 "no store named" -- env -u PWTUNE_DB "$PWTUNE" db list
 expect_status 2 "unknown verb" -- "$PWTUNE" db frob --db "$TMP/b.db"
 finish

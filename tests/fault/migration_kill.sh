@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # F2: SIGKILL in the middle of a schema migration. A version-1 store (the
 # newest schema without what versions 2 and 3 add) with 100 000 runs, so the
-# migration takes a while; pwtune db check opens it (and so migrates it)
-# and is killed at a random moment of that, KILLS times. After each kill:
+# migration takes a while; pwtune db import opens it (and so migrates it:
+# db check only reads, and leaves it at its version) and is killed at a
+# random moment of that, KILLS times. After each kill:
 # user_version is 1 with no v2 index, 2 with all of them and no v3 table,
 # or 3 with all of them and the v3 table; the file passes integrity_check;
 # the next open migrates it to the newest version.
@@ -14,6 +15,7 @@ v3() { sqlite3 "$1" "SELECT (SELECT count(*) FROM sqlite_master WHERE name = 'ob
 NEWEST=3
 "$PWTUNE" bench --m 1MiB --t 1 --backend libsodium --repeats 1 --no-json -q \
 	--db "$TMP/v2.db" >/dev/null 2>&1 || { echo "FAIL: cannot make a store"; exit 1; }
+"$PWTUNE" db export --db "$TMP/v2.db" >"$TMP/run.json" 2>/dev/null || { echo "FAIL: cannot export"; exit 1; }
 sqlite3 "$TMP/v2.db" "DROP TABLE observations; DROP INDEX hosts_group;
 	ALTER TABLE hosts DROP COLUMN host_group;
 	DROP INDEX runs_host; DROP INDEX runs_status;
@@ -28,10 +30,15 @@ mv "$TMP/v2.db" "$TMP/v1.db"
 	[ "$(v3 "$TMP/v1.db")" = 0 ] &&
 	ok "a version-1 store with 100001 runs" || bad "the v1 store"
 
-# How long the migration takes here.
+# db check reads an older store as it is: ok, and still version 1.
 cp "$TMP/v1.db" "$TMP/t.db"
+"$PWTUNE" db check --db "$TMP/t.db" >"$TMP/out" 2>&1 && [ "$(cat "$TMP/out")" = ok ] &&
+	[ "$(sqlite3 "$TMP/t.db" 'PRAGMA user_version')" = 1 ] && cmp -s "$TMP/t.db" "$TMP/v1.db" &&
+	ok "db check of a version-1 store: ok, left at version 1" || bad "db check of the v1 store: $(cat "$TMP/out")"
+
+# How long the migration takes here.
 t0=$(date +%s%N)
-"$PWTUNE" db check --db "$TMP/t.db" >/dev/null 2>&1
+"$PWTUNE" db import --db "$TMP/t.db" "$TMP/run.json" >/dev/null 2>&1
 T=$(( ($(date +%s%N) - t0) / 1000000 ))
 [ "$(sqlite3 "$TMP/t.db" 'PRAGMA user_version')" = $NEWEST ] && [ "$(indices "$TMP/t.db")" = 5 ] &&
 	[ "$(v3 "$TMP/t.db")" = 2 ] &&
@@ -41,7 +48,7 @@ old=0 mid=0 new=0 wrong=0 corrupt=0 reopen=0
 for i in $(seq "$KILLS"); do
 	cp "$TMP/v1.db" "$TMP/k.db"
 	rm -f "$TMP/k.db-wal" "$TMP/k.db-shm"
-	"$PWTUNE" db check --db "$TMP/k.db" >/dev/null 2>&1 &
+	"$PWTUNE" db import --db "$TMP/k.db" "$TMP/run.json" >/dev/null 2>&1 &
 	p=$!
 	sleep "$(awk -v s="$RANDOM" -v t="$T" 'BEGIN { srand(s); printf "%.3f", rand() * t / 1000 }')"
 	kill -9 "$p" 2>/dev/null
@@ -56,7 +63,7 @@ for i in $(seq "$KILLS"); do
 	*) wrong=$((wrong + 1)); echo "  kill $i: user_version $v with $n indices, $o v3 objects" ;;
 	esac
 	[ "$(sqlite3 "$TMP/k.db" 'PRAGMA integrity_check')" = ok ] || corrupt=$((corrupt + 1))
-	"$PWTUNE" db check --db "$TMP/k.db" >/dev/null 2>&1 &&
+	"$PWTUNE" db import --db "$TMP/k.db" "$TMP/run.json" >/dev/null 2>&1 &&
 		[ "$(sqlite3 "$TMP/k.db" 'PRAGMA user_version')" = $NEWEST ] || reopen=$((reopen + 1))
 done
 echo "  $KILLS kills: $old left at version 1, $mid at version 2, $new at version $NEWEST"

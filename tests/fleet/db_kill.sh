@@ -40,6 +40,9 @@ for h in fast slow; do
 	expect_http 200 "$h: /readyz stays ready" GET /readyz
 	expect_body "$h: /readyz says the store is unreachable" \
 		'j["store"]["reachable"] is False and "cannot be reached" in j["store"]["error"]'
+	# D1: an answer anyone may ask for holds none of libpq's words.
+	expect_body "$h: /readyz without libpq's message" \
+		'all(w not in j["store"]["error"] for w in ("127.0.0.1", "postgresql", "connection", "port", "server"))'
 	expect_http 200 "$h: /metrics" GET /metrics
 	if grep -q '^pwtuned_store_up{engine="postgresql"} 0$' "$TMP/body"; then
 		ok "$h: pwtuned_store_up 0"

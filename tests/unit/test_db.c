@@ -552,10 +552,11 @@ overwrite(const char *path, off_t off, const void *buf, size_t len)
 	close(fd);
 }
 
+/* A byte of the header after the magic: the payload fraction must be 64. */
 static void
 flip_header(const char *path)
 {
-	overwrite(path, 0, "SQLite format 4", 15);
+	overwrite(path, 21, "\x41", 1);
 }
 
 static void
@@ -610,8 +611,132 @@ TEST(corrupt_files_are_moved_aside)
 	expect_recovered("garbage page");
 	damaged_store(truncate_half);
 	expect_recovered("truncated");
+}
+
+/* Is path's content the len bytes of want? */
+static int
+same_bytes(const char *path, const void *want, size_t len)
+{
+	char	 buf[16384];
+	FILE	*fp = fopen(path, "r");
+	size_t	 n;
+
+	if (fp == NULL)
+		return 0;
+	n = fread(buf, 1, sizeof(buf), fp);
+	fclose(fp);
+	return n == len && memcmp(buf, want, len) == 0;
+}
+
+/* How many files of dir start with prefix. */
+static int
+count_files(const char *prefix)
+{
+	DIR		*d;
+	struct dirent	*e;
+	int		 n = 0;
+
+	ASSERT((d = opendir(dir)) != NULL);
+	while ((e = readdir(d)) != NULL)
+		if (strncmp(e->d_name, prefix, strlen(prefix)) == 0)
+			n++;
+	closedir(d);
+	return n;
+}
+
+/*
+ * A file that is not an SQLite database (no magic in its header) is not
+ * ours: refused, read-only or not, naming it, and left as it is.
+ */
+TEST(other_files_are_refused_untouched)
+{
+	struct db_open_opts	 o = { 0, 0, 0, count_log, NULL };
+	struct db_open_opts	 ro = { 1, 0, 0, count_log, NULL };
+	static const char	 text[] = "hello\n";
+	uint8_t			 noise[8192];
+	struct db		*db;
+	char			 err[512];
+	FILE			*fp;
+
+	SQLITE_ONLY();
+	fresh_dir();
+	ASSERT((fp = fopen(in_dir("notes.txt"), "w")) != NULL);
+	fputs(text, fp);
+	fclose(fp);
+	logged = 0;
+	ASSERT(db_open(in_dir("notes.txt"), &o, &db, err, sizeof(err)) !=
+	    DB_OK);
+	ASSERT_STR_CONTAINS(err, in_dir("notes.txt"));
+	ASSERT_STR_CONTAINS(err, "not an SQLite database");
+	ASSERT(db_open(in_dir("notes.txt"), &ro, &db, err, sizeof(err)) !=
+	    DB_OK);
+	ASSERT_STR_CONTAINS(err, "not an SQLite database");
+	ASSERT(same_bytes(in_dir("notes.txt"), text, strlen(text)));
+	ASSERT_EQ(count_files("notes.txt"), 1);
+	ASSERT_EQ(logged, 0);
+
+	/* Random bytes, 8 KiB of them. */
 	damaged_store(random_bytes);
-	expect_recovered("random bytes");
+	fp = fopen(in_dir("c.db"), "r");
+	ASSERT(fp != NULL);
+	ASSERT_EQ(fread(noise, 1, sizeof(noise), fp), sizeof(noise));
+	fclose(fp);
+	ASSERT(db_open(in_dir("c.db"), &o, &db, err, sizeof(err)) != DB_OK);
+	ASSERT(same_bytes(in_dir("c.db"), noise, sizeof(noise)));
+	ASSERT_EQ(count_files("c.db.corrupt-"), 0);
+
+	/* A corrupt SQLite file opened read-only: reported, left alone. */
+	damaged_store(garbage_page);
+	ASSERT_EQ(db_open(in_dir("c.db"), &ro, &db, err, sizeof(err)),
+	    DB_ERR_CORRUPT);
+	ASSERT_EQ(count_files("c.db.corrupt-"), 0);
+	ASSERT_EQ(logged, 0);
+
+	/* Not a regular file: a directory. */
+	ASSERT_EQ(mkdir(in_dir("d.db"), 0700), 0);
+	ASSERT(db_open(in_dir("d.db"), &o, &db, err, sizeof(err)) != DB_OK);
+	ASSERT_STR_CONTAINS(err, in_dir("d.db"));
+	ASSERT_EQ(count_files("d.db"), 1);
+}
+
+/* Does file a hold the same bytes as file b? */
+static int
+same_file(const char *a, const char *b)
+{
+	char	cmd[512];
+
+	snprintf(cmd, sizeof(cmd), "cmp -s '%s' '%s'", a, b);
+	return system(cmd) == 0;
+}
+
+/*
+ * An SQLite database of another program (tables, and no pwtune schema)
+ * is not a store either: refused, its bytes untouched (not even switched
+ * to WAL), nothing moved aside.
+ */
+TEST(other_programs_databases_are_refused_untouched)
+{
+	static const char *const sql[] = {
+		"CREATE TABLE t (a); INSERT INTO t VALUES (1);",
+		"CREATE TABLE t (a); PRAGMA user_version = 7;",
+	};
+	struct db	*db;
+	char		 err[512], cmd[512], copy[128];
+	size_t		 i;
+
+	SQLITE_ONLY();
+	for (i = 0; i < sizeof(sql) / sizeof(sql[0]); i++) {
+		fresh_dir();
+		snprintf(cmd, sizeof(cmd), "sqlite3 '%s/o.db' '%s' && cp "
+		    "'%s/o.db' '%s/copy'", dir, sql[i], dir, dir);
+		ASSERT_EQ(system(cmd), 0);
+		snprintf(copy, sizeof(copy), "%s", in_dir("copy"));
+		ASSERT_EQ(db_open(in_dir("o.db"), NULL, &db, err, sizeof(err)),
+		    DB_ERR_INVALID);
+		ASSERT_STR_CONTAINS(err, "not a pwtune store");
+		ASSERT(same_file(in_dir("o.db"), copy));
+		ASSERT_EQ(count_files("o.db"), 1);
+	}
 }
 
 TEST(an_empty_file_is_a_new_store)
@@ -811,6 +936,56 @@ TEST(observations_per_host_and_stack)
 	db_close(db);
 }
 
+/*
+ * D8b: at most DB_OBS_KEEP observations per host and stack, the newest;
+ * the older ones go in the transaction that adds one.
+ */
+TEST(observations_are_pruned_per_host_and_stack)
+{
+	struct db		*db = open_ok(scratch_store("obsprune"));
+	struct db_observation	 o, *list;
+	struct report		 rep;
+	double			 samples[3] = { 10, 11, 12 };
+	char			 err[512];
+	int64_t			 id, ids[DB_OBS_KEEP + 5];
+	size_t			 n, i;
+
+	make_report(&rep, "hostA", 1);
+	ASSERT_EQ(db_import_report(db, &rep, &id, err, sizeof(err)), DB_OK);
+	report_release(&rep);
+	memset(&o, 0, sizeof(o));
+	snprintf(o.host_id, sizeof(o.host_id), "hostA");
+	snprintf(o.variant, sizeof(o.variant), "argon2id");
+	o.m_kib = 65536;
+	o.t = o.p = o.k = 1;
+	o.median_ms = o.p95_ms = 11;
+	o.predicted_ms = -1;
+	/* Another stack of the host, written first: it keeps its 3. */
+	snprintf(o.stack, sizeof(o.stack), "other");
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(db_observation_add(db, &o, samples, 3, err,
+		    sizeof(err)), DB_OK);
+	snprintf(o.stack, sizeof(o.stack), "php");
+	for (i = 0; i < DB_OBS_KEEP + 5; i++) {
+		o.median_ms = (double)i;
+		ASSERT_EQ(db_observation_add(db, &o, samples, 3, err,
+		    sizeof(err)), DB_OK);
+		ids[i] = o.id;
+	}
+	ASSERT_EQ(db_observations_list(db, "hostA", "php", DB_RUNS_LIST_MAX,
+	    &list, &n, err, sizeof(err)), DB_OK);
+	ASSERT_EQ(n, DB_OBS_KEEP);
+	ASSERT_EQ(list[0].id, ids[DB_OBS_KEEP + 4]);	/* the newest */
+	ASSERT_EQ(list[n - 1].id, ids[5]);		/* the oldest kept */
+	ASSERT(list[n - 1].median_ms == 5);
+	free(list);
+	ASSERT_EQ(db_observations_list(db, "hostA", "other", DB_RUNS_LIST_MAX,
+	    &list, &n, err, sizeof(err)), DB_OK);
+	ASSERT_EQ(n, 3);
+	free(list);
+	db_close(db);
+}
+
 #define WRITERS		4
 #define WRITER_POINTS	25
 
@@ -975,6 +1150,96 @@ TEST(locators_never_show_a_password)
 	ASSERT_STR_EQ(out, "/var/lib/pwtuned/pwtune.db");
 }
 
+/*
+ * D1: the password as libpq reads it (userinfo up to the '@', whatever
+ * '?', '#' or ':' it holds; password= and sslpassword= parameters, keys
+ * percent-decoded; keyword/value strings) never shows.
+ */
+static void
+redacts(const char *in, const char *want)
+{
+	char	out[512];
+
+	db_locator_redact(in, out, sizeof(out));
+	if (strcmp(out, want) != 0)
+		TEST_FAIL("%s: got %s, wanted %s", in, out, want);
+	if (strstr(out, "s3cr") != NULL)
+		TEST_FAIL("%s: %s shows the password", in, out);
+}
+
+TEST(locators_redacted_as_libpq_reads_them)
+{
+	char	out[8];
+
+	redacts("postgresql://u:s3cr?t@192.0.2.1/x",
+	    "postgresql://u:***@192.0.2.1/x");
+	redacts("postgresql://u:s3cr#t@h/x", "postgresql://u:***@h/x");
+	redacts("postgresql://u:s3cr:t@h:5432/x", "postgresql://u:***@h:5432/x");
+	redacts("postgres://u:s3cr%3F%23%2F%40t@h/x", "postgres://u:***@h/x");
+	redacts("postgresql://u:s3cr?t@h1:5432,h2:5433/x?sslmode=require",
+	    "postgresql://u:***@h1:5432,h2:5433/x?sslmode=require");
+	redacts("postgresql://u:s3cr?t@[::1]:5432/x",
+	    "postgresql://u:***@[::1]:5432/x");
+	redacts("postgresql://u:s3cr?t@", "postgresql://u:***@");
+	/* Not encoded as they should be: hidden all the same. */
+	redacts("postgresql://u:s3cr@t@h/x", "postgresql://u:***@h/x");
+	redacts("postgresql://u:s3cr/t@h/x", "postgresql://u:***@h/x");
+	/* No password, or none in the userinfo. */
+	redacts("postgresql://u@h/x", "postgresql://u@h/x");
+	redacts("postgresql://h:5432/x?application_name=a@b",
+	    "postgresql://h:5432/x?application_name=a@b");
+	redacts("postgresql://", "postgresql://");
+	/* In the query. */
+	redacts("postgresql://u@h/x?password=s3cr?t#x&sslmode=require",
+	    "postgresql://u@h/x?password=***&sslmode=require");
+	redacts("postgresql://h/x?%70assword=s3cret",
+	    "postgresql://h/x?%70assword=***");
+	redacts("postgresql://h/x?sslpassword=s3cret&password=s3cret",
+	    "postgresql://h/x?sslpassword=***&password=***");
+	redacts("postgresql://u:s3cr?t@h/x?password=s3cret",
+	    "postgresql://u:***@h/x?password=***");
+	/* Another scheme, and keyword/value strings. */
+	redacts("mysql://u:s3cr?t@h/x", "mysql://u:***@h/x");
+	redacts("host=h password=s3cret dbname=x",
+	    "host=h password=*** dbname=x");
+	redacts("host=h password = 's3cr\\' t' dbname=x",
+	    "host=h password = *** dbname=x");
+	/* Cut short, never in the middle of the password. */
+	db_locator_redact("postgresql://u:s3cr?t@h/x", out, sizeof(out));
+	ASSERT(strlen(out) < sizeof(out));
+}
+
+/*
+ * A locator libpq reads otherwise (an '@' or '/' left unencoded: libpq
+ * would take a piece of the password for a host or a port, and say so)
+ * and a URI of another engine are refused before libpq sees them.
+ */
+TEST(ambiguous_locators_are_refused)
+{
+	static const char *const bad[] = {
+		"postgresql://u:s3cr/t@127.0.0.1:1/x",
+		"postgresql://u:s3cr@t@127.0.0.1:1/x",
+		"mysql://u:s3cr?t@127.0.0.1/x",
+		"host=127.0.0.1 port=1 password=s3cret dbname=x",
+		/* libpq quotes what it cannot decode. */
+		"postgresql://u:s3cr%zzt@127.0.0.1:1/x",
+		"postgresql://127.0.0.1:1/x?password=s3cr%00t",
+	};
+	struct db	*db;
+	char		 err[512];
+	size_t		 i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = '\0';
+		if (db_open(bad[i], NULL, &db, err, sizeof(err)) == DB_OK) {
+			db_close(db);
+			TEST_FAIL("%s: opened", bad[i]);
+		}
+		if (strstr(err, "s3cr") != NULL)
+			TEST_FAIL("%s: %s", bad[i], err);
+	}
+}
+
 TEST_LIST(
 	TEST_ENTRY(memory_store_run_lifecycle),
 	TEST_ENTRY(models_are_stored_with_their_run),
@@ -984,12 +1249,17 @@ TEST_LIST(
 	TEST_ENTRY(migrations_from_every_version),
 	TEST_ENTRY(newer_schema_is_refused),
 	TEST_ENTRY(corrupt_files_are_moved_aside),
+	TEST_ENTRY(other_files_are_refused_untouched),
+	TEST_ENTRY(other_programs_databases_are_refused_untouched),
 	TEST_ENTRY(an_empty_file_is_a_new_store),
 	TEST_ENTRY(read_only_open),
 	TEST_ENTRY(host_groups),
 	TEST_ENTRY(observations_per_host_and_stack),
+	TEST_ENTRY(observations_are_pruned_per_host_and_stack),
 	TEST_ENTRY(concurrent_writers_lose_nothing),
 	TEST_ENTRY(runs_of_other_machines_are_left_alone),
 	TEST_ENTRY(locators_never_show_a_password),
+	TEST_ENTRY(locators_redacted_as_libpq_reads_them),
+	TEST_ENTRY(ambiguous_locators_are_refused),
 	TEST_ENTRY(fresh_hosts_for_fleet_answers)
 )
