@@ -330,7 +330,6 @@ db_locator_refused(const char *path, char *err, size_t errlen)
 	return 0;
 }
 
-
 void
 db_logf(struct db *db, const char *fmt, ...)
 {
@@ -483,7 +482,8 @@ db_recover_interrupted(struct db *db, size_t *n, char *err, size_t errlen)
 			if ((more = realloc(ids, cap * sizeof(*ids))) == NULL) {
 				db_rows_end(&r, err, errlen);
 				free(ids);
-				return db_end(db, db_nomem(err, errlen), err, errlen);
+				return db_end(db, db_nomem(err, errlen), err,
+				    errlen);
 			}
 			ids = more;
 		}

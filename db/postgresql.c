@@ -42,106 +42,6 @@ struct pg_state {
  */
 static atomic_ulong	pg_connects;
 
-/*
- * Migrations, forward only, in PostgreSQL's dialect: pg_migrations[i] takes
- * the schema from version i to i + 1 (pwtune_schema holds the version).
- */
-static const char *const pg_migrations[DB_SCHEMA_VERSION] = {
-	/* 0 -> 1: the tables. */
-	"CREATE TABLE hosts ("
-	"  id TEXT PRIMARY KEY,"
-	"  fingerprint TEXT NOT NULL,"
-	"  cpu_model TEXT NOT NULL,"
-	"  online_cpus INTEGER NOT NULL,"
-	"  mem_total BIGINT NOT NULL,"
-	"  cgroup_mem_limit BIGINT NOT NULL,"
-	"  kernel TEXT NOT NULL,"
-	"  facts JSONB NOT NULL,"
-	"  first_seen TIMESTAMPTZ NOT NULL,"
-	"  last_seen TIMESTAMPTZ NOT NULL);"
-	"CREATE TABLE runs ("
-	"  id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,"
-	"  host_id TEXT NOT NULL REFERENCES hosts(id) ON DELETE CASCADE,"
-	"  fingerprint TEXT NOT NULL,"
-	"  host_facts JSONB NOT NULL,"
-	"  profile TEXT NOT NULL,"
-	"  trigger TEXT NOT NULL CHECK (trigger IN"
-	"    ('startup', 'api', 'schedule', 'cli', 'import')),"
-	"  status TEXT NOT NULL CHECK (status IN ('queued', 'running', 'done',"
-	"    'failed', 'cancelled', 'interrupted')),"
-	"  points_done INTEGER NOT NULL DEFAULT 0,"
-	"  points_total INTEGER NOT NULL DEFAULT 0,"
-	"  noisy_points INTEGER NOT NULL DEFAULT 0,"
-	"  effective_cpus INTEGER NOT NULL DEFAULT 0,"
-	"  mem_budget BIGINT NOT NULL DEFAULT 0,"
-	"  budget_source TEXT NOT NULL DEFAULT 'memavailable',"
-	"  owner TEXT,"
-	"  error TEXT,"
-	"  created TIMESTAMPTZ NOT NULL,"
-	"  started TIMESTAMPTZ,"
-	"  finished TIMESTAMPTZ);"
-	"CREATE TABLE points ("
-	"  id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,"
-	"  run_id BIGINT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
-	"  seq INTEGER NOT NULL,"
-	"  backend TEXT NOT NULL,"
-	"  variant TEXT NOT NULL,"
-	"  m_kib BIGINT NOT NULL,"
-	"  t BIGINT NOT NULL,"
-	"  p INTEGER NOT NULL,"
-	"  k INTEGER NOT NULL,"
-	"  status TEXT NOT NULL,"
-	"  median_ms DOUBLE PRECISION,"
-	"  noisy BOOLEAN NOT NULL DEFAULT false,"
-	"  data JSONB NOT NULL,"
-	"  UNIQUE (run_id, seq));"
-	"CREATE TABLE models ("
-	"  id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,"
-	"  run_id BIGINT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
-	"  backend TEXT NOT NULL,"
-	"  variant TEXT NOT NULL,"
-	"  p INTEGER NOT NULL,"
-	"  coefficients JSONB NOT NULL,"
-	"  loo_median DOUBLE PRECISION,"
-	"  loo_worst DOUBLE PRECISION,"
-	"  created TIMESTAMPTZ NOT NULL,"
-	"  UNIQUE (run_id, backend, variant, p));"
-	"CREATE TABLE verifications ("
-	"  id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,"
-	"  run_id BIGINT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
-	"  target_ms DOUBLE PRECISION NOT NULL,"
-	"  params TEXT NOT NULL,"
-	"  predicted_ms DOUBLE PRECISION NOT NULL,"
-	"  measured_ms DOUBLE PRECISION NOT NULL,"
-	"  created TIMESTAMPTZ NOT NULL);",
-	/* 1 -> 2: indices for what the API asks. */
-	"CREATE INDEX runs_host ON runs(host_id, id);"
-	"CREATE INDEX runs_status ON runs(status);"
-	"CREATE INDEX runs_fingerprint ON runs(fingerprint, status);"
-	"CREATE INDEX models_run ON models(run_id);"
-	"CREATE INDEX verifications_run ON verifications(run_id);",
-	/* 2 -> 3: host groups, and what services observed. */
-	"ALTER TABLE hosts ADD COLUMN host_group TEXT NOT NULL DEFAULT '';"
-	"CREATE INDEX hosts_group ON hosts(host_group);"
-	"CREATE TABLE observations ("
-	"  id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,"
-	"  host_id TEXT NOT NULL REFERENCES hosts(id) ON DELETE CASCADE,"
-	"  stack TEXT NOT NULL,"
-	"  variant TEXT NOT NULL,"
-	"  m_kib BIGINT NOT NULL,"
-	"  t BIGINT NOT NULL,"
-	"  p INTEGER NOT NULL,"
-	"  k INTEGER NOT NULL,"
-	"  nsamples INTEGER NOT NULL,"
-	"  median_ms DOUBLE PRECISION NOT NULL,"
-	"  p95_ms DOUBLE PRECISION NOT NULL,"
-	"  predicted_ms DOUBLE PRECISION,"
-	"  model_run BIGINT,"
-	"  samples JSONB NOT NULL,"
-	"  created TIMESTAMPTZ NOT NULL);"
-	"CREATE INDEX observations_stack ON observations(host_id, stack, id);",
-};
-
 /* The first line of a libpq message. */
 static void
 pg_message(const char *msg, char *out, size_t outlen)
@@ -363,8 +263,8 @@ pg_migrate_step(struct db *db, int want, int *v, char *err, size_t errlen)
 	PQclear(res);
 	if (st != DB_OK || *v >= want || *v > DB_SCHEMA_VERSION)
 		return db_end(db, st, err, errlen);
-	if ((st = pg_do(db, "migration", pg_migrations[*v], 0, NULL, NULL, err,
-	    errlen)) != DB_OK)
+	if ((st = pg_do(db, "migration", db_postgresql_migrations[*v], 0, NULL,
+	    NULL, err, errlen)) != DB_OK)
 		return db_end(db, st, err, errlen);
 	snprintf(next, sizeof(next), "%d", *v + 1);
 	val[0] = next;

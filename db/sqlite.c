@@ -31,106 +31,6 @@ struct sql_state {
 
 #define CONN(db)	(((struct sql_state *)(db)->engine)->conn)
 
-/*
- * Migrations, forward only: migrations[i] takes the schema from version i
- * to i + 1, in one transaction together with the new user_version.
- */
-static const char *const sql_migrations[DB_SCHEMA_VERSION] = {
-	/* 0 -> 1: the tables. */
-	"CREATE TABLE hosts ("
-	"  id TEXT PRIMARY KEY,"
-	"  fingerprint TEXT NOT NULL,"
-	"  cpu_model TEXT NOT NULL,"
-	"  online_cpus INTEGER NOT NULL,"
-	"  mem_total INTEGER NOT NULL,"
-	"  cgroup_mem_limit INTEGER NOT NULL,"
-	"  kernel TEXT NOT NULL,"
-	"  facts TEXT NOT NULL,"		/* the host JSON, as reported */
-	"  first_seen TEXT NOT NULL,"
-	"  last_seen TEXT NOT NULL);"
-	"CREATE TABLE runs ("
-	"  id INTEGER PRIMARY KEY,"
-	"  host_id TEXT NOT NULL REFERENCES hosts(id) ON DELETE CASCADE,"
-	"  fingerprint TEXT NOT NULL,"
-	"  host_facts TEXT NOT NULL,"		/* the host JSON at the time */
-	"  profile TEXT NOT NULL,"
-	"  trigger TEXT NOT NULL CHECK (trigger IN"
-	"    ('startup', 'api', 'schedule', 'cli', 'import')),"
-	"  status TEXT NOT NULL CHECK (status IN ('queued', 'running', 'done',"
-	"    'failed', 'cancelled', 'interrupted')),"
-	"  points_done INTEGER NOT NULL DEFAULT 0,"
-	"  points_total INTEGER NOT NULL DEFAULT 0,"
-	"  noisy_points INTEGER NOT NULL DEFAULT 0,"
-	"  effective_cpus INTEGER NOT NULL DEFAULT 0,"
-	"  mem_budget INTEGER NOT NULL DEFAULT 0,"
-	"  budget_source TEXT NOT NULL DEFAULT 'memavailable',"
-	"  owner TEXT,"
-	"  error TEXT,"
-	"  created TEXT NOT NULL,"
-	"  started TEXT,"
-	"  finished TEXT);"
-	"CREATE TABLE points ("
-	"  id INTEGER PRIMARY KEY,"
-	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
-	"  seq INTEGER NOT NULL,"
-	"  backend TEXT NOT NULL,"
-	"  variant TEXT NOT NULL,"
-	"  m_kib INTEGER NOT NULL,"
-	"  t INTEGER NOT NULL,"
-	"  p INTEGER NOT NULL,"
-	"  k INTEGER NOT NULL,"
-	"  status TEXT NOT NULL,"
-	"  median_ms REAL,"
-	"  noisy INTEGER NOT NULL DEFAULT 0,"
-	"  data TEXT NOT NULL,"			/* the point JSON, samples too */
-	"  UNIQUE (run_id, seq));"
-	"CREATE TABLE models ("
-	"  id INTEGER PRIMARY KEY,"
-	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
-	"  backend TEXT NOT NULL,"
-	"  variant TEXT NOT NULL,"
-	"  p INTEGER NOT NULL,"
-	"  coefficients TEXT NOT NULL,"
-	"  loo_median REAL,"
-	"  loo_worst REAL,"
-	"  created TEXT NOT NULL,"
-	"  UNIQUE (run_id, backend, variant, p));"
-	"CREATE TABLE verifications ("
-	"  id INTEGER PRIMARY KEY,"
-	"  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
-	"  target_ms REAL NOT NULL,"
-	"  params TEXT NOT NULL,"
-	"  predicted_ms REAL NOT NULL,"
-	"  measured_ms REAL NOT NULL,"
-	"  created TEXT NOT NULL);",
-	/* 1 -> 2: indices for what the API asks. */
-	"CREATE INDEX runs_host ON runs(host_id, id);"
-	"CREATE INDEX runs_status ON runs(status);"
-	"CREATE INDEX runs_fingerprint ON runs(fingerprint, status);"
-	"CREATE INDEX models_run ON models(run_id);"
-	"CREATE INDEX verifications_run ON verifications(run_id);",
-	/* 2 -> 3: host groups, and what services observed (fleets). */
-	"ALTER TABLE hosts ADD COLUMN host_group TEXT NOT NULL DEFAULT '';"
-	"CREATE INDEX hosts_group ON hosts(host_group);"
-	"CREATE TABLE observations ("
-	"  id INTEGER PRIMARY KEY,"
-	"  host_id TEXT NOT NULL REFERENCES hosts(id) ON DELETE CASCADE,"
-	"  stack TEXT NOT NULL,"
-	"  variant TEXT NOT NULL,"
-	"  m_kib INTEGER NOT NULL,"
-	"  t INTEGER NOT NULL,"
-	"  p INTEGER NOT NULL,"
-	"  k INTEGER NOT NULL,"
-	"  nsamples INTEGER NOT NULL,"
-	"  median_ms REAL NOT NULL,"
-	"  p95_ms REAL NOT NULL,"
-	"  predicted_ms REAL,"
-	"  model_run INTEGER,"
-	"  samples TEXT NOT NULL,"		/* JSON array of ms */
-	"  created TEXT NOT NULL);"
-	"CREATE INDEX observations_stack ON observations(host_id, stack, id);",
-};
-
 /* Map an SQLite result code to a status, with a message naming the path. */
 static enum db_status
 sql_error(struct db *db, int rc, const char *what, char *err, size_t errlen)
@@ -189,7 +89,6 @@ sql_error(struct db *db, int rc, const char *what, char *err, size_t errlen)
 	    CONN(db) != NULL ? sqlite3_errmsg(CONN(db)) : sqlite3_errstr(rc));
 	return st;
 }
-
 
 /* quick_check: 1 when the store reads back clean, 0 when corrupt. */
 static int
@@ -342,18 +241,19 @@ static enum db_status
 sql_open_conn(struct db *db, const struct db_open_opts *o, int immutable,
     char *err, size_t errlen)
 {
-	char	uri[4200];
-	int	rc, flags;
+	struct sql_state	*e = db->engine;
+	char			 uri[4200];
+	int			 rc, flags;
 
 	if (db->readonly) {
 		flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_URI;
 		snprintf(uri, sizeof(uri), "file:%s?mode=ro%s", db->path,
 		    immutable ? "&immutable=1" : "");
-		rc = sqlite3_open_v2(uri, &((struct sql_state *)db->engine)->conn, flags, NULL);
+		rc = sqlite3_open_v2(uri, &e->conn, flags, NULL);
 	} else {
 		flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
 		    SQLITE_OPEN_NOMUTEX;
-		rc = sqlite3_open_v2(db->path, &((struct sql_state *)db->engine)->conn, flags, NULL);
+		rc = sqlite3_open_v2(db->path, &e->conn, flags, NULL);
 	}
 	if (rc != SQLITE_OK)
 		return sql_error(db, rc, "open", err, errlen);
@@ -381,7 +281,8 @@ sql_setup(struct db *db, char *err, size_t errlen)
 	if (rc == SQLITE_OK && !db->readonly)
 		rc = sqlite3_exec(CONN(db), "PRAGMA synchronous = NORMAL", NULL,
 		    NULL, NULL);
-	return rc == SQLITE_OK ? DB_OK : sql_error(db, rc, "setup", err, errlen);
+	return rc == SQLITE_OK ? DB_OK : sql_error(db, rc, "setup", err,
+	    errlen);
 }
 
 static void
@@ -482,8 +383,8 @@ sql_migrate(struct db *db, int want, char *err, size_t errlen)
 	for (; v < want; v++) {
 		if ((rc = db_begin(db, err, errlen)) != DB_OK)
 			return rc;
-		step = sqlite3_exec(CONN(db), sql_migrations[v], NULL, NULL,
-		    NULL);
+		step = sqlite3_exec(CONN(db), db_sqlite_migrations[v], NULL,
+		    NULL, NULL);
 		if (step == SQLITE_OK) {
 			snprintf(sql, sizeof(sql), "PRAGMA user_version = %d",
 			    v + 1);
@@ -570,8 +471,8 @@ sql_open(struct db *db, const char *path, const struct db_open_opts *o,
 			    "aside: %s", path, strerror(errno));
 			return DB_ERR_CORRUPT;
 		}
-		db_logf(db, "store %s was corrupt: moved aside as %s, and a new "
-		    "one created", path, aside);
+		db_logf(db, "store %s was corrupt: moved aside as %s, and a "
+		    "new one created", path, aside);
 	}
 	return sql_migrate(db, version, err, errlen);
 }

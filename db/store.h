@@ -125,6 +125,10 @@ struct db_ops {
 extern const struct db_ops db_sqlite_ops;	/* sqlite.c */
 extern const struct db_ops db_postgresql_ops;	/* postgresql.c */
 
+/* schema.c: the migrations, version i to i + 1, in each dialect. */
+extern const char *const db_sqlite_migrations[DB_SCHEMA_VERSION];
+extern const char *const db_postgresql_migrations[DB_SCHEMA_VERSION];
+
 struct db {
 	const struct db_ops *ops;
 	void		*engine;	/* the engine's own state */
