@@ -93,17 +93,22 @@ db_hosts_list(struct db *db, const char *id, struct db_host **hosts,
 	struct db_rows	 r;
 	struct db_host	*bigger;
 	enum db_status	 st;
-	size_t		 cap = 0;
+	size_t		 cap = 8;
 
-	*hosts = NULL;
+	/* Allocated even when no host is listed: a list was read. */
 	*n = 0;
+	if ((*hosts = calloc(cap, sizeof(**hosts))) == NULL)
+		return db_nomem(err, errlen);
 	a_text(&a, id);
 	if ((st = db_query(db, "list hosts", &q_hosts_list, &a, &r, err,
-	    errlen)) != DB_OK)
+	    errlen)) != DB_OK) {
+		free(*hosts);
+		*hosts = NULL;
 		return st;
+	}
 	while (st == DB_OK && db_next(&r)) {
 		if (*n == cap) {
-			cap = cap ? 2 * cap : 8;
+			cap *= 2;
 			if ((bigger = realloc(*hosts, cap * sizeof(**hosts))) ==
 			    NULL) {
 				st = db_nomem(err, errlen);

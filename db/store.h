@@ -3,10 +3,13 @@
  * outside db/ includes it.
  *
  * struct db is engine-neutral: what both engines need, the engine's table
- * of operations (struct db_ops) and its own state. The engines (sqlite.c,
- * postgresql.c) run statements and hand back rows; runs.c, hosts.c,
- * models.c and observations.c hold each query's SQL and its row mapping,
- * once, and call only the helpers below (db.c), never an engine.
+ * of operations (struct db_ops) and its own state. db/ holds db.h (the
+ * interface), this header, db.c (open, close, names, redaction,
+ * interrupted runs, and the helpers below), the engines sqlite.c and
+ * postgresql.c (they run statements and hand back rows), schema.c (the
+ * migrations, once for both dialects) and the files of the tables:
+ * runs.c, hosts.c, models.c, observations.c. Those hold each query's SQL
+ * and its row mapping, once, and call the helpers below, never an engine.
  */
 #ifndef PWTUNE_DB_STORE_H
 #define PWTUNE_DB_STORE_H
