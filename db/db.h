@@ -1,16 +1,34 @@
 /*
  * db/db.h: the store of everything pwtune has measured.
  *
- * This header is the whole interface: callers never see SQL or engine
- * types. Two engines stand behind it: an SQLite file (the default, one
- * host) and a PostgreSQL database named by a postgresql:// or postgres://
- * URI (a fleet: every daemon writes its own host's runs there). One struct
- * db is one connection: open one per thread.
+ * This header is the whole interface: callers never see SQL, nor SQLite's
+ * or libpq's types (what it includes is engine/: model.h, report.h). Two
+ * engines stand behind it: an SQLite file (the default, one host) and a
+ * PostgreSQL database named by a postgresql:// or postgres:// URI (a
+ * fleet: every daemon writes its own host's runs there). One struct db is
+ * one connection: open one per thread.
+ *
+ * db/ holds:
+ *   db.h            this interface
+ *   store.h         private to db/: struct db, the engines' table of
+ *                   operations (struct db_ops), statements and rows
+ *   db.c            open (the engine by the locator), close, ping, check,
+ *                   names, locator redaction, interrupted runs, and the
+ *                   helpers through which the files below run statements
+ *   sqlite.c        the SQLite engine: file checks, corrupt files, WAL,
+ *                   user_version migrations, prepared statements, errors
+ *   postgresql.c    the PostgreSQL engine: connection, reconnects and
+ *                   their backoff, advisory-locked migrations, errors
+ *   schema.c        the tables and migrations, once for both dialects
+ *   runs.c          runs and points, export, import, retention
+ *   hosts.c         hosts, groups; fresh hosts and their models (fleets)
+ *   models.c        models and verifications
+ *   observations.c  observations; a stack's observed / predicted ratios
  *
  * Guarantees:
- *   - Every write is one transaction (BEGIN IMMEDIATE). A run is written
- *     point by point as each finishes: a crash loses at most the point in
- *     progress. Commits survive a crash of the process.
+ *   - Every write is one transaction (BEGIN IMMEDIATE on SQLite). A run is
+ *     written point by point as each finishes: a crash loses at most the
+ *     point in progress. Commits survive a crash of the process.
  *   - Runs left running or queued by a process that no longer exists are
  *     marked interrupted when the store is opened for writing (the owner of
  *     a run is its process id and start time, so a recycled pid is not
@@ -34,8 +52,8 @@
  *     machine (same boot, same host name) and is gone. Passwords in the
  *     URI never appear in messages.
  *
- * Every function returns a db_status (DB_OK is 0) and fills err with a
- * reason on failure.
+ * A function that can fail returns a db_status (DB_OK is 0) and fills err
+ * with a reason on failure.
  */
 #ifndef PWTUNE_DB_H
 #define PWTUNE_DB_H
@@ -124,7 +142,8 @@ struct db;
  * Open (creating if needed) the store at path, or ":memory:". Refuses a
  * file that is not an SQLite database, checks it (quick_check), moves a
  * corrupt one aside (not read-only), applies migrations, marks
- * interrupted runs. opts may be NULL.
+ * interrupted runs. A postgresql:// URI: connects, migrates (a writer),
+ * marks this machine's interrupted runs. opts may be NULL.
  */
 enum db_status db_open(const char *path, const struct db_open_opts *opts,
 	    struct db **out, char *err, size_t errlen);
@@ -155,7 +174,10 @@ int	 db_run_status_parse(const char *s, enum db_run_status *out);
 /* The schema version of the open store. */
 int	 db_schema_version(struct db *db);
 
-/* PRAGMA integrity_check: result is "ok" or the first problems found. */
+/*
+ * result is "ok" or the first problems found: SQLite's integrity_check;
+ * on PostgreSQL, runs whose point count disagrees with their points.
+ */
 enum db_status db_check(struct db *db, char *result, size_t resultlen,
 	    char *err, size_t errlen);
 
@@ -163,7 +185,7 @@ enum db_status db_check(struct db *db, char *result, size_t resultlen,
 enum db_status db_recover_interrupted(struct db *db, size_t *n, char *err,
 	    size_t errlen);
 
-/* db_runs.c */
+/* runs.c */
 
 /*
  * Create a run for rep's host (inserted or refreshed in hosts), profile
@@ -227,11 +249,8 @@ enum db_status db_import_report(struct db *db, const struct report *rep,
 enum db_status db_retention(struct db *db, const char *host_id, size_t keep,
 	    int64_t protect, size_t *deleted, char *err, size_t errlen);
 
-/*
- * Store the model fitted from run id: one row per curve (backend, variant,
- * p) with its coefficients as JSON and its leave-one-out errors, replacing
- * any stored before for that run.
- */
+/* hosts.c */
+
 struct db_host {
 	char		id[33];
 	char		fingerprint[33];
@@ -263,6 +282,13 @@ void	 db_hosts_free(struct db_host *hosts, size_t n);
 enum db_status db_host_set_group(struct db *db, const char *host_id,
 	    const char *group, char *err, size_t errlen);
 
+/* models.c */
+
+/*
+ * Store the model fitted from run id: one row per curve (backend, variant,
+ * p) with its coefficients as JSON and its leave-one-out errors, replacing
+ * any stored before for that run.
+ */
 enum db_status db_model_put(struct db *db, int64_t id, const struct model *m,
 	    char *err, size_t errlen);
 
@@ -300,6 +326,8 @@ enum db_status db_verifications_list(struct db *db, const char *host_id,
 	    size_t limit, struct db_verification **out, size_t *n, char *err,
 	    size_t errlen);
 
+/* observations.c */
+
 /*
  * What a service's own runtime measured for parameters (POST
  * /v1/observations): per host and stack ("php-8.2-libargon2").
@@ -335,7 +363,7 @@ enum db_status db_observations_list(struct db *db, const char *host_id,
 	    const char *stack, size_t limit, struct db_observation **out,
 	    size_t *n, char *err, size_t errlen);
 
-/* db_fleet.c: what fleet answers read. */
+/* What fleet answers read (hosts.c, observations.c). */
 
 /*
  * Can host h answer for a group now? 1 when its newest finished run was

@@ -1,0 +1,674 @@
+/*
+ * db/sqlite.c: the SQLite engine (struct db_ops), a store in one file.
+ * Opening: the file checks (only an SQLite file is a store), a corrupt
+ * file moved aside by a writer, WAL, migrations (user_version); then
+ * statements (prepared once per connection), transactions and errors.
+ */
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "store.h"
+
+#define SQL_CACHE_MAX	48	/* statements kept prepared */
+
+struct sql_state {
+	sqlite3		*conn;
+	struct {
+		const struct db_sql *q;
+		sqlite3_stmt	*st;
+	}		 cache[SQL_CACHE_MAX];
+};
+
+#define CONN(db)	(((struct sql_state *)(db)->engine)->conn)
+
+/* Map an SQLite result code to a status, with a message naming the path. */
+static enum db_status
+sql_error(struct db *db, int rc, const char *what, char *err, size_t errlen)
+{
+	enum db_status	st;
+	const char	*why;
+
+	switch (rc & 0xff) {
+	case SQLITE_OK:
+	case SQLITE_DONE:
+	case SQLITE_ROW:
+		return DB_OK;
+	case SQLITE_FULL:
+		st = DB_ERR_FULL;
+		why = "the file system is full";
+		break;
+	case SQLITE_READONLY:
+		st = DB_ERR_READONLY;
+		why = "the store is read-only";
+		break;
+	case SQLITE_CANTOPEN:
+		st = DB_ERR_CANTOPEN;
+		why = "cannot open the file";
+		break;
+	case SQLITE_CORRUPT:
+	case SQLITE_NOTADB:
+		st = DB_ERR_CORRUPT;
+		why = "the file is corrupt";
+		break;
+	case SQLITE_BUSY:
+	case SQLITE_LOCKED:
+		st = DB_ERR_BUSY;
+		why = "another writer holds the store";
+		break;
+	case SQLITE_NOMEM:
+		st = DB_ERR_NOMEM;
+		why = "out of memory";
+		break;
+	case SQLITE_IOERR:
+		st = DB_ERR_IO;
+		why = "I/O error";
+		break;
+	case SQLITE_CONSTRAINT:
+	case SQLITE_MISMATCH:
+	case SQLITE_RANGE:
+		st = DB_ERR_INVALID;
+		why = "a value was refused";
+		break;
+	default:
+		st = DB_ERR_INTERNAL;
+		why = "internal error";
+		break;
+	}
+	snprintf(err, errlen, "%s: %s: %s (%s)", db != NULL ? db->path : "",
+	    what, why, db != NULL && db->engine != NULL &&
+	    CONN(db) != NULL ? sqlite3_errmsg(CONN(db)) : sqlite3_errstr(rc));
+	return st;
+}
+
+/* quick_check: 1 when the store reads back clean, 0 when corrupt. */
+static int
+sql_quick_check(struct db *db)
+{
+	sqlite3_stmt	*st;
+	int		 ok = 0, rc;
+
+	rc = sqlite3_prepare_v2(CONN(db), "PRAGMA quick_check", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return (rc & 0xff) != SQLITE_CORRUPT && (rc & 0xff) !=
+		    SQLITE_NOTADB;
+	if ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		ok = strcmp((const char *)sqlite3_column_text(st, 0), "ok") ==
+		    0;
+	else
+		ok = (rc & 0xff) != SQLITE_CORRUPT && (rc & 0xff) !=
+		    SQLITE_NOTADB;
+	sqlite3_finalize(st);
+	return ok;
+}
+
+/*
+ * Is this SQLite database another program's? A pwtune store at version 0
+ * has no tables, and from version 1 on it has runs. Read-only: asked
+ * before any pragma writes to the file.
+ */
+static int
+sql_foreign(struct db *db)
+{
+	sqlite3_stmt	*st;
+	int		 foreign = 0;
+
+	if (sqlite3_prepare_v2(CONN(db), "SELECT (SELECT user_version FROM"
+	    " pragma_user_version) = 0 AND EXISTS (SELECT 1 FROM sqlite_schema"
+	    " WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\') OR"
+	    " (SELECT user_version FROM pragma_user_version) > 0 AND NOT EXISTS"
+	    " (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND"
+	    " name = 'runs')", -1, &st, NULL) != SQLITE_OK)
+		return 0;	/* the checks that follow say why */
+	if (sqlite3_step(st) == SQLITE_ROW)
+		foreign = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	return foreign;
+}
+
+/* Does a read fail only because the place is read-only? */
+static int
+sql_needs_immutable(struct db *db)
+{
+	int	rc;
+
+	rc = sqlite3_exec(CONN(db), "SELECT count(*) FROM sqlite_schema",
+	    NULL, NULL, NULL);
+	return (rc & 0xff) == SQLITE_CANTOPEN || (rc & 0xff) == SQLITE_READONLY;
+}
+
+/* Move path and its -wal and -shm aside as path.corrupt-<UTC time>. */
+static int
+sql_move_aside(const char *path, char *dest, size_t destlen)
+{
+	static const char *const sfx[] = { "", "-wal", "-shm" };
+	char		 stamp[32], from[4200], to[4200];
+	time_t		 now = time(NULL);
+	struct tm	 tm;
+	size_t		 i;
+
+	int		 n;
+
+	gmtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
+	snprintf(dest, destlen, "%s.corrupt-%s", path, stamp);
+	/* Twice in one second: never overwrite what was set aside before. */
+	for (n = 2; access(dest, F_OK) == 0 && n < 1000; n++)
+		snprintf(dest, destlen, "%s.corrupt-%s.%d", path, stamp, n);
+	for (i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++) {
+		snprintf(from, sizeof(from), "%s%s", path, sfx[i]);
+		snprintf(to, sizeof(to), "%s%s", dest, sfx[i]);
+		if (rename(from, to) == -1 && errno != ENOENT)
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * Is the file at path one SQLite may open? It must not exist (a new store),
+ * or be a regular file that is empty (a new store too: SQLite makes the
+ * file before it writes its first page, so a crash in between leaves one)
+ * or starts with SQLite's magic. Anything else is refused, untouched: a
+ * mistyped path must never turn a file into a store or be moved aside.
+ */
+static enum db_status
+sql_check_kind(const char *path, char *err, size_t errlen)
+{
+	static const char	magic[16] = "SQLite format 3";
+	char			head[sizeof(magic)];
+	struct stat		sb;
+	ssize_t			n;
+	int			fd;
+
+	if (stat(path, &sb) == -1)
+		return DB_OK;	/* SQLite says why it cannot open it */
+	if (!S_ISREG(sb.st_mode)) {
+		snprintf(err, errlen, "%s: not a regular file: not a store "
+		    "(left as it is)", path);
+		return DB_ERR_INVALID;
+	}
+	if (sb.st_size == 0)
+		return DB_OK;
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return errno == EACCES ? DB_ERR_READONLY : DB_ERR_CANTOPEN;
+	}
+	n = read(fd, head, sizeof(head));
+	close(fd);
+	if (n != (ssize_t)sizeof(head) || memcmp(head, magic,
+	    sizeof(magic)) != 0) {
+		snprintf(err, errlen, "%s: not an SQLite database: not a store "
+		    "(left as it is)", path);
+		return DB_ERR_INVALID;
+	}
+	return DB_OK;
+}
+
+/*
+ * Before SQLite sees it: can the directory (and the file, if it exists)
+ * be written? A WAL store needs to create -wal and -shm beside it.
+ */
+static enum db_status
+sql_check_writable(const char *path, char *err, size_t errlen)
+{
+	char	 copy[4096], *dir;
+
+	snprintf(copy, sizeof(copy), "%s", path);
+	dir = dirname(copy);
+	if (access(dir, W_OK) == -1) {
+		snprintf(err, errlen, "%s: cannot write in %s (%s)", path, dir,
+		    strerror(errno));
+		return errno == ENOENT ? DB_ERR_CANTOPEN : DB_ERR_READONLY;
+	}
+	if (access(path, F_OK) == 0 && access(path, W_OK) == -1) {
+		snprintf(err, errlen, "%s: cannot write the file (%s)", path,
+		    strerror(errno));
+		return DB_ERR_READONLY;
+	}
+	return DB_OK;
+}
+
+static enum db_status
+sql_open_conn(struct db *db, const struct db_open_opts *o, int immutable,
+    char *err, size_t errlen)
+{
+	struct sql_state	*e = db->engine;
+	char			 uri[4200];
+	int			 rc, flags;
+
+	if (db->readonly) {
+		flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_URI;
+		snprintf(uri, sizeof(uri), "file:%s?mode=ro%s", db->path,
+		    immutable ? "&immutable=1" : "");
+		rc = sqlite3_open_v2(uri, &e->conn, flags, NULL);
+	} else {
+		flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+		    SQLITE_OPEN_NOMUTEX;
+		rc = sqlite3_open_v2(db->path, &e->conn, flags, NULL);
+	}
+	if (rc != SQLITE_OK)
+		return sql_error(db, rc, "open", err, errlen);
+	sqlite3_extended_result_codes(CONN(db), 1);
+	sqlite3_busy_timeout(CONN(db), o != NULL && o->busy_timeout_ms > 0 ?
+	    o->busy_timeout_ms : DB_BUSY_TIMEOUT_MS);
+	return DB_OK;
+}
+
+/*
+ * Pragmas of a writable connection. WAL with synchronous=NORMAL, set
+ * explicitly (Debian builds SQLite with FULL in WAL mode): a commit
+ * survives a crash of the process; a power cut may lose the last ones.
+ */
+static enum db_status
+sql_setup(struct db *db, char *err, size_t errlen)
+{
+	int	rc;
+
+	rc = sqlite3_exec(CONN(db), "PRAGMA foreign_keys = ON", NULL, NULL,
+	    NULL);
+	if (rc == SQLITE_OK && !db->readonly && strcmp(db->path, ":memory:"))
+		rc = sqlite3_exec(CONN(db), "PRAGMA journal_mode = WAL", NULL,
+		    NULL, NULL);
+	if (rc == SQLITE_OK && !db->readonly)
+		rc = sqlite3_exec(CONN(db), "PRAGMA synchronous = NORMAL", NULL,
+		    NULL, NULL);
+	return rc == SQLITE_OK ? DB_OK : sql_error(db, rc, "setup", err,
+	    errlen);
+}
+
+static void
+sql_close_conn(struct db *db)
+{
+	struct sql_state	*e = db->engine;
+	size_t			 i;
+
+	for (i = 0; i < SQL_CACHE_MAX; i++) {
+		sqlite3_finalize(e->cache[i].st);
+		e->cache[i].st = NULL;
+		e->cache[i].q = NULL;
+	}
+	sqlite3_close_v2(e->conn);
+	e->conn = NULL;
+}
+
+static void
+sql_close(struct db *db)
+{
+	sql_close_conn(db);
+	free(db->engine);
+	db->engine = NULL;
+}
+
+static int
+sql_schema_version(struct db *db)
+{
+	sqlite3_stmt	*st;
+	int		 v = -1;
+
+	if (sqlite3_prepare_v2(CONN(db), "PRAGMA user_version", -1, &st,
+	    NULL) != SQLITE_OK)
+		return -1;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+static enum db_status
+sql_begin(struct db *db, char *err, size_t errlen)
+{
+	int	rc;
+
+	rc = sqlite3_exec(CONN(db), "BEGIN IMMEDIATE", NULL, NULL, NULL);
+	return rc == SQLITE_OK ? DB_OK : sql_error(db, rc, "begin", err,
+	    errlen);
+}
+
+static void
+sql_rollback(struct db *db)
+{
+	if (!sqlite3_get_autocommit(CONN(db)))
+		sqlite3_exec(CONN(db), "ROLLBACK", NULL, NULL, NULL);
+}
+
+static enum db_status
+sql_commit(struct db *db, char *err, size_t errlen)
+{
+	enum db_status	st;
+	int		rc;
+
+	rc = sqlite3_exec(CONN(db), "COMMIT", NULL, NULL, NULL);
+	if (rc == SQLITE_OK)
+		return DB_OK;
+	st = sql_error(db, rc, "commit", err, errlen);
+	sql_rollback(db);
+	return st;
+}
+
+/*
+ * Apply the migrations from the store's version to want (each in one
+ * transaction with its user_version).
+ */
+static enum db_status
+sql_migrate(struct db *db, int want, char *err, size_t errlen)
+{
+	char		sql[64];
+	enum db_status	rc;
+	int		v, step;
+
+	if ((v = sql_schema_version(db)) < 0)
+		return sql_error(db, sqlite3_errcode(CONN(db)), "user_version",
+		    err, errlen);
+	if (v > DB_SCHEMA_VERSION) {
+		snprintf(err, errlen, "%s: schema version %d is newer than "
+		    "this pwtune knows (%d): upgrade pwtune", db->path, v,
+		    DB_SCHEMA_VERSION);
+		return DB_ERR_SCHEMA;
+	}
+	/*
+	 * Read-only (pwtune db check, list, export): an older store is read
+	 * as it is, never migrated; a writer migrates it.
+	 */
+	if (db->readonly)
+		return DB_OK;
+	for (; v < want; v++) {
+		if ((rc = db_begin(db, err, errlen)) != DB_OK)
+			return rc;
+		step = sqlite3_exec(CONN(db), db_sqlite_migrations[v], NULL,
+		    NULL, NULL);
+		if (step == SQLITE_OK) {
+			snprintf(sql, sizeof(sql), "PRAGMA user_version = %d",
+			    v + 1);
+			step = sqlite3_exec(CONN(db), sql, NULL, NULL, NULL);
+		}
+		if (step != SQLITE_OK) {
+			rc = sql_error(db, step, "migration", err, errlen);
+			sql_rollback(db);
+			return rc;
+		}
+		if ((rc = sql_commit(db, err, errlen)) != DB_OK)
+			return rc;
+	}
+	return DB_OK;
+}
+
+/*
+ * The file checks, then a connection: read-only, a WAL store in a place
+ * this process cannot write is read as immutable; writable, a corrupt
+ * file is moved aside and a new store made in its place.
+ */
+static enum db_status
+sql_open(struct db *db, const char *path, const struct db_open_opts *o,
+    int version, char *err, size_t errlen)
+{
+	enum db_status	 rc;
+	char		 aside[4200];
+	int		 memory = strcmp(path, ":memory:") == 0, attempt;
+
+	snprintf(db->path, sizeof(db->path), "%s", path);
+	if ((db->engine = calloc(1, sizeof(struct sql_state))) == NULL)
+		return db_nomem(err, errlen);
+	if (!memory && !db->readonly &&
+	    (rc = sql_check_writable(path, err, errlen)) != DB_OK)
+		return rc;
+	if (db->readonly && access(path, R_OK) == -1) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return DB_ERR_CANTOPEN;
+	}
+	if (!memory && (rc = sql_check_kind(path, err, errlen)) != DB_OK)
+		return rc;
+
+	for (attempt = 0; attempt < 2; attempt++) {
+		if ((rc = sql_open_conn(db, o, attempt == 1 && db->readonly,
+		    err, errlen)) != DB_OK)
+			return rc;
+		/*
+		 * A WAL store in a place this process cannot write: SQLite
+		 * cannot make the -shm it reads through. Nobody can be
+		 * writing it there, so read it as immutable.
+		 */
+		if (db->readonly && attempt == 0 && sql_needs_immutable(db)) {
+			sql_close_conn(db);
+			continue;
+		}
+		if (sql_quick_check(db)) {
+			if (!memory && sql_foreign(db)) {
+				snprintf(err, errlen, "%s: an SQLite database "
+				    "of another program: not a pwtune store "
+				    "(left as it is)", path);
+				return DB_ERR_INVALID;
+			}
+			if ((rc = sql_setup(db, err, errlen)) == DB_OK)
+				break;
+			if (rc != DB_ERR_CORRUPT && !(db->readonly &&
+			    rc == DB_ERR_CANTOPEN))
+				return rc;
+		}
+		sql_close_conn(db);
+		if (db->readonly) {
+			/* A WAL store in a read-only place: read it as is. */
+			if (attempt == 0 && rc == DB_ERR_CANTOPEN)
+				continue;
+			snprintf(err, errlen, "%s: the file is corrupt (opened "
+			    "read-only: left as it is)", path);
+			return DB_ERR_CORRUPT;
+		}
+		if (memory || attempt == 1) {
+			snprintf(err, errlen, "%s: the file is corrupt", path);
+			return DB_ERR_CORRUPT;
+		}
+		if (sql_move_aside(path, aside, sizeof(aside)) == -1) {
+			snprintf(err, errlen, "%s: corrupt, and cannot be moved "
+			    "aside: %s", path, strerror(errno));
+			return DB_ERR_CORRUPT;
+		}
+		db_logf(db, "store %s was corrupt: moved aside as %s, and a "
+		    "new one created", path, aside);
+	}
+	return sql_migrate(db, version, err, errlen);
+}
+
+static enum db_status
+sql_ping(struct db *db, char *err, size_t errlen)
+{
+	int	rc;
+
+	rc = sqlite3_exec(CONN(db), "SELECT 1", NULL, NULL, NULL);
+	return rc == SQLITE_OK ? DB_OK : sql_error(db, rc, "ping", err,
+	    errlen);
+}
+
+/* PRAGMA integrity_check: "ok", or the first problems it finds. */
+static enum db_status
+sql_check(struct db *db, char *result, size_t resultlen, char *err,
+    size_t errlen)
+{
+	sqlite3_stmt	*st;
+	size_t		 used = 0;
+	int		 rc;
+
+	rc = sqlite3_prepare_v2(CONN(db), "PRAGMA integrity_check(20)", -1,
+	    &st, NULL);
+	if (rc != SQLITE_OK)
+		return sql_error(db, rc, "integrity_check", err, errlen);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW && used + 2 < resultlen) {
+		used += (size_t)snprintf(result + used, resultlen - used,
+		    "%s%s", used ? "\n" : "",
+		    (const char *)sqlite3_column_text(st, 0));
+		if (used >= resultlen)
+			used = resultlen - 1;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return sql_error(db, rc, "integrity_check", err, errlen);
+	return DB_OK;
+}
+
+/*
+ * q prepared: from the cache (kept for the connection's life), or, once
+ * the cache is full, for this run only (*owned).
+ */
+static int
+sql_prepare(struct db *db, const struct db_sql *q, sqlite3_stmt **st,
+    int *owned)
+{
+	struct sql_state	*e = db->engine;
+	size_t			 i;
+	int			 rc;
+
+	*owned = 0;
+	for (i = 0; i < SQL_CACHE_MAX && e->cache[i].q != NULL; i++) {
+		if (e->cache[i].q == q) {
+			*st = e->cache[i].st;
+			sqlite3_reset(*st);
+			sqlite3_clear_bindings(*st);
+			return SQLITE_OK;
+		}
+	}
+	if (i == SQL_CACHE_MAX) {
+		*owned = 1;
+		return sqlite3_prepare_v2(e->conn, q->sql, -1, st, NULL);
+	}
+	if ((rc = sqlite3_prepare_v3(e->conn, q->sql, -1,
+	    SQLITE_PREPARE_PERSISTENT, st, NULL)) == SQLITE_OK) {
+		e->cache[i].q = q;
+		e->cache[i].st = *st;
+	}
+	return rc;
+}
+
+/* Bind a's values to $1 .. $n, by name: q need not use them all. */
+static int
+sql_bind(sqlite3_stmt *st, const struct db_args *a)
+{
+	char	name[16];
+	int	i, col, rc = SQLITE_OK;
+
+	for (i = 0; a != NULL && i < a->n && rc == SQLITE_OK; i++) {
+		snprintf(name, sizeof(name), "$%d", i + 1);
+		if ((col = sqlite3_bind_parameter_index(st, name)) == 0)
+			continue;
+		switch (a->v[i].type) {
+		case DB_ARG_TEXT:
+			rc = sqlite3_bind_text(st, col, a->v[i].s, -1,
+			    SQLITE_TRANSIENT);
+			break;
+		case DB_ARG_INT:
+			rc = sqlite3_bind_int64(st, col, a->v[i].i);
+			break;
+		case DB_ARG_REAL:
+			rc = sqlite3_bind_double(st, col, a->v[i].d);
+			break;
+		default:
+			rc = sqlite3_bind_null(st, col);
+			break;
+		}
+	}
+	return rc;
+}
+
+static void
+sql_release(sqlite3_stmt *st, int owned)
+{
+	if (owned)
+		sqlite3_finalize(st);
+	else
+		sqlite3_reset(st);
+}
+
+static enum db_status
+sql_run(struct db *db, const char *what, const struct db_sql *q,
+    const struct db_args *a, struct db_rows *r, int64_t *changes, char *err,
+    size_t errlen)
+{
+	sqlite3_stmt	*st;
+	int		 rc, owned;
+
+	if ((rc = sql_prepare(db, q, &st, &owned)) != SQLITE_OK)
+		return sql_error(db, rc, what, err, errlen);
+	if ((rc = sql_bind(st, a)) != SQLITE_OK) {
+		sql_release(st, owned);
+		return sql_error(db, rc, what, err, errlen);
+	}
+	if (r != NULL) {
+		r->handle = st;
+		r->owned = owned;
+		r->rc = SQLITE_OK;
+		return DB_OK;
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		;
+	sql_release(st, owned);
+	if (rc != SQLITE_DONE)
+		return sql_error(db, rc, what, err, errlen);
+	if (changes != NULL)
+		*changes = sqlite3_changes(CONN(db));
+	return DB_OK;
+}
+
+static int
+sql_next(struct db_rows *r)
+{
+	if (r->rc != SQLITE_OK && r->rc != SQLITE_ROW)
+		return 0;
+	r->rc = sqlite3_step(r->handle);
+	return r->rc == SQLITE_ROW;
+}
+
+static const char *
+sql_text(struct db_rows *r, int col)
+{
+	return (const char *)sqlite3_column_text(r->handle, col);
+}
+
+static int64_t
+sql_i64(struct db_rows *r, int col)
+{
+	return sqlite3_column_int64(r->handle, col);
+}
+
+static double
+sql_real(struct db_rows *r, int col)
+{
+	return sqlite3_column_double(r->handle, col);
+}
+
+static enum db_status
+sql_end(struct db_rows *r, char *err, size_t errlen)
+{
+	int	rc = r->rc;
+
+	if (r->handle == NULL)
+		return DB_OK;
+	sql_release(r->handle, r->owned);
+	r->handle = NULL;
+	if (rc == SQLITE_OK || rc == SQLITE_ROW || rc == SQLITE_DONE)
+		return DB_OK;
+	return sql_error(r->db, rc, r->what, err, errlen);
+}
+
+const struct db_ops db_sqlite_ops = {
+	.open = sql_open,
+	.close = sql_close,
+	.schema_version = sql_schema_version,
+	.ping = sql_ping,
+	.check = sql_check,
+	.begin = sql_begin,
+	.commit = sql_commit,
+	.rollback = sql_rollback,
+	.run = sql_run,
+	.next = sql_next,
+	.text = sql_text,
+	.i64 = sql_i64,
+	.real = sql_real,
+	.end = sql_end
+};
