@@ -140,7 +140,7 @@ main(int argc, char **argv)
 				    (FLEET_HOSTS_MAX - 1) / (ns[i] - 1);
 
 				hosts[j] = (struct fleet_host){ names[h],
-				    &models[h] };
+				    &models[h], NULL };
 			}
 			t0 = bench_now();
 			for (j = 0; j < NQUERIES; j++) {

@@ -45,11 +45,38 @@ fleet_stronger(const struct tune_answer *a, const struct tune_answer *b,
 }
 
 int
+fleet_aim(const struct fleet_host *hosts, size_t n,
+    const struct tune_query *q, double factor, struct tune_query *aim,
+    char *err, size_t errlen)
+{
+	size_t	i;
+
+	*aim = *q;
+	if (!(factor > 0)) {
+		snprintf(err, errlen, "a stack correction must be positive");
+		return -1;
+	}
+	/* The stack takes factor times the model: aim that much lower. */
+	aim->target_ms = q->target_ms / factor;
+	if (aim->target_ms < TUNE_TARGET_MIN_MS)
+		aim->target_ms = TUNE_TARGET_MIN_MS;
+	/* Memory every host has: each candidate must fit the smallest. */
+	for (i = 0; i < n; i++) {
+		uint64_t kib = hosts[i].m->mem_budget / 1024;
+
+		if (kib > 0 && (aim->memory_max_kib == 0 ||
+		    kib < aim->memory_max_kib))
+			aim->memory_max_kib = kib;
+	}
+	return 0;
+}
+
+int
 fleet_recommend(const struct fleet_host *hosts, size_t n,
     const struct tune_query *q, double factor, struct fleet_answer *out,
     char *err, size_t errlen)
 {
-	struct tune_query	 aim = *q;
+	struct tune_query	 aim;
 	struct tune_answer	*cand;
 	double			*headroom, ms, p50, worst, best_worst = -1;
 	size_t			 i, j, decider, chosen = n;
@@ -57,27 +84,14 @@ fleet_recommend(const struct fleet_host *hosts, size_t n,
 	char			 why[512];
 
 	memset(out, 0, sizeof(*out));
-	if (!(factor > 0)) {
-		snprintf(err, errlen, "a stack correction must be positive");
-		return -1;
-	}
-	/* The stack takes factor times the model: aim that much lower. */
-	aim.target_ms = q->target_ms / factor;
-	if (aim.target_ms < TUNE_TARGET_MIN_MS)
-		aim.target_ms = TUNE_TARGET_MIN_MS;
 	if (n == 0 || n > FLEET_HOSTS_MAX) {
-		snprintf(err, errlen, "%s", n == 0 ? "no host with a fresh run "
+		snprintf(err, errlen, "%s", !(factor > 0) ? "a stack correction "
+		    "must be positive" : n == 0 ? "no host with a fresh run "
 		    "to answer for" : "too many hosts");
 		return -1;
 	}
-	/* Memory every host has: each candidate must fit the smallest. */
-	for (i = 0; i < n; i++) {
-		uint64_t kib = hosts[i].m->mem_budget / 1024;
-
-		if (kib > 0 && (aim.memory_max_kib == 0 ||
-		    kib < aim.memory_max_kib))
-			aim.memory_max_kib = kib;
-	}
+	if (fleet_aim(hosts, n, q, factor, &aim, err, errlen) == -1)
+		return -1;
 	if ((cand = calloc(n, sizeof(*cand))) == NULL ||
 	    (headroom = calloc(n, sizeof(*headroom))) == NULL) {
 		free(cand);
@@ -85,7 +99,9 @@ fleet_recommend(const struct fleet_host *hosts, size_t n,
 		return -1;
 	}
 	for (i = 0; i < n; i++) {
-		if (tune_recommend(hosts[i].m, &aim, &cand[i], why,
+		if (hosts[i].cand != NULL)
+			cand[i] = *hosts[i].cand;
+		else if (tune_recommend(hosts[i].m, &aim, &cand[i], why,
 		    sizeof(why)) == -1) {
 			snprintf(err, errlen, "host %s: %s", hosts[i].host_id,
 			    why);

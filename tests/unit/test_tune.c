@@ -431,9 +431,9 @@ TEST(fleet_answer_holds_on_the_slowest_host)
 	fit_host(&fast, 1, 8ULL << 30);
 	fit_host(&mid, 2, 8ULL << 30);
 	fit_host(&slow, 3, 8ULL << 30);
-	hosts[0] = (struct fleet_host){ "fast", &fast };
-	hosts[1] = (struct fleet_host){ "slow", &slow };
-	hosts[2] = (struct fleet_host){ "mid", &mid };
+	hosts[0] = (struct fleet_host){ "fast", &fast, NULL };
+	hosts[1] = (struct fleet_host){ "slow", &slow, NULL };
+	hosts[2] = (struct fleet_host){ "mid", &mid, NULL };
 	tune_query_init(&q);
 	q.target_ms = 250;
 	ASSERT_EQ(fleet_recommend(hosts, 3, &q, 1, &fa, err, sizeof(err)), 0);
@@ -476,8 +476,8 @@ TEST(fleet_answer_fits_the_smallest_memory)
 
 	fit_host(&big, 1, 8ULL << 30);
 	fit_host(&small, 1, 96ULL << 20);	/* 96 MiB */
-	hosts[0] = (struct fleet_host){ "big", &big };
-	hosts[1] = (struct fleet_host){ "small", &small };
+	hosts[0] = (struct fleet_host){ "big", &big, NULL };
+	hosts[1] = (struct fleet_host){ "small", &small, NULL };
 	tune_query_init(&q);
 	q.target_ms = 1000;
 	q.k = 2;
@@ -500,8 +500,8 @@ TEST(fleet_target_out_of_reach_says_so)
 
 	fit_host(&fast, 1, 8ULL << 30);
 	fit_host(&slow, 50, 8ULL << 30);
-	hosts[0] = (struct fleet_host){ "fast", &fast };
-	hosts[1] = (struct fleet_host){ "slow", &slow };
+	hosts[0] = (struct fleet_host){ "fast", &fast, NULL };
+	hosts[1] = (struct fleet_host){ "slow", &slow, NULL };
 	tune_query_init(&q);
 	q.target_ms = 20;
 	ASSERT_EQ(fleet_recommend(hosts, 2, &q, 1, &fa, err, sizeof(err)), 1);
@@ -518,7 +518,7 @@ TEST(stack_corrections)
 	struct tune_query	q;
 	struct tune_answer	plain;
 	struct fleet_answer	fa;
-	struct fleet_host	one = { "synth", &mdl };
+	struct fleet_host	one = { "synth", &mdl, NULL };
 	char			err[512];
 
 	ASSERT_EQ(fleet_stack_factor(few, 4, &f), -1);
