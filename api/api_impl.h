@@ -15,6 +15,11 @@
 #define API_FLEET_LIST_S	5	/* seconds a list of hosts is kept,
 					   and a scoped answer */
 #define API_FLEET_ANSWERS	64	/* scoped answers kept */
+#define API_FLEET_MODELS	512	/* hosts' models kept, by run: twice
+					   the members of one answer */
+#define API_FLEET_CANDS		8	/* a host's own answers kept, by
+					   query */
+#define API_FLEET_STACKS	16	/* stacks' observations kept */
 #define API_OBS_RATE		10	/* observations a second, sustained */
 #define API_OBS_BURST		50	/* ... and at once */
 #define API_OBS_SAMPLES_MAX	256	/* latencies in one observation */
