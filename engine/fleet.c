@@ -44,6 +44,34 @@ fleet_stronger(const struct tune_answer *a, const struct tune_answer *b,
 	return a->t > b->t;
 }
 
+/* A candidate in the order they are tried: strongest first. */
+struct fleet_rank {
+	const struct tune_answer	*a;
+	size_t				 i;	/* among the hosts */
+	enum tune_objective		 objective;
+};
+
+static int
+fleet_rank_cmp(const void *x, const void *y)
+{
+	const struct fleet_rank	*a = x, *b = y;
+
+	if (fleet_stronger(a->a, b->a, a->objective))
+		return -1;
+	if (fleet_stronger(b->a, a->a, a->objective))
+		return 1;
+	return a->i < b->i ? -1 : a->i > b->i;	/* equals: the first first */
+}
+
+/* The jj-th host to try: first, then the others in order. */
+static size_t
+fleet_nth(size_t jj, size_t first)
+{
+	if (jj == 0)
+		return first;
+	return jj <= first ? jj - 1 : jj;
+}
+
 int
 fleet_aim(const struct fleet_host *hosts, size_t n,
     const struct tune_query *q, double factor, struct tune_query *aim,
@@ -78,9 +106,10 @@ fleet_recommend(const struct fleet_host *hosts, size_t n,
 {
 	struct tune_query	 aim;
 	struct tune_answer	*cand;
+	struct fleet_rank	*rank;
 	double			*headroom, ms, p50, worst, best_worst = -1;
-	size_t			 i, j, decider, chosen = n;
-	int			 holds, any_holds = 0;
+	size_t			 i, j, jj, k, decider, chosen = n, refuser = 0;
+	int			 any_holds = 0;
 	char			 why[512];
 
 	memset(out, 0, sizeof(*out));
@@ -92,9 +121,13 @@ fleet_recommend(const struct fleet_host *hosts, size_t n,
 	}
 	if (fleet_aim(hosts, n, q, factor, &aim, err, errlen) == -1)
 		return -1;
-	if ((cand = calloc(n, sizeof(*cand))) == NULL ||
-	    (headroom = calloc(n, sizeof(*headroom))) == NULL) {
+	cand = calloc(n, sizeof(*cand));
+	headroom = calloc(n, sizeof(*headroom));
+	rank = calloc(n, sizeof(*rank));
+	if (cand == NULL || headroom == NULL || rank == NULL) {
 		free(cand);
+		free(headroom);
+		free(rank);
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
@@ -107,32 +140,57 @@ fleet_recommend(const struct fleet_host *hosts, size_t n,
 			    why);
 			free(cand);
 			free(headroom);
+			free(rank);
 			return -1;
 		}
 		headroom[i] = cand[i].headroom;
 	}
-	/* The strongest candidate that holds everywhere. */
+	/*
+	 * The strongest candidate that holds everywhere: candidates tried
+	 * strongest first, each against the host that last turned one down
+	 * first, so that most fail on their first prediction. Without one,
+	 * the candidate whose slowest host is fastest (among equals, the
+	 * first), a candidate left as soon as it cannot be faster.
+	 */
 	for (i = 0; i < n; i++) {
-		holds = cand[i].met;
+		rank[i].a = &cand[i];
+		rank[i].i = i;
+		rank[i].objective = q->objective;
+	}
+	qsort(rank, n, sizeof(*rank), fleet_rank_cmp);
+	for (k = 0; k < n && !any_holds; k++) {
+		i = rank[k].i;
+		if (!cand[i].met)
+			continue;
+		for (jj = 0; jj < n; jj++) {
+			j = fleet_nth(jj, refuser);
+			if (fleet_predict(hosts[j].m, &cand[i], &ms, &p50) ==
+			    -1 || ms * (1 + headroom[j]) > aim.target_ms) {
+				refuser = j;
+				break;
+			}
+		}
+		if (jj == n) {
+			chosen = i;
+			any_holds = 1;
+		}
+	}
+	for (i = 0; i < n && !any_holds; i++) {
 		worst = 0;
-		for (j = 0; j < n; j++) {
+		for (jj = 0; jj < n; jj++) {
+			j = fleet_nth(jj, refuser);
 			if (fleet_predict(hosts[j].m, &cand[i], &ms, &p50) == -1) {
 				worst = -1;
 				break;
 			}
-			if (ms * (1 + headroom[j]) > aim.target_ms)
-				holds = 0;
 			if (ms > worst)
 				worst = ms;
+			if (best_worst >= 0 && worst >= best_worst)
+				break;	/* cannot be the fastest */
 		}
 		if (worst < 0)
 			continue;	/* cannot run on some host */
-		if (holds && (!any_holds || fleet_stronger(&cand[i],
-		    &cand[chosen], q->objective))) {
-			chosen = i;
-			any_holds = 1;
-		} else if (!any_holds && (best_worst < 0 || worst <
-		    best_worst)) {
+		if (best_worst < 0 || worst < best_worst) {
 			chosen = i;
 			best_worst = worst;
 		}
@@ -143,6 +201,7 @@ fleet_recommend(const struct fleet_host *hosts, size_t n,
 		    "parallelism= and memory_max=");
 		free(cand);
 		free(headroom);
+		free(rank);
 		return -1;
 	}
 	out->a = cand[chosen];
@@ -169,6 +228,7 @@ fleet_recommend(const struct fleet_host *hosts, size_t n,
 	out->a.met = any_holds;
 	free(cand);
 	free(headroom);
+	free(rank);
 	if (!any_holds) {
 		snprintf(err, errlen, "no parameters meet %.0f ms at p%d on "
 		    "every host: on host %s the closest answer is predicted to "
