@@ -10,7 +10,8 @@
 #include "api.h"
 
 #define API_FAIL_SLOTS		256
-#define API_RUN_PRESETS_SLOTS	64	/* hosts' preset times, by run */
+#define API_RUN_PRESETS_SLOTS	1024	/* hosts' preset times, by run: one
+					   per host db_hosts_list gives (1000) */
 #define API_STORE_PROBE_S	2	/* seconds between store probes */
 #define API_FLEET_LIST_S	5	/* seconds a list of hosts is kept,
 					   and a scoped answer */
@@ -82,8 +83,9 @@ struct api_server {
 	struct {
 		int64_t		 run;
 		json_t		*presets;
+		uint64_t	 used;	/* run_presets_clock when last read */
 	}			 run_presets[API_RUN_PRESETS_SLOTS];
-	size_t			 run_presets_next;
+	uint64_t		 run_presets_clock;
 	struct api_fleet	*fleet;		/* fleet.c, made on first use */
 };
 

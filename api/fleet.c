@@ -100,8 +100,11 @@ struct api_fleet {
 	struct db_host		*hosts;
 	size_t			 nhosts;
 	time_t			 listed;
+	int			 listing;	/* a question reads it now */
 	char			 listed_iso[32];
 	struct api_fleet_model	*models[API_FLEET_MODELS];
+	int64_t			 model_runs[API_FLEET_MODELS];	/* theirs,
+					   side by side: looked up per member */
 	struct api_fleet_stack	*stacks[API_FLEET_STACKS];
 	uint64_t		 clock;		/* of last use, for both */
 	/* Observations: a token bucket for the whole daemon. */
@@ -203,9 +206,10 @@ api_model_take(struct api_fleet *f, const struct db_host *h,
 
 	*fresh = NULL;
 	for (i = 0; i < API_FLEET_MODELS; i++) {
+		if (f->model_runs[i] != h->last_run)
+			continue;
 		e = f->models[i];
-		if (e != NULL && e->run == h->last_run &&
-		    strcmp(e->host_id, h->id) == 0) {
+		if (e != NULL && strcmp(e->host_id, h->id) == 0) {
 			e->refs++;
 			e->used = ++f->clock;
 			return e;
@@ -247,9 +251,14 @@ api_model_keep(struct api_fleet *f, struct api_fleet_model *e)
 	e->refs++;
 	e->used = ++f->clock;
 	f->models[victim] = e;
+	f->model_runs[victim] = e->run;
 }
 
-/* Refresh the host list when it is old; 0, or -1 when there is none. */
+/*
+ * Refresh the host list when it is old; 0, or -1 when there is none.
+ * Under f->lock, which is let go while the store is read when a list is
+ * kept: the other questions meanwhile use that one.
+ */
 static int
 api_fleet_list(struct api_server *s, struct api_fleet *f, int *from_cache,
     char *err, size_t errlen)
@@ -260,9 +269,11 @@ api_fleet_list(struct api_server *s, struct api_fleet *f, int *from_cache,
 	size_t		 n;
 	time_t		 now = time(NULL);
 	struct tm	 tm;
+	int		 unlocked = 0;
 
 	*from_cache = 0;
-	if (f->hosts != NULL && now - f->listed < API_FLEET_LIST_S)
+	if (f->hosts != NULL && (f->listing || now - f->listed <
+	    API_FLEET_LIST_S))
 		return 0;
 	/* The store was away a moment ago: the list kept, without waiting. */
 	pthread_mutex_lock(&s->d->lock);
@@ -272,9 +283,18 @@ api_fleet_list(struct api_server *s, struct api_fleet *f, int *from_cache,
 	pthread_mutex_unlock(&s->d->lock);
 	if (*from_cache)
 		return 0;
+	if (f->hosts != NULL) {
+		f->listing = 1;
+		unlocked = 1;
+		pthread_mutex_unlock(&f->lock);
+	}
 	if ((db = api_db(s, err, errlen)) != NULL)
 		st = db_hosts_list(db, NULL, &hosts, &n, err, errlen);
 	store_note(s->d, st, err);
+	if (unlocked) {
+		pthread_mutex_lock(&f->lock);
+		f->listing = 0;
+	}
 	if (st == DB_OK) {
 		db_hosts_free(f->hosts, f->nhosts);
 		f->hosts = hosts;
@@ -564,6 +584,28 @@ api_candidates(struct api_fleet *f, struct api_members *mb,
 	return 0;
 }
 
+/* A 200 of JSON text (taken), as api_json() sends one. */
+static enum MHD_Result
+api_fleet_text(struct MHD_Connection *c, char *text, int *status)
+{
+	struct MHD_Response	*r;
+	enum MHD_Result		 rc;
+
+	r = MHD_create_response_from_buffer(strlen(text), text,
+	    MHD_RESPMEM_MUST_FREE);
+	if (r == NULL) {
+		free(text);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, "Content-Type", "application/json");
+	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+	MHD_add_response_header(r, "Cache-Control", "no-cache");
+	*status = 200;
+	rc = MHD_queue_response(c, 200, r);
+	MHD_destroy_response(r);
+	return rc;
+}
+
 enum MHD_Result
 api_recommend_scoped(struct api_server *s, struct MHD_Connection *c,
     const struct tune_query *q, const char *qkey, const struct api_scope *sc,
@@ -587,7 +629,7 @@ api_recommend_scoped(struct api_server *s, struct MHD_Connection *c,
 	uint64_t		 now_b = 0, version = 0;
 	time_t			 now = time(NULL);
 	size_t			 i, nfresh = 0;
-	int			 stale = 0, from_cache = 0, ret, hit;
+	int			 stale = 0, from_cache = 0, ret, hit, note;
 
 	mb = calloc(1, sizeof(*mb));
 	fa = calloc(1, sizeof(*fa));
@@ -726,6 +768,9 @@ api_recommend_scoped(struct api_server *s, struct MHD_Connection *c,
 		goto out;
 	}
 	api_fleet_inputs(obs_taken, mb, version, now_b, stale, inputs);
+	/* Hosts as last read: the answer says so when the store is away. */
+	note = sc->kind != API_SCOPE_HOST && (from_cache ||
+	    !api_store_up(s, why, sizeof(why)));
 	pthread_mutex_lock(&f->lock);
 	kept = api_fleet_answer(f, key, inputs, now, &hit);
 	if (hit) {
@@ -736,8 +781,17 @@ api_recommend_scoped(struct api_server *s, struct MHD_Connection *c,
 	} else
 		f->computed++;
 	pthread_mutex_unlock(&f->lock);
-	if (hit && body != NULL && (j = json_loads(body, 0, NULL)) != NULL)
-		goto answer;
+	if (hit && body != NULL) {
+		if (ret == 0 && !note) {
+			rc = api_fleet_text(c, body, status);
+			body = NULL;
+			goto out;
+		}
+		if ((j = json_loads(body, 0, NULL)) != NULL)
+			goto answer;
+	}
+	free(body);
+	body = NULL;
 
 	/* Computed without the lock, from the members' references. */
 	for (i = 0; i < mb->n; i++) {
@@ -774,22 +828,26 @@ api_recommend_scoped(struct api_server *s, struct MHD_Connection *c,
 		json_object_set_new(j, "stack", stack);
 		stack = NULL;
 	}
-	body = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(17));
+	/* As api_json() would write it: the kept answer is sent as it is. */
+	body = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(6));
 	pthread_mutex_lock(&f->lock);
 	kept = api_fleet_answer(f, key, inputs, now, &hit);
 	free(kept->body);
-	kept->body = body;
-	body = NULL;
+	kept->body = body != NULL ? strdup(body) : NULL;
 	snprintf(kept->key, sizeof(kept->key), "%s", key);
 	memcpy(kept->inputs, inputs, sizeof(kept->inputs));
 	kept->made = now;
 	kept->ret = ret;
 	snprintf(kept->err, sizeof(kept->err), "%s", ret == 1 ? err : "");
 	pthread_mutex_unlock(&f->lock);
+	if (ret == 0 && !note && body != NULL) {
+		json_decref(j);
+		rc = api_fleet_text(c, body, status);
+		body = NULL;
+		goto out;
+	}
 answer:
-	/* Hosts as last read: say so when the store is away. */
-	if (sc->kind != API_SCOPE_HOST && (from_cache ||
-	    !api_store_up(s, why, sizeof(why))))
+	if (note)
 		json_object_set_new(j, "store", json_pack("{s:b, s:s}",
 		    "reachable", 0, "hosts_as_of", listed_iso));
 	if (ret == 1)
