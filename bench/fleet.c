@@ -15,6 +15,11 @@
  * Three queries, as services ask: 250 ms p95 at k = 1; 500 ms p99 at
  * k = 4; 100 ms p95 with the OWASP floor.
  *
+ * The last two columns: the same answers with each host's own answer
+ * kept (fleet_host.cand, as pwtuned keeps them per model and query), so
+ * that only the predictions of the candidates on the hosts are left,
+ * and that cost against the full one.
+ *
  * Usage: fleet [-r ROUNDS] [-n N,N,...]
  * Defaults: 15 rounds, n = 1,4,16,64,256.
  */
