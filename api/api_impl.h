@@ -21,6 +21,10 @@
 #define API_FLEET_CANDS		8	/* a host's own answers kept, by
 					   query */
 #define API_FLEET_STACKS	16	/* stacks' observations kept */
+#define API_FLEET_SEARCH_RATE	1024	/* hosts' own answers searched for
+					   scoped answers a second, sustained
+					   (4 questions over 256 hosts) */
+#define API_FLEET_SEARCH_BURST	(2 * FLEET_HOSTS_MAX)	/* ... and at once */
 #define API_OBS_RATE		10	/* observations a second, sustained */
 #define API_OBS_BURST		50	/* ... and at once */
 #define API_OBS_SAMPLES_MAX	256	/* latencies in one observation */

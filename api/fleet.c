@@ -16,7 +16,10 @@
  * letting a model go never frees one an answer is reading. The lock is
  * held only to look up and to keep: models are fitted, candidates
  * searched and answers computed without it, so that two questions are
- * computed at once and neither waits for the other.
+ * computed at once and neither waits for the other. Searches are
+ * budgeted for the daemon (API_FLEET_SEARCH_RATE hosts a second, a token
+ * bucket): a new question past it is answered 429, so that anyone asking
+ * new questions cannot take the HTTP threads from the rest.
  *
  * A stack's observations are read in one store query for every host
  * (the newest DB_RUNS_LIST_MAX) and kept API_FLEET_LIST_S seconds per
@@ -107,6 +110,9 @@ struct api_fleet {
 					   side by side: looked up per member */
 	struct api_fleet_stack	*stacks[API_FLEET_STACKS];
 	uint64_t		 clock;		/* of last use, for both */
+	/* Searches for scoped answers: a token bucket for the daemon. */
+	double			 searches;
+	double			 searches_refilled;
 	/* Observations: a token bucket for the whole daemon. */
 	double			 tokens;
 	double			 refilled;
@@ -120,6 +126,7 @@ api_fleet(struct api_server *s)
 	    sizeof(*s->fleet))) != NULL) {
 		pthread_mutex_init(&s->fleet->lock, NULL);
 		s->fleet->tokens = API_OBS_BURST;
+		s->fleet->searches = API_FLEET_SEARCH_BURST;
 	}
 	pthread_mutex_unlock(&s->lock);
 	return s->fleet;
@@ -530,17 +537,50 @@ api_stack(struct api_server *s, struct api_fleet *f,
 }
 
 /*
+ * Take n searches from the daemon's budget: 1, or 0 with *retry (s) when
+ * there are not that many left. Under f->lock.
+ */
+static int
+api_search_tokens(struct api_fleet *f, size_t n, unsigned *retry)
+{
+	struct timespec	ts;
+	double		now;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	if (f->searches_refilled > 0) {
+		f->searches += (now - f->searches_refilled) *
+		    API_FLEET_SEARCH_RATE;
+		if (f->searches > API_FLEET_SEARCH_BURST)
+			f->searches = API_FLEET_SEARCH_BURST;
+	}
+	f->searches_refilled = now;
+	if (f->searches >= (double)n) {
+		f->searches -= (double)n;
+		return 1;
+	}
+	*retry = (unsigned)ceil(((double)n - f->searches) /
+	    API_FLEET_SEARCH_RATE);
+	if (*retry < 1)
+		*retry = 1;
+	return 0;
+}
+
+/*
  * Each member's own answer to aim: kept with its model, or searched now
- * (without the lock) and kept. 0, or -1 with err naming the host.
+ * (without the lock, within the daemon's budget of searches) and kept.
+ * 0; -1 with err naming the host; -2 with *retry when the budget has not
+ * enough searches left.
  */
 static int
 api_candidates(struct api_fleet *f, struct api_members *mb,
-    const struct tune_query *aim, char *err, size_t errlen)
+    const struct tune_query *aim, unsigned *retry, char *err, size_t errlen)
 {
 	struct api_fleet_cand	*c, *victim;
 	unsigned char		 h[16];
 	char			 why[512];
-	size_t			 i, k;
+	size_t			 i, k, n = 0;
+	int			 ok;
 
 	api_aim_hash(aim, h);
 	pthread_mutex_lock(&f->lock);
@@ -558,7 +598,12 @@ api_candidates(struct api_fleet *f, struct api_members *mb,
 			}
 		}
 	}
+	for (i = 0; i < mb->n; i++)
+		n += mb->searched[i];
+	ok = api_search_tokens(f, n, retry);
 	pthread_mutex_unlock(&f->lock);
+	if (!ok)
+		return -2;
 	for (i = 0; i < mb->n; i++) {
 		if (mb->searched[i] && tune_recommend(mb->h[i].m, aim,
 		    &mb->cand[i], why, sizeof(why)) == -1) {
@@ -630,6 +675,7 @@ api_recommend_scoped(struct api_server *s, struct MHD_Connection *c,
 	time_t			 now = time(NULL);
 	size_t			 i, nfresh = 0;
 	int			 stale = 0, from_cache = 0, ret, hit, note;
+	unsigned		 retry = 1;
 
 	mb = calloc(1, sizeof(*mb));
 	fa = calloc(1, sizeof(*fa));
@@ -803,10 +849,19 @@ api_recommend_scoped(struct api_server *s, struct MHD_Connection *c,
 	if (sc->stack[0] != '\0')
 		stack = api_stack(s, f, mb, sc->stack, now, &factor);
 	if (fleet_aim(mb->h, mb->n, q, factor, &aim, err, sizeof(err)) == -1 ||
-	    api_candidates(f, mb, &aim, err, sizeof(err)) == -1 ||
-	    (ret = fleet_recommend(mb->h, mb->n, q, factor, fa, err,
-	    sizeof(err))) == -1) {
+	    (ret = api_candidates(f, mb, &aim, &retry, err, sizeof(err))) ==
+	    -1 || (ret == 0 && (ret = fleet_recommend(mb->h, mb->n, q, factor,
+	    fa, err, sizeof(err))) == -1)) {
 		rc = api_problem(c, PROB_POLICY, NULL, err, NULL, 0, status);
+		goto out;
+	}
+	if (ret == -2) {
+		snprintf(why, sizeof(why), "scoped answers to new questions "
+		    "are searched on at most %d hosts a second here: ask again "
+		    "later (an answer is kept %d s for the same question)",
+		    API_FLEET_SEARCH_RATE, API_FLEET_LIST_S);
+		rc = api_problem(c, PROB_TOO_MANY, NULL, why, NULL, retry,
+		    status);
 		goto out;
 	}
 	j = tune_answer_to_json(&fa->a, mb->h[fa->decider].m);

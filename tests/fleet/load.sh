@@ -5,6 +5,9 @@
 # 2000 distinct scoped questions (scope=fleet, objective=attacker-cost, a
 # stack each: the attack of the issue): every answer 200, and the p99
 # under 50 ms (RELIABILITY L2's bound; not judged in a sanitizer build).
+# Then 2000 that differ by target (each searches every host's answer):
+# 200 within the daemon's budget of searches, 429 past it, and the same
+# p99 bound.
 # GET /v1/hosts over the 300 hosts: asked again, the presets of each run
 # are the ones kept (not refitted): under half the first time.
 . "$(dirname "$0")/../api/lib.sh" || exit 1
@@ -49,22 +52,34 @@ else
 	bad "GET /v1/hosts again: ${again:-?} ms, first ${first:-?} ms (not under half)"
 fi
 
-python3 "$(dirname "$0")/scoped_load.py" "$PORT" 2000 4 120 >"$TMP/load.out" ||
-	bad "scoped_load.py"
-cat "$TMP/load.out"
-eval "$(cat "$TMP/load.out")"
-if [ "${answered_200:-0}" = 2000 ] && [ "${busy_errors:-1}" = 0 ] &&
-	[ "${idle_errors:-1}" = 0 ]; then
-	ok "2000 distinct scoped questions answered 200 (median ${question_median} ms, ${wall_s} s), probes 0 errors"
-else
-	bad "scoped questions: ${answered_200:-0}/2000 answered 200, probe errors ${idle_errors:-?} + ${busy_errors:-?}"
-fi
-if [ -n "${SANITIZED:-}" ]; then
-	echo "sanitizer build: p99 ${busy_p99:-?} ms under load (${idle_p99:-?} ms alone) not judged"
-elif awk -v p="${busy_p99:-999}" 'BEGIN { exit !(p < 50) }'; then
-	ok "/v1/recommendation p99 ${busy_p99} ms under the load (${idle_p99} ms alone) < 50 ms"
-else
-	bad "/v1/recommendation p99 ${busy_p99:-?} ms under the load (${idle_p99:-?} ms alone), not < 50 ms"
-fi
+# stack: the first question searched each host's answer, the others only
+# predict. target: each searches every host's answer again, within the
+# daemon's budget of searches (429 past it).
+expect_http 200 "a first scoped question: each host's own answer searched" \
+	GET "/v1/recommendation?target_ms=250&floor=none&scope=fleet&objective=attacker-cost"
+for kind in stack target; do
+	python3 "$(dirname "$0")/scoped_load.py" "$PORT" 2000 4 120 "$kind" \
+		>"$TMP/load.out" || bad "scoped_load.py $kind"
+	echo "       $kind: $(cat "$TMP/load.out")"
+	eval "$(cat "$TMP/load.out")"
+	if [ "$kind" = stack ]; then
+		want=$((answered_200 == 2000))
+	else
+		want=$((answered_200 > 0 && answered_200 + answered_429 == 2000))
+	fi
+	if [ "$want" = 1 ] && [ "${other:-1}" = 0 ] &&
+		[ "${busy_errors:-1}" = 0 ] && [ "${idle_errors:-1}" = 0 ]; then
+		ok "$kind: 2000 distinct scoped questions: $answered_200 answered 200, $answered_429 429 (median ${question_median} ms, ${wall_s} s), probes 0 errors"
+	else
+		bad "$kind: ${answered_200:-0}/2000 answered 200, ${answered_429:-0} 429, ${other:-?} other, probe errors ${idle_errors:-?} + ${busy_errors:-?}"
+	fi
+	if [ -n "${SANITIZED:-}" ]; then
+		echo "sanitizer build: p99 ${busy_p99:-?} ms under load (${idle_p99:-?} ms alone) not judged"
+	elif awk -v p="${busy_p99:-999}" 'BEGIN { exit !(p < 50) }'; then
+		ok "$kind: /v1/recommendation p99 ${busy_p99} ms under the load (${idle_p99} ms alone) < 50 ms"
+	else
+		bad "$kind: /v1/recommendation p99 ${busy_p99:-?} ms under the load (${idle_p99:-?} ms alone), not < 50 ms"
+	fi
+done
 stop_daemon
 finish
