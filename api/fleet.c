@@ -568,7 +568,8 @@ api_search_tokens(struct api_fleet *f, size_t n, unsigned *retry)
 
 /*
  * Each member's own answer to aim: kept with its model, or searched now
- * (without the lock, within the daemon's budget of searches) and kept.
+ * (without the lock; other hosts' within the daemon's budget of
+ * searches) and kept.
  * 0; -1 with err naming the host; -2 with *retry when the budget has not
  * enough searches left.
  */
@@ -598,8 +599,9 @@ api_candidates(struct api_fleet *f, struct api_members *mb,
 			}
 		}
 	}
+	/* This host's own is searched as a host-scoped answer is: free. */
 	for (i = 0; i < mb->n; i++)
-		n += mb->searched[i];
+		n += mb->searched[i] && mb->e[i] != NULL;
 	ok = api_search_tokens(f, n, retry);
 	pthread_mutex_unlock(&f->lock);
 	if (!ok)
