@@ -14,12 +14,22 @@
 #define API_BODY_GRACE_S	0.5	/* a late body has this long to be
 					   answered 408 before it is cut */
 #define API_ETAG_LEN		48	/* "r<run>-<24 hex>" */
-#define API_RUN_PRESETS_SLOTS	64	/* hosts' preset times, by run */
+#define API_RUN_PRESETS_SLOTS	1024	/* hosts' preset times, by run: one
+					   per host db_hosts_list gives (1000) */
 #define API_STORE_PROBE_S	2	/* seconds between store probes */
 #define API_STORE_OPEN_WAIT_MS	100	/* for another thread's connect */
 #define API_FLEET_LIST_S	5	/* seconds a list of hosts is kept,
 					   and a scoped answer */
 #define API_FLEET_ANSWERS	64	/* scoped answers kept */
+#define API_FLEET_MODELS	512	/* hosts' models kept, by run: twice
+					   the members of one answer */
+#define API_FLEET_CANDS		8	/* a host's own answers kept, by
+					   query */
+#define API_FLEET_STACKS	16	/* stacks' observations kept */
+#define API_FLEET_SEARCH_RATE	1024	/* hosts' own answers searched for
+					   scoped answers a second, sustained
+					   (4 questions over 256 hosts) */
+#define API_FLEET_SEARCH_BURST	(2 * FLEET_HOSTS_MAX)	/* ... and at once */
 #define API_OBS_RATE		10	/* observations a second, sustained */
 #define API_OBS_BURST		50	/* ... and at once */
 #define API_OBS_SAMPLES_MAX	256	/* latencies in one observation */
@@ -120,8 +130,9 @@ struct api_server {
 	struct {
 		int64_t		 run;
 		json_t		*presets;
+		uint64_t	 used;	/* run_presets_clock when last read */
 	}			 run_presets[API_RUN_PRESETS_SLOTS];
-	size_t			 run_presets_next;
+	uint64_t		 run_presets_clock;
 	struct api_fleet	*fleet;		/* fleet.c, made on first use */
 };
 

@@ -4,7 +4,28 @@
  * /v1/observations).
  *
  * The hosts of a scope come from the store: listed at most every
- * API_FLEET_LIST_S seconds, their models fitted once per run and kept.
+ * API_FLEET_LIST_S seconds. Each member's model is fitted once per run
+ * and kept (API_FLEET_MODELS, the least recently used let go first), with
+ * the cpu_model its answers show and its own answers to the last queries
+ * searched (API_FLEET_CANDS per model): a question that differs only in
+ * what does not change a host's own answer (another stack without a
+ * correction, the other scope over the same memory) costs the
+ * predictions of every candidate on every host, not a search per host.
+ * A kept model is reference counted: an answer takes a reference on each
+ * member's model under the lock and drops it when it is made, so that
+ * letting a model go never frees one an answer is reading. The lock is
+ * held only to look up and to keep: models are fitted, candidates
+ * searched and answers computed without it, so that two questions are
+ * computed at once and neither waits for the other. Searches are
+ * budgeted for the daemon (API_FLEET_SEARCH_RATE hosts a second, a token
+ * bucket): a new question past it is answered 429, so that anyone asking
+ * new questions cannot take the HTTP threads from the rest.
+ *
+ * A stack's observations are read in one store query for every host
+ * (the newest DB_RUNS_LIST_MAX) and kept API_FLEET_LIST_S seconds per
+ * stack (API_FLEET_STACKS), or until an observation of that stack is
+ * stored here.
+ *
  * When the store cannot be reached, the last list and the models kept
  * answer, and the answer says so. This host always answers with the model
  * in memory.
@@ -13,7 +34,7 @@
  * its inputs (each member host and the run its model comes from, this
  * host's model and memory, the hosts left out, the observations taken
  * here): a group of hundreds of hosts costs tens of milliseconds to
- * answer (bench/fleet), a repeated question a lookup.
+ * answer the first time (bench/fleet), a repeated question a lookup.
  */
 #include <ctype.h>
 #include <math.h>
@@ -27,10 +48,41 @@
 #include "fleet.h"
 #include "stats.h"
 
+/* A host's own answer to one aim (fleet_aim()), kept with its model. */
+struct api_fleet_cand {
+	unsigned char		 aim[16];	/* hash of the query */
+	uint64_t		 used;		/* 0: empty */
+	struct tune_answer	 a;
+};
+
+/* A member's model: kept in f->models, read by answers. Under f->lock. */
 struct api_fleet_model {
-	char		 host_id[33];
-	int64_t		 run;
-	struct model	*m;
+	char			 host_id[33];
+	int64_t			 run;
+	char			 cpu_model[128];
+	unsigned		 refs;	/* 1 while kept, + 1 per answer */
+	uint64_t		 used;	/* f->clock when last taken */
+	struct api_fleet_cand	 cand[API_FLEET_CANDS];
+	struct model		 m;
+};
+
+/* What a stack's correction is computed from, per observation. */
+struct api_stack_obs {
+	char			 host_id[33];
+	enum kdf_alg		 alg;
+	uint32_t		 m_kib, t, p, k;
+	double			 median_ms;
+};
+
+/* A stack's observations as read: kept, and read by answers. */
+struct api_fleet_stack {
+	char			 name[DB_STACK_MAX];
+	time_t			 read;
+	int			 gone;	/* an observation came since */
+	uint64_t		 used;
+	unsigned		 refs;	/* 1 while kept, + 1 per answer */
+	size_t			 n;
+	struct api_stack_obs	 obs[];
 };
 
 /* A scoped answer kept: its JSON without "store", which is per request. */
@@ -51,9 +103,16 @@ struct api_fleet {
 	struct db_host		*hosts;
 	size_t			 nhosts;
 	time_t			 listed;
+	int			 listing;	/* a question reads it now */
 	char			 listed_iso[32];
-	struct api_fleet_model	 models[FLEET_HOSTS_MAX];
-	size_t			 next;
+	struct api_fleet_model	*models[API_FLEET_MODELS];
+	int64_t			 model_runs[API_FLEET_MODELS];	/* theirs,
+					   side by side: looked up per member */
+	struct api_fleet_stack	*stacks[API_FLEET_STACKS];
+	uint64_t		 clock;		/* of last use, for both */
+	/* Searches for scoped answers: a token bucket for the daemon. */
+	double			 searches;
+	double			 searches_refilled;
 	/* Observations: a token bucket for the whole daemon. */
 	double			 tokens;
 	double			 refilled;
@@ -67,9 +126,25 @@ api_fleet(struct api_server *s)
 	    sizeof(*s->fleet))) != NULL) {
 		pthread_mutex_init(&s->fleet->lock, NULL);
 		s->fleet->tokens = API_OBS_BURST;
+		s->fleet->searches = API_FLEET_SEARCH_BURST;
 	}
 	pthread_mutex_unlock(&s->lock);
 	return s->fleet;
+}
+
+/* Drop a reference on a model or a stack; the last one frees. Under lock. */
+static void
+api_model_put(struct api_fleet_model *e)
+{
+	if (e != NULL && --e->refs == 0)
+		free(e);
+}
+
+static void
+api_stack_put(struct api_fleet_stack *st)
+{
+	if (st != NULL && --st->refs == 0)
+		free(st);
 }
 
 void
@@ -80,8 +155,10 @@ api_fleet_free(struct api_server *s)
 	if (s->fleet == NULL)
 		return;
 	db_hosts_free(s->fleet->hosts, s->fleet->nhosts);
-	for (i = 0; i < FLEET_HOSTS_MAX; i++)
-		free(s->fleet->models[i].m);
+	for (i = 0; i < API_FLEET_MODELS; i++)
+		api_model_put(s->fleet->models[i]);
+	for (i = 0; i < API_FLEET_STACKS; i++)
+		api_stack_put(s->fleet->stacks[i]);
 	for (i = 0; i < API_FLEET_ANSWERS; i++)
 		free(s->fleet->answers[i].body);
 	pthread_mutex_destroy(&s->fleet->lock);
@@ -111,45 +188,84 @@ api_scope_name(enum api_scope_kind k)
 	    "fleet" : "host";
 }
 
-/* The model of run h->last_run: kept, or fitted now. Under f->lock. */
-static const struct model *
-api_fleet_model(struct api_server *s, struct api_fleet *f,
-    const struct db_host *h, char *err, size_t errlen)
+/* The cpu_model of a host's facts (JSON), or "". */
+static void
+api_facts_cpu(const char *facts, char *out, size_t len)
 {
-	struct api_fleet_model	*slot;
-	struct model		*m;
-	struct db		*db;
-	enum db_status		 st;
-	size_t			 i;
+	json_t	*j = facts != NULL ? json_loads(facts, 0, NULL) : NULL;
+	const char *v = json_string_value(json_object_get(j, "cpu_model"));
 
-	for (i = 0; i < FLEET_HOSTS_MAX; i++)
-		if (f->models[i].m != NULL && f->models[i].run == h->last_run &&
-		    strcmp(f->models[i].host_id, h->id) == 0)
-			return f->models[i].m;
-	if ((m = calloc(1, sizeof(*m))) == NULL) {
-		snprintf(err, errlen, "out of memory");
-		return NULL;
-	}
-	if ((db = api_db(s, err, errlen)) == NULL)
-		st = DB_ERR_UNAVAILABLE;	/* api_db noted why */
-	else if ((st = db_host_model(db, h, m, err, errlen)) != DB_OK) {
-		store_note(s->d, st, err);
-		if (st != DB_ERR_UNAVAILABLE)
-			log_warn("model of host %s: %s", h->id, err);
-	}
-	if (st != DB_OK) {
-		free(m);
-		return NULL;
-	}
-	slot = &f->models[f->next++ % FLEET_HOSTS_MAX];
-	free(slot->m);
-	snprintf(slot->host_id, sizeof(slot->host_id), "%s", h->id);
-	slot->run = h->last_run;
-	slot->m = m;
-	return m;
+	snprintf(out, len, "%s", v != NULL ? v : "");
+	json_decref(j);
 }
 
-/* Refresh the host list when it is old; 0, or -1 when there is none. */
+/*
+ * The kept model of run h->last_run with a reference taken, or NULL: then
+ * a new one with a reference, not fitted yet (m.run_id 0), in *fresh.
+ * Under f->lock.
+ */
+static struct api_fleet_model *
+api_model_take(struct api_fleet *f, const struct db_host *h,
+    struct api_fleet_model **fresh)
+{
+	struct api_fleet_model	*e;
+	size_t			 i;
+
+	*fresh = NULL;
+	for (i = 0; i < API_FLEET_MODELS; i++) {
+		if (f->model_runs[i] != h->last_run)
+			continue;
+		e = f->models[i];
+		if (e != NULL && strcmp(e->host_id, h->id) == 0) {
+			e->refs++;
+			e->used = ++f->clock;
+			return e;
+		}
+	}
+	if ((e = calloc(1, sizeof(*e))) == NULL)
+		return NULL;
+	snprintf(e->host_id, sizeof(e->host_id), "%s", h->id);
+	e->run = h->last_run;
+	api_facts_cpu(h->facts, e->cpu_model, sizeof(e->cpu_model));
+	e->refs = 1;
+	*fresh = e;
+	return NULL;
+}
+
+/*
+ * Keep e (fitted) unless a model of its run is kept already; the least
+ * recently used one is let go when all places are taken: an answer
+ * reading it holds its own reference. Under f->lock.
+ */
+static void
+api_model_keep(struct api_fleet *f, struct api_fleet_model *e)
+{
+	struct api_fleet_model	*o;
+	size_t			 i, victim = 0;
+
+	for (i = 0; i < API_FLEET_MODELS; i++) {
+		o = f->models[i];
+		if (o == NULL) {
+			victim = i;
+			break;
+		}
+		if (o->run == e->run && strcmp(o->host_id, e->host_id) == 0)
+			return;
+		if (o->used < f->models[victim]->used)
+			victim = i;
+	}
+	api_model_put(f->models[victim]);
+	e->refs++;
+	e->used = ++f->clock;
+	f->models[victim] = e;
+	f->model_runs[victim] = e->run;
+}
+
+/*
+ * Refresh the host list when it is old; 0, or -1 when there is none.
+ * Under f->lock, which is let go while the store is read when a list is
+ * kept: the other questions meanwhile use that one.
+ */
 static int
 api_fleet_list(struct api_server *s, struct api_fleet *f, int *from_cache,
     char *err, size_t errlen)
@@ -160,9 +276,11 @@ api_fleet_list(struct api_server *s, struct api_fleet *f, int *from_cache,
 	size_t		 n;
 	time_t		 now = time(NULL);
 	struct tm	 tm;
+	int		 unlocked = 0;
 
 	*from_cache = 0;
-	if (f->hosts != NULL && now - f->listed < API_FLEET_LIST_S)
+	if (f->hosts != NULL && (f->listing || now - f->listed <
+	    API_FLEET_LIST_S))
 		return 0;
 	/* The store was away a moment ago: the list kept, without waiting. */
 	pthread_mutex_lock(&s->d->lock);
@@ -172,9 +290,18 @@ api_fleet_list(struct api_server *s, struct api_fleet *f, int *from_cache,
 	pthread_mutex_unlock(&s->d->lock);
 	if (*from_cache)
 		return 0;
+	if (f->hosts != NULL) {
+		f->listing = 1;
+		unlocked = 1;
+		pthread_mutex_unlock(&f->lock);
+	}
 	if ((db = api_db(s, err, errlen)) != NULL)
 		st = db_hosts_list(db, NULL, &hosts, &n, err, errlen);
 	store_note(s->d, st, err);
+	if (unlocked) {
+		pthread_mutex_lock(&f->lock);
+		f->listing = 0;
+	}
 	if (st == DB_OK) {
 		db_hosts_free(f->hosts, f->nhosts);
 		f->hosts = hosts;
@@ -191,23 +318,11 @@ api_fleet_list(struct api_server *s, struct api_fleet *f, int *from_cache,
 	return -1;
 }
 
-static json_t *
-api_host_brief(const char *id, const char *facts)
-{
-	json_t	*j = facts != NULL ? json_loads(facts, 0, NULL) : NULL;
-	json_t	*b;
-
-	b = json_pack("{s:s, s:s}", "host_id", id, "cpu_model",
-	    json_string_value(json_object_get(j, "cpu_model")) != NULL ?
-	    json_string_value(json_object_get(j, "cpu_model")) : "");
-	json_decref(j);
-	return b;
-}
-
 struct api_members {
 	struct fleet_host	 h[FLEET_HOSTS_MAX];
-	int64_t			 run[FLEET_HOSTS_MAX];	/* of the model */
-	const char		*facts[FLEET_HOSTS_MAX];
+	struct api_fleet_model	*e[FLEET_HOSTS_MAX];	/* NULL: this host */
+	struct tune_answer	 cand[FLEET_HOSTS_MAX];
+	int			 searched[FLEET_HOSTS_MAX];	/* cand is new */
 	json_t			*brief[FLEET_HOSTS_MAX];	/* on a miss */
 	size_t			 n;
 	json_t			*excluded;
@@ -216,10 +331,10 @@ struct api_members {
 /*
  * What an answer is computed from, hashed: the members with their runs,
  * this host's model version and memory, the hosts left out and why, the
- * observations taken here. Under f->lock.
+ * observations taken here.
  */
 static void
-api_fleet_inputs(const struct api_fleet *f, const struct api_members *mb,
+api_fleet_inputs(unsigned long obs_taken, const struct api_members *mb,
     uint64_t self_version, uint64_t self_budget, int stale,
     unsigned char out[16])
 {
@@ -230,12 +345,12 @@ api_fleet_inputs(const struct api_fleet *f, const struct api_members *mb,
 	crypto_generichash_init(&st, NULL, 0, 16);
 	snprintf(line, sizeof(line), "self %llu %llu %d obs %lu",
 	    (unsigned long long)self_version, (unsigned long long)self_budget,
-	    stale, f->obs_taken);
+	    stale, obs_taken);
 	crypto_generichash_update(&st, (const unsigned char *)line,
 	    strlen(line) + 1);
 	for (i = 0; i < mb->n; i++) {
 		snprintf(line, sizeof(line), "%s %lld", mb->h[i].host_id,
-		    (long long)mb->run[i]);
+		    (long long)(mb->e[i] != NULL ? mb->e[i]->run : 0));
 		crypto_generichash_update(&st, (const unsigned char *)line,
 		    strlen(line) + 1);
 	}
@@ -245,6 +360,21 @@ api_fleet_inputs(const struct api_fleet *f, const struct api_members *mb,
 		free(ex);
 	}
 	crypto_generichash_final(&st, out, 16);
+}
+
+/* The hash of a query a host's own answer is searched with. */
+static void
+api_aim_hash(const struct tune_query *q, unsigned char out[16])
+{
+	char	line[256];
+
+	snprintf(line, sizeof(line), "%.17g %d %u %llu %u %d %d %d %d",
+	    q->target_ms, q->percentile, q->k,
+	    (unsigned long long)q->memory_max_kib, q->parallelism,
+	    (int)q->variant, (int)q->backend, (int)q->floor,
+	    (int)q->objective);
+	crypto_generichash(out, 16, (const unsigned char *)line, strlen(line),
+	    NULL, 0);
 }
 
 /* The kept answer for key and inputs, or the slot to keep it in. */
@@ -271,50 +401,256 @@ api_exclude(struct api_members *mb, const char *id, const char *why)
 	    id, "reason", why));
 }
 
-/* The stack's correction over the members; *factor stays 1 without. */
-static json_t *
-api_stack(struct api_server *s, const struct api_members *mb,
-    const char *stack, double *factor)
+/*
+ * The observations of stack as kept, with a reference taken; read now
+ * (one store query) when none are kept or they are older than
+ * API_FLEET_LIST_S. NULL when the store cannot be read.
+ */
+static struct api_fleet_stack *
+api_stack_take(struct api_server *s, struct api_fleet *f, const char *stack,
+    time_t now)
 {
-	double		*ratios;
-	size_t		 n = 0, got, i;
-	struct db	*db;
-	char		 err[512];
-	enum db_status	 st = DB_OK;
-	json_t		*j;
+	struct api_fleet_stack	*st = NULL, *o;
+	struct db_observation	*obs;
+	struct db		*db;
+	enum db_status		 dst = DB_ERR_UNAVAILABLE;
+	size_t			 i, n, victim = 0;
+	char			 err[512];
+
+	pthread_mutex_lock(&f->lock);
+	for (i = 0; i < API_FLEET_STACKS; i++) {
+		o = f->stacks[i];
+		if (o != NULL && !o->gone && strcmp(o->name, stack) == 0 &&
+		    now >= o->read && now - o->read < API_FLEET_LIST_S) {
+			o->refs++;
+			o->used = ++f->clock;
+			st = o;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&f->lock);
+	if (st != NULL)
+		return st;
+	if ((db = api_db(s, err, sizeof(err))) != NULL)
+		dst = db_observations_list(db, NULL, stack, DB_RUNS_LIST_MAX,
+		    &obs, &n, err, sizeof(err));
+	store_note(s->d, dst, err);
+	if (dst != DB_OK)
+		return NULL;
+	if ((st = calloc(1, sizeof(*st) + (n ? n : 1) * sizeof(*st->obs))) ==
+	    NULL) {
+		free(obs);
+		return NULL;
+	}
+	snprintf(st->name, sizeof(st->name), "%s", stack);
+	st->read = now;
+	for (i = 0; i < n; i++) {
+		struct api_stack_obs	*so = &st->obs[st->n];
+
+		if (kdf_alg_parse(obs[i].variant, &so->alg) == -1)
+			continue;
+		snprintf(so->host_id, sizeof(so->host_id), "%s",
+		    obs[i].host_id);
+		so->m_kib = obs[i].m_kib;
+		so->t = obs[i].t;
+		so->p = obs[i].p;
+		so->k = obs[i].k;
+		so->median_ms = obs[i].median_ms;
+		st->n++;
+	}
+	free(obs);
+	st->refs = 1;
+	/* Kept in place of the same stack's, or the least recently used. */
+	pthread_mutex_lock(&f->lock);
+	for (i = 0; i < API_FLEET_STACKS; i++) {
+		o = f->stacks[i];
+		if (o == NULL || strcmp(o->name, stack) == 0) {
+			victim = i;
+			break;
+		}
+		if (o->used < f->stacks[victim]->used)
+			victim = i;
+	}
+	api_stack_put(f->stacks[victim]);
+	st->refs++;
+	st->used = ++f->clock;
+	f->stacks[victim] = st;
+	pthread_mutex_unlock(&f->lock);
+	return st;
+}
+
+/*
+ * The stack's correction over the members; *factor stays 1 without. The
+ * newest API_STACK_OBS_MAX observations of the members, each against its
+ * host's model.
+ */
+static json_t *
+api_stack(struct api_server *s, struct api_fleet *f,
+    const struct api_members *mb, const char *stack, time_t now,
+    double *factor)
+{
+	struct api_fleet_stack	*st;
+	double			*ratios, p50;
+	size_t			 n = 0, i, j;
+	json_t			*js;
 
 	*factor = 1;
-	if ((ratios = calloc(API_STACK_OBS_MAX, sizeof(*ratios))) == NULL)
-		return json_pack("{s:s, s:b, s:s}", "name", stack, "applied",
-		    0, "note", "out of memory");
-	if ((db = api_db(s, err, sizeof(err))) == NULL)
-		st = DB_ERR_UNAVAILABLE;
-	for (i = 0; st == DB_OK && i < mb->n && n < API_STACK_OBS_MAX; i++) {
-		st = db_stack_ratios(db, mb->h[i].host_id, stack, mb->h[i].m,
-		    ratios + n, API_STACK_OBS_MAX - n, &got, err, sizeof(err));
-		n += st == DB_OK ? got : 0;
-	}
-	if (st != DB_OK) {
-		store_note(s->d, st, err);
-		free(ratios);
+	if ((st = api_stack_take(s, f, stack, now)) == NULL)
 		return json_pack("{s:s, s:b, s:s}", "name", stack, "applied", 0,
 		    "note", "the store cannot be read: answered without a "
 		    "correction");
+	if ((ratios = calloc(API_STACK_OBS_MAX, sizeof(*ratios))) == NULL) {
+		pthread_mutex_lock(&f->lock);
+		api_stack_put(st);
+		pthread_mutex_unlock(&f->lock);
+		return json_pack("{s:s, s:b, s:s}", "name", stack, "applied",
+		    0, "note", "out of memory");
 	}
+	for (i = 0; i < st->n && n < API_STACK_OBS_MAX; i++) {
+		const struct api_stack_obs *o = &st->obs[i];
+
+		for (j = 0; j < mb->n && strcmp(mb->h[j].host_id, o->host_id);
+		    j++)
+			;
+		/* A p the host never measured is left out. */
+		if (j < mb->n && fleet_predict_p50(mb->h[j].m, o->alg,
+		    o->m_kib, o->t, o->p, o->k, &p50) == 0 && p50 > 0)
+			ratios[n++] = o->median_ms / p50;
+	}
+	pthread_mutex_lock(&f->lock);
+	api_stack_put(st);
+	pthread_mutex_unlock(&f->lock);
 	if (fleet_stack_factor(ratios, n, factor) == -1) {
 		char	note[160];
 
 		snprintf(note, sizeof(note), "%zu observation%s of this stack: "
 		    "a correction needs %d", n, n == 1 ? "" : "s",
 		    FLEET_STACK_MIN_OBS);
-		j = json_pack("{s:s, s:I, s:b, s:s}", "name", stack,
+		js = json_pack("{s:s, s:I, s:b, s:s}", "name", stack,
 		    "observations", (json_int_t)n, "applied", 0, "note", note);
 	} else
-		j = json_pack("{s:s, s:I, s:b, s:f}", "name", stack,
+		js = json_pack("{s:s, s:I, s:b, s:f}", "name", stack,
 		    "observations", (json_int_t)n, "applied", 1, "factor",
 		    *factor);
 	free(ratios);
-	return j;
+	return js;
+}
+
+/*
+ * Take n searches from the daemon's budget: 1, or 0 with *retry (s) when
+ * there are not that many left. Under f->lock.
+ */
+static int
+api_search_tokens(struct api_fleet *f, size_t n, unsigned *retry)
+{
+	struct timespec	ts;
+	double		now;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	if (f->searches_refilled > 0) {
+		f->searches += (now - f->searches_refilled) *
+		    API_FLEET_SEARCH_RATE;
+		if (f->searches > API_FLEET_SEARCH_BURST)
+			f->searches = API_FLEET_SEARCH_BURST;
+	}
+	f->searches_refilled = now;
+	if (f->searches >= (double)n) {
+		f->searches -= (double)n;
+		return 1;
+	}
+	*retry = (unsigned)ceil(((double)n - f->searches) /
+	    API_FLEET_SEARCH_RATE);
+	if (*retry < 1)
+		*retry = 1;
+	return 0;
+}
+
+/*
+ * Each member's own answer to aim: kept with its model, or searched now
+ * (without the lock; other hosts' within the daemon's budget of
+ * searches) and kept.
+ * 0; -1 with err naming the host; -2 with *retry when the budget has not
+ * enough searches left.
+ */
+static int
+api_candidates(struct api_fleet *f, struct api_members *mb,
+    const struct tune_query *aim, unsigned *retry, char *err, size_t errlen)
+{
+	struct api_fleet_cand	*c, *victim;
+	unsigned char		 h[16];
+	char			 why[512];
+	size_t			 i, k, n = 0;
+	int			 ok;
+
+	api_aim_hash(aim, h);
+	pthread_mutex_lock(&f->lock);
+	for (i = 0; i < mb->n; i++) {
+		mb->searched[i] = 1;
+		if (mb->e[i] == NULL)
+			continue;
+		for (k = 0; k < API_FLEET_CANDS; k++) {
+			c = &mb->e[i]->cand[k];
+			if (c->used != 0 && memcmp(c->aim, h, 16) == 0) {
+				mb->cand[i] = c->a;
+				c->used = ++f->clock;
+				mb->searched[i] = 0;
+				break;
+			}
+		}
+	}
+	/* This host's own is searched as a host-scoped answer is: free. */
+	for (i = 0; i < mb->n; i++)
+		n += mb->searched[i] && mb->e[i] != NULL;
+	ok = api_search_tokens(f, n, retry);
+	pthread_mutex_unlock(&f->lock);
+	if (!ok)
+		return -2;
+	for (i = 0; i < mb->n; i++) {
+		if (mb->searched[i] && tune_recommend(mb->h[i].m, aim,
+		    &mb->cand[i], why, sizeof(why)) == -1) {
+			snprintf(err, errlen, "host %s: %.400s", mb->h[i].host_id,
+			    why);
+			return -1;
+		}
+		mb->h[i].cand = &mb->cand[i];
+	}
+	pthread_mutex_lock(&f->lock);
+	for (i = 0; i < mb->n; i++) {
+		if (!mb->searched[i] || mb->e[i] == NULL)
+			continue;
+		victim = &mb->e[i]->cand[0];
+		for (k = 1; k < API_FLEET_CANDS; k++)
+			if (mb->e[i]->cand[k].used < victim->used)
+				victim = &mb->e[i]->cand[k];
+		memcpy(victim->aim, h, 16);
+		victim->a = mb->cand[i];
+		victim->used = ++f->clock;
+	}
+	pthread_mutex_unlock(&f->lock);
+	return 0;
+}
+
+/* A 200 of JSON text (taken), as api_json() sends one. */
+static enum MHD_Result
+api_fleet_text(struct MHD_Connection *c, char *text, int *status)
+{
+	struct MHD_Response	*r;
+	enum MHD_Result		 rc;
+
+	r = MHD_create_response_from_buffer(strlen(text), text,
+	    MHD_RESPMEM_MUST_FREE);
+	if (r == NULL) {
+		free(text);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, "Content-Type", "application/json");
+	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+	MHD_add_response_header(r, "Cache-Control", "no-cache");
+	*status = 200;
+	rc = MHD_queue_response(c, 200, r);
+	MHD_destroy_response(r);
+	return rc;
 }
 
 enum MHD_Result
@@ -324,28 +660,36 @@ api_recommend_scoped(struct api_server *s, struct MHD_Connection *c,
 {
 	struct api_fleet	*f = api_fleet(s);
 	struct api_members	*mb;
+	struct api_fleet_model	**fresh = NULL;
 	struct fleet_answer	*fa;
 	struct model		*self = NULL;
-	const struct model	*m;
+	struct tune_query	 aim;
 	struct api_fleet_answer	*kept;
+	struct db		*db;
 	enum MHD_Result		 rc;
 	json_t			*j, *hosts, *stack = NULL;
-	char			 err[512], away[160], group[DB_GROUP_MAX], key[448];
+	char			 err[512], group[DB_GROUP_MAX], key[448];
+	char			 listed_iso[32], why[256], *body = NULL;
 	unsigned char		 inputs[16];
+	unsigned long		 obs_taken;
 	double			 factor = 1;
 	uint64_t		 now_b = 0, version = 0;
 	time_t			 now = time(NULL);
-	size_t			 i;
-	int			 stale = 0, from_cache = 0, ret, locked = 0, hit;
+	size_t			 i, nfresh = 0;
+	int			 stale = 0, from_cache = 0, ret, hit, note;
+	unsigned		 retry = 1;
 
 	mb = calloc(1, sizeof(*mb));
 	fa = calloc(1, sizeof(*fa));
-	if (f == NULL || mb == NULL || fa == NULL) {
+	if (f == NULL || mb == NULL || fa == NULL ||
+	    (fresh = calloc(FLEET_HOSTS_MAX, sizeof(*fresh))) == NULL) {
 		free(mb);
 		free(fa);
+		free(fresh);
 		return MHD_NO;
 	}
 	mb->excluded = json_array();
+	listed_iso[0] = '\0';
 	/* This host: the model in memory, within today's memory. */
 	pthread_mutex_lock(&s->d->lock);
 	snprintf(group, sizeof(group), "%s", s->d->cfg.group);
@@ -384,18 +728,20 @@ api_recommend_scoped(struct api_server *s, struct MHD_Connection *c,
 		mb->n = 1;
 	}
 
+	/* The members: their models kept, with a reference each. */
 	pthread_mutex_lock(&f->lock);
-	locked = 1;
 	if (sc->kind != API_SCOPE_HOST) {
 		if (api_fleet_list(s, f, &from_cache, err, sizeof(err)) == -1) {
+			pthread_mutex_unlock(&f->lock);
 			rc = api_problem(c, PROB_STORE, NULL, "the store cannot "
 			    "be read, and no list of hosts is kept yet", NULL,
 			    5, status);
 			goto out;
 		}
+		snprintf(listed_iso, sizeof(listed_iso), "%s", f->listed_iso);
 		for (i = 0; i < f->nhosts && mb->n < FLEET_HOSTS_MAX; i++) {
 			const struct db_host	*h = &f->hosts[i];
-			char			 why[256];
+			struct api_fleet_model	*e, *nf;
 
 			if (strcmp(h->id, s->d->host.host_id) == 0 ||
 			    (sc->kind == API_SCOPE_GROUP &&
@@ -406,24 +752,68 @@ api_recommend_scoped(struct api_server *s, struct MHD_Connection *c,
 				api_exclude(mb, h->id, why);
 				continue;
 			}
-			/* The reason in the log: no store message in an
-			   answer anyone may ask for. */
-			if ((m = api_fleet_model(s, f, h, err, sizeof(err))) ==
-			    NULL) {
-				api_exclude(mb, h->id, "its model cannot be "
-				    "read");
-				continue;
+			if ((e = api_model_take(f, h, &nf)) == NULL) {
+				if ((e = nf) == NULL) {
+					api_exclude(mb, h->id, "its model cannot "
+					    "be read: out of memory");
+					continue;
+				}
+				fresh[nfresh++] = nf;
 			}
-			mb->h[mb->n].host_id = h->id;
-			mb->h[mb->n].m = m;
-			mb->run[mb->n] = h->last_run;
-			mb->facts[mb->n] = h->facts;
+			mb->e[mb->n] = e;
+			mb->h[mb->n].host_id = e->host_id;
+			mb->h[mb->n].m = &e->m;
 			mb->n++;
 		}
 	}
-	if (mb->n == 0) {
-		char	why[256];
+	obs_taken = f->obs_taken;
+	pthread_mutex_unlock(&f->lock);
 
+	/* Models not kept yet: fitted without the lock, then kept. */
+	if (nfresh > 0) {
+		db = api_db(s, err, sizeof(err));
+		for (i = 0; i < nfresh; i++) {
+			struct db_host	h;
+			enum db_status	st = DB_ERR_UNAVAILABLE;
+
+			memset(&h, 0, sizeof(h));
+			snprintf(h.id, sizeof(h.id), "%s", fresh[i]->host_id);
+			h.last_run = fresh[i]->run;
+			if (db != NULL)
+				st = db_host_model(db, &h, &fresh[i]->m, err,
+				    sizeof(err));
+			if (st != DB_OK) {
+				/* The reason in the log: no store message in
+				   an answer anyone may ask for. */
+				fresh[i]->m.run_id = 0;
+				if (db != NULL)
+					store_note(s->d, st, err);
+				if (st != DB_ERR_UNAVAILABLE)
+					log_warn("model of host %s: %s",
+					    fresh[i]->host_id, err);
+				api_exclude(mb, fresh[i]->host_id, "its model "
+				    "cannot be read");
+			}
+		}
+		pthread_mutex_lock(&f->lock);
+		for (i = 0; i < nfresh; i++)
+			if (fresh[i]->m.run_id != 0)
+				api_model_keep(f, fresh[i]);
+		pthread_mutex_unlock(&f->lock);
+		/* Hosts whose model cannot be read are left out. */
+		for (i = 0; i < mb->n; ) {
+			if (mb->e[i] == NULL || mb->e[i]->m.run_id != 0) {
+				i++;
+				continue;
+			}
+			memmove(&mb->h[i], &mb->h[i + 1], (mb->n - i - 1) *
+			    sizeof(mb->h[0]));
+			memmove(&mb->e[i], &mb->e[i + 1], (mb->n - i - 1) *
+			    sizeof(mb->e[0]));
+			mb->n--;
+		}
+	}
+	if (mb->n == 0) {
 		snprintf(why, sizeof(why), "no host of %s%s has a fresh "
 		    "finished run", sc->kind == API_SCOPE_GROUP ? "group " :
 		    "the fleet", sc->kind == API_SCOPE_GROUP ? group : "");
@@ -431,28 +821,55 @@ api_recommend_scoped(struct api_server *s, struct MHD_Connection *c,
 		    "{s:O}", "excluded", mb->excluded), 10, status);
 		goto out;
 	}
-	api_fleet_inputs(f, mb, version, now_b, stale, inputs);
+	api_fleet_inputs(obs_taken, mb, version, now_b, stale, inputs);
+	/* Hosts as last read: the answer says so when the store is away. */
+	note = sc->kind != API_SCOPE_HOST && (from_cache ||
+	    !api_store_up(s, why, sizeof(why)));
+	pthread_mutex_lock(&f->lock);
 	kept = api_fleet_answer(f, key, inputs, now, &hit);
-	if (hit && (j = json_loads(kept->body, 0, NULL)) != NULL) {
+	if (hit) {
 		f->cached++;
 		ret = kept->ret;
 		snprintf(err, sizeof(err), "%s", kept->err);
-		goto answer;
+		body = strdup(kept->body);
+	} else
+		f->computed++;
+	pthread_mutex_unlock(&f->lock);
+	if (hit && body != NULL) {
+		if (ret == 0 && !note) {
+			rc = api_fleet_text(c, body, status);
+			body = NULL;
+			goto out;
+		}
+		if ((j = json_loads(body, 0, NULL)) != NULL)
+			goto answer;
 	}
-	f->computed++;
+	free(body);
+	body = NULL;
+
+	/* Computed without the lock, from the members' references. */
 	for (i = 0; i < mb->n; i++) {
-		mb->brief[i] = mb->h[i].m == self ? json_pack("{s:s, s:s}",
-		    "host_id", s->d->host.host_id, "cpu_model",
-		    s->d->host.cpu_model) : api_host_brief(mb->h[i].host_id,
-		    mb->facts[i]);
-		json_object_set_new(mb->brief[i], "this_host",
-		    json_boolean(mb->h[i].m == self));
+		mb->brief[i] = json_pack("{s:s, s:s, s:b}", "host_id",
+		    mb->h[i].host_id, "cpu_model", mb->e[i] != NULL ?
+		    mb->e[i]->cpu_model : s->d->host.cpu_model, "this_host",
+		    mb->e[i] == NULL);
 	}
 	if (sc->stack[0] != '\0')
-		stack = api_stack(s, mb, sc->stack, &factor);
-	ret = fleet_recommend(mb->h, mb->n, q, factor, fa, err, sizeof(err));
-	if (ret == -1) {
+		stack = api_stack(s, f, mb, sc->stack, now, &factor);
+	if (fleet_aim(mb->h, mb->n, q, factor, &aim, err, sizeof(err)) == -1 ||
+	    (ret = api_candidates(f, mb, &aim, &retry, err, sizeof(err))) ==
+	    -1 || (ret == 0 && (ret = fleet_recommend(mb->h, mb->n, q, factor,
+	    fa, err, sizeof(err))) == -1)) {
 		rc = api_problem(c, PROB_POLICY, NULL, err, NULL, 0, status);
+		goto out;
+	}
+	if (ret == -2) {
+		snprintf(why, sizeof(why), "scoped answers to new questions "
+		    "are searched on at most %d hosts a second here: ask again "
+		    "later (an answer is kept %d s for the same question)",
+		    API_FLEET_SEARCH_RATE, API_FLEET_LIST_S);
+		rc = api_problem(c, PROB_TOO_MANY, NULL, why, NULL, retry,
+		    status);
 		goto out;
 	}
 	j = tune_answer_to_json(&fa->a, mb->h[fa->decider].m);
@@ -474,34 +891,50 @@ api_recommend_scoped(struct api_server *s, struct MHD_Connection *c,
 		json_object_set_new(j, "stack", stack);
 		stack = NULL;
 	}
+	/* As api_json() would write it: the kept answer is sent as it is. */
+	body = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(6));
+	pthread_mutex_lock(&f->lock);
+	kept = api_fleet_answer(f, key, inputs, now, &hit);
 	free(kept->body);
-	kept->body = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(17));
+	kept->body = body != NULL ? strdup(body) : NULL;
 	snprintf(kept->key, sizeof(kept->key), "%s", key);
 	memcpy(kept->inputs, inputs, sizeof(kept->inputs));
 	kept->made = now;
 	kept->ret = ret;
 	snprintf(kept->err, sizeof(kept->err), "%s", ret == 1 ? err : "");
+	pthread_mutex_unlock(&f->lock);
+	if (ret == 0 && !note && body != NULL) {
+		json_decref(j);
+		rc = api_fleet_text(c, body, status);
+		body = NULL;
+		goto out;
+	}
 answer:
-	/* Hosts as last read: say so when the store is away (err is the
-	   policy's word for a closest answer: kept). */
-	if (sc->kind != API_SCOPE_HOST && (from_cache ||
-	    !api_store_up(s, away, sizeof(away))))
+	if (note)
 		json_object_set_new(j, "store", json_pack("{s:b, s:s}",
-		    "reachable", 0, "hosts_as_of", f->listed_iso));
+		    "reachable", 0, "hosts_as_of", listed_iso));
 	if (ret == 1)
 		rc = api_problem(c, PROB_POLICY, "target_ms", err, json_pack(
 		    "{s:o}", "closest", j), 0, status);
 	else
 		rc = api_json(c, 200, j, NULL, status);
 out:
-	if (locked)
-		pthread_mutex_unlock(&f->lock);
+	/* The members' models: kept, or freed with the last reference. */
+	pthread_mutex_lock(&f->lock);
+	for (i = 0; i < nfresh; i++)
+		if (fresh[i]->m.run_id == 0)	/* left out: not in mb */
+			api_model_put(fresh[i]);
+	for (i = 0; i < mb->n; i++)
+		api_model_put(mb->e[i]);
+	pthread_mutex_unlock(&f->lock);
 	for (i = 0; i < mb->n; i++)
 		json_decref(mb->brief[i]);	/* NULL on a hit */
 	json_decref(mb->excluded);
 	json_decref(stack);
+	free(body);
 	free(mb);
 	free(fa);
+	free(fresh);
 	free(self);
 	return rc;
 }
@@ -727,6 +1160,10 @@ h_observations_post(struct api_server *s, struct MHD_Connection *c,
 	/* Corrections change: answers kept for a stack are computed again. */
 	pthread_mutex_lock(&f->lock);
 	f->obs_taken++;
+	for (i = 0; i < API_FLEET_STACKS; i++)
+		if (f->stacks[i] != NULL &&
+		    strcmp(f->stacks[i]->name, o.stack) == 0)
+			f->stacks[i]->gone = 1;
 	pthread_mutex_unlock(&f->lock);
 	j = json_pack("{s:I, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:f, "
 	    "s:f}", "id", (json_int_t)o.id, "host_id", o.host_id, "stack",

@@ -9,7 +9,9 @@
  *
  * api_run_presets: the common presets' predicted time on the host of a
  * finished run, for the hosts table. A finished run never changes, so the
- * answer is kept by run id.
+ * answer is kept by run id: one place per host GET /v1/hosts lists, the
+ * least recently read let go first, so that listing every host refits
+ * only the runs that are new.
  */
 #include <math.h>
 #include <stdio.h>
@@ -255,13 +257,14 @@ api_run_presets(struct api_server *s, struct db *db, int64_t run)
 	struct report	 rep;
 	json_t		*list = NULL;
 	char		 err[256];
-	size_t		 i;
+	size_t		 i, victim;
 
 	pthread_mutex_lock(&s->lock);
 	for (i = 0; i < API_RUN_PRESETS_SLOTS; i++)
 		if (s->run_presets[i].run == run &&
 		    s->run_presets[i].presets != NULL) {
 			list = json_incref(s->run_presets[i].presets);
+			s->run_presets[i].used = ++s->run_presets_clock;
 			break;
 		}
 	pthread_mutex_unlock(&s->lock);
@@ -273,11 +276,20 @@ api_run_presets(struct api_server *s, struct db *db, int64_t run)
 	report_release(&rep);
 	if (list == NULL)
 		return json_array();
+	/* In an empty place, or the least recently read one's. */
 	pthread_mutex_lock(&s->lock);
-	i = s->run_presets_next++ % API_RUN_PRESETS_SLOTS;
-	json_decref(s->run_presets[i].presets);
-	s->run_presets[i].run = run;
-	s->run_presets[i].presets = json_incref(list);
+	for (i = 0, victim = 0; i < API_RUN_PRESETS_SLOTS; i++) {
+		if (s->run_presets[i].presets == NULL) {
+			victim = i;
+			break;
+		}
+		if (s->run_presets[i].used < s->run_presets[victim].used)
+			victim = i;
+	}
+	json_decref(s->run_presets[victim].presets);
+	s->run_presets[victim].run = run;
+	s->run_presets[victim].presets = json_incref(list);
+	s->run_presets[victim].used = ++s->run_presets_clock;
 	pthread_mutex_unlock(&s->lock);
 	return list;
 }

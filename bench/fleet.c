@@ -15,6 +15,11 @@
  * Three queries, as services ask: 250 ms p95 at k = 1; 500 ms p99 at
  * k = 4; 100 ms p95 with the OWASP floor.
  *
+ * The last two columns: the same answers with each host's own answer
+ * kept (fleet_host.cand, as pwtuned keeps them per model and query), so
+ * that only the predictions of the candidates on the hosts are left,
+ * and that cost against the full one.
+ *
  * Usage: fleet [-r ROUNDS] [-n N,N,...]
  * Defaults: 15 rounds, n = 1,4,16,64,256.
  */
@@ -80,8 +85,13 @@ main(int argc, char **argv)
 	struct report		 rep;
 	unsigned		 ns[MAX_LIST] = { 1, 4, 16, 64, 256 };
 	size_t			 nn = 5, i, j, r, rounds = 15;
+	static struct tune_answer cands[FLEET_HOSTS_MAX];
+	struct tune_query	 aim;
+	struct fleet_answer	 kept_fa;
 	double			 base[MAX_ROUNDS], group[MAX_LIST][MAX_ROUNDS];
-	double			 t0, bmed, gmed;
+	double			 kept[MAX_LIST][MAX_ROUNDS];
+	double			 t0, bmed, gmed, kmed;
+	size_t			 k, fa_dec[NQUERIES];
 	char			 err[512];
 	int			 c, rc;
 
@@ -140,7 +150,7 @@ main(int argc, char **argv)
 				    (FLEET_HOSTS_MAX - 1) / (ns[i] - 1);
 
 				hosts[j] = (struct fleet_host){ names[h],
-				    &models[h] };
+				    &models[h], NULL };
 			}
 			t0 = bench_now();
 			for (j = 0; j < NQUERIES; j++) {
@@ -151,6 +161,7 @@ main(int argc, char **argv)
 					    ns[i], err);
 					return 1;
 				}
+				fa_dec[j] = fa.decider;
 				/* The slowest host decides, or nothing holds. */
 				if (rc == 0 && strcmp(hosts[fa.decider].host_id,
 				    hosts[ns[i] - 1].host_id) != 0) {
@@ -161,20 +172,50 @@ main(int argc, char **argv)
 				}
 			}
 			group[i][r] = (bench_now() - t0) * 1e3 / NQUERIES;
+			/*
+			 * The same questions with each host's own answer
+			 * kept (pwtuned keeps them per model and query):
+			 * the predictions of every candidate on every host.
+			 */
+			kept[i][r] = 0;
+			for (j = 0; j < NQUERIES; j++) {
+				if (fleet_aim(hosts, ns[i], &q[j], 1, &aim, err,
+				    sizeof(err)) == -1)
+					return 1;
+				for (k = 0; k < ns[i]; k++) {
+					hosts[k].cand = NULL;
+					if (tune_recommend(hosts[k].m, &aim,
+					    &cands[k], err, sizeof(err)) == -1)
+						return 1;
+				}
+				for (k = 0; k < ns[i]; k++)
+					hosts[k].cand = &cands[k];
+				t0 = bench_now();
+				if (fleet_recommend(hosts, ns[i], &q[j], 1,
+				    &kept_fa, err, sizeof(err)) == -1 ||
+				    kept_fa.decider != fa_dec[j]) {
+					fprintf(stderr, "fleet: %u hosts: kept "
+					    "answers differ\n", ns[i]);
+					return 1;
+				}
+				kept[i][r] += bench_now() - t0;
+			}
+			kept[i][r] = kept[i][r] * 1e3 / NQUERIES;
 		}
 	}
 
 	bmed = bench_median(base, rounds);
 	printf("group answers: fleet_recommend over n hosts, median of %zu "
 	    "rounds x %d queries\n\n", rounds, NQUERIES);
-	printf("%6s %14s %12s %14s\n", "hosts", "ms per answer", "x one host",
-	    "answers/s/core");
+	printf("%6s %14s %12s %14s %14s %10s\n", "hosts", "ms per answer",
+	    "x one host", "answers/s/core", "ms, own kept", "kept/full");
 	printf("%6s %14.3f %12s %14.0f   (baseline: tune_recommend, one "
 	    "host)\n", "own", bmed, "1.00", 1e3 / bmed);
 	for (i = 0; i < nn; i++) {
 		gmed = bench_median(group[i], rounds);
-		printf("%6u %14.3f %12.2f %14.0f\n", ns[i], gmed, gmed / bmed,
-		    1e3 / gmed);
+		kmed = bench_median(kept[i], rounds);
+		printf("%6u %14.3f %12.2f %14.0f %14.3f %10.3f\n", ns[i], gmed,
+		    gmed / bmed, 1e3 / gmed, kmed, kmed / gmed);
 	}
 	return 0;
 }

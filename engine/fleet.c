@@ -44,79 +44,153 @@ fleet_stronger(const struct tune_answer *a, const struct tune_answer *b,
 	return a->t > b->t;
 }
 
+/* A candidate in the order they are tried: strongest first. */
+struct fleet_rank {
+	const struct tune_answer	*a;
+	size_t				 i;	/* among the hosts */
+	enum tune_objective		 objective;
+};
+
+static int
+fleet_rank_cmp(const void *x, const void *y)
+{
+	const struct fleet_rank	*a = x, *b = y;
+
+	if (fleet_stronger(a->a, b->a, a->objective))
+		return -1;
+	if (fleet_stronger(b->a, a->a, a->objective))
+		return 1;
+	return a->i < b->i ? -1 : a->i > b->i;	/* equals: the first first */
+}
+
+/* The jj-th host to try: first, then the others in order. */
+static size_t
+fleet_nth(size_t jj, size_t first)
+{
+	if (jj == 0)
+		return first;
+	return jj <= first ? jj - 1 : jj;
+}
+
 int
-fleet_recommend(const struct fleet_host *hosts, size_t n,
-    const struct tune_query *q, double factor, struct fleet_answer *out,
+fleet_aim(const struct fleet_host *hosts, size_t n,
+    const struct tune_query *q, double factor, struct tune_query *aim,
     char *err, size_t errlen)
 {
-	struct tune_query	 aim = *q;
-	struct tune_answer	*cand;
-	double			*headroom, ms, p50, worst, best_worst = -1;
-	size_t			 i, j, decider, chosen = n;
-	int			 holds, any_holds = 0;
-	char			 why[512];
+	size_t	i;
 
-	memset(out, 0, sizeof(*out));
+	*aim = *q;
 	if (!(factor > 0)) {
 		snprintf(err, errlen, "a stack correction must be positive");
 		return -1;
 	}
 	/* The stack takes factor times the model: aim that much lower. */
-	aim.target_ms = q->target_ms / factor;
-	if (aim.target_ms < TUNE_TARGET_MIN_MS)
-		aim.target_ms = TUNE_TARGET_MIN_MS;
-	if (n == 0 || n > FLEET_HOSTS_MAX) {
-		snprintf(err, errlen, "%s", n == 0 ? "no host with a fresh run "
-		    "to answer for" : "too many hosts");
-		return -1;
-	}
+	aim->target_ms = q->target_ms / factor;
+	if (aim->target_ms < TUNE_TARGET_MIN_MS)
+		aim->target_ms = TUNE_TARGET_MIN_MS;
 	/* Memory every host has: each candidate must fit the smallest. */
 	for (i = 0; i < n; i++) {
 		uint64_t kib = hosts[i].m->mem_budget / 1024;
 
-		if (kib > 0 && (aim.memory_max_kib == 0 ||
-		    kib < aim.memory_max_kib))
-			aim.memory_max_kib = kib;
+		if (kib > 0 && (aim->memory_max_kib == 0 ||
+		    kib < aim->memory_max_kib))
+			aim->memory_max_kib = kib;
 	}
-	if ((cand = calloc(n, sizeof(*cand))) == NULL ||
-	    (headroom = calloc(n, sizeof(*headroom))) == NULL) {
+	return 0;
+}
+
+int
+fleet_recommend(const struct fleet_host *hosts, size_t n,
+    const struct tune_query *q, double factor, struct fleet_answer *out,
+    char *err, size_t errlen)
+{
+	struct tune_query	 aim;
+	struct tune_answer	*cand;
+	struct fleet_rank	*rank;
+	double			*headroom, ms, p50, worst, best_worst = -1;
+	size_t			 i, j, jj, k, decider, chosen = n, refuser = 0;
+	int			 any_holds = 0;
+	char			 why[512];
+
+	memset(out, 0, sizeof(*out));
+	if (n == 0 || n > FLEET_HOSTS_MAX) {
+		snprintf(err, errlen, "%s", !(factor > 0) ? "a stack correction "
+		    "must be positive" : n == 0 ? "no host with a fresh run "
+		    "to answer for" : "too many hosts");
+		return -1;
+	}
+	if (fleet_aim(hosts, n, q, factor, &aim, err, errlen) == -1)
+		return -1;
+	cand = calloc(n, sizeof(*cand));
+	headroom = calloc(n, sizeof(*headroom));
+	rank = calloc(n, sizeof(*rank));
+	if (cand == NULL || headroom == NULL || rank == NULL) {
 		free(cand);
+		free(headroom);
+		free(rank);
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
 	for (i = 0; i < n; i++) {
-		if (tune_recommend(hosts[i].m, &aim, &cand[i], why,
+		if (hosts[i].cand != NULL)
+			cand[i] = *hosts[i].cand;
+		else if (tune_recommend(hosts[i].m, &aim, &cand[i], why,
 		    sizeof(why)) == -1) {
 			snprintf(err, errlen, "host %s: %s", hosts[i].host_id,
 			    why);
 			free(cand);
 			free(headroom);
+			free(rank);
 			return -1;
 		}
 		headroom[i] = cand[i].headroom;
 	}
-	/* The strongest candidate that holds everywhere. */
+	/*
+	 * The strongest candidate that holds everywhere: candidates tried
+	 * strongest first, each against the host that last turned one down
+	 * first, so that most fail on their first prediction. Without one,
+	 * the candidate whose slowest host is fastest (among equals, the
+	 * first), a candidate left as soon as it cannot be faster.
+	 */
 	for (i = 0; i < n; i++) {
-		holds = cand[i].met;
+		rank[i].a = &cand[i];
+		rank[i].i = i;
+		rank[i].objective = q->objective;
+	}
+	qsort(rank, n, sizeof(*rank), fleet_rank_cmp);
+	for (k = 0; k < n && !any_holds; k++) {
+		i = rank[k].i;
+		if (!cand[i].met)
+			continue;
+		for (jj = 0; jj < n; jj++) {
+			j = fleet_nth(jj, refuser);
+			if (fleet_predict(hosts[j].m, &cand[i], &ms, &p50) ==
+			    -1 || ms * (1 + headroom[j]) > aim.target_ms) {
+				refuser = j;
+				break;
+			}
+		}
+		if (jj == n) {
+			chosen = i;
+			any_holds = 1;
+		}
+	}
+	for (i = 0; i < n && !any_holds; i++) {
 		worst = 0;
-		for (j = 0; j < n; j++) {
+		for (jj = 0; jj < n; jj++) {
+			j = fleet_nth(jj, refuser);
 			if (fleet_predict(hosts[j].m, &cand[i], &ms, &p50) == -1) {
 				worst = -1;
 				break;
 			}
-			if (ms * (1 + headroom[j]) > aim.target_ms)
-				holds = 0;
 			if (ms > worst)
 				worst = ms;
+			if (best_worst >= 0 && worst >= best_worst)
+				break;	/* cannot be the fastest */
 		}
 		if (worst < 0)
 			continue;	/* cannot run on some host */
-		if (holds && (!any_holds || fleet_stronger(&cand[i],
-		    &cand[chosen], q->objective))) {
-			chosen = i;
-			any_holds = 1;
-		} else if (!any_holds && (best_worst < 0 || worst <
-		    best_worst)) {
+		if (best_worst < 0 || worst < best_worst) {
 			chosen = i;
 			best_worst = worst;
 		}
@@ -127,6 +201,7 @@ fleet_recommend(const struct fleet_host *hosts, size_t n,
 		    "parallelism= and memory_max=");
 		free(cand);
 		free(headroom);
+		free(rank);
 		return -1;
 	}
 	out->a = cand[chosen];
@@ -153,6 +228,7 @@ fleet_recommend(const struct fleet_host *hosts, size_t n,
 	out->a.met = any_holds;
 	free(cand);
 	free(headroom);
+	free(rank);
 	if (!any_holds) {
 		snprintf(err, errlen, "no parameters meet %.0f ms at p%d on "
 		    "every host: on host %s the closest answer is predicted to "

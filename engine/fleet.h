@@ -32,6 +32,11 @@
 struct fleet_host {
 	const char		*host_id;
 	const struct model	*m;
+	/*
+	 * The host's own answer to the aim (fleet_aim()) when the caller
+	 * kept it from an earlier question, or NULL: searched here.
+	 */
+	const struct tune_answer *cand;
 };
 
 struct fleet_answer {
@@ -51,6 +56,16 @@ struct fleet_answer {
  */
 int	 fleet_recommend(const struct fleet_host *hosts, size_t n,
 	    const struct tune_query *q, double factor, struct fleet_answer *out,
+	    char *err, size_t errlen);
+
+/*
+ * The query each host's own answer is searched with: q aimed at
+ * target / factor, within the smallest memory budget of hosts[0..n). A
+ * candidate kept for the same aim (fleet_host.cand) is that search's
+ * answer. 0, or -1 with err (factor not positive).
+ */
+int	 fleet_aim(const struct fleet_host *hosts, size_t n,
+	    const struct tune_query *q, double factor, struct tune_query *aim,
 	    char *err, size_t errlen);
 
 /*

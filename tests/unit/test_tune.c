@@ -431,9 +431,9 @@ TEST(fleet_answer_holds_on_the_slowest_host)
 	fit_host(&fast, 1, 8ULL << 30);
 	fit_host(&mid, 2, 8ULL << 30);
 	fit_host(&slow, 3, 8ULL << 30);
-	hosts[0] = (struct fleet_host){ "fast", &fast };
-	hosts[1] = (struct fleet_host){ "slow", &slow };
-	hosts[2] = (struct fleet_host){ "mid", &mid };
+	hosts[0] = (struct fleet_host){ "fast", &fast, NULL };
+	hosts[1] = (struct fleet_host){ "slow", &slow, NULL };
+	hosts[2] = (struct fleet_host){ "mid", &mid, NULL };
 	tune_query_init(&q);
 	q.target_ms = 250;
 	ASSERT_EQ(fleet_recommend(hosts, 3, &q, 1, &fa, err, sizeof(err)), 0);
@@ -465,6 +465,117 @@ TEST(fleet_answer_holds_on_the_slowest_host)
 	ASSERT_EQ(fleet_recommend(hosts, 0, &q, 1, &fb, err, sizeof(err)), -1);
 }
 
+/*
+ * The answer fleet_recommend searched before candidates were tried
+ * strongest first: every candidate predicted on every host. Returns the
+ * index of the chosen host's candidate (n: none) and *holds.
+ */
+static size_t
+fleet_reference(const struct fleet_host *hosts, size_t n,
+    const struct tune_query *q, int *holds)
+{
+	struct tune_query		 aim;
+	static struct tune_answer	 cand[64];
+	const struct model_curve	*c;
+	struct model_prediction		 pr;
+	double				 worst, best_worst = -1, ca, cb;
+	size_t				 i, j, chosen = n;
+	int				 h, runs;
+	char				 err[256];
+
+	*holds = 0;
+	if (fleet_aim(hosts, n, q, 1, &aim, err, sizeof(err)) == -1)
+		return n;
+	for (i = 0; i < n; i++)
+		if (tune_recommend(hosts[i].m, &aim, &cand[i], err,
+		    sizeof(err)) == -1)
+			return n;
+	for (i = 0; i < n; i++) {
+		h = cand[i].met;
+		worst = 0;
+		runs = 1;
+		for (j = 0; j < n && runs; j++) {
+			c = model_curve_find(hosts[j].m, cand[i].backend,
+			    cand[i].variant, cand[i].p);
+			if (c == NULL || (hosts[j].m->mem_budget > 0 &&
+			    (uint64_t)cand[i].m_kib * cand[i].k >
+			    hosts[j].m->mem_budget / 1024)) {
+				runs = 0;
+				break;
+			}
+			model_predict(hosts[j].m, c, cand[i].m_kib, cand[i].t,
+			    cand[i].k, cand[i].percentile, &pr);
+			if (pr.ms * (1 + cand[j].headroom) > aim.target_ms)
+				h = 0;
+			if (pr.ms > worst)
+				worst = pr.ms;
+		}
+		if (!runs)
+			continue;
+		ca = (double)cand[i].m_kib * (3.0 * cand[i].t - 1);
+		cb = chosen < n ? (double)cand[chosen].m_kib *
+		    (3.0 * cand[chosen].t - 1) : 0;
+		if (h && (!*holds || (q->objective == TUNE_ATTACKER_COST &&
+		    ca != cb ? ca > cb : cand[i].m_kib != cand[chosen].m_kib ?
+		    cand[i].m_kib > cand[chosen].m_kib :
+		    cand[i].t > cand[chosen].t))) {
+			chosen = i;
+			*holds = 1;
+		} else if (!*holds && (best_worst < 0 || worst < best_worst)) {
+			chosen = i;
+			best_worst = worst;
+		}
+	}
+	return chosen;
+}
+
+TEST(fleet_answer_is_the_exhaustive_search_answer)
+{
+	static struct model	m[40];
+	static const double	targets[] = { 20, 100, 250, 1000 };
+	struct fleet_host	hosts[40];
+	struct fleet_answer	fa;
+	struct tune_answer	own;
+	struct tune_query	q;
+	size_t			i, t, o, n, ref, checked = 0, none = 0;
+	int			holds, rc;
+	char			err[512];
+
+	/* Speeds out of order, three memory sizes, some hosts alike. */
+	for (i = 0; i < 40; i++)
+		fit_host(&m[i], 1 + (double)((i * 7) % 13) * 4,
+		    (4ULL << 30) << (i % 3));
+	for (i = 0; i < 40; i++)
+		hosts[i] = (struct fleet_host){ "h", &m[i], NULL };
+	for (n = 1; n <= 40; n += 13)
+	for (t = 0; t < sizeof(targets) / sizeof(targets[0]); t++)
+	for (o = 0; o < 2; o++) {
+		tune_query_init(&q);
+		q.target_ms = targets[t];
+		q.floor = TUNE_FLOOR_NONE;
+		q.objective = o ? TUNE_ATTACKER_COST : q.objective;
+		ref = fleet_reference(hosts, n, &q, &holds);
+		rc = fleet_recommend(hosts, n, &q, 1, &fa, err, sizeof(err));
+		if (ref == n) {
+			ASSERT_EQ(rc, -1);
+			continue;
+		}
+		ASSERT(rc != -1);
+		ASSERT_EQ(fa.holds, holds);
+		none += !holds;
+		if (fleet_aim(hosts, n, &q, 1, &q, err, sizeof(err)) == -1 ||
+		    tune_recommend(&m[ref], &q, &own, err, sizeof(err)) == -1)
+			TEST_FAIL("%s", err);
+		ASSERT_EQ(fa.a.m_kib, own.m_kib);
+		ASSERT_EQ(fa.a.t, own.t);
+		ASSERT_EQ(fa.a.p, own.p);
+		checked++;
+	}
+	/* Both paths taken: answers that hold, and the closest one. */
+	ASSERT(checked > 20);
+	ASSERT(none > 0 && none < checked);
+}
+
 TEST(fleet_answer_fits_the_smallest_memory)
 {
 	static struct model	big, small;
@@ -476,8 +587,8 @@ TEST(fleet_answer_fits_the_smallest_memory)
 
 	fit_host(&big, 1, 8ULL << 30);
 	fit_host(&small, 1, 96ULL << 20);	/* 96 MiB */
-	hosts[0] = (struct fleet_host){ "big", &big };
-	hosts[1] = (struct fleet_host){ "small", &small };
+	hosts[0] = (struct fleet_host){ "big", &big, NULL };
+	hosts[1] = (struct fleet_host){ "small", &small, NULL };
 	tune_query_init(&q);
 	q.target_ms = 1000;
 	q.k = 2;
@@ -500,8 +611,8 @@ TEST(fleet_target_out_of_reach_says_so)
 
 	fit_host(&fast, 1, 8ULL << 30);
 	fit_host(&slow, 50, 8ULL << 30);
-	hosts[0] = (struct fleet_host){ "fast", &fast };
-	hosts[1] = (struct fleet_host){ "slow", &slow };
+	hosts[0] = (struct fleet_host){ "fast", &fast, NULL };
+	hosts[1] = (struct fleet_host){ "slow", &slow, NULL };
 	tune_query_init(&q);
 	q.target_ms = 20;
 	ASSERT_EQ(fleet_recommend(hosts, 2, &q, 1, &fa, err, sizeof(err)), 1);
@@ -518,7 +629,7 @@ TEST(stack_corrections)
 	struct tune_query	q;
 	struct tune_answer	plain;
 	struct fleet_answer	fa;
-	struct fleet_host	one = { "synth", &mdl };
+	struct fleet_host	one = { "synth", &mdl, NULL };
 	char			err[512];
 
 	ASSERT_EQ(fleet_stack_factor(few, 4, &f), -1);
@@ -556,6 +667,7 @@ TEST_LIST(
 	TEST_ENTRY(answer_json),
 	TEST_ENTRY(fleet_answer_holds_on_the_slowest_host),
 	TEST_ENTRY(fleet_answer_fits_the_smallest_memory),
+	TEST_ENTRY(fleet_answer_is_the_exhaustive_search_answer),
 	TEST_ENTRY(fleet_target_out_of_reach_says_so),
 	TEST_ENTRY(stack_corrections)
 )
