@@ -440,7 +440,7 @@ fit_concurrency(const struct report *rep, struct model *m)
 int
 model_fit(const struct report *rep, struct model *m, char *err, size_t errlen)
 {
-	static struct obs	 o[OBS_MAX];
+	struct obs		*o;
 	double			 all_err[OBS_MAX * 4], errs[OBS_MAX];
 	size_t			 i, j, n, nall = 0, ne;
 	struct model_curve	*c, tmp;
@@ -473,6 +473,11 @@ model_fit(const struct report *rep, struct model *m, char *err, size_t errlen)
 	if (m->ncurves == 0) {
 		snprintf(err, errlen, "no Argon2 point measured at k = 1: "
 		    "nothing to fit");
+		return -1;
+	}
+	/* Each call its own rows: fits run on several threads at once. */
+	if ((o = calloc(OBS_MAX, sizeof(*o))) == NULL) {
+		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
 	for (j = 0; j < m->ncurves; j++) {
@@ -514,6 +519,7 @@ model_fit(const struct report *rep, struct model *m, char *err, size_t errlen)
 			m->loo_worst = all_err[i];
 	m->loo_median = median_of(all_err, nall);
 	fit_concurrency(rep, m);
+	free(o);
 	return 0;
 }
 

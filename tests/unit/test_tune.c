@@ -4,7 +4,9 @@
  * impossible targets, memory over k, m rounding, needs-rehash.
  */
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "fleet.h"
 #include "synthetic.h"
@@ -651,6 +653,65 @@ TEST(stack_corrections)
 	ASSERT_EQ(fleet_recommend(&one, 1, &q, 0, &fa, err, sizeof(err)), -1);
 }
 
+/*
+ * Fits run on several threads at once (the runner, the HTTP threads
+ * fitting other hosts' models for scoped answers and /v1/hosts): each
+ * thread's model must be the one its own report gives.
+ */
+struct fit_job {
+	double		speed;
+	struct model	want;
+	int		wrong;
+};
+
+static void *
+fit_many(void *arg)
+{
+	struct fit_job	*job = arg;
+	struct report	 rep;
+	struct model	*got;
+	char		 err[256];
+	int		 i;
+
+	if ((got = malloc(sizeof(*got))) == NULL)
+		return NULL;
+	synthetic_host(&rep, 1, job->speed, 8ULL << 30);
+	for (i = 0; i < 400; i++) {
+		if (model_fit(&rep, got, err, sizeof(err)) != 0 ||
+		    memcmp(got->curves, job->want.curves,
+		    sizeof(got->curves)) != 0)
+			job->wrong++;
+	}
+	report_release(&rep);
+	free(got);
+	return NULL;
+}
+
+TEST(fits_on_several_threads_at_once)
+{
+	struct fit_job	*jobs;
+	struct report	 rep;
+	pthread_t	 th[4];
+	char		 err[256];
+	int		 i;
+
+	jobs = calloc(4, sizeof(*jobs));
+	ASSERT(jobs != NULL);
+	for (i = 0; i < 4; i++) {
+		jobs[i].speed = 1 + i;
+		synthetic_host(&rep, 1, jobs[i].speed, 8ULL << 30);
+		ASSERT_EQ(model_fit(&rep, &jobs[i].want, err, sizeof(err)), 0);
+		report_release(&rep);
+	}
+	for (i = 0; i < 4; i++)
+		ASSERT_EQ(pthread_create(&th[i], NULL, fit_many, &jobs[i]), 0);
+	for (i = 0; i < 4; i++)
+		pthread_join(th[i], NULL);
+	for (i = 0; i < 4; i++)
+		ASSERT_EQ(jobs[i].wrong, 0);
+	free(jobs);
+}
+
 TEST_LIST(
 	TEST_ENTRY(fit_recovers_known_costs),
 	TEST_ENTRY(concurrency_depends_on_m),
@@ -669,5 +730,6 @@ TEST_LIST(
 	TEST_ENTRY(fleet_answer_fits_the_smallest_memory),
 	TEST_ENTRY(fleet_answer_is_the_exhaustive_search_answer),
 	TEST_ENTRY(fleet_target_out_of_reach_says_so),
-	TEST_ENTRY(stack_corrections)
+	TEST_ENTRY(stack_corrections),
+	TEST_ENTRY(fits_on_several_threads_at_once)
 )
