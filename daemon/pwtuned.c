@@ -41,25 +41,6 @@ usage(FILE *fp)
 "variables, then these flags.\n", fp);
 }
 
-/*
- * The store file, made 0600 before SQLite opens it when it does not exist
- * yet (SQLite would make it 0644 less the umask); its -wal and -shm take
- * its mode. An existing file keeps the mode its owner gave it. When it
- * cannot be made here, db_open() says why.
- */
-static void
-store_create(const char *path)
-{
-	int	fd;
-
-	if (db_is_postgresql(path))
-		return;
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-	    0600);
-	if (fd != -1)
-		close(fd);
-}
-
 struct flag_set {
 	const char	*key;
 	const char	*value;
@@ -202,7 +183,6 @@ main(int argc, char **argv)
 		    strerror(errno));
 		return 1;
 	}
-	store_create(d.cfg.db);
 	if ((st = db_open(d.cfg.db, &dbo, &db, err, sizeof(err))) != DB_OK) {
 		/* A shared database that is away: start, and catch up once
 		   it is back (answers wait for a model; /readyz says why). */

@@ -243,7 +243,7 @@ sql_open_conn(struct db *db, const struct db_open_opts *o, int immutable,
 {
 	struct sql_state	*e = db->engine;
 	char			 uri[4200];
-	int			 rc, flags;
+	int			 rc, flags, fd;
 
 	if (db->readonly) {
 		flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_URI;
@@ -251,6 +251,16 @@ sql_open_conn(struct db *db, const struct db_open_opts *o, int immutable,
 		    immutable ? "&immutable=1" : "");
 		rc = sqlite3_open_v2(uri, &e->conn, flags, NULL);
 	} else {
+		/*
+		 * A new store is made 0600 here, before SQLite would make it
+		 * 0644 less the umask (its -wal and -shm take its mode): by
+		 * the daemon, the command line, or after a corrupt one was
+		 * moved aside. An existing file keeps the mode it has.
+		 */
+		if (strcmp(db->path, ":memory:") != 0 && (fd = open(db->path,
+		    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		    0600)) != -1)
+			close(fd);
 		flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
 		    SQLITE_OPEN_NOMUTEX;
 		rc = sqlite3_open_v2(db->path, &e->conn, flags, NULL);

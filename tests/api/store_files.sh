@@ -2,7 +2,8 @@
 # The files pwtuned makes and the files it is given (D0, D8e): a file that
 # is not an SQLite database named as the store is refused and left as it
 # is; started under umask 000, the state directory is 0700 and the store,
-# its -wal and -shm and the token are 0600.
+# its -wal and -shm and the token are 0600; so is a store made after a
+# corrupt one was moved aside, and one the command line makes.
 . "$(dirname "$0")/lib.sh"
 
 # D0: a text file as the store: exit 1 naming it, the file unchanged,
@@ -33,4 +34,25 @@ for f in "$VAR:700" "$VAR/pwtune.db:600" "$VAR/pwtune.db-wal:600" \
 		bad "umask 000: ${f%:*} is $m, wanted ${f##*:}"
 done
 stop_daemon
+
+# A corrupt store moved aside: the new one is 0600 too, under umask 022.
+VAR="$TMP/corrupt"
+mkdir -p "$VAR"
+chmod 700 "$VAR"
+"$PWTUNE" bench --m 8MiB --t 1 --backend libsodium --repeats 2 \
+	--db "$VAR/pwtune.db" --no-json -q >/dev/null 2>&1 || bad "cannot seed"
+printf 'garbage page %.0s' $(seq 400) | dd of="$VAR/pwtune.db" bs=1 seek=1024 \
+	conv=notrunc 2>/dev/null
+start_daemon
+ls "$VAR"/pwtune.db.corrupt-* >/dev/null 2>&1 && ok "the corrupt store was moved aside" ||
+	bad "the corrupt store was not moved aside: $(ls "$VAR" | tr '\n' ' ')"
+m=$(mode "$VAR/pwtune.db")
+[ "$m" = 600 ] && ok "the store made after it is 600" || bad "the store made after it is $m"
+stop_daemon
+
+# A store the command line makes: 0600 under umask 022.
+"$PWTUNE" bench --m 8MiB --t 1 --backend libsodium --repeats 2 \
+	--db "$TMP/cli.db" --no-json -q >/dev/null 2>&1 || bad "pwtune bench --db"
+m=$(mode "$TMP/cli.db")
+[ "$m" = 600 ] && ok "pwtune bench --db makes a store 600" || bad "pwtune bench --db made a store $m"
 finish
