@@ -17,7 +17,10 @@
 #define API_RUN_PRESETS_SLOTS	1024	/* hosts' preset times, by run: one
 					   per host db_hosts_list gives (1000) */
 #define API_STORE_PROBE_S	2	/* seconds between store probes */
-#define API_STORE_OPEN_WAIT_MS	100	/* for another thread's connect */
+#define API_STORE_OPEN_WAIT_MS	50	/* for another thread's connect, or
+					   a turn to wait on the database */
+#define API_STORE_QUERY_MS	3000	/* a statement's answer, on an HTTP
+					   thread */
 #define API_FLEET_LIST_S	5	/* seconds a list of hosts is kept,
 					   and a scoped answer */
 #define API_FLEET_ANSWERS	64	/* scoped answers kept */
@@ -134,6 +137,7 @@ struct api_server {
 	}			 run_presets[API_RUN_PRESETS_SLOTS];
 	uint64_t		 run_presets_clock;
 	struct api_fleet	*fleet;		/* fleet.c, made on first use */
+	struct db_gate		 store_gate;	/* handlers.c: api_db() */
 };
 
 /* The dashboard's files, built in (web_files.c, generated). */

@@ -49,6 +49,58 @@ api_db_key(void)
  */
 static pthread_mutex_t	store_open_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/*
+ * And a database that stops answering on a connection already open: each
+ * statement of an HTTP thread has API_STORE_QUERY_MS to be answered (then
+ * the connection is dropped and the store marked away), and at most all
+ * HTTP threads but one may be waiting on the database at once (a
+ * statement that would wait more than API_STORE_OPEN_WAIT_MS for its turn
+ * answers 503), so one thread is always there for the rest.
+ */
+static pthread_mutex_t	store_gate_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t	store_gate_free = PTHREAD_COND_INITIALIZER;
+static unsigned		store_gate_in;
+
+static int
+api_store_enter(void *ctx)
+{
+	struct api_server	*s = ctx;
+	struct timespec		 until;
+	unsigned		 max;
+	int			 rc = 0;
+
+	max = s->d->cfg.threads > 1 ? s->d->cfg.threads - 1 : 1;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_nsec += API_STORE_OPEN_WAIT_MS * 1000000L;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&store_gate_lock);
+	while (store_gate_in >= max && rc == 0)
+		rc = pthread_cond_timedwait(&store_gate_free,
+		    &store_gate_lock, &until);
+	if (store_gate_in < max) {
+		store_gate_in++;
+		rc = 0;
+	}
+	pthread_mutex_unlock(&store_gate_lock);
+	return rc;
+}
+
+static void
+api_store_leave(void *ctx, enum db_status st, const char *err)
+{
+	struct api_server	*s = ctx;
+
+	pthread_mutex_lock(&store_gate_lock);
+	store_gate_in--;
+	pthread_cond_signal(&store_gate_free);
+	pthread_mutex_unlock(&store_gate_lock);
+	if (st == DB_ERR_UNAVAILABLE)
+		store_note(s->d, st, err);
+}
+
 struct db *
 api_db(struct api_server *s, char *err, size_t errlen)
 {
@@ -92,6 +144,10 @@ api_db(struct api_server *s, char *err, size_t errlen)
 		store_note(s->d, st, err);
 		return NULL;
 	}
+	s->store_gate.enter = api_store_enter;
+	s->store_gate.leave = api_store_leave;
+	s->store_gate.ctx = s;
+	db_set_limits(db, API_STORE_QUERY_MS, &s->store_gate);
 	pthread_setspecific(db_key, db);
 	return db;
 }

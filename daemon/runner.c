@@ -22,6 +22,7 @@
 /* Seconds between attempts to open the store the runner could not open. */
 #define RUNNER_STORE_RETRY_S	2
 #define RUNNER_STORE_PROBE_S	2	/* a shared database asked when idle */
+#define RUNNER_STORE_QUERY_MS	10000	/* a statement's answer */
 
 struct runner_ctx {
 	struct daemon	*d;
@@ -468,6 +469,8 @@ runner_loop(void *arg)
 
 	if ((db = runner_open(d)) == NULL)
 		return NULL;
+	/* A database that stops answering is noticed, not waited on. */
+	db_set_limits(db, RUNNER_STORE_QUERY_MS, NULL);
 	pg = db_is_postgresql(d->cfg.db);
 	pthread_mutex_lock(&d->lock);
 	while (!d->quit) {

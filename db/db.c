@@ -409,6 +409,13 @@ db_open_version(const char *path, int version, struct db **out, char *err,
 }
 
 void
+db_set_limits(struct db *db, int timeout_ms, const struct db_gate *gate)
+{
+	db->timeout_ms = timeout_ms;
+	db->gate = gate;
+}
+
+void
 db_close(struct db *db)
 {
 	if (db == NULL)

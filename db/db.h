@@ -107,6 +107,18 @@ enum db_run_status {
 	DB_RUN_INTERRUPTED
 };
 
+/*
+ * Who may talk to a PostgreSQL store, and when it failed: enter is asked
+ * before each statement (non-zero: not now, the statement fails with
+ * DB_ERR_BUSY at once), leave is told how it went. The API keeps HTTP
+ * threads free with it, and learns at once that the database is away.
+ */
+struct db_gate {
+	int	(*enter)(void *ctx);
+	void	(*leave)(void *ctx, enum db_status st, const char *err);
+	void	 *ctx;
+};
+
 struct db_open_opts {
 	int	  readonly;		/* open for reading only */
 	int	  busy_timeout_ms;	/* 0: DB_BUSY_TIMEOUT_MS */
@@ -148,6 +160,15 @@ struct db;
 enum db_status db_open(const char *path, const struct db_open_opts *opts,
 	    struct db **out, char *err, size_t errlen);
 void	 db_close(struct db *db);
+
+/*
+ * Limits for an open PostgreSQL store (nothing for SQLite): a statement
+ * the server has not answered in timeout_ms is given up and its
+ * connection dropped (DB_ERR_UNAVAILABLE; reconnected after the backoff),
+ * 0 for no limit; gate (NULL: none) is asked before each statement.
+ */
+void	 db_set_limits(struct db *db, int timeout_ms,
+	    const struct db_gate *gate);
 
 /* 1 when locator names a PostgreSQL database (postgresql://, postgres://). */
 int	 db_is_postgresql(const char *locator);

@@ -11,10 +11,15 @@
  * call reconnects, and a statement outside a transaction is retried once
  * on the new connection.
  */
+#include <sys/socket.h>
+
+#include <errno.h>
+#include <poll.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <libpq-fe.h>
@@ -30,6 +35,8 @@ struct pg_state {
 	time_t		 retry;		/* no reconnect before (a backoff) */
 	unsigned long	 seen;		/* pg_connects when the last one
 					   failed */
+	int		 timed_out;	/* the last statement's answer did not
+					   come in db->timeout_ms */
 };
 
 #define PG(db)	(((struct pg_state *)(db)->engine)->pg)
@@ -142,16 +149,102 @@ pg_quiet(void *arg, const char *message)
 	(void)message;
 }
 
+static long
+pg_ms_left(const struct timespec *deadline)
+{
+	struct timespec	now;
+	long		ms;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	ms = (deadline->tv_sec - now.tv_sec) * 1000 +
+	    (deadline->tv_nsec - now.tv_nsec) / 1000000;
+	return ms > 0 ? ms : 0;
+}
+
+/*
+ * Wait for the socket (events) until the deadline: 1 ready, 0 not by then.
+ */
+static int
+pg_wait(PGconn *c, short events, const struct timespec *deadline)
+{
+	struct pollfd	pfd;
+	int		rc;
+
+	pfd.fd = PQsocket(c);
+	pfd.events = events;
+	do
+		rc = poll(&pfd, 1, (int)pg_ms_left(deadline));
+	while (rc == -1 && errno == EINTR);
+	return rc != 0;
+}
+
+/*
+ * A statement with a deadline: sent, then its results read as they come,
+ * as PQexec would (the first failed result, or the last). A server that
+ * does not answer in time (it hangs, or drops every packet) loses the
+ * connection: its socket is shut down, so the connection is bad and the
+ * backoff decides when to reconnect.
+ */
+static PGresult *
+pg_exec_within(struct db *db, const char *sql, int n, const char *const *v)
+{
+	struct pg_state	*e = db->engine;
+	struct timespec	 deadline;
+	PGresult	*res, *keep = NULL;
+	int		 sent, i;
+
+	clock_gettime(CLOCK_MONOTONIC, &deadline);
+	deadline.tv_sec += db->timeout_ms / 1000;
+	deadline.tv_nsec += (long)(db->timeout_ms % 1000) * 1000000;
+	if (deadline.tv_nsec >= 1000000000L) {
+		deadline.tv_sec++;
+		deadline.tv_nsec -= 1000000000L;
+	}
+	sent = v == NULL ? PQsendQuery(e->pg, sql) : PQsendQueryParams(e->pg,
+	    sql, n, NULL, v, NULL, NULL, 0);
+	if (!sent)
+		return NULL;
+	while (PQflush(e->pg) == 1)
+		if (!pg_wait(e->pg, POLLOUT, &deadline))
+			goto late;
+	for (;;) {
+		while (PQisBusy(e->pg)) {
+			if (!pg_wait(e->pg, POLLIN, &deadline))
+				goto late;
+			if (!PQconsumeInput(e->pg))
+				break;
+		}
+		if ((res = PQgetResult(e->pg)) == NULL)
+			return keep;
+		if (keep != NULL && PQresultStatus(keep) != PGRES_COMMAND_OK &&
+		    PQresultStatus(keep) != PGRES_TUPLES_OK) {
+			PQclear(res);	/* the first failure stands */
+			continue;
+		}
+		PQclear(keep);
+		keep = res;
+	}
+late:
+	PQclear(keep);
+	e->timed_out = 1;
+	shutdown(PQsocket(e->pg), SHUT_RDWR);
+	for (i = 0; i < 8 && (res = PQgetResult(e->pg)) != NULL; i++)
+		PQclear(res);
+	return NULL;
+}
+
 /*
  * Run sql with the values v (n of them, text; NULL is SQL NULL); *out
  * gets the result (PQclear it) when out is not NULL. Outside a
  * transaction a statement that found the connection gone runs again on a
- * new one.
+ * new one (not one that timed out: the server is there and does not
+ * answer, and a new connection would wait for it as long again).
  */
 static enum db_status
-pg_do(struct db *db, const char *what, const char *sql, int n,
+pg_do_once(struct db *db, const char *what, const char *sql, int n,
     const char *const *v, PGresult **out, char *err, size_t errlen)
 {
+	struct pg_state	*e = db->engine;
 	PGresult	*res;
 	enum db_status	 st;
 	int		 idle, attempt, ok;
@@ -162,10 +255,15 @@ pg_do(struct db *db, const char *what, const char *sql, int n,
 		if ((st = pg_connected(db, err, errlen)) != DB_OK)
 			return st;
 		idle = PQtransactionStatus(PG(db)) == PQTRANS_IDLE;
+		e->timed_out = 0;
 		/* Without parameters: the simple protocol (migrations hold
 		   several statements). */
-		res = v == NULL ? PQexec(PG(db), sql) : PQexecParams(PG(db),
-		    sql, n, NULL, v, NULL, NULL, 0);
+		if (db->timeout_ms > 0)
+			res = pg_exec_within(db, sql, n, v);
+		else
+			res = v == NULL ? PQexec(PG(db), sql) :
+			    PQexecParams(PG(db), sql, n, NULL, v, NULL, NULL,
+			    0);
 		ok = res != NULL && (PQresultStatus(res) == PGRES_COMMAND_OK ||
 		    PQresultStatus(res) == PGRES_TUPLES_OK);
 		if (ok) {
@@ -175,12 +273,42 @@ pg_do(struct db *db, const char *what, const char *sql, int n,
 				PQclear(res);
 			return DB_OK;
 		}
+		if (e->timed_out) {
+			PQclear(res);
+			e->seen = atomic_load(&pg_connects);
+			e->retry = time(NULL) + PG_RETRY_S;
+			snprintf(err, errlen, "%s: %s: the database cannot be "
+			    "reached: no answer in %d ms", db->path, what,
+			    db->timeout_ms);
+			return DB_ERR_UNAVAILABLE;
+		}
 		st = pg_fail(db, res, what, err, errlen);
 		PQclear(res);
 		if (st != DB_ERR_UNAVAILABLE || !idle ||
 		    PQstatus(PG(db)) == CONNECTION_OK)
 			return st;
 	}
+	return st;
+}
+
+/* pg_do_once, when the gate (if any) lets this statement through. */
+static enum db_status
+pg_do(struct db *db, const char *what, const char *sql, int n,
+    const char *const *v, PGresult **out, char *err, size_t errlen)
+{
+	const struct db_gate	*g = db->gate;
+	enum db_status		 st;
+
+	if (g != NULL && g->enter(g->ctx) != 0) {
+		if (out != NULL)
+			*out = NULL;
+		snprintf(err, errlen, "%s: %s: every connection to the "
+		    "database that may wait is waiting", db->path, what);
+		return DB_ERR_BUSY;
+	}
+	st = pg_do_once(db, what, sql, n, v, out, err, errlen);
+	if (g != NULL)
+		g->leave(g->ctx, st, err);
 	return st;
 }
 

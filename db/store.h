@@ -141,6 +141,8 @@ struct db {
 	void		*log_ctx;
 	char		 owner[256];	/* "pid:starttime" of this process;
 					   PostgreSQL adds "@boot_id/host" */
+	int		 timeout_ms;	/* db_set_limits() */
+	const struct db_gate *gate;
 };
 
 /* db.c: for the engines. */
