@@ -137,3 +137,22 @@ sys.exit(0 if eval("(" + sys.argv[3].strip() + ")") else 1)
 PY
 	then ok "$name"; else bad "$name: $expr"; head -c 400 "$TMP/body"; echo; fi
 }
+
+# expect_quick NAME WANT PATH: five GETs of PATH, 200 ms apart, each must
+# answer WANT in under 100 ms (what must not wait on anything slow).
+expect_quick() {
+	local name=$1 want=$2 path=$3 worst=0 got t codes=""
+	for _ in 1 2 3 4 5; do
+		read -r got t < <(curl -s -o /dev/null -w '%{http_code} %{time_total}\n' \
+			--max-time 20 "http://127.0.0.1:$PORT$path")
+		codes="$codes $got"
+		worst=$(python3 -c "print(max($worst, $t))")
+		sleep 0.2
+	done
+	if [ "$codes" = "$(printf " $want%.0s" 1 2 3 4 5)" ] &&
+		python3 -c "import sys; sys.exit(0 if $worst < 0.1 else 1)"; then
+		ok "$name: $want in at most $(python3 -c "print(round($worst * 1000, 1))") ms"
+	else
+		bad "$name: statuses$codes, the slowest $worst s (want $want in < 0.1 s)"
+	fi
+}

@@ -33,24 +33,8 @@ for i in 1 2 3 4; do
 	CURLS+=($!)
 done
 sleep 0.3
-timed() {	# timed NAME WANT PATH: five requests, each WANT in < 100 ms
-	local name=$1 want=$2 path=$3 worst=0 got t codes=""
-	for _ in 1 2 3 4 5; do
-		read -r got t < <(curl -s -o /dev/null -w '%{http_code} %{time_total}\n' \
-			--max-time 20 "http://127.0.0.1:$PORT$path")
-		codes="$codes $got"
-		worst=$(python3 -c "print(max($worst, $t))")
-		sleep 0.2
-	done
-	if [ "$codes" = "$(printf " $want%.0s" 1 2 3 4 5)" ] &&
-		python3 -c "import sys; sys.exit(0 if $worst < 0.1 else 1)"; then
-		ok "$name: $want in at most $(python3 -c "print(round($worst * 1000, 1))") ms"
-	else
-		bad "$name: statuses$codes, the slowest $worst s (want $want in < 0.1 s)"
-	fi
-}
-timed "/healthz, the server stopped" 200 /healthz
-timed "an answer from memory, the server stopped" 200 "/v1/recommendation?target_ms=100&floor=none"
+expect_quick "/healthz, the server stopped" 200 /healthz
+expect_quick "an answer from memory, the server stopped" 200 "/v1/recommendation?target_ms=100&floor=none"
 wait "${CURLS[@]}" 2>/dev/null
 worst=0
 for i in 1 2 3 4; do
@@ -61,7 +45,7 @@ done
 python3 -c "import sys; sys.exit(0 if $worst < 4.5 else 1)" &&
 	ok "store requests in flight: 503, the slowest in $worst s (one statement's 3 s at most)" ||
 	bad "store requests in flight: the slowest took $worst s"
-timed "GET /v1/runs once the store is known away" 503 /v1/runs
+expect_quick "GET /v1/runs once the store is known away" 503 /v1/runs
 req GET /readyz
 expect_body "/readyz: the store is away" 'j["store"]["reachable"] is False'
 
