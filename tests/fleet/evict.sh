@@ -12,17 +12,10 @@
 # prediction: freed memory is filled with garbage, MALLOC_PERTURB_.) Asked again, the answer's inputs are unchanged and
 # it is the one kept.
 . "$(dirname "$0")/../api/lib.sh" || exit 1
+. "$(dirname "$0")/many.sh" || exit 1
 N=260
 Q="target_ms=250&percentile=95&floor=none"
-mkdir -p "$TMP/runs"
-python3 "$(dirname "$0")/hosts.py" "$(dirname "$0")/../data/quick-run.json" \
-	"$N" "$TMP/runs" || { bad "hosts.py"; finish; exit 1; }
-for i in $(seq 0 $((N - 1))); do
-	"$PWTUNE" db import --db "$VAR/pwtune.db" "$TMP/runs/host-$i.json" \
-		>/dev/null 2>"$TMP/import.err" ||
-		{ bad "import host $i"; cat "$TMP/import.err"; finish; exit 1; }
-done
-ok "$N hosts imported"
+import_hosts "$N"
 # Freed memory filled with garbage (glibc): a model read after it was
 # freed shows in a build without a sanitizer too.
 start_daemon MALLOC_PERTURB_=165 PWTUNED_GROUP=g

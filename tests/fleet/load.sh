@@ -11,16 +11,9 @@
 # GET /v1/hosts over the 300 hosts: asked again, the presets of each run
 # are the ones kept (not refitted): under half the first time.
 . "$(dirname "$0")/../api/lib.sh" || exit 1
+. "$(dirname "$0")/many.sh" || exit 1
 N=300
-mkdir -p "$TMP/runs"
-python3 "$(dirname "$0")/hosts.py" "$(dirname "$0")/../data/quick-run.json" \
-	"$N" "$TMP/runs" || { bad "hosts.py"; finish; exit 1; }
-for i in $(seq 0 $((N - 1))); do
-	"$PWTUNE" db import --db "$VAR/pwtune.db" "$TMP/runs/host-$i.json" \
-		>/dev/null 2>"$TMP/import.err" ||
-		{ bad "import host $i"; cat "$TMP/import.err"; finish; exit 1; }
-done
-ok "$N hosts imported"
+import_hosts "$N"
 # This host's own run: the same run JSON under its id and fingerprint.
 start_daemon
 read -r ID FP < <(sed -n 's/.*info: host \([0-9a-f]\{32\}\), fingerprint \([0-9a-f]\{32\}\).*/\1 \2/p' "$TMP/log")
