@@ -3,7 +3,6 @@
  *
  *   config.c   defaults < file < environment (PWTUNED_*) < flags; checked
  *              once; bad keys and values name the file and line
- *   log.c      one line per event on stderr, text or JSON, with levels
  *   notify.c   systemd readiness, status and watchdog on NOTIFY_SOCKET
  *   runner.c   the job runner: one benchmark at a time on its own thread,
  *              points in child processes, written to the store as they end,
@@ -19,6 +18,7 @@
 #include <time.h>
 
 #include "db.h"
+#include "log.h"
 #include "model.h"
 #include "tune.h"
 
@@ -27,13 +27,6 @@
 #define DAEMON_HOSTS_MAX		8
 #define DAEMON_TARGETS_MAX		8
 #define DAEMON_TOKEN_LEN		32	/* random bytes, hex in the file */
-
-enum log_level {
-	LOG_LEVEL_DEBUG,
-	LOG_LEVEL_INFO,
-	LOG_LEVEL_WARN,
-	LOG_LEVEL_ERROR
-};
 
 struct config {
 	char		listen[128];		/* ADDR:PORT */
@@ -177,17 +170,6 @@ int	 listen_activated(char *bound, size_t boundlen, char *err,
 	    size_t errlen);
 /* GET /healthz on c->listen (loopback for a wildcard): 0 when 200. */
 int	 health_check(const struct config *c, char *err, size_t errlen);
-
-/* log.c */
-void	 log_init(enum log_level level, int json);
-void	 log_set_level(enum log_level level);
-void	 log_msg(enum log_level level, const char *fmt, ...)
-	    __attribute__((format(printf, 2, 3)));
-#define log_debug(...)	log_msg(LOG_LEVEL_DEBUG, __VA_ARGS__)
-#define log_info(...)	log_msg(LOG_LEVEL_INFO, __VA_ARGS__)
-#define log_warn(...)	log_msg(LOG_LEVEL_WARN, __VA_ARGS__)
-#define log_error(...)	log_msg(LOG_LEVEL_ERROR, __VA_ARGS__)
-int	 log_level_parse(const char *s, enum log_level *level);
 
 /* notify.c */
 /* Send one datagram ("READY=1", "STATUS=...") when NOTIFY_SOCKET is set. */
