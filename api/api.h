@@ -13,9 +13,16 @@
 #ifndef PWTUNE_API_H
 #define PWTUNE_API_H
 
+#include <stdint.h>
+#include <time.h>
+
+#include <jansson.h>
 #include <microhttpd.h>
 
-#include "daemon.h"
+#include "db.h"
+#include "host.h"
+#include "model.h"
+#include "tune.h"
 
 #define API_BODY_MAX		4096	/* bytes of a request body */
 #define API_JSON_DEPTH_MAX	8	/* nesting, checked before parsing */
@@ -33,14 +40,99 @@ struct api_request {
 	double		start;
 };
 
+#define API_PATH_MAX		1024
+#define API_HOSTS_MAX		8	/* names allowed in Host */
+
+/*
+ * What the API is told of its host's configuration: given to api_start(),
+ * and again to api_reload() (SIGHUP). The server keeps its own copy under
+ * its lock, so a reload never races a request.
+ */
+struct api_config {
+	char		store[API_PATH_MAX];	/* the store's locator */
+	char		token_file[API_PATH_MAX];
+	char		web_root[API_PATH_MAX];	/* "" : the embedded files */
+	char		listen[128];		/* ADDR:PORT, for messages */
+	char		listen_addr[128];	/* its ADDR: a Host allowed */
+	char		allowed_hosts[API_HOSTS_MAX][128];
+	size_t		nallowed_hosts;
+	char		group[DB_GROUP_MAX];	/* "" : none */
+	unsigned	fleet_max_age;		/* seconds; 0: any age */
+	uint64_t	memory_max;		/* bytes; 0: the host budget */
+	unsigned	auth_failures_per_minute;
+	/* The listener's limits: read by api_start() alone. */
+	unsigned	threads;
+	unsigned	max_connections;
+	unsigned	max_connections_per_ip;
+	unsigned	connection_timeout;	/* seconds idle */
+	unsigned	request_timeout;	/* seconds for headers, body */
+	unsigned	connection_memory;	/* bytes per connection */
+};
+
+/*
+ * What the handlers read of their host at one moment: copied out under the
+ * host's lock (api_env.state), or given with the model (api_env.with_model).
+ */
+struct api_state {
+	int			 have_model;
+	int64_t			 model_run;
+	uint64_t		 model_version;	/* bumps on every swap */
+	int			 model_stale;	/* measured on other facts */
+	int64_t			 running_run;	/* 0: idle */
+	int64_t			 queued_run;	/* created, not started */
+	size_t			 points_done, points_total;
+	double			 eta;
+	time_t			 last_done;	/* newest finished run; 0 */
+	int			 store_up;
+	enum db_status		 store_status;	/* of the last operation */
+	time_t			 store_seen;
+	unsigned long long	 store_failures;
+	int			 store_deferred;
+	int64_t			 pending_run;	/* ended, not recorded yet */
+	enum db_run_status	 pending_status;
+	char			 pending_error[128];
+	unsigned long long	 runs_by_status[6];
+};
+
+typedef void (*api_model_fn)(const struct model *m, const struct api_state *st,
+    void *arg);
+
+/*
+ * The API's only view of its host (pwtuned: daemon/env.c). ctx is passed
+ * back to every call. The calls take the host's lock themselves: the API
+ * calls them holding no lock but its fleet's (the lock order: fleet ->
+ * host -> server), and fn, run under the host's lock, may take the
+ * server's lock and no other.
+ */
+struct api_env {
+	void			*ctx;
+	const struct host_info	*host;	/* probed at start: never changes */
+	void	(*state)(void *ctx, struct api_state *out);
+	/* fn(model or NULL, state) under the host's lock. */
+	void	(*with_model)(void *ctx, api_model_fn fn, void *arg);
+	/*
+	 * Ask for a run: 0 with *id, 1 when one is queued or running (409),
+	 * 2 in the cool-down (429, *retry_after), -1 when the store
+	 * refuses (err).
+	 */
+	int	(*run_request)(void *ctx, const char *profile, int64_t *id,
+		    unsigned *retry_after, char *err, size_t errlen);
+	/* Cancel run id if it is the one queued or running: 0, or -1. */
+	int	(*run_cancel)(void *ctx, int64_t id);
+	/* How a store operation went (db_status), for the host's health. */
+	void	(*store_note)(void *ctx, enum db_status st, const char *err);
+};
+
 struct api_server;
 
 /* server.c */
-struct api_server *api_start(struct daemon *d, int listen_fd, char *err,
+struct api_server *api_start(const struct api_env *env,
+	    const struct api_config *cfg, int listen_fd, char *err,
 	    size_t errlen);
 void	 api_stop(struct api_server *s);
-/* Reload what SIGHUP may change: the token. */
-int	 api_reload(struct api_server *s, char *err, size_t errlen);
+/* A new configuration (SIGHUP): kept, and the token read again. */
+int	 api_reload(struct api_server *s, const struct api_config *cfg,
+	    char *err, size_t errlen);
 
 /* problem.c */
 enum api_problem {

@@ -8,11 +8,13 @@
 #include <time.h>
 
 #include "api.h"
+#include "log.h"
 
 #define API_FAIL_SLOTS		256	/* addresses the limiter follows */
 #define API_FAIL_WINDOW_S	60	/* ... for this long after a failure */
 #define API_BODY_GRACE_S	0.5	/* a late body has this long to be
 					   answered 408 before it is cut */
+#define API_TOKEN_LEN		32	/* random bytes of a new token */
 #define API_ETAG_LEN		48	/* "r<run>-<24 hex>" */
 #define API_RUN_PRESETS_SLOTS	1024	/* hosts' preset times, by run: one
 					   per host db_hosts_list gives (1000) */
@@ -108,8 +110,13 @@ struct api_cached {
 	int		 status;
 };
 
+struct api_model_copy {
+	struct model		*m;
+	struct api_state	 st;
+};
+
 struct api_server {
-	struct daemon		*d;
+	struct api_env		 env;
 	struct MHD_Daemon	*mhd;
 	unsigned		 request_timeout;	/* seconds */
 	pthread_mutex_t		 conn_lock;	/* the connections, sweeping */
@@ -119,6 +126,7 @@ struct api_server {
 	double			 sweep_due;	/* what it waits for; -1: none */
 	int			 sweeper_running, stopping;
 	pthread_mutex_t		 lock;	/* everything below */
+	struct api_config	 cfg;
 	uint8_t			 token_digest[32];
 	int			 have_token;
 	struct api_fail		 fails[API_FAIL_SLOTS];
@@ -160,6 +168,17 @@ enum MHD_Result api_json(struct MHD_Connection *c, unsigned status,
 	    json_t *j, const char *etag, int *out_status);
 int	 api_token_load(struct api_server *s, const char *path, char *err,
 	    size_t errlen);
+/* The configuration as it is now, copied under the server's lock. */
+void	 api_cfg(struct api_server *s, struct api_config *out);
+/* The host's state (api_env.state) and its store notes. */
+void	 api_state(struct api_server *s, struct api_state *out);
+void	 api_store_note(struct api_server *s, enum db_status st,
+	    const char *err);
+/* A copy of the model in use (free it), or NULL when there is none (or
+   no memory); with the state of that moment in *st (may be NULL). */
+struct model *api_model_dup(struct api_server *s, struct api_state *st);
+/* 1 when the store is a PostgreSQL database. */
+int	 api_store_is_pg(struct api_server *s);
 
 /* handlers.c */
 enum MHD_Result h_healthz(struct api_server *, struct MHD_Connection *,

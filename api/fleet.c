@@ -270,24 +270,24 @@ static int
 api_fleet_list(struct api_server *s, struct api_fleet *f, int *from_cache,
     char *err, size_t errlen)
 {
-	struct db_host	*hosts;
-	struct db	*db;
-	enum db_status	 st = DB_ERR_UNAVAILABLE;
-	size_t		 n;
-	time_t		 now = time(NULL);
-	struct tm	 tm;
-	int		 unlocked = 0;
+	struct api_state	 hs;
+	struct db_host		*hosts;
+	struct db		*db;
+	enum db_status		 st = DB_ERR_UNAVAILABLE;
+	size_t			 n;
+	time_t			 now = time(NULL);
+	struct tm		 tm;
+	int			 unlocked = 0;
 
 	*from_cache = 0;
 	if (f->hosts != NULL && (f->listing || now - f->listed <
 	    API_FLEET_LIST_S))
 		return 0;
 	/* The store was away a moment ago: the list kept, without waiting. */
-	pthread_mutex_lock(&s->d->lock);
-	if (!s->d->store_up && now - s->d->store_seen < API_STORE_PROBE_S &&
+	api_state(s, &hs);	/* under f->lock: fleet -> host */
+	if (!hs.store_up && now - hs.store_seen < API_STORE_PROBE_S &&
 	    f->hosts != NULL)
 		*from_cache = 1;
-	pthread_mutex_unlock(&s->d->lock);
 	if (*from_cache)
 		return 0;
 	if (f->hosts != NULL) {
@@ -297,7 +297,7 @@ api_fleet_list(struct api_server *s, struct api_fleet *f, int *from_cache,
 	}
 	if ((db = api_db(s, err, errlen)) != NULL)
 		st = db_hosts_list(db, NULL, &hosts, &n, err, errlen);
-	store_note(s->d, st, err);
+	api_store_note(s, st, err);
 	if (unlocked) {
 		pthread_mutex_lock(&f->lock);
 		f->listing = 0;
@@ -434,7 +434,7 @@ api_stack_take(struct api_server *s, struct api_fleet *f, const char *stack,
 	if ((db = api_db(s, err, sizeof(err))) != NULL)
 		dst = db_observations_list(db, NULL, stack, DB_RUNS_LIST_MAX,
 		    &obs, &n, err, sizeof(err));
-	store_note(s->d, dst, err);
+	api_store_note(s, dst, err);
 	if (dst != DB_OK)
 		return NULL;
 	if ((st = calloc(1, sizeof(*st) + (n ? n : 1) * sizeof(*st->obs))) ==
@@ -659,6 +659,8 @@ api_recommend_scoped(struct api_server *s, struct MHD_Connection *c,
     int *status)
 {
 	struct api_fleet	*f = api_fleet(s);
+	struct api_config	*cfg;
+	struct api_state	 hs;
 	struct api_members	*mb;
 	struct api_fleet_model	**fresh = NULL;
 	struct fleet_answer	*fa;
@@ -681,29 +683,27 @@ api_recommend_scoped(struct api_server *s, struct MHD_Connection *c,
 
 	mb = calloc(1, sizeof(*mb));
 	fa = calloc(1, sizeof(*fa));
-	if (f == NULL || mb == NULL || fa == NULL ||
+	cfg = malloc(sizeof(*cfg));
+	if (f == NULL || mb == NULL || fa == NULL || cfg == NULL ||
 	    (fresh = calloc(FLEET_HOSTS_MAX, sizeof(*fresh))) == NULL) {
 		free(mb);
 		free(fa);
+		free(cfg);
 		free(fresh);
 		return MHD_NO;
 	}
 	mb->excluded = json_array();
 	listed_iso[0] = '\0';
 	/* This host: the model in memory, within today's memory. */
-	pthread_mutex_lock(&s->d->lock);
-	snprintf(group, sizeof(group), "%s", s->d->cfg.group);
-	if (s->d->model != NULL && (self = malloc(sizeof(*self))) != NULL) {
-		*self = *s->d->model;
-		stale = strcmp(s->d->model_fingerprint,
-		    s->d->host.fingerprint) != 0;
-		version = s->d->model_version;
-		now_b = host_memory_budget(&s->d->host, s->d->cfg.memory_max,
-		    NULL);
+	api_cfg(s, cfg);
+	snprintf(group, sizeof(group), "%s", cfg->group);
+	if ((self = api_model_dup(s, &hs)) != NULL) {
+		stale = hs.model_stale;
+		version = hs.model_version;
+		now_b = host_memory_budget(s->env.host, cfg->memory_max, NULL);
 		if (now_b > 0 && now_b < self->mem_budget)
 			self->mem_budget = now_b;
 	}
-	pthread_mutex_unlock(&s->d->lock);
 	snprintf(key, sizeof(key), "%s|%s|%s|%s", qkey, api_scope_name(
 	    sc->kind), sc->kind == API_SCOPE_GROUP ? group : "", sc->stack);
 
@@ -718,12 +718,12 @@ api_recommend_scoped(struct api_server *s, struct MHD_Connection *c,
 		goto out;
 	}
 	if (self == NULL)
-		api_exclude(mb, s->d->host.host_id, "no finished run");
+		api_exclude(mb, s->env.host->host_id, "no finished run");
 	else if (stale && sc->kind != API_SCOPE_HOST)
-		api_exclude(mb, s->d->host.host_id, "stale: the host changed "
+		api_exclude(mb, s->env.host->host_id, "stale: the host changed "
 		    "since its last finished run");
 	else {
-		mb->h[0].host_id = s->d->host.host_id;
+		mb->h[0].host_id = s->env.host->host_id;
 		mb->h[0].m = self;
 		mb->n = 1;
 	}
@@ -743,11 +743,11 @@ api_recommend_scoped(struct api_server *s, struct MHD_Connection *c,
 			const struct db_host	*h = &f->hosts[i];
 			struct api_fleet_model	*e, *nf;
 
-			if (strcmp(h->id, s->d->host.host_id) == 0 ||
+			if (strcmp(h->id, s->env.host->host_id) == 0 ||
 			    (sc->kind == API_SCOPE_GROUP &&
 			    strcmp(h->group, group) != 0))
 				continue;
-			if (!db_host_fresh(h, now, s->d->cfg.fleet_max_age, why,
+			if (!db_host_fresh(h, now, cfg->fleet_max_age, why,
 			    sizeof(why))) {
 				api_exclude(mb, h->id, why);
 				continue;
@@ -787,7 +787,7 @@ api_recommend_scoped(struct api_server *s, struct MHD_Connection *c,
 				   an answer anyone may ask for. */
 				fresh[i]->m.run_id = 0;
 				if (db != NULL)
-					store_note(s->d, st, err);
+					api_store_note(s, st, err);
 				if (st != DB_ERR_UNAVAILABLE)
 					log_warn("model of host %s: %s",
 					    fresh[i]->host_id, err);
@@ -851,7 +851,7 @@ api_recommend_scoped(struct api_server *s, struct MHD_Connection *c,
 	for (i = 0; i < mb->n; i++) {
 		mb->brief[i] = json_pack("{s:s, s:s, s:b}", "host_id",
 		    mb->h[i].host_id, "cpu_model", mb->e[i] != NULL ?
-		    mb->e[i]->cpu_model : s->d->host.cpu_model, "this_host",
+		    mb->e[i]->cpu_model : s->env.host->cpu_model, "this_host",
 		    mb->e[i] == NULL);
 	}
 	if (sc->stack[0] != '\0')
@@ -936,6 +936,7 @@ out:
 	free(fa);
 	free(fresh);
 	free(self);
+	free(cfg);
 	return rc;
 }
 
@@ -998,6 +999,19 @@ api_obs_token(struct api_fleet *f, unsigned *retry)
 	pthread_mutex_unlock(&f->lock);
 	*retry = 1;
 	return ok;
+}
+
+/* What the model in use predicted for an observation's parameters. */
+static void
+api_obs_predict(const struct model *m, const struct api_state *st, void *arg)
+{
+	struct db_observation	*o = arg;
+	enum kdf_alg		 alg;
+
+	if (m != NULL && kdf_alg_parse(o->variant, &alg) == 0 &&
+	    fleet_predict_p50(m, alg, o->m_kib, o->t, o->p, o->k,
+	    &o->predicted_ms) == 0)
+		o->model_run = st->model_run;
 }
 
 /* A whole number member within [lo, hi], or the default when absent. */
@@ -1136,18 +1150,13 @@ h_observations_post(struct api_server *s, struct MHD_Connection *c,
 	o.median_ms = st.median;
 	o.p95_ms = st.p95;
 	o.predicted_ms = -1;
-	snprintf(o.host_id, sizeof(o.host_id), "%s", s->d->host.host_id);
+	snprintf(o.host_id, sizeof(o.host_id), "%s", s->env.host->host_id);
 	/* What the model in use predicted for these parameters. */
-	pthread_mutex_lock(&s->d->lock);
-	if (s->d->model != NULL && kdf_alg_parse(o.variant, &alg) == 0 &&
-	    fleet_predict_p50(s->d->model, alg, o.m_kib, o.t, o.p, o.k,
-	    &o.predicted_ms) == 0)
-		o.model_run = s->d->model_run;
-	pthread_mutex_unlock(&s->d->lock);
+	s->env.with_model(s->env.ctx, api_obs_predict, &o);
 	dst = DB_ERR_UNAVAILABLE;
 	if ((db = api_db(s, err, sizeof(err))) != NULL)
 		dst = db_observation_add(db, &o, ms, n, err, sizeof(err));
-	store_note(s->d, dst, err);
+	api_store_note(s, dst, err);
 	if (dst == DB_ERR_INVALID)
 		return api_problem(c, PROB_CONFLICT, NULL, "this host has no "
 		    "run in the store yet: observations are kept per host once "
@@ -1203,15 +1212,12 @@ h_observations_get(struct api_server *s, struct MHD_Connection *c,
 	}
 	st = DB_ERR_UNAVAILABLE;
 	if ((db = api_db(s, err, sizeof(err))) != NULL)
-		st = db_observations_list(db, s->d->host.host_id, stack,
+		st = db_observations_list(db, s->env.host->host_id, stack,
 		    API_OBS_LIST_MAX, &obs, &n, err, sizeof(err));
-	store_note(s->d, st, err);
+	api_store_note(s, st, err);
 	if (st != DB_OK)
 		return api_store_unreadable(c, status);
-	pthread_mutex_lock(&s->d->lock);
-	if (s->d->model != NULL && (self = malloc(sizeof(*self))) != NULL)
-		*self = *s->d->model;
-	pthread_mutex_unlock(&s->d->lock);
+	self = api_model_dup(s, NULL);
 	list = json_array();
 	stacks = json_object();
 	for (i = 0; i < n; i++) {
@@ -1241,7 +1247,7 @@ h_observations_get(struct api_server *s, struct MHD_Connection *c,
 		json_object_foreach(stacks, name, unused) {
 			nr = 0;
 			if (self != NULL && db_stack_ratios(db,
-			    s->d->host.host_id, name, self, ratios,
+			    s->env.host->host_id, name, self, ratios,
 			    API_STACK_OBS_MAX, &nr, err, sizeof(err)) != DB_OK)
 				nr = 0;
 			entry = json_pack("{s:s, s:I}", "stack", name,
@@ -1259,6 +1265,6 @@ h_observations_get(struct api_server *s, struct MHD_Connection *c,
 	}
 	free(self);
 	return api_json(c, 200, json_pack("{s:s, s:o, s:o, s:i}", "host_id",
-	    s->d->host.host_id, "stacks", stacks, "observations", list,
+	    s->env.host->host_id, "stacks", stacks, "observations", list,
 	    "min_observations", FLEET_STACK_MIN_OBS), NULL, status);
 }

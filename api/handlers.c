@@ -5,6 +5,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,16 +54,19 @@ struct db *
 api_db(struct api_server *s, char *err, size_t errlen)
 {
 	struct db_open_opts	 o = { 0, 0, 1, NULL, NULL };
+	struct api_state	 hs;
 	struct db		*db;
 	struct timespec		 until;
 	enum db_status		 st;
+	char			 store[API_PATH_MAX];
 	int			 away, pg, gated = 0;
 
-	pg = db_is_postgresql(s->d->cfg.db);
-	pthread_mutex_lock(&s->d->lock);
-	away = pg && !s->d->store_up &&
-	    s->d->store_status == DB_ERR_UNAVAILABLE;
-	pthread_mutex_unlock(&s->d->lock);
+	pthread_mutex_lock(&s->lock);
+	snprintf(store, sizeof(store), "%s", s->cfg.store);
+	pthread_mutex_unlock(&s->lock);
+	pg = db_is_postgresql(store);
+	api_state(s, &hs);
+	away = pg && !hs.store_up && hs.store_status == DB_ERR_UNAVAILABLE;
 	if (away) {
 		snprintf(err, errlen, "the store cannot be reached (tried "
 		    "again every %d s)", API_STORE_PROBE_S);
@@ -85,11 +89,11 @@ api_db(struct api_server *s, char *err, size_t errlen)
 		}
 		gated = 1;
 	}
-	st = db_open(s->d->cfg.db, &o, &db, err, errlen);
+	st = db_open(store, &o, &db, err, errlen);
 	if (gated)
 		pthread_mutex_unlock(&store_open_lock);
 	if (st != DB_OK) {
-		store_note(s->d, st, err);
+		api_store_note(s, st, err);
 		return NULL;
 	}
 	pthread_setspecific(db_key, db);
@@ -132,28 +136,23 @@ api_store_reason(enum db_status st)
 int
 api_store_up(struct api_server *s, char *why, size_t whylen)
 {
-	struct db	*db;
-	enum db_status	 st;
-	char		 err[512];
-	int		 up;
-	time_t		 seen;
+	struct api_state	 hs;
+	struct db		*db;
+	enum db_status		 st;
+	char			 err[512];
 
-	pthread_mutex_lock(&s->d->lock);
-	seen = s->d->store_seen;
-	pthread_mutex_unlock(&s->d->lock);
-	if (!db_is_postgresql(s->d->cfg.db) &&
-	    time(NULL) - seen >= API_STORE_PROBE_S) {
+	api_state(s, &hs);
+	if (!api_store_is_pg(s) && time(NULL) - hs.store_seen >=
+	    API_STORE_PROBE_S) {
 		if ((db = api_db(s, err, sizeof(err))) != NULL) {
 			st = db_ping(db, err, sizeof(err));
-			store_note(s->d, st, err);
+			api_store_note(s, st, err);
 		}
 	}
-	pthread_mutex_lock(&s->d->lock);
-	up = s->d->store_up;
-	snprintf(why, whylen, "%s", up ? "" :
-	    api_store_reason(s->d->store_status));
-	pthread_mutex_unlock(&s->d->lock);
-	return up;
+	api_state(s, &hs);
+	snprintf(why, whylen, "%s", hs.store_up ? "" :
+	    api_store_reason(hs.store_status));
+	return hs.store_up;
 }
 
 enum MHD_Result
@@ -174,13 +173,13 @@ h_healthz(struct api_server *s, struct MHD_Connection *c,
 enum MHD_Result
 api_no_model(struct api_server *s, struct MHD_Connection *c, int *status)
 {
-	int	up, deferred, running;
+	struct api_state	hs;
+	int			up, deferred, running;
 
-	pthread_mutex_lock(&s->d->lock);
-	up = s->d->store_up;
-	deferred = s->d->store_deferred;
-	running = s->d->running_run != 0 || s->d->queued_run != 0;
-	pthread_mutex_unlock(&s->d->lock);
+	api_state(s, &hs);
+	up = hs.store_up;
+	deferred = hs.store_deferred;
+	running = hs.running_run != 0 || hs.queued_run != 0;
 	return api_problem(c, PROB_NOT_READY, NULL, !up ? "the store cannot "
 	    "be reached and no model is loaded yet: answers come once it is "
 	    "back" : deferred ? "the store is back: this host's model is "
@@ -194,23 +193,23 @@ enum MHD_Result
 h_readyz(struct api_server *s, struct MHD_Connection *c,
     struct api_request *r, const char *arg, int *status)
 {
-	int64_t	run;
-	int	have, up;
-	char	why[256];
+	struct api_state	hs;
+	int64_t			run;
+	int			have, up;
+	char			why[256];
 
 	(void)r;
 	(void)arg;
 	up = api_store_up(s, why, sizeof(why));
-	pthread_mutex_lock(&s->d->lock);
-	have = s->d->model != NULL;
-	run = s->d->model_run;
-	pthread_mutex_unlock(&s->d->lock);
+	api_state(s, &hs);
+	have = hs.have_model;
+	run = hs.model_run;
 	if (!have)
 		return api_no_model(s, c, status);
 	/* Answers come from the model in memory, store or no store. */
 	return api_json(c, 200, json_pack("{s:b, s:I, s:{s:s, s:b, s:s?}}",
 	    "ready", 1, "model_run", (json_int_t)run, "store", "engine",
-	    db_is_postgresql(s->d->cfg.db) ? "postgresql" : "sqlite",
+	    api_store_is_pg(s) ? "postgresql" : "sqlite",
 	    "reachable", up, "error", up ? NULL : why), NULL, status);
 }
 
@@ -222,12 +221,10 @@ h_readyz(struct api_server *s, struct MHD_Connection *c,
 unsigned
 api_store_retry(struct api_server *s)
 {
-	int	away;
+	struct api_state	hs;
 
-	pthread_mutex_lock(&s->d->lock);
-	away = s->d->store_status == DB_ERR_UNAVAILABLE;
-	pthread_mutex_unlock(&s->d->lock);
-	return away ? 5 : 30;
+	api_state(s, &hs);
+	return hs.store_status == DB_ERR_UNAVAILABLE ? 5 : 30;
 }
 
 enum MHD_Result
@@ -477,6 +474,73 @@ api_answer_etag(int64_t run, int status, const char *body, char *etag,
 	snprintf(etag, etaglen, "\"r%lld-%s\"", (long long)run, hex);
 }
 
+/* What api_answer() asks under the host's lock, and what it gets. */
+struct api_answer_arg {
+	struct api_server		*s;
+	const struct tune_query		*q;
+	const char			*key;
+	uint64_t			 memory_max;
+	struct api_answer_copy		*out;
+	char				*err;
+	size_t				 errlen;
+	struct api_cached		*slot;
+	json_t				*j;
+	uint64_t			 version;
+	int64_t				 run;
+	int				 no_model, hit, rc, stale;
+};
+
+/*
+ * Under the host's lock: the answer kept (then a->hit), or computed from
+ * the model in use (a->rc, a->j). The cache is looked up under the
+ * server's lock, inside: the lock order is host -> server.
+ */
+static void
+api_answer_locked(const struct model *m, const struct api_state *st,
+    void *arg)
+{
+	struct api_answer_arg	*a = arg;
+	struct api_server	*s = a->s;
+	struct tune_answer	 ta;
+	struct tune_query	 qq;
+	uint64_t		 now_kib;
+	uint8_t			 h[8];
+
+	if (m == NULL) {
+		a->no_model = 1;
+		return;
+	}
+	a->version = st->model_version;
+	a->run = st->model_run;
+	crypto_generichash(h, sizeof(h), (const uint8_t *)a->key,
+	    strlen(a->key), NULL, 0);
+	pthread_mutex_lock(&s->lock);
+	a->slot = &s->cache[(h[0] | h[1] << 8) % API_CACHE_SLOTS];
+	if (a->slot->body != NULL && a->slot->version == a->version &&
+	    strcmp(a->slot->key, a->key) == 0) {
+		a->hit = 1;
+		a->rc = api_answer_take(a->slot, a->out);
+		pthread_mutex_unlock(&s->lock);
+		return;
+	}
+	pthread_mutex_unlock(&s->lock);
+	/*
+	 * Never more memory than this host has now (as probed at start: a
+	 * cgroup may be smaller than when the model's run was measured).
+	 */
+	qq = *a->q;
+	now_kib = host_memory_budget(s->env.host, a->memory_max, NULL) /
+	    1024;
+	if (now_kib > 0 && (qq.memory_max_kib == 0 ||
+	    qq.memory_max_kib > now_kib))
+		qq.memory_max_kib = now_kib;
+	a->rc = tune_recommend(m, &qq, &ta, a->err, a->errlen);
+	if (a->rc == -1)
+		return;
+	a->stale = st->model_stale;
+	a->j = tune_answer_to_json(&ta, m);
+}
+
 /*
  * Compute an answer, or find it in the cache: 0 with a copy in out, -1
  * with no model (*no_model set) or an error in err.
@@ -485,58 +549,37 @@ static int
 api_answer(struct api_server *s, const struct tune_query *q, const char *key,
     struct api_answer_copy *out, char *err, size_t errlen, int *no_model)
 {
-	struct tune_answer	 a;
-	struct tune_query	 qq;
+	struct api_answer_arg	 a;
 	struct api_cached	*slot;
 	json_t			*j;
-	uint64_t		 version, now_kib;
-	int64_t			 run;
-	uint8_t			 h[8];
 	char			*body;
-	int			 rc, stale, ret;
 
-	pthread_mutex_lock(&s->d->lock);
-	if (s->d->model == NULL) {
-		pthread_mutex_unlock(&s->d->lock);
+	memset(&a, 0, sizeof(a));
+	a.s = s;
+	a.q = q;
+	a.key = key;
+	a.out = out;
+	a.err = err;
+	a.errlen = errlen;
+	pthread_mutex_lock(&s->lock);
+	a.memory_max = s->cfg.memory_max;
+	pthread_mutex_unlock(&s->lock);
+	s->env.with_model(s->env.ctx, api_answer_locked, &a);
+	if (a.no_model) {
 		*no_model = 1;
 		return -1;
 	}
-	version = s->d->model_version;
-	run = s->d->model_run;
-	crypto_generichash(h, sizeof(h), (const uint8_t *)key, strlen(key),
-	    NULL, 0);
-	pthread_mutex_lock(&s->lock);
-	slot = &s->cache[(h[0] | h[1] << 8) % API_CACHE_SLOTS];
-	if (slot->body != NULL && slot->version == version &&
-	    strcmp(slot->key, key) == 0) {
-		ret = api_answer_take(slot, out);
-		pthread_mutex_unlock(&s->lock);
-		pthread_mutex_unlock(&s->d->lock);
-		if (ret == -1)
+	if (a.hit) {
+		if (a.rc == -1)
 			snprintf(err, errlen, "out of memory");
-		return ret;
+		return a.rc;
 	}
-	pthread_mutex_unlock(&s->lock);
-	/*
-	 * Never more memory than this host has now (as probed at start: a
-	 * cgroup may be smaller than when the model's run was measured).
-	 */
-	qq = *q;
-	now_kib = host_memory_budget(&s->d->host, s->d->cfg.memory_max,
-	    NULL) / 1024;
-	if (now_kib > 0 && (qq.memory_max_kib == 0 ||
-	    qq.memory_max_kib > now_kib))
-		qq.memory_max_kib = now_kib;
-	rc = tune_recommend(s->d->model, &qq, &a, err, errlen);
-	if (rc == -1) {
-		pthread_mutex_unlock(&s->d->lock);
+	if (a.rc == -1)
 		return -1;
-	}
-	stale = strcmp(s->d->model_fingerprint, s->d->host.fingerprint) != 0;
-	j = tune_answer_to_json(&a, s->d->model);
-	pthread_mutex_unlock(&s->d->lock);
-	json_object_set_new(j, "stale", json_boolean(stale));
-	if (rc == 1) {
+	j = a.j;
+	slot = a.slot;
+	json_object_set_new(j, "stale", json_boolean(a.stale));
+	if (a.rc == 1) {
 		/* 422: the closest admissible answer comes with the error. */
 		j = json_pack("{s:o, s:s}", "closest", j, "error", err);
 	}
@@ -547,18 +590,19 @@ api_answer(struct api_server *s, const struct tune_query *q, const char *key,
 		return -1;
 	}
 	out->body = body;
-	out->status = rc == 1 ? 422 : 200;
-	api_answer_etag(run, out->status, body, out->etag, sizeof(out->etag));
+	out->status = a.rc == 1 ? 422 : 200;
+	api_answer_etag(a.run, out->status, body, out->etag,
+	    sizeof(out->etag));
 	/* Kept for the next asker, unless a newer model came meanwhile. */
 	pthread_mutex_lock(&s->lock);
-	if (slot->body == NULL || slot->version <= version) {
+	if (slot->body == NULL || slot->version <= a.version) {
 		char	*kept;
 
 		if ((kept = strdup(body)) != NULL) {
 			free(slot->body);
 			slot->body = kept;
 			snprintf(slot->key, sizeof(slot->key), "%s", key);
-			slot->version = version;
+			slot->version = a.version;
 			slot->status = out->status;
 			snprintf(slot->etag, sizeof(slot->etag), "%s",
 			    out->etag);
@@ -629,24 +673,23 @@ h_recommendation(struct api_server *s, struct MHD_Connection *c,
 	return rc;
 }
 
-enum MHD_Result
-h_presets(struct api_server *s, struct MHD_Connection *c,
-    struct api_request *r, const char *arg, int *status)
+/* The common presets, with what the model in use predicts for each. */
+static void
+api_presets_locked(const struct model *m, const struct api_state *st,
+    void *arg)
 {
 	const struct preset		*pre;
 	const struct model_curve	*curve;
 	struct model_prediction		 pr;
 	struct tune_query		 q;
-	json_t				*list = json_array(), *item;
+	json_t				*list = arg, *item;
 	size_t				 n, i;
 	uint32_t			 p;
 	char				 err[256];
 
-	(void)r;
-	(void)arg;
+	(void)st;
 	pre = preset_list(&n);
 	tune_query_init(&q);
-	pthread_mutex_lock(&s->d->lock);
 	for (i = 0; i < n; i++) {
 		item = json_pack("{s:s, s:s, s:s}", "name", pre[i].name,
 		    "source", pre[i].source, "variant",
@@ -660,12 +703,12 @@ h_presets(struct api_server *s, struct MHD_Connection *c,
 			json_object_set_new(item, "t", json_integer(pre[i].t));
 			json_object_set_new(item, "p", json_integer(pre[i].p));
 		}
-		if (s->d->model != NULL && pre[i].alg != KDF_ALG_BCRYPT) {
+		if (m != NULL && pre[i].alg != KDF_ALG_BCRYPT) {
 			q.variant = KDF_ALG_ARGON2ID;
 			q.parallelism = 1;
-			if ((curve = tune_curve(s->d->model, &q, &p, err,
+			if ((curve = tune_curve(m, &q, &p, err,
 			    sizeof(err))) != NULL) {
-				model_predict(s->d->model, curve, pre[i].m_kib,
+				model_predict(m, curve, pre[i].m_kib,
 				    pre[i].t, 1, 95, &pr);
 				json_object_set_new(item, "predicted_ms_p95",
 				    json_real(pr.ms));
@@ -677,7 +720,17 @@ h_presets(struct api_server *s, struct MHD_Connection *c,
 		}
 		json_array_append_new(list, item);
 	}
-	pthread_mutex_unlock(&s->d->lock);
+}
+
+enum MHD_Result
+h_presets(struct api_server *s, struct MHD_Connection *c,
+    struct api_request *r, const char *arg, int *status)
+{
+	json_t	*list = json_array();
+
+	(void)r;
+	(void)arg;
+	s->env.with_model(s->env.ctx, api_presets_locked, list);
 	return api_json(c, 200, json_pack("{s:o}", "presets", list), NULL,
 	    status);
 }
@@ -685,7 +738,8 @@ h_presets(struct api_server *s, struct MHD_Connection *c,
 static json_t *
 api_run_json(struct api_server *s, const struct db_run *run)
 {
-	json_t	*j;
+	struct api_state	 hs;
+	json_t			*j;
 
 	j = json_pack("{s:I, s:s, s:s, s:s, s:s, s:s, s:i, s:i, s:i, s:s, "
 	    "s:s, s:s, s:s}",
@@ -702,20 +756,19 @@ api_run_json(struct api_server *s, const struct db_run *run)
 	    "started", run->started,
 	    "finished", run->finished,
 	    "error", run->error);
-	pthread_mutex_lock(&s->d->lock);
-	if (s->d->running_run == run->id)
+	api_state(s, &hs);
+	if (hs.running_run == run->id)
 		json_object_set_new(j, "progress", json_pack("{s:I, s:I, s:f}",
-		    "done", (json_int_t)s->d->points_done, "total",
-		    (json_int_t)s->d->points_total, "eta_s", s->d->eta));
-	else if (s->d->pending_run == run->id) {
+		    "done", (json_int_t)hs.points_done, "total",
+		    (json_int_t)hs.points_total, "eta_s", hs.eta));
+	else if (hs.pending_run == run->id) {
 		/* Ended, but the store could not record it yet. */
 		json_object_set_new(j, "status", json_string(
-		    db_run_status_name(s->d->pending_status)));
+		    db_run_status_name(hs.pending_status)));
 		json_object_set_new(j, "error", json_string(
-		    s->d->pending_error));
+		    hs.pending_error));
 		json_object_set_new(j, "recorded", json_false());
 	}
-	pthread_mutex_unlock(&s->d->lock);
 	return j;
 }
 
@@ -872,7 +925,7 @@ h_runs_post(struct api_server *s, struct MHD_Connection *c,
 		}
 		json_decref(j);
 	}
-	switch (runner_request(s->d, profile, DB_TRIGGER_API, &id, &retry, err,
+	switch (s->env.run_request(s->env.ctx, profile, &id, &retry, err,
 	    sizeof(err))) {
 	case 1:
 		return api_problem(c, PROB_CONFLICT, NULL, "a run is queued or "
@@ -914,7 +967,7 @@ h_run_delete(struct api_server *s, struct MHD_Connection *c,
 	if (api_run_id(arg, &id) == -1)
 		return api_problem(c, PROB_NOT_FOUND, "id", "run ids are "
 		    "positive whole numbers", NULL, 0, status);
-	if (runner_cancel(s->d, id) == 0) {
+	if (s->env.run_cancel(s->env.ctx, id) == 0) {
 		log_info("run %lld cancelled through the API", (long long)id);
 		return api_json(c, 202, json_pack("{s:I, s:s}", "id",
 		    (json_int_t)id, "status", "cancelling"), NULL, status);
@@ -928,24 +981,50 @@ h_run_delete(struct api_server *s, struct MHD_Connection *c,
 	    "running", NULL, 0, status);
 }
 
+/* What a check reads of the model in use. */
+struct api_check_arg {
+	const struct kdf_params		*kp;
+	int				 have, t, curve;
+	struct tune_answer		 a;
+	struct model_prediction		 pr;
+};
+
+static void
+api_check_locked(const struct model *m, const struct api_state *st,
+    void *arg)
+{
+	struct api_check_arg		*ck = arg;
+	const struct model_curve	*curve;
+	struct tune_query		 q;
+	char				 err[256];
+	uint32_t			 p;
+
+	(void)st;
+	if ((ck->have = m != NULL) == 0)
+		return;
+	tune_query_init(&q);
+	ck->t = tune_recommend(m, &q, &ck->a, err, sizeof(err));
+	q.variant = KDF_ALG_ARGON2ID;
+	curve = tune_curve(m, &q, &p, err, sizeof(err));
+	if ((ck->curve = curve != NULL))
+		model_predict(m, curve, ck->kp->m_kib, ck->kp->t, 1, 95,
+		    &ck->pr);
+}
+
 enum MHD_Result
 h_check(struct api_server *s, struct MHD_Connection *c,
     struct api_request *r, const char *arg, int *status)
 {
-	const struct model_curve	*curve;
-	struct model_prediction		 pr;
-	struct tune_query		 q;
-	struct tune_answer		 a;
+	struct api_check_arg		 ck;
 	struct tune_rehash		 rh;
 	struct kdf_params		 kp;
 	json_t				*j, *enc, *out;
 	char				 err[256];
-	uint32_t			 p;
 	enum MHD_Result			 rc;
-	int				 t;
 
 	(void)arg;
 	memset(&kp, 0, sizeof(kp));
+	memset(&ck, 0, sizeof(ck));
 	if ((j = api_body_json(c, r, status, &rc)) == NULL)
 		return rc;
 	enc = json_object_get(j, "encoded");
@@ -963,33 +1042,121 @@ h_check(struct api_server *s, struct MHD_Connection *c,
 		return api_problem(c, PROB_BAD_PARAM, "encoded", err, NULL, 0,
 		    status);
 	}
-	tune_query_init(&q);
-	pthread_mutex_lock(&s->d->lock);
-	if (s->d->model == NULL) {
-		pthread_mutex_unlock(&s->d->lock);
+	ck.kp = &kp;
+	s->env.with_model(s->env.ctx, api_check_locked, &ck);
+	if (!ck.have) {
 		json_decref(j);
 		return api_no_model(s, c, status);
 	}
-	t = tune_recommend(s->d->model, &q, &a, err, sizeof(err));
-	q.variant = KDF_ALG_ARGON2ID;
-	curve = tune_curve(s->d->model, &q, &p, err, sizeof(err));
-	if (curve != NULL)
-		model_predict(s->d->model, curve, kp.m_kib, kp.t, 1, 95, &pr);
-	pthread_mutex_unlock(&s->d->lock);
 	out = json_pack("{s:s, s:I, s:I, s:I, s:b}", "variant",
 	    kdf_alg_name(kp.alg), "m_kib", (json_int_t)kp.m_kib, "t",
 	    (json_int_t)kp.t, "p", (json_int_t)kp.p, "owasp_floor_met",
 	    tune_floor_min_t(TUNE_FLOOR_OWASP, kp.alg, kp.m_kib) != 0 &&
 	    tune_floor_min_t(TUNE_FLOOR_OWASP, kp.alg, kp.m_kib) <= kp.t);
-	if (curve != NULL)
-		json_object_set_new(out, "predicted_ms_p95", json_real(pr.ms));
-	if (t >= 0 && tune_needs_rehash(json_string_value(enc), &a, &rh, err,
-	    sizeof(err)) == 0)
+	if (ck.curve)
+		json_object_set_new(out, "predicted_ms_p95",
+		    json_real(ck.pr.ms));
+	if (ck.t >= 0 && tune_needs_rehash(json_string_value(enc), &ck.a, &rh,
+	    err, sizeof(err)) == 0)
 		json_object_set_new(out, "needs_rehash", json_pack("{s:b, s:b, "
 		    "s:s}", "differs", rh.differs, "weaker", rh.weaker,
-		    "against", a.phc_prefix));
+		    "against", ck.a.phc_prefix));
 	json_decref(j);
 	return api_json(c, 200, out, NULL, status);
+}
+
+/* The text /metrics answers, as it grows. */
+struct api_text {
+	char	*buf;
+	size_t	 cap, len;
+};
+
+static void api_out(struct api_text *t, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void
+api_out(struct api_text *t, const char *fmt, ...)
+{
+	va_list	ap;
+	int	n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(t->buf + t->len, t->cap - t->len, fmt, ap);
+	va_end(ap);
+	if (n > 0 && (size_t)n < t->cap - t->len)
+		t->len += (size_t)n;
+}
+
+/* The store and the scoped answers, for api_metrics_locked(). */
+struct api_metrics_arg {
+	struct api_text		*t;
+	int			 up, pg;
+	unsigned long long	 computed, cached;
+};
+
+/* The runs, the store, the model: under the host's lock. */
+static void
+api_metrics_locked(const struct model *m, const struct api_state *st,
+    void *arg)
+{
+	struct api_metrics_arg	*ma = arg;
+	struct api_text		*t = ma->t;
+	struct tune_query	 q;
+	struct tune_answer	 a;
+	char			 err[256];
+	time_t			 now = time(NULL);
+	size_t			 i;
+
+	api_out(t, "# HELP pwtuned_runs_total Runs finished since start, by "
+	    "status.\n# TYPE pwtuned_runs_total counter\n");
+	for (i = DB_RUN_DONE; i <= DB_RUN_INTERRUPTED; i++)
+		api_out(t, "pwtuned_runs_total{status=\"%s\"} %llu\n",
+		    db_run_status_name((enum db_run_status)i),
+		    st->runs_by_status[i]);
+	api_out(t, "# HELP pwtuned_store_up 1 when the store can be reached.\n"
+	    "# TYPE pwtuned_store_up gauge\npwtuned_store_up{engine=\"%s\"} "
+	    "%d\n# HELP pwtuned_store_failures_total Store operations that "
+	    "could not reach or write the store.\n"
+	    "# TYPE pwtuned_store_failures_total counter\n"
+	    "pwtuned_store_failures_total %llu\n", ma->pg ? "postgresql" :
+	    "sqlite", ma->up, st->store_failures);
+	api_out(t, "# HELP pwtuned_scoped_answers_total Answers for a group, "
+	    "the fleet or a stack: computed, or the same question answered "
+	    "from the one kept.\n# TYPE pwtuned_scoped_answers_total counter\n"
+	    "pwtuned_scoped_answers_total{result=\"computed\"} %llu\n"
+	    "pwtuned_scoped_answers_total{result=\"cached\"} %llu\n",
+	    ma->computed, ma->cached);
+	api_out(t, "# HELP pwtuned_benchmark_in_progress 1 while a run "
+	    "measures.\n# TYPE pwtuned_benchmark_in_progress gauge\n"
+	    "pwtuned_benchmark_in_progress %d\n", st->running_run != 0);
+	api_out(t, "# HELP pwtuned_last_run_age_seconds Age of the newest "
+	    "finished run (-1: none).\n# TYPE pwtuned_last_run_age_seconds "
+	    "gauge\npwtuned_last_run_age_seconds %lld\n", st->last_done > 0 ?
+	    (long long)(now - st->last_done) : -1LL);
+	api_out(t, "# HELP pwtuned_model_ready 1 when a model answers.\n"
+	    "# TYPE pwtuned_model_ready gauge\npwtuned_model_ready %d\n"
+	    "# HELP pwtuned_model_stale 1 when the model was measured on other "
+	    "host facts than now (re-benchmark).\n"
+	    "# TYPE pwtuned_model_stale gauge\npwtuned_model_stale %d\n",
+	    m != NULL, m != NULL && st->model_stale);
+	if (m == NULL)
+		return;
+	api_out(t, "# HELP pwtuned_model_error Leave-one-out relative error "
+	    "of the model in use.\n# TYPE pwtuned_model_error gauge\n"
+	    "pwtuned_model_error{stat=\"median\"} %.4f\n"
+	    "pwtuned_model_error{stat=\"worst\"} %.4f\n",
+	    m->loo_median, m->loo_worst);
+	tune_query_init(&q);
+	if (tune_recommend(m, &q, &a, err, sizeof(err)) == 0)
+		api_out(t, "# HELP pwtuned_recommendation The default answer "
+		    "(250 ms at p95, k = 1, OWASP floor).\n"
+		    "# TYPE pwtuned_recommendation gauge\n"
+		    "pwtuned_recommendation{param=\"m_kib\"} %u\n"
+		    "pwtuned_recommendation{param=\"t\"} %u\n"
+		    "pwtuned_recommendation{param=\"p\"} %u\n"
+		    "pwtuned_recommendation{param=\"predicted_ms\"} "
+		    "%.3f\n", (unsigned)a.m_kib, (unsigned)a.t,
+		    (unsigned)a.p, a.predicted_ms);
 }
 
 enum MHD_Result
@@ -1000,112 +1167,51 @@ h_metrics(struct api_server *s, struct MHD_Connection *c,
 		"0.0005", "0.001", "0.0025", "0.005", "0.01", "0.025", "0.05",
 		"0.1", "0.25", "1"
 	};
+	struct api_metrics_arg	 ma;
+	struct api_text		 t;
 	struct MHD_Response	*resp;
-	char			*buf;
-	size_t			 cap = 16384, len = 0, i, k;
-	unsigned long long	 cum = 0, computed, cached;
+	size_t			 i, k;
+	unsigned long long	 cum = 0;
 	enum MHD_Result		 rc;
-	time_t			 now = time(NULL);
 	char			 why[256];
-	int			 up;
 
 	(void)r;
 	(void)arg;
-	up = api_store_up(s, why, sizeof(why));
-	api_fleet_counts(s, &computed, &cached);	/* before d->lock */
-	if ((buf = malloc(cap)) == NULL)
+	memset(&ma, 0, sizeof(ma));
+	ma.t = &t;
+	ma.up = api_store_up(s, why, sizeof(why));
+	ma.pg = api_store_is_pg(s);
+	api_fleet_counts(s, &ma.computed, &ma.cached);	/* no lock held */
+	t.cap = 16384;
+	t.len = 0;
+	if ((t.buf = malloc(t.cap)) == NULL)
 		return MHD_NO;
-#define OUT(...) do {							\
-	int _n = snprintf(buf + len, cap - len, __VA_ARGS__);		\
-	if (_n > 0 && (size_t)_n < cap - len)				\
-		len += (size_t)_n;					\
-} while (0)
-	OUT("# HELP pwtuned_http_requests_total Requests by route and status "
-	    "class.\n# TYPE pwtuned_http_requests_total counter\n");
+	api_out(&t, "# HELP pwtuned_http_requests_total Requests by route and "
+	    "status class.\n# TYPE pwtuned_http_requests_total counter\n");
 	pthread_mutex_lock(&s->lock);
 	for (i = 0; i <= api_nroutes; i++)
 		for (k = 1; k < 6; k++)
 			if (s->hits[i][k] > 0 || (i == 3 && k == 2))
-				OUT("pwtuned_http_requests_total{route=\"%s %s\","
-				    "status=\"%zuxx\"} %llu\n", i < api_nroutes ?
-				    api_routes[i].method : "any", i <
-				    api_nroutes ? api_routes[i].path : "other",
-				    k, s->hits[i][k]);
-	OUT("# HELP pwtuned_http_request_seconds Request latency.\n"
+				api_out(&t, "pwtuned_http_requests_total{route="
+				    "\"%s %s\",status=\"%zuxx\"} %llu\n",
+				    i < api_nroutes ? api_routes[i].method :
+				    "any", i < api_nroutes ? api_routes[i].path :
+				    "other", k, s->hits[i][k]);
+	api_out(&t, "# HELP pwtuned_http_request_seconds Request latency.\n"
 	    "# TYPE pwtuned_http_request_seconds histogram\n");
 	for (i = 0; i < API_LATENCY_BUCKETS; i++) {
 		cum += s->latency[i];
-		OUT("pwtuned_http_request_seconds_bucket{le=\"%s\"} %llu\n",
-		    bounds[i], cum);
+		api_out(&t, "pwtuned_http_request_seconds_bucket{le=\"%s\"} "
+		    "%llu\n", bounds[i], cum);
 	}
 	cum += s->latency[API_LATENCY_BUCKETS];
-	OUT("pwtuned_http_request_seconds_bucket{le=\"+Inf\"} %llu\n"
+	api_out(&t, "pwtuned_http_request_seconds_bucket{le=\"+Inf\"} %llu\n"
 	    "pwtuned_http_request_seconds_sum %.6f\n"
 	    "pwtuned_http_request_seconds_count %llu\n", cum, s->latency_sum,
 	    s->latency_count);
 	pthread_mutex_unlock(&s->lock);
-	pthread_mutex_lock(&s->d->lock);
-	OUT("# HELP pwtuned_runs_total Runs finished since start, by status.\n"
-	    "# TYPE pwtuned_runs_total counter\n");
-	for (i = DB_RUN_DONE; i <= DB_RUN_INTERRUPTED; i++)
-		OUT("pwtuned_runs_total{status=\"%s\"} %llu\n",
-		    db_run_status_name((enum db_run_status)i),
-		    s->d->runs_by_status[i]);
-	OUT("# HELP pwtuned_store_up 1 when the store can be reached.\n"
-	    "# TYPE pwtuned_store_up gauge\npwtuned_store_up{engine=\"%s\"} "
-	    "%d\n# HELP pwtuned_store_failures_total Store operations that "
-	    "could not reach or write the store.\n"
-	    "# TYPE pwtuned_store_failures_total counter\n"
-	    "pwtuned_store_failures_total %llu\n", db_is_postgresql(
-	    s->d->cfg.db) ? "postgresql" : "sqlite", up,
-	    s->d->store_failures);
-	OUT("# HELP pwtuned_scoped_answers_total Answers for a group, the "
-	    "fleet or a stack: computed, or the same question answered from "
-	    "the one kept.\n# TYPE pwtuned_scoped_answers_total counter\n"
-	    "pwtuned_scoped_answers_total{result=\"computed\"} %llu\n"
-	    "pwtuned_scoped_answers_total{result=\"cached\"} %llu\n",
-	    computed, cached);
-	OUT("# HELP pwtuned_benchmark_in_progress 1 while a run measures.\n"
-	    "# TYPE pwtuned_benchmark_in_progress gauge\n"
-	    "pwtuned_benchmark_in_progress %d\n", s->d->running_run != 0);
-	OUT("# HELP pwtuned_last_run_age_seconds Age of the newest finished "
-	    "run (-1: none).\n# TYPE pwtuned_last_run_age_seconds gauge\n"
-	    "pwtuned_last_run_age_seconds %lld\n", s->d->last_done > 0 ?
-	    (long long)(now - s->d->last_done) : -1LL);
-	OUT("# HELP pwtuned_model_ready 1 when a model answers.\n"
-	    "# TYPE pwtuned_model_ready gauge\npwtuned_model_ready %d\n"
-	    "# HELP pwtuned_model_stale 1 when the model was measured on other "
-	    "host facts than now (re-benchmark).\n"
-	    "# TYPE pwtuned_model_stale gauge\npwtuned_model_stale %d\n",
-	    s->d->model != NULL, s->d->model != NULL &&
-	    strcmp(s->d->model_fingerprint, s->d->host.fingerprint) != 0);
-	if (s->d->model != NULL) {
-		struct tune_query	q;
-		struct tune_answer	a;
-		char			err[256];
-
-		OUT("# HELP pwtuned_model_error Leave-one-out relative error "
-		    "of the model in use.\n# TYPE pwtuned_model_error gauge\n"
-		    "pwtuned_model_error{stat=\"median\"} %.4f\n"
-		    "pwtuned_model_error{stat=\"worst\"} %.4f\n",
-		    s->d->model->loo_median, s->d->model->loo_worst);
-
-		tune_query_init(&q);
-		if (tune_recommend(s->d->model, &q, &a, err, sizeof(err)) ==
-		    0)
-			OUT("# HELP pwtuned_recommendation The default answer "
-			    "(250 ms at p95, k = 1, OWASP floor).\n"
-			    "# TYPE pwtuned_recommendation gauge\n"
-			    "pwtuned_recommendation{param=\"m_kib\"} %u\n"
-			    "pwtuned_recommendation{param=\"t\"} %u\n"
-			    "pwtuned_recommendation{param=\"p\"} %u\n"
-			    "pwtuned_recommendation{param=\"predicted_ms\"} "
-			    "%.3f\n", (unsigned)a.m_kib, (unsigned)a.t,
-			    (unsigned)a.p, a.predicted_ms);
-	}
-	pthread_mutex_unlock(&s->d->lock);
-#undef OUT
-	resp = MHD_create_response_from_buffer(len, buf,
+	s->env.with_model(s->env.ctx, api_metrics_locked, &ma);
+	resp = MHD_create_response_from_buffer(t.len, t.buf,
 	    MHD_RESPMEM_MUST_FREE);
 	MHD_add_response_header(resp, "Content-Type",
 	    "text/plain; version=0.0.4");
@@ -1116,31 +1222,31 @@ h_metrics(struct api_server *s, struct MHD_Connection *c,
 }
 
 static json_t *
-api_host_json(struct api_server *s, struct db *db, const struct db_host *h)
+api_host_json(struct api_server *s, const struct api_config *cfg,
+    struct db *db, const struct db_host *h)
 {
+	const struct host_info	*self = s->env.host;
 	json_t			*facts = h->facts ? json_loads(h->facts, 0, NULL) :
 				    NULL;
 	json_t			*j;
 	enum host_budget_source	 src;
 	uint64_t		 budget;
-	int			 current = strcmp(h->id, s->d->host.host_id) == 0;
+	int			 current = strcmp(h->id, self->host_id) == 0;
 
 	j = json_pack("{s:s, s:s, s:s, s:s, s:o, s:b, s:s}", "id", h->id,
 	    "fingerprint", h->fingerprint, "first_seen", h->first_seen,
 	    "last_seen", h->last_seen, "facts", facts ? facts : json_object(),
-	    "this_host", current, "group", current ? s->d->cfg.group :
-	    h->group);
+	    "this_host", current, "group", current ? cfg->group : h->group);
 	if (current) {
 		/* What a run here would get now, and what set it. */
-		budget = host_memory_budget(&s->d->host, s->d->cfg.memory_max,
-		    &src);
+		budget = host_memory_budget(self, cfg->memory_max, &src);
 		json_object_set_new(j, "memory_budget", json_pack("{s:I, s:s}",
 		    "bytes", (json_int_t)budget, "source",
 		    host_budget_source_name(src)));
 		json_object_set_new(j, "effective_cpus", json_integer(
-		    host_usable_cpus(&s->d->host)));
+		    host_usable_cpus(self)));
 		json_object_set_new(j, "current_fingerprint",
-		    json_string(s->d->host.fingerprint));
+		    json_string(self->fingerprint));
 	}
 	if (h->last_run > 0) {
 		json_object_set_new(j, "last_run", json_integer(h->last_run));
@@ -1153,7 +1259,7 @@ api_host_json(struct api_server *s, struct db *db, const struct db_host *h)
 		    json_integer(h->last_run_cpus));
 		/* Stale: the newest run was measured on other facts. */
 		json_object_set_new(j, "stale", json_boolean(strcmp(
-		    h->last_run_fingerprint, current ? s->d->host.fingerprint :
+		    h->last_run_fingerprint, current ? self->fingerprint :
 		    h->fingerprint) != 0));
 		json_object_set_new(j, "presets", db != NULL ?
 		    api_run_presets(s, db, h->last_run) : json_array());
@@ -1208,25 +1314,28 @@ enum MHD_Result
 h_hosts(struct api_server *s, struct MHD_Connection *c,
     struct api_request *r, const char *arg, int *status)
 {
-	struct db_host	*hosts;
-	struct db	*db;
-	size_t		 n, i;
-	json_t		*list, *j;
-	const char	*slowest;
-	char		 err[512];
+	struct api_config	 cfg;
+	struct db_host		*hosts;
+	struct db		*db;
+	size_t			 n, i;
+	json_t			*list, *j;
+	const char		*slowest;
+	char			 err[512];
 
 	(void)r;
 	(void)arg;
 	if ((db = api_db(s, err, sizeof(err))) == NULL ||
 	    db_hosts_list(db, NULL, &hosts, &n, err, sizeof(err)) != DB_OK)
 		return api_store_unreadable(c, status);
+	api_cfg(s, &cfg);
 	list = json_array();
 	for (i = 0; i < n; i++)
-		json_array_append_new(list, api_host_json(s, db, &hosts[i]));
+		json_array_append_new(list, api_host_json(s, &cfg, db,
+		    &hosts[i]));
 	db_hosts_free(hosts, n);
 	slowest = api_hosts_slowest(list);
 	j = json_pack("{s:o, s:s?, s:s}", "hosts", list, "slowest_host",
-	    slowest, "group", s->d->cfg.group);
+	    slowest, "group", cfg.group);
 	return api_json(c, 200, j, NULL, status);
 }
 
@@ -1234,11 +1343,12 @@ enum MHD_Result
 h_host_get(struct api_server *s, struct MHD_Connection *c,
     struct api_request *r, const char *arg, int *status)
 {
-	struct db_host	*hosts;
-	struct db	*db;
-	size_t		 n, i;
-	json_t		*j;
-	char		 err[512];
+	struct api_config	 cfg;
+	struct db_host		*hosts;
+	struct db		*db;
+	size_t			 n, i;
+	json_t			*j;
+	char			 err[512];
 
 	(void)r;
 	for (i = 0; arg[i] != '\0'; i++)
@@ -1253,7 +1363,8 @@ h_host_get(struct api_server *s, struct MHD_Connection *c,
 		return api_problem(c, PROB_NOT_FOUND, "id", "no such host",
 		    NULL, 0, status);
 	}
-	j = api_host_json(s, db, &hosts[0]);
+	api_cfg(s, &cfg);
+	j = api_host_json(s, &cfg, db, &hosts[0]);
 	db_hosts_free(hosts, n);
 	return api_json(c, 200, j, NULL, status);
 }

@@ -124,8 +124,8 @@ int
 api_token_load(struct api_server *s, const char *path, char *err,
     size_t errlen)
 {
-	uint8_t		raw[DAEMON_TOKEN_LEN];
-	char		hex[2 * DAEMON_TOKEN_LEN + 2], buf[512];
+	uint8_t		raw[API_TOKEN_LEN];
+	char		hex[2 * API_TOKEN_LEN + 2], buf[512];
 	struct stat	sb;
 	ssize_t		n;
 	size_t		len;
@@ -298,7 +298,7 @@ api_auth(struct api_server *s, struct MHD_Connection *c, unsigned *retry)
 		slot->peer = peer;
 		slot->window = now;
 	}
-	if (slot->count >= s->d->cfg.auth_failures_per_minute) {
+	if (slot->count >= s->cfg.auth_failures_per_minute) {
 		*retry = (unsigned)(API_FAIL_WINDOW_S - (now - slot->window));
 		pthread_mutex_unlock(&s->lock);
 		return 2;
@@ -314,9 +314,10 @@ api_host_allowed(struct api_server *s, struct MHD_Connection *c)
 {
 	const char	*host = MHD_lookup_connection_value(c,
 			    MHD_HEADER_KIND, "Host");
-	char		 name[160], addr[128];
-	unsigned	 port;
+	const char	*addr = s->cfg.listen_addr;
+	char		 name[160];
 	size_t		 i, n;
+	int		 ok = 0;
 
 	if (host == NULL)
 		return 0;
@@ -337,14 +338,17 @@ api_host_allowed(struct api_server *s, struct MHD_Connection *c)
 	if (strcmp(name, "localhost") == 0 || strcmp(name, "127.0.0.1") == 0 ||
 	    strcmp(name, "::1") == 0)
 		return 1;
-	if (config_listen_addr(&s->d->cfg, addr, sizeof(addr), &port) == 0 &&
-	    strcmp(name, addr) == 0 && strcmp(addr, "0.0.0.0") != 0 &&
+	/* The names are read at start: only the lock's copy of them. */
+	pthread_mutex_lock(&s->lock);
+	if (addr[0] != '\0' && strcmp(name, addr) == 0 &&
+	    strcmp(addr, "0.0.0.0") != 0 &&
 	    strcmp(addr, "::") != 0)
-		return 1;
-	for (i = 0; i < s->d->cfg.nallowed_hosts; i++)
-		if (strcasecmp(name, s->d->cfg.allowed_hosts[i]) == 0)
-			return 1;
-	return 0;
+		ok = 1;
+	for (i = 0; !ok && i < s->cfg.nallowed_hosts; i++)
+		if (strcasecmp(name, s->cfg.allowed_hosts[i]) == 0)
+			ok = 1;
+	pthread_mutex_unlock(&s->lock);
+	return ok;
 }
 
 static void
@@ -724,8 +728,62 @@ api_free(struct api_server *s)
 	free(s);
 }
 
+void
+api_cfg(struct api_server *s, struct api_config *out)
+{
+	pthread_mutex_lock(&s->lock);
+	*out = s->cfg;
+	pthread_mutex_unlock(&s->lock);
+}
+
+void
+api_state(struct api_server *s, struct api_state *out)
+{
+	s->env.state(s->env.ctx, out);
+}
+
+static void
+api_model_copy(const struct model *m, const struct api_state *st, void *arg)
+{
+	struct api_model_copy	*mc = arg;
+
+	if (m != NULL && (mc->m = malloc(sizeof(*mc->m))) != NULL)
+		*mc->m = *m;
+	mc->st = *st;
+}
+
+struct model *
+api_model_dup(struct api_server *s, struct api_state *st)
+{
+	struct api_model_copy	mc;
+
+	mc.m = NULL;
+	s->env.with_model(s->env.ctx, api_model_copy, &mc);
+	if (st != NULL)
+		*st = mc.st;
+	return mc.m;
+}
+
+int
+api_store_is_pg(struct api_server *s)
+{
+	int	pg;
+
+	pthread_mutex_lock(&s->lock);
+	pg = db_is_postgresql(s->cfg.store);
+	pthread_mutex_unlock(&s->lock);
+	return pg;
+}
+
+void
+api_store_note(struct api_server *s, enum db_status st, const char *err)
+{
+	s->env.store_note(s->env.ctx, st, err);
+}
+
 struct api_server *
-api_start(struct daemon *d, int listen_fd, char *err, size_t errlen)
+api_start(const struct api_env *env, const struct api_config *cfg,
+    int listen_fd, char *err, size_t errlen)
 {
 	struct api_server	*s;
 	pthread_condattr_t	 ca;
@@ -734,36 +792,37 @@ api_start(struct daemon *d, int listen_fd, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
-	s->d = d;
-	s->request_timeout = d->cfg.request_timeout;
+	s->env = *env;
+	s->cfg = *cfg;
+	s->request_timeout = cfg->request_timeout;
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_mutex_init(&s->conn_lock, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&s->conn_cv, &ca);
 	pthread_condattr_destroy(&ca);
-	if (api_token_load(s, d->cfg.token_file, err, errlen) == -1) {
+	if (api_token_load(s, cfg->token_file, err, errlen) == -1) {
 		api_free(s);
 		return NULL;
 	}
 	s->mhd = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD |
 	    MHD_USE_EPOLL | MHD_USE_ERROR_LOG, 0, NULL, NULL, api_access, s,
 	    MHD_OPTION_LISTEN_SOCKET, listen_fd,
-	    MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)d->cfg.threads,
-	    MHD_OPTION_CONNECTION_LIMIT, (unsigned int)d->cfg.max_connections,
+	    MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)cfg->threads,
+	    MHD_OPTION_CONNECTION_LIMIT, (unsigned int)cfg->max_connections,
 	    MHD_OPTION_PER_IP_CONNECTION_LIMIT,
-	    (unsigned int)d->cfg.max_connections_per_ip,
+	    (unsigned int)cfg->max_connections_per_ip,
 	    MHD_OPTION_CONNECTION_TIMEOUT,
-	    (unsigned int)d->cfg.connection_timeout,
+	    (unsigned int)cfg->connection_timeout,
 	    MHD_OPTION_CONNECTION_MEMORY_LIMIT,
-	    (size_t)d->cfg.connection_memory,
+	    (size_t)cfg->connection_memory,
 	    MHD_OPTION_THREAD_STACK_SIZE, (size_t)(256 * 1024),
 	    MHD_OPTION_NOTIFY_COMPLETED, api_completed, s,
 	    MHD_OPTION_NOTIFY_CONNECTION, api_conn_notify, s,
 	    MHD_OPTION_END);
 	if (s->mhd == NULL) {
 		snprintf(err, errlen, "cannot start the HTTP server on %s",
-		    d->cfg.listen);
+		    cfg->listen);
 		api_free(s);
 		return NULL;
 	}
@@ -802,7 +861,11 @@ api_stop(struct api_server *s)
 }
 
 int
-api_reload(struct api_server *s, char *err, size_t errlen)
+api_reload(struct api_server *s, const struct api_config *cfg, char *err,
+    size_t errlen)
 {
-	return api_token_load(s, s->d->cfg.token_file, err, errlen);
+	pthread_mutex_lock(&s->lock);
+	s->cfg = *cfg;
+	pthread_mutex_unlock(&s->lock);
+	return api_token_load(s, cfg->token_file, err, errlen);
 }

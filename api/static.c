@@ -66,16 +66,19 @@ static int
 static_lookup(struct api_server *s, const char *name, const void **data,
     size_t *len, void **owned)
 {
-	char		path[DAEMON_PATH_MAX + 80];
+	char		path[API_PATH_MAX + 80], root[API_PATH_MAX];
 	struct stat	sb;
 	size_t		i;
 	ssize_t		n;
 	int		fd;
 
 	*owned = NULL;
-	if (s->d->cfg.web_root[0] == '\0')
+	pthread_mutex_lock(&s->lock);
+	snprintf(root, sizeof(root), "%s", s->cfg.web_root);
+	pthread_mutex_unlock(&s->lock);
+	if (root[0] == '\0')
 		goto builtin;
-	snprintf(path, sizeof(path), "%s/%s", s->d->cfg.web_root, name);
+	snprintf(path, sizeof(path), "%s/%s", root, name);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1) {
 		/* Chart.js is not part of web/: the binary has it. */
 		if (errno == ENOENT && strcmp(name, "chart.min.js") == 0)

@@ -172,20 +172,11 @@ h_model(struct api_server *s, struct MHD_Connection *c,
 	json_t		*j, *points;
 	char		 err[512];
 	size_t		 i;
-	int		 have;
 
 	(void)r;
 	(void)arg;
-	if ((m = malloc(sizeof(*m))) == NULL)
-		return MHD_NO;
-	pthread_mutex_lock(&s->d->lock);
-	if ((have = s->d->model != NULL))
-		*m = *s->d->model;
-	pthread_mutex_unlock(&s->d->lock);
-	if (!have) {
-		free(m);
+	if ((m = api_model_dup(s, NULL)) == NULL)
 		return api_no_model(s, c, status);
-	}
 	if ((db = api_db(s, err, sizeof(err))) == NULL ||
 	    db_run_report(db, m->run_id, &rep, err, sizeof(err)) != DB_OK) {
 		free(m);

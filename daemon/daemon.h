@@ -7,7 +7,9 @@
  *   runner.c   the job runner: one benchmark at a time on its own thread,
  *              points in child processes, written to the store as they end,
  *              the model refitted and swapped in when a run finishes
- *   state.c    what the API reads: the current model, its answers cached
+ *   env.c      the API's view of the daemon (struct api_env): state and
+ *              model read under the lock, runs asked for, store notes; the
+ *              configuration the API is given (struct api_config)
  *   pwtuned.c  main(): the steps the daemon takes, torn down in reverse
  */
 #ifndef PWTUNE_DAEMON_H
@@ -58,9 +60,14 @@ struct config {
 
 /*
  * What the daemon knows and does at run time: the host, the current
- * model, the job runner. Shared by the HTTP threads (readers) and the
- * runner (the only writer of the model); lock protects everything below
- * it.
+ * model, the job runner. Shared by the HTTP threads (readers, through
+ * daemon/env.c) and the runner (the only writer of the model); lock
+ * protects everything below it, and cfg's keys SIGHUP changes.
+ *
+ * The lock order, over the whole program: the API's fleet lock
+ * (api/fleet.c), then this lock, then the API server's lock
+ * (api/api_impl.h); the runner takes this one alone. A thread holding
+ * one never waits for one before it.
  */
 struct daemon {
 	struct config		 cfg;
@@ -170,6 +177,14 @@ int	 listen_activated(char *bound, size_t boundlen, char *err,
 	    size_t errlen);
 /* GET /healthz on c->listen (loopback for a wildcard): 0 when 200. */
 int	 health_check(const struct config *c, char *err, size_t errlen);
+
+/* env.c */
+struct api_env;
+struct api_config;
+/* The API's view of d (api/api.h). */
+void	 daemon_api_env(struct daemon *d, struct api_env *env);
+/* What the API is told of d->cfg, copied under d->lock. */
+void	 daemon_api_config(struct daemon *d, struct api_config *c);
 
 /* notify.c */
 /* Send one datagram ("READY=1", "STATUS=...") when NOTIFY_SOCKET is set. */
