@@ -1,14 +1,37 @@
 /*
- * api/api.h: the JSON HTTP API of pwtuned, on libmicrohttpd.
+ * api/api.h: the JSON HTTP API of pwtuned, on libmicrohttpd. It sees its
+ * host only through struct api_env and struct api_config (below), and
+ * includes nothing from daemon/. Its files:
  *
- *   server.c     the listener, its limits, the access handler: checks at
- *                the door, body buffering with a cap, routing, the bearer
- *                token (file, digests, failures per address), metrics
- *   handlers.c   one function per endpoint; strict query parsing
- *   problem.c    errors as RFC 9457 problem+json, from a fixed catalogue
+ * The base
+ *   server.c          the listener, its limits, the access handler: checks
+ *                     at the door, body buffering with a cap, routing, the
+ *                     bearer token (file, digests, failures per address),
+ *                     counting every answer for /metrics
+ *   request.c         strict query parsing, ids in paths, JSON bodies
+ *   reply.c           struct api_reply: what a handler answers; queued here
+ *   problem.c         errors as RFC 9457 problem+json, from a fixed
+ *                     catalogue; the one store status -> problem switch
+ *   store.c           each HTTP thread's store connection; is the store up
+ *
+ * One file per resource
+ *   health.c          GET /healthz, /readyz
+ *   recommendation.c  GET /v1/recommendation (this host, answers cached),
+ *                     /v1/presets
+ *   fleet.c           scope= and stack= answers, and what they keep
+ *   runs.c            GET, POST /v1/runs, GET, DELETE /v1/runs/ID
+ *   hosts.c           GET /v1/hosts, /v1/hosts/ID
+ *   model.c           GET /v1/model: what the dashboard draws
+ *   observations.c    POST, GET /v1/observations
+ *   check.c           POST /v1/check
+ *   static.c          GET /, /static/NAME (the dashboard), /v1/openapi.json
+ *   metrics.c         GET /metrics
+ *
+ *   api_impl.h        what these files share; openapi.json, embed*.cmake
+ *                     build the document and the dashboard into the binary
  *
  * No handler runs Argon2 or allocates what a client chose: answers come
- * from the model in memory; runs go to the job runner.
+ * from the model in memory; runs go to the host's job runner.
  */
 #ifndef PWTUNE_API_H
 #define PWTUNE_API_H
@@ -27,7 +50,6 @@
 #define API_BODY_MAX		4096	/* bytes of a request body */
 #define API_JSON_DEPTH_MAX	8	/* nesting, checked before parsing */
 #define API_URI_MAX		2048
-#define API_ROUTES		24
 #define API_CACHE_SLOTS		64	/* answers kept per model */
 #define API_LATENCY_BUCKETS	10
 

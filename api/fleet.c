@@ -631,32 +631,9 @@ api_candidates(struct api_fleet *f, struct api_members *mb,
 	return 0;
 }
 
-/* A 200 of JSON text (taken), as api_json() sends one. */
-static enum MHD_Result
-api_fleet_text(struct MHD_Connection *c, char *text, int *status)
-{
-	struct MHD_Response	*r;
-	enum MHD_Result		 rc;
-
-	r = MHD_create_response_from_buffer(strlen(text), text,
-	    MHD_RESPMEM_MUST_FREE);
-	if (r == NULL) {
-		free(text);
-		return MHD_NO;
-	}
-	MHD_add_response_header(r, "Content-Type", "application/json");
-	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
-	MHD_add_response_header(r, "Cache-Control", "no-cache");
-	*status = 200;
-	rc = MHD_queue_response(c, 200, r);
-	MHD_destroy_response(r);
-	return rc;
-}
-
-enum MHD_Result
-api_recommend_scoped(struct api_server *s, struct MHD_Connection *c,
-    const struct tune_query *q, const char *qkey, const struct api_scope *sc,
-    int *status)
+int
+api_recommend_scoped(struct api_server *s, const struct tune_query *q,
+    const char *qkey, const struct api_scope *sc, struct api_reply *rep)
 {
 	struct api_fleet	*f = api_fleet(s);
 	struct api_config	*cfg;
@@ -668,7 +645,7 @@ api_recommend_scoped(struct api_server *s, struct MHD_Connection *c,
 	struct tune_query	 aim;
 	struct api_fleet_answer	*kept;
 	struct db		*db;
-	enum MHD_Result		 rc;
+	int			 rc;
 	json_t			*j, *hosts, *stack = NULL;
 	char			 err[512], group[DB_GROUP_MAX], key[448];
 	char			 listed_iso[32], why[256], *body = NULL;
@@ -690,7 +667,7 @@ api_recommend_scoped(struct api_server *s, struct MHD_Connection *c,
 		free(fa);
 		free(cfg);
 		free(fresh);
-		return MHD_NO;
+		return -1;
 	}
 	mb->excluded = json_array();
 	listed_iso[0] = '\0';
@@ -708,13 +685,13 @@ api_recommend_scoped(struct api_server *s, struct MHD_Connection *c,
 	    sc->kind), sc->kind == API_SCOPE_GROUP ? group : "", sc->stack);
 
 	if (sc->kind == API_SCOPE_GROUP && group[0] == '\0') {
-		rc = api_problem(c, PROB_CONFLICT, "scope", "this daemon has no "
+		rc = api_fail(rep, PROB_CONFLICT, "scope", "this daemon has no "
 		    "group: set group = NAME in pwtuned.conf (or ask with "
-		    "scope=fleet)", NULL, 0, status);
+		    "scope=fleet)", NULL, 0);
 		goto out;
 	}
 	if (self == NULL && sc->kind == API_SCOPE_HOST) {
-		rc = api_no_model(s, c, status);
+		rc = api_no_model(s, rep);
 		goto out;
 	}
 	if (self == NULL)
@@ -733,9 +710,9 @@ api_recommend_scoped(struct api_server *s, struct MHD_Connection *c,
 	if (sc->kind != API_SCOPE_HOST) {
 		if (api_fleet_list(s, f, &from_cache, err, sizeof(err)) == -1) {
 			pthread_mutex_unlock(&f->lock);
-			rc = api_problem(c, PROB_STORE, NULL, "the store cannot "
+			rc = api_fail(rep, PROB_STORE, NULL, "the store cannot "
 			    "be read, and no list of hosts is kept yet", NULL,
-			    5, status);
+			    5);
 			goto out;
 		}
 		snprintf(listed_iso, sizeof(listed_iso), "%s", f->listed_iso);
@@ -817,8 +794,8 @@ api_recommend_scoped(struct api_server *s, struct MHD_Connection *c,
 		snprintf(why, sizeof(why), "no host of %s%s has a fresh "
 		    "finished run", sc->kind == API_SCOPE_GROUP ? "group " :
 		    "the fleet", sc->kind == API_SCOPE_GROUP ? group : "");
-		rc = api_problem(c, PROB_NOT_READY, NULL, why, json_pack(
-		    "{s:O}", "excluded", mb->excluded), 10, status);
+		rc = api_fail(rep, PROB_NOT_READY, NULL, why, json_pack(
+		    "{s:O}", "excluded", mb->excluded), 10);
 		goto out;
 	}
 	api_fleet_inputs(obs_taken, mb, version, now_b, stale, inputs);
@@ -837,7 +814,7 @@ api_recommend_scoped(struct api_server *s, struct MHD_Connection *c,
 	pthread_mutex_unlock(&f->lock);
 	if (hit && body != NULL) {
 		if (ret == 0 && !note) {
-			rc = api_fleet_text(c, body, status);
+			rc = api_ok_text(rep, 200, body, NULL);
 			body = NULL;
 			goto out;
 		}
@@ -860,7 +837,7 @@ api_recommend_scoped(struct api_server *s, struct MHD_Connection *c,
 	    (ret = api_candidates(f, mb, &aim, &retry, err, sizeof(err))) ==
 	    -1 || (ret == 0 && (ret = fleet_recommend(mb->h, mb->n, q, factor,
 	    fa, err, sizeof(err))) == -1)) {
-		rc = api_problem(c, PROB_POLICY, NULL, err, NULL, 0, status);
+		rc = api_fail(rep, PROB_POLICY, NULL, err, NULL, 0);
 		goto out;
 	}
 	if (ret == -2) {
@@ -868,8 +845,7 @@ api_recommend_scoped(struct api_server *s, struct MHD_Connection *c,
 		    "are searched on at most %d hosts a second here: ask again "
 		    "later (an answer is kept %d s for the same question)",
 		    API_FLEET_SEARCH_RATE, API_FLEET_LIST_S);
-		rc = api_problem(c, PROB_TOO_MANY, NULL, why, NULL, retry,
-		    status);
+		rc = api_fail(rep, PROB_TOO_MANY, NULL, why, NULL, retry);
 		goto out;
 	}
 	j = tune_answer_to_json(&fa->a, mb->h[fa->decider].m);
@@ -891,7 +867,7 @@ api_recommend_scoped(struct api_server *s, struct MHD_Connection *c,
 		json_object_set_new(j, "stack", stack);
 		stack = NULL;
 	}
-	/* As api_json() would write it: the kept answer is sent as it is. */
+	/* As api_ok(rep) would write it: the kept answer is sent as it is. */
 	body = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(6));
 	pthread_mutex_lock(&f->lock);
 	kept = api_fleet_answer(f, key, inputs, now, &hit);
@@ -905,7 +881,7 @@ api_recommend_scoped(struct api_server *s, struct MHD_Connection *c,
 	pthread_mutex_unlock(&f->lock);
 	if (ret == 0 && !note && body != NULL) {
 		json_decref(j);
-		rc = api_fleet_text(c, body, status);
+		rc = api_ok_text(rep, 200, body, NULL);
 		body = NULL;
 		goto out;
 	}
@@ -914,10 +890,10 @@ answer:
 		json_object_set_new(j, "store", json_pack("{s:b, s:s}",
 		    "reachable", 0, "hosts_as_of", listed_iso));
 	if (ret == 1)
-		rc = api_problem(c, PROB_POLICY, "target_ms", err, json_pack(
-		    "{s:o}", "closest", j), 0, status);
+		rc = api_fail(rep, PROB_POLICY, "target_ms", err, json_pack(
+		    "{s:o}", "closest", j), 0);
 	else
-		rc = api_json(c, 200, j, NULL, status);
+		rc = api_ok(rep, 200, j, NULL);
 out:
 	/* The members' models: kept, or freed with the last reference. */
 	pthread_mutex_lock(&f->lock);
@@ -940,50 +916,17 @@ out:
 	return rc;
 }
 
-/* A stack name: 1 to 63 of letters, digits, '.', '_', '+', '-'. */
-static int
-api_stack_valid(const char *v)
-{
-	size_t	n = strlen(v);
-
-	return n > 0 && n < DB_STACK_MAX && v[strspn(v, "abcdefghijklmnopq"
-	    "rstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+-")] == '\0';
-}
-
+/* One token of the observation bucket: 1, 0 (429), -1 (no memory). */
 int
-api_scope_parse(const char *key, const char *v, struct api_scope *sc,
-    char *why, size_t whylen)
+api_fleet_obs_token(struct api_server *s, unsigned *retry)
 {
-	if (strcmp(key, "scope") == 0) {
-		if (strcmp(v, "host") == 0)
-			sc->kind = API_SCOPE_HOST;
-		else if (strcmp(v, "group") == 0)
-			sc->kind = API_SCOPE_GROUP;
-		else if (strcmp(v, "fleet") == 0)
-			sc->kind = API_SCOPE_FLEET;
-		else {
-			snprintf(why, whylen, "must be host, group or fleet");
-			return -1;
-		}
-		return 0;
-	}
-	if (!api_stack_valid(v)) {
-		snprintf(why, whylen, "must be 1 to %d letters, digits, '.', "
-		    "'_', '+' or '-' (php-8.2-libargon2)", DB_STACK_MAX - 1);
+	struct api_fleet	*f = api_fleet(s);
+	struct timespec		 ts;
+	double			 now;
+	int			 ok;
+
+	if (f == NULL)
 		return -1;
-	}
-	snprintf(sc->stack, sizeof(sc->stack), "%s", v);
-	return 0;
-}
-
-/* One token of the observation bucket, or 0 (429). */
-static int
-api_obs_token(struct api_fleet *f, unsigned *retry)
-{
-	struct timespec	ts;
-	double		now;
-	int		ok;
-
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	now = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 	pthread_mutex_lock(&f->lock);
@@ -1001,270 +944,20 @@ api_obs_token(struct api_fleet *f, unsigned *retry)
 	return ok;
 }
 
-/* What the model in use predicted for an observation's parameters. */
-static void
-api_obs_predict(const struct model *m, const struct api_state *st, void *arg)
+/* An observation of stack was stored here: answers kept are computed again. */
+void
+api_fleet_observed(struct api_server *s, const char *stack)
 {
-	struct db_observation	*o = arg;
-	enum kdf_alg		 alg;
-
-	if (m != NULL && kdf_alg_parse(o->variant, &alg) == 0 &&
-	    fleet_predict_p50(m, alg, o->m_kib, o->t, o->p, o->k,
-	    &o->predicted_ms) == 0)
-		o->model_run = st->model_run;
-}
-
-/* A whole number member within [lo, hi], or the default when absent. */
-static int
-api_member_uint(json_t *j, const char *key, long long lo, long long hi,
-    long long dflt, long long *out)
-{
-	json_t	*v = json_object_get(j, key);
-
-	if (v == NULL) {
-		if (dflt < 0)
-			return -1;
-		*out = dflt;
-		return 0;
-	}
-	if (!json_is_integer(v) || json_integer_value(v) < lo ||
-	    json_integer_value(v) > hi)
-		return -1;
-	*out = json_integer_value(v);
-	return 0;
-}
-
-enum MHD_Result
-h_observations_post(struct api_server *s, struct MHD_Connection *c,
-    struct api_request *r, const char *arg, int *status)
-{
-	static const struct {
-		const char	*key;
-		long long	 lo, hi, dflt;	/* dflt < 0: required */
-	} nums[] = {
-		{ "m_kib", 8, 4194304, -1 },
-		{ "t", 1, TUNE_T_MAX, -1 },
-		{ "p", 1, 255, 1 },
-		{ "k", 1, 1024, 1 },
-	};
 	struct api_fleet	*f = api_fleet(s);
-	struct db_observation	 o;
-	struct stats		 st;
-	struct db		*db;
-	json_t			*j, *v, *samples;
-	const char		*key, *variant = "argon2id";
-	double			 ms[API_OBS_SAMPLES_MAX];
-	long long		 val[4];
-	size_t			 i, n;
-	enum db_status		 dst;
-	enum kdf_alg		 alg;
-	enum MHD_Result		 rc;
-	unsigned		 retry;
-	char			 err[512], why[160];
+	size_t			 i;
 
-	(void)arg;
 	if (f == NULL)
-		return MHD_NO;
-	if (!api_obs_token(f, &retry))
-		return api_problem(c, PROB_TOO_MANY, NULL, "observations come "
-		    "faster than the daemon takes them: send fewer, with more "
-		    "samples each", NULL, retry, status);
-	if ((j = api_body_json(c, r, status, &rc)) == NULL)
-		return rc;
-	memset(&o, 0, sizeof(o));
-	json_object_foreach(j, key, v) {
-		if (strcmp(key, "stack") && strcmp(key, "variant") &&
-		    strcmp(key, "m_kib") && strcmp(key, "t") &&
-		    strcmp(key, "p") && strcmp(key, "k") &&
-		    strcmp(key, "samples_ms")) {
-			rc = api_problem(c, PROB_BAD_PARAM, key, "unknown member"
-			    " (known: stack, variant, m_kib, t, p, k, "
-			    "samples_ms)", NULL, 0, status);
-			json_decref(j);
-			return rc;
-		}
-	}
-	v = json_object_get(j, "stack");
-	if (!json_is_string(v) || !api_stack_valid(json_string_value(v))) {
-		json_decref(j);
-		snprintf(why, sizeof(why), "is required: 1 to %d letters, "
-		    "digits, '.', '_', '+' or '-' (php-8.2-libargon2)",
-		    DB_STACK_MAX - 1);
-		return api_problem(c, PROB_BAD_PARAM, "stack", why, NULL, 0,
-		    status);
-	}
-	snprintf(o.stack, sizeof(o.stack), "%s", json_string_value(v));
-	if ((v = json_object_get(j, "variant")) != NULL) {
-		if (!json_is_string(v) || kdf_alg_parse(json_string_value(v),
-		    &alg) == -1 || !kdf_alg_is_argon2(alg)) {
-			json_decref(j);
-			return api_problem(c, PROB_BAD_PARAM, "variant", "must "
-			    "be argon2id, argon2i or argon2d", NULL, 0, status);
-		}
-		variant = kdf_alg_name(alg);
-	}
-	snprintf(o.variant, sizeof(o.variant), "%s", variant);
-	for (i = 0; i < sizeof(nums) / sizeof(nums[0]); i++) {
-		if (api_member_uint(j, nums[i].key, nums[i].lo, nums[i].hi,
-		    nums[i].dflt, &val[i]) == -1) {
-			snprintf(why, sizeof(why), "%smust be a whole number "
-			    "from %lld to %lld", nums[i].dflt < 0 ?
-			    "is required and " : "", nums[i].lo, nums[i].hi);
-			json_decref(j);
-			return api_problem(c, PROB_BAD_PARAM, nums[i].key, why,
-			    NULL, 0, status);
-		}
-	}
-	o.m_kib = (uint32_t)val[0];
-	o.t = (uint32_t)val[1];
-	o.p = (uint32_t)val[2];
-	o.k = (uint32_t)val[3];
-	if (o.m_kib < 8 * o.p) {
-		json_decref(j);
-		return api_problem(c, PROB_BAD_PARAM, "m_kib", "must be at "
-		    "least 8 KiB per lane (8 x p)", NULL, 0, status);
-	}
-	samples = json_object_get(j, "samples_ms");
-	n = json_is_array(samples) ? json_array_size(samples) : 0;
-	if (n == 0 || n > API_OBS_SAMPLES_MAX) {
-		json_decref(j);
-		snprintf(why, sizeof(why), "is required: an array of 1 to %d "
-		    "latencies in milliseconds", API_OBS_SAMPLES_MAX);
-		return api_problem(c, PROB_BAD_PARAM, "samples_ms", why, NULL,
-		    0, status);
-	}
-	for (i = 0; i < n; i++) {
-		v = json_array_get(samples, i);
-		ms[i] = json_is_number(v) ? json_number_value(v) : -1;
-		if (!(ms[i] > 0 && ms[i] <= TUNE_TARGET_MAX_MS)) {
-			json_decref(j);
-			snprintf(why, sizeof(why), "sample %zu must be a number "
-			    "of milliseconds above 0 and at most %d", i,
-			    TUNE_TARGET_MAX_MS);
-			return api_problem(c, PROB_BAD_PARAM, "samples_ms", why,
-			    NULL, 0, status);
-		}
-	}
-	json_decref(j);
-	stats_compute(ms, n, &st);
-	o.median_ms = st.median;
-	o.p95_ms = st.p95;
-	o.predicted_ms = -1;
-	snprintf(o.host_id, sizeof(o.host_id), "%s", s->env.host->host_id);
-	/* What the model in use predicted for these parameters. */
-	s->env.with_model(s->env.ctx, api_obs_predict, &o);
-	dst = DB_ERR_UNAVAILABLE;
-	if ((db = api_db(s, err, sizeof(err))) != NULL)
-		dst = db_observation_add(db, &o, ms, n, err, sizeof(err));
-	api_store_note(s, dst, err);
-	if (dst == DB_ERR_INVALID)
-		return api_problem(c, PROB_CONFLICT, NULL, "this host has no "
-		    "run in the store yet: observations are kept per host once "
-		    "it has one", NULL, 0, status);
-	if (dst != DB_OK) {
-		log_warn("POST /v1/observations: %s", err);
-		return api_problem(c, PROB_STORE, NULL, "the store cannot be "
-		    "written", NULL, api_store_retry(s), status);
-	}
-	/* Corrections change: answers kept for a stack are computed again. */
+		return;
 	pthread_mutex_lock(&f->lock);
 	f->obs_taken++;
 	for (i = 0; i < API_FLEET_STACKS; i++)
 		if (f->stacks[i] != NULL &&
-		    strcmp(f->stacks[i]->name, o.stack) == 0)
+		    strcmp(f->stacks[i]->name, stack) == 0)
 			f->stacks[i]->gone = 1;
 	pthread_mutex_unlock(&f->lock);
-	j = json_pack("{s:I, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:f, "
-	    "s:f}", "id", (json_int_t)o.id, "host_id", o.host_id, "stack",
-	    o.stack, "variant", o.variant, "m_kib", (json_int_t)o.m_kib, "t",
-	    (json_int_t)o.t, "p", (json_int_t)o.p, "k", (json_int_t)o.k,
-	    "samples", (json_int_t)n, "median_ms", o.median_ms, "p95_ms",
-	    o.p95_ms);
-	json_object_set_new(j, "predicted_ms", o.predicted_ms >= 0 ?
-	    json_real(o.predicted_ms) : json_null());
-	json_object_set_new(j, "ratio", o.predicted_ms > 0 ?
-	    json_real(o.median_ms / o.predicted_ms) : json_null());
-	return api_json(c, 201, j, NULL, status);
-}
-
-enum MHD_Result
-h_observations_get(struct api_server *s, struct MHD_Connection *c,
-    struct api_request *r, const char *arg, int *status)
-{
-	struct db_observation	*obs;
-	struct model		*self = NULL;
-	struct db		*db;
-	const char		*stack;
-	json_t			*list, *stacks, *entry;
-	double			 ratios[API_STACK_OBS_MAX], factor;
-	size_t			 n, i, nr;
-	char			 err[512], why[160];
-	enum db_status		 st;
-
-	(void)r;
-	(void)arg;
-	stack = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "stack");
-	if (stack != NULL && !api_stack_valid(stack)) {
-		snprintf(why, sizeof(why), "must be 1 to %d letters, digits, "
-		    "'.', '_', '+' or '-'", DB_STACK_MAX - 1);
-		return api_problem(c, PROB_BAD_PARAM, "stack", why, NULL, 0,
-		    status);
-	}
-	st = DB_ERR_UNAVAILABLE;
-	if ((db = api_db(s, err, sizeof(err))) != NULL)
-		st = db_observations_list(db, s->env.host->host_id, stack,
-		    API_OBS_LIST_MAX, &obs, &n, err, sizeof(err));
-	api_store_note(s, st, err);
-	if (st != DB_OK)
-		return api_store_unreadable(c, status);
-	self = api_model_dup(s, NULL);
-	list = json_array();
-	stacks = json_object();
-	for (i = 0; i < n; i++) {
-		json_t	*o = json_pack("{s:I, s:s, s:s, s:I, s:I, s:I, s:I, "
-		    "s:I, s:f, s:f, s:s}", "id", (json_int_t)obs[i].id, "stack",
-		    obs[i].stack, "variant", obs[i].variant, "m_kib",
-		    (json_int_t)obs[i].m_kib, "t", (json_int_t)obs[i].t, "p",
-		    (json_int_t)obs[i].p, "k", (json_int_t)obs[i].k, "samples",
-		    (json_int_t)obs[i].nsamples, "median_ms", obs[i].median_ms,
-		    "p95_ms", obs[i].p95_ms, "created", obs[i].created);
-
-		json_object_set_new(o, "predicted_ms", obs[i].predicted_ms >=
-		    0 ? json_real(obs[i].predicted_ms) : json_null());
-		json_object_set_new(o, "ratio", obs[i].predicted_ms > 0 ?
-		    json_real(obs[i].median_ms / obs[i].predicted_ms) :
-		    json_null());
-		json_array_append_new(list, o);
-		if (json_object_get(stacks, obs[i].stack) == NULL)
-			json_object_set_new(stacks, obs[i].stack, json_null());
-	}
-	free(obs);
-	/* Per stack: the correction answers would use now. */
-	{
-		const char	*name;
-		json_t		*unused, *out = json_array();
-
-		json_object_foreach(stacks, name, unused) {
-			nr = 0;
-			if (self != NULL && db_stack_ratios(db,
-			    s->env.host->host_id, name, self, ratios,
-			    API_STACK_OBS_MAX, &nr, err, sizeof(err)) != DB_OK)
-				nr = 0;
-			entry = json_pack("{s:s, s:I}", "stack", name,
-			    "observations", (json_int_t)nr);
-			if (fleet_stack_factor(ratios, nr, &factor) == 0)
-				json_object_set_new(entry, "factor",
-				    json_real(factor));
-			else
-				json_object_set_new(entry, "factor",
-				    json_null());
-			json_array_append_new(out, entry);
-		}
-		json_decref(stacks);
-		stacks = out;
-	}
-	free(self);
-	return api_json(c, 200, json_pack("{s:s, s:o, s:o, s:i}", "host_id",
-	    s->env.host->host_id, "stacks", stacks, "observations", list,
-	    "min_observations", FLEET_STACK_MIN_OBS), NULL, status);
 }
