@@ -19,6 +19,8 @@
  *   recommendation.c  GET /v1/recommendation (this host, answers cached),
  *                     /v1/presets
  *   fleet.c           scope= and stack= answers, and what they keep
+ *   scope.c           the scoped answer's members, answer and JSON: shared
+ *                     with the CLI, no server needed
  *   runs.c            GET, POST /v1/runs, GET, DELETE /v1/runs/ID
  *   hosts.c           GET /v1/hosts, /v1/hosts/ID
  *   model.c           GET /v1/model: what the dashboard draws
@@ -43,6 +45,7 @@
 #include <microhttpd.h>
 
 #include "db.h"
+#include "fleet.h"
 #include "host.h"
 #include "model.h"
 #include "tune.h"
@@ -155,6 +158,46 @@ void	 api_stop(struct api_server *s);
 /* A new configuration (SIGHUP): kept, and the token read again. */
 int	 api_reload(struct api_server *s, const struct api_config *cfg,
 	    char *err, size_t errlen);
+
+/*
+ * scope.c: the scoped answer, one path for the daemon and the CLI:
+ * members collected (api_scope_admit, api_scope_add), the answer that
+ * holds on all of them (api_scope_answer), its JSON (api_scope_json).
+ */
+struct api_scope_set {
+	struct fleet_host	 h[FLEET_HOSTS_MAX];
+	const char		*cpu[FLEET_HOSTS_MAX];	/* cpu_model */
+	int			 this_host[FLEET_HOSTS_MAX];
+	size_t			 n;
+	json_t			*excluded;	/* [{host_id, reason}] */
+};
+/*
+ * Is h a member of the scope (group NULL: every host but self_id, which
+ * may be NULL)? 1 yes; 0 not of the scope; -1 left out, in excluded with
+ * why (no fresh finished run).
+ */
+int	 api_scope_admit(struct api_scope_set *set, const struct db_host *h,
+	    const char *self_id, const char *group, time_t now,
+	    unsigned max_age);
+void	 api_scope_exclude(struct api_scope_set *set, const char *id,
+	    const char *why);
+/* A member: its model and cpu_model must outlive set. */
+void	 api_scope_add(struct api_scope_set *set, const char *host_id,
+	    const struct model *m, const char *cpu_model, int this_host);
+/* Member i is left out after all (its model could not be read). */
+void	 api_scope_drop(struct api_scope_set *set, size_t i);
+/* fleet_recommend() over the members (their h[].cand when kept). */
+int	 api_scope_answer(const struct api_scope_set *set,
+	    const struct tune_query *q, double factor, struct fleet_answer *fa,
+	    char *err, size_t errlen);
+/*
+ * The answer as JSON: the deciding host's answer, stale, scope, group
+ * (NULL: none), decided_by, hosts (host_id, cpu_model, this_host,
+ * predicted_ms) and excluded.
+ */
+json_t	*api_scope_json(const struct api_scope_set *set,
+	    const struct fleet_answer *fa, const char *scope, const char *group,
+	    int stale);
 
 /* problem.c */
 enum api_problem {
