@@ -44,9 +44,13 @@ api_member_uint(json_t *j, const char *key, long long lo, long long hi,
 	return 0;
 }
 
-int
-h_observations_post(struct api_server *s, struct MHD_Connection *c,
-    struct api_request *r, const char *arg, struct api_reply *rep)
+/*
+ * The body of an observation into o, its samples into ms[*n]: 0, or -1
+ * with the problem in rep.
+ */
+static int
+api_obs_parse(json_t *j, struct db_observation *o, double *ms, size_t *n,
+    struct api_reply *rep)
 {
 	static const struct {
 		const char	*key;
@@ -57,19 +61,101 @@ h_observations_post(struct api_server *s, struct MHD_Connection *c,
 		{ "p", 1, 255, 1 },
 		{ "k", 1, 1024, 1 },
 	};
+	json_t			*v, *samples;
+	const char		*key, *variant = "argon2id";
+	long long		 val[4];
+	size_t			 i;
+	enum kdf_alg		 alg;
+	char			 why[160];
+
+	memset(o, 0, sizeof(*o));
+	json_object_foreach(j, key, v) {
+		if (strcmp(key, "stack") && strcmp(key, "variant") &&
+		    strcmp(key, "m_kib") && strcmp(key, "t") &&
+		    strcmp(key, "p") && strcmp(key, "k") &&
+		    strcmp(key, "samples_ms")) {
+			api_fail(rep, PROB_BAD_PARAM, key, "unknown member "
+			    "(known: stack, variant, m_kib, t, p, k, "
+			    "samples_ms)", NULL, 0);
+			return -1;
+		}
+	}
+	v = json_object_get(j, "stack");
+	if (!json_is_string(v) || !api_stack_valid(json_string_value(v))) {
+		snprintf(why, sizeof(why), "is required: 1 to %d letters, "
+		    "digits, '.', '_', '+' or '-' (php-8.2-libargon2)",
+		    DB_STACK_MAX - 1);
+		api_fail(rep, PROB_BAD_PARAM, "stack", why, NULL, 0);
+		return -1;
+	}
+	snprintf(o->stack, sizeof(o->stack), "%s", json_string_value(v));
+	if ((v = json_object_get(j, "variant")) != NULL) {
+		if (!json_is_string(v) || kdf_alg_parse(json_string_value(v),
+		    &alg) == -1 || !kdf_alg_is_argon2(alg)) {
+			api_fail(rep, PROB_BAD_PARAM, "variant", "must be "
+			    "argon2id, argon2i or argon2d", NULL, 0);
+			return -1;
+		}
+		variant = kdf_alg_name(alg);
+	}
+	snprintf(o->variant, sizeof(o->variant), "%s", variant);
+	for (i = 0; i < sizeof(nums) / sizeof(nums[0]); i++) {
+		if (api_member_uint(j, nums[i].key, nums[i].lo, nums[i].hi,
+		    nums[i].dflt, &val[i]) == -1) {
+			snprintf(why, sizeof(why), "%smust be a whole number "
+			    "from %lld to %lld", nums[i].dflt < 0 ?
+			    "is required and " : "", nums[i].lo, nums[i].hi);
+			api_fail(rep, PROB_BAD_PARAM, nums[i].key, why, NULL,
+			    0);
+			return -1;
+		}
+	}
+	o->m_kib = (uint32_t)val[0];
+	o->t = (uint32_t)val[1];
+	o->p = (uint32_t)val[2];
+	o->k = (uint32_t)val[3];
+	if (o->m_kib < 8 * o->p) {
+		api_fail(rep, PROB_BAD_PARAM, "m_kib", "must be at least 8 KiB "
+		    "per lane (8 x p)", NULL, 0);
+		return -1;
+	}
+	samples = json_object_get(j, "samples_ms");
+	*n = json_is_array(samples) ? json_array_size(samples) : 0;
+	if (*n == 0 || *n > API_OBS_SAMPLES_MAX) {
+		snprintf(why, sizeof(why), "is required: an array of 1 to %d "
+		    "latencies in milliseconds", API_OBS_SAMPLES_MAX);
+		api_fail(rep, PROB_BAD_PARAM, "samples_ms", why, NULL, 0);
+		return -1;
+	}
+	for (i = 0; i < *n; i++) {
+		v = json_array_get(samples, i);
+		ms[i] = json_is_number(v) ? json_number_value(v) : -1;
+		if (!(ms[i] > 0 && ms[i] <= TUNE_TARGET_MAX_MS)) {
+			snprintf(why, sizeof(why), "sample %zu must be a number "
+			    "of milliseconds above 0 and at most %d", i,
+			    TUNE_TARGET_MAX_MS);
+			api_fail(rep, PROB_BAD_PARAM, "samples_ms", why, NULL,
+			    0);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int
+h_observations_post(struct api_server *s, struct MHD_Connection *c,
+    struct api_request *r, const char *arg, struct api_reply *rep)
+{
 	struct db_observation	 o;
 	struct stats		 st;
 	struct db		*db;
-	json_t			*j, *v, *samples;
-	const char		*key, *variant = "argon2id";
+	json_t			*j;
 	double			 ms[API_OBS_SAMPLES_MAX];
-	long long		 val[4];
-	size_t			 i, n;
+	size_t			 n;
 	enum db_status		 dst;
-	enum kdf_alg		 alg;
 	int			 rc;
 	unsigned		 retry;
-	char			 err[512], why[160];
+	char			 err[512];
 
 	(void)c;
 	(void)arg;
@@ -81,80 +167,10 @@ h_observations_post(struct api_server *s, struct MHD_Connection *c,
 		    "samples each", NULL, retry);
 	if ((j = api_body_json(r, rep)) == NULL)
 		return 0;
-	memset(&o, 0, sizeof(o));
-	json_object_foreach(j, key, v) {
-		if (strcmp(key, "stack") && strcmp(key, "variant") &&
-		    strcmp(key, "m_kib") && strcmp(key, "t") &&
-		    strcmp(key, "p") && strcmp(key, "k") &&
-		    strcmp(key, "samples_ms")) {
-			rc = api_fail(rep, PROB_BAD_PARAM, key, "unknown member"
-			    " (known: stack, variant, m_kib, t, p, k, "
-			    "samples_ms)", NULL, 0);
-			json_decref(j);
-			return rc;
-		}
-	}
-	v = json_object_get(j, "stack");
-	if (!json_is_string(v) || !api_stack_valid(json_string_value(v))) {
-		json_decref(j);
-		snprintf(why, sizeof(why), "is required: 1 to %d letters, "
-		    "digits, '.', '_', '+' or '-' (php-8.2-libargon2)",
-		    DB_STACK_MAX - 1);
-		return api_fail(rep, PROB_BAD_PARAM, "stack", why, NULL, 0);
-	}
-	snprintf(o.stack, sizeof(o.stack), "%s", json_string_value(v));
-	if ((v = json_object_get(j, "variant")) != NULL) {
-		if (!json_is_string(v) || kdf_alg_parse(json_string_value(v),
-		    &alg) == -1 || !kdf_alg_is_argon2(alg)) {
-			json_decref(j);
-			return api_fail(rep, PROB_BAD_PARAM, "variant", "must "
-			    "be argon2id, argon2i or argon2d", NULL, 0);
-		}
-		variant = kdf_alg_name(alg);
-	}
-	snprintf(o.variant, sizeof(o.variant), "%s", variant);
-	for (i = 0; i < sizeof(nums) / sizeof(nums[0]); i++) {
-		if (api_member_uint(j, nums[i].key, nums[i].lo, nums[i].hi,
-		    nums[i].dflt, &val[i]) == -1) {
-			snprintf(why, sizeof(why), "%smust be a whole number "
-			    "from %lld to %lld", nums[i].dflt < 0 ?
-			    "is required and " : "", nums[i].lo, nums[i].hi);
-			json_decref(j);
-			return api_fail(rep, PROB_BAD_PARAM, nums[i].key, why,
-			    NULL, 0);
-		}
-	}
-	o.m_kib = (uint32_t)val[0];
-	o.t = (uint32_t)val[1];
-	o.p = (uint32_t)val[2];
-	o.k = (uint32_t)val[3];
-	if (o.m_kib < 8 * o.p) {
-		json_decref(j);
-		return api_fail(rep, PROB_BAD_PARAM, "m_kib", "must be at "
-		    "least 8 KiB per lane (8 x p)", NULL, 0);
-	}
-	samples = json_object_get(j, "samples_ms");
-	n = json_is_array(samples) ? json_array_size(samples) : 0;
-	if (n == 0 || n > API_OBS_SAMPLES_MAX) {
-		json_decref(j);
-		snprintf(why, sizeof(why), "is required: an array of 1 to %d "
-		    "latencies in milliseconds", API_OBS_SAMPLES_MAX);
-		return api_fail(rep, PROB_BAD_PARAM, "samples_ms", why, NULL,
-		    0);
-	}
-	for (i = 0; i < n; i++) {
-		v = json_array_get(samples, i);
-		ms[i] = json_is_number(v) ? json_number_value(v) : -1;
-		if (!(ms[i] > 0 && ms[i] <= TUNE_TARGET_MAX_MS)) {
-			json_decref(j);
-			snprintf(why, sizeof(why), "sample %zu must be a number "
-			    "of milliseconds above 0 and at most %d", i,
-			    TUNE_TARGET_MAX_MS);
-			return api_fail(rep, PROB_BAD_PARAM, "samples_ms", why,
-			    NULL, 0);
-		}
-	}
+	rc = api_obs_parse(j, &o, ms, &n, rep);
 	json_decref(j);
+	if (rc == -1)
+		return 0;
 	stats_compute(ms, n, &st);
 	o.median_ms = st.median;
 	o.p95_ms = st.p95;

@@ -94,6 +94,103 @@ api_scope_parse(const char *key, const char *v, struct api_scope *sc,
 }
 
 /*
+ * One parameter of the recommendation's query, k=v, into tq or sc: 0, -1
+ * (400) or -2 (422) with why.
+ */
+static int
+api_query_value(const char *k, const char *v, struct tune_query *tq,
+    struct api_scope *sc, int *have_target, char *why, size_t whylen)
+{
+	unsigned long long	 u;
+	uint64_t		 kib;
+	int			 e;
+
+	if (strcmp(k, "target_ms") == 0 || strcmp(k, "percentile") ==
+	    0 || strcmp(k, "concurrency") == 0) {
+		if ((e = api_uint(v, &u)) == -1) {
+			snprintf(why, whylen, "must be a whole "
+			    "number");
+			return -1;
+		}
+		if (strcmp(k, "target_ms") == 0) {
+			if (e == -2 || u < TUNE_TARGET_MIN_MS ||
+			    u > TUNE_TARGET_MAX_MS) {
+				snprintf(why, whylen, "must be from "
+				    "%d to %d", TUNE_TARGET_MIN_MS,
+				    TUNE_TARGET_MAX_MS);
+				return -2;
+			}
+			tq->target_ms = (double)u;
+			*have_target = 1;
+		} else if (strcmp(k, "percentile") == 0) {
+			if (e == -2 || (u != 50 && u != 95 && u != 99)) {
+				snprintf(why, whylen, "must be 50, "
+				    "95 or 99");
+				return -2;
+			}
+			tq->percentile = (int)u;
+		} else {
+			if (e == -2 || u < 1 || u > 1024) {
+				snprintf(why, whylen, "must be from "
+				    "1 to 1024");
+				return -2;
+			}
+			tq->k = (uint32_t)u;
+		}
+	} else if (strcmp(k, "memory_max") == 0) {
+		if (units_parse_kib(v, UNITS_MEMORY_MAX_KIB,
+		    &kib) == -1) {
+			snprintf(why, whylen, "must be a size such "
+			    "as 256MiB or 1GiB, or KiB as an integer, "
+			    "up to 1 TiB");
+			return -1;
+		}
+		tq->memory_max_kib = kib;
+	} else if (strcmp(k, "parallelism") == 0) {
+		if (strcmp(v, "auto") == 0)
+			tq->parallelism = 0;
+		else if ((e = api_uint(v, &u)) == -1) {
+			snprintf(why, whylen, "must be auto or a "
+			    "whole number");
+			return -1;
+		} else if (e == -2 || u < 1 || u > 255) {
+			snprintf(why, whylen, "must be from 1 to "
+			    "255");
+			return -2;
+		} else
+			tq->parallelism = (uint32_t)u;
+	} else if (strcmp(k, "variant") == 0) {
+		if (kdf_alg_parse(v, &tq->variant) == -1 ||
+		    !kdf_alg_is_argon2(tq->variant)) {
+			snprintf(why, whylen, "must be argon2id, "
+			    "argon2i or argon2d");
+			return -1;
+		}
+	} else if (strcmp(k, "backend") == 0) {
+		if (kdf_backend_parse(v, &tq->backend) == -1 ||
+		    tq->backend == KDF_BACKEND_LIBCRYPT) {
+			snprintf(why, whylen, "must be libsodium, "
+			    "libargon2 or auto");
+			return -1;
+		}
+	} else if (strcmp(k, "scope") == 0 || strcmp(k, "stack") == 0) {
+		if (api_scope_parse(k, v, sc, why, whylen) == -1)
+			return -1;
+	} else if (strcmp(k, "floor") == 0) {
+		if (tune_floor_parse(v, &tq->floor) == -1) {
+			snprintf(why, whylen, "must be owasp, "
+			    "rfc9106 or none");
+			return -1;
+		}
+	} else if (tune_objective_parse(v, &tq->objective) == -1) {
+		snprintf(why, whylen, "must be memory-first or "
+		    "attacker-cost");
+		return -1;
+	}
+	return 0;
+}
+
+/*
  * Read the recommendation's query into *tq. On error, queue the problem
  * and return -1.
  */
@@ -106,8 +203,6 @@ api_parse_query(struct MHD_Connection *c, struct tune_query *tq,
 	    "concurrency", "memory_max", "parallelism", "variant", "backend",
 	    "floor", "objective", "scope", "stack" };
 	struct query_arg	 q;
-	unsigned long long	 u;
-	uint64_t		 kib;
 	size_t			 i, j, used = 0;
 	const char		*k, *v;
 	char			 why[160];
@@ -146,88 +241,11 @@ api_parse_query(struct MHD_Connection *c, struct tune_query *tq,
 				snprintf(why, sizeof(why), "given twice");
 				goto bad;
 			}
-		if (strcmp(k, "target_ms") == 0 || strcmp(k, "percentile") ==
-		    0 || strcmp(k, "concurrency") == 0) {
-			if ((e = api_uint(v, &u)) == -1) {
-				snprintf(why, sizeof(why), "must be a whole "
-				    "number");
-				goto bad;
-			}
-			if (strcmp(k, "target_ms") == 0) {
-				if (e == -2 || u < TUNE_TARGET_MIN_MS ||
-				    u > TUNE_TARGET_MAX_MS) {
-					snprintf(why, sizeof(why), "must be from "
-					    "%d to %d", TUNE_TARGET_MIN_MS,
-					    TUNE_TARGET_MAX_MS);
-					goto policy;
-				}
-				tq->target_ms = (double)u;
-				have_target = 1;
-			} else if (strcmp(k, "percentile") == 0) {
-				if (e == -2 || (u != 50 && u != 95 && u != 99)) {
-					snprintf(why, sizeof(why), "must be 50, "
-					    "95 or 99");
-					goto policy;
-				}
-				tq->percentile = (int)u;
-			} else {
-				if (e == -2 || u < 1 || u > 1024) {
-					snprintf(why, sizeof(why), "must be from "
-					    "1 to 1024");
-					goto policy;
-				}
-				tq->k = (uint32_t)u;
-			}
-		} else if (strcmp(k, "memory_max") == 0) {
-			if (units_parse_kib(v, UNITS_MEMORY_MAX_KIB,
-			    &kib) == -1) {
-				snprintf(why, sizeof(why), "must be a size such "
-				    "as 256MiB or 1GiB, or KiB as an integer, "
-				    "up to 1 TiB");
-				goto bad;
-			}
-			tq->memory_max_kib = kib;
-		} else if (strcmp(k, "parallelism") == 0) {
-			if (strcmp(v, "auto") == 0)
-				tq->parallelism = 0;
-			else if ((e = api_uint(v, &u)) == -1) {
-				snprintf(why, sizeof(why), "must be auto or a "
-				    "whole number");
-				goto bad;
-			} else if (e == -2 || u < 1 || u > 255) {
-				snprintf(why, sizeof(why), "must be from 1 to "
-				    "255");
-				goto policy;
-			} else
-				tq->parallelism = (uint32_t)u;
-		} else if (strcmp(k, "variant") == 0) {
-			if (kdf_alg_parse(v, &tq->variant) == -1 ||
-			    !kdf_alg_is_argon2(tq->variant)) {
-				snprintf(why, sizeof(why), "must be argon2id, "
-				    "argon2i or argon2d");
-				goto bad;
-			}
-		} else if (strcmp(k, "backend") == 0) {
-			if (kdf_backend_parse(v, &tq->backend) == -1 ||
-			    tq->backend == KDF_BACKEND_LIBCRYPT) {
-				snprintf(why, sizeof(why), "must be libsodium, "
-				    "libargon2 or auto");
-				goto bad;
-			}
-		} else if (strcmp(k, "scope") == 0 || strcmp(k, "stack") == 0) {
-			if (api_scope_parse(k, v, sc, why, sizeof(why)) == -1)
-				goto bad;
-		} else if (strcmp(k, "floor") == 0) {
-			if (tune_floor_parse(v, &tq->floor) == -1) {
-				snprintf(why, sizeof(why), "must be owasp, "
-				    "rfc9106 or none");
-				goto bad;
-			}
-		} else if (tune_objective_parse(v, &tq->objective) == -1) {
-			snprintf(why, sizeof(why), "must be memory-first or "
-			    "attacker-cost");
+		if ((e = api_query_value(k, v, tq, sc, &have_target, why,
+		    sizeof(why))) == -1)
 			goto bad;
-		}
+		if (e == -2)
+			goto policy;
 	}
 	if (!have_target) {
 		k = "target_ms";
