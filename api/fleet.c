@@ -501,8 +501,8 @@ api_stack(struct api_server *s, struct api_fleet *f,
 	for (i = 0; i < st->n && n < API_STACK_OBS_MAX; i++) {
 		const struct api_stack_obs *o = &st->obs[i];
 
-		for (j = 0; j < mb->set.n && strcmp(mb->set.h[j].host_id, o->host_id);
-		    j++)
+		for (j = 0; j < mb->set.n && strcmp(mb->set.h[j].host_id,
+		    o->host_id); j++)
 			;
 		/* A p the host never measured is left out. */
 		if (j < mb->set.n && fleet_predict_p50(mb->set.h[j].m, o->alg,
@@ -601,8 +601,8 @@ api_candidates(struct api_fleet *f, struct api_members *mb,
 	for (i = 0; i < mb->set.n; i++) {
 		if (mb->searched[i] && tune_recommend(mb->set.h[i].m, aim,
 		    &mb->cand[i], why, sizeof(why)) == -1) {
-			snprintf(err, errlen, "host %s: %.400s", mb->set.h[i].host_id,
-			    why);
+			snprintf(err, errlen, "host %s: %.400s",
+			    mb->set.h[i].host_id, why);
 			return -1;
 		}
 		mb->set.h[i].cand = &mb->cand[i];
@@ -631,10 +631,10 @@ struct api_scoped {
 	const struct tune_query	*q;
 	struct api_config	 cfg;
 	struct api_members	 mb;
-	struct api_fleet_model	*fresh[FLEET_HOSTS_MAX];	/* to fit */
+	struct api_fleet_model	*fresh[FLEET_HOSTS_MAX];	/* unfitted */
 	size_t			 nfresh;
 	struct fleet_answer	 fa;
-	struct model		*self;	/* this host's, within its memory */
+	struct model		*self;	/* this host's, in its memory */
 	int			 stale, from_cache, note;
 	uint64_t		 version, now_b;
 	unsigned long		 obs_taken;
@@ -711,8 +711,8 @@ api_scoped_members(struct api_scoped *x, struct api_reply *rep)
 			continue;
 		if ((e = api_model_take(f, h, &nf)) == NULL) {
 			if ((e = nf) == NULL) {
-				api_scope_exclude(&x->mb.set, h->id, "its model "
-				    "cannot be read: out of memory");
+				api_scope_exclude(&x->mb.set, h->id, "its "
+				    "model cannot be read: out of memory");
 				continue;
 			}
 			x->fresh[x->nfresh++] = nf;

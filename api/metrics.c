@@ -139,8 +139,9 @@ h_metrics(struct api_server *s, struct MHD_Connection *c,
 				api_out(&t, "pwtuned_http_requests_total{route="
 				    "\"%s %s\",status=\"%zuxx\"} %llu\n",
 				    i < api_nroutes ? api_routes[i].method :
-				    "any", i < api_nroutes ? api_routes[i].path :
-				    "other", k, s->hits[i][k]);
+				    "any", i < api_nroutes ?
+				    api_routes[i].path : "other", k,
+				    s->hits[i][k]);
 	api_out(&t, "# HELP pwtuned_http_request_seconds Request latency.\n"
 	    "# TYPE pwtuned_http_request_seconds histogram\n");
 	for (i = 0; i < API_LATENCY_BUCKETS; i++) {

@@ -131,8 +131,8 @@ api_obs_parse(json_t *j, struct db_observation *o, double *ms, size_t *n,
 		v = json_array_get(samples, i);
 		ms[i] = json_is_number(v) ? json_number_value(v) : -1;
 		if (!(ms[i] > 0 && ms[i] <= TUNE_TARGET_MAX_MS)) {
-			snprintf(why, sizeof(why), "sample %zu must be a number "
-			    "of milliseconds above 0 and at most %d", i,
+			snprintf(why, sizeof(why), "sample %zu must be a "
+			    "number of milliseconds above 0 and at most %d", i,
 			    TUNE_TARGET_MAX_MS);
 			api_fail(rep, PROB_BAD_PARAM, "samples_ms", why, NULL,
 			    0);

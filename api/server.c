@@ -550,8 +550,9 @@ api_route_of(const char *method, const char *url, int *known)
 	for (i = 0; i < api_nroutes; i++) {
 		plen = strlen(api_routes[i].path);
 		if (api_routes[i].prefix ? strncmp(url, api_routes[i].path,
-		    plen) == 0 && url[plen] != '\0' && strchr(url + plen, '/') ==
-		    NULL : strcmp(url, api_routes[i].path) == 0) {
+		    plen) == 0 && url[plen] != '\0' &&
+		    strchr(url + plen, '/') == NULL :
+		    strcmp(url, api_routes[i].path) == 0) {
 			*known = 1;
 			if (strcmp(method, api_routes[i].method) == 0 &&
 			    route == API_ROUTES)
