@@ -3,6 +3,8 @@
  *
  *   config.c   defaults < file < environment (PWTUNED_*) < flags; checked
  *              once; bad keys and values name the file and line
+ *   listen.c   the listening socket: bound from listen, or passed by
+ *              systemd (LISTEN_FDS); pwtuned --health (GET /healthz)
  *   notify.c   systemd readiness, status and watchdog on NOTIFY_SOCKET
  *   runner.c   the job runner: one benchmark at a time on its own thread,
  *              points in child processes, written to the store as they end,
@@ -11,6 +13,9 @@
  *              model read under the lock, runs asked for, store notes; the
  *              configuration the API is given (struct api_config)
  *   pwtuned.c  main(): the steps the daemon takes, torn down in reverse
+ *
+ * It logs through engine/log.h and serves the API of api/api.h, which
+ * sees it only through env.c.
  */
 #ifndef PWTUNE_DAEMON_H
 #define PWTUNE_DAEMON_H
