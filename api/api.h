@@ -219,15 +219,9 @@ enum api_problem {
 	PROB_INTERNAL		/* 500 */
 };
 int	 api_problem_status(enum api_problem p);
-/*
- * Queue a problem+json response naming param (may be NULL) with detail;
- * extra (may be NULL, stolen) is merged into the body; retry_after > 0
- * adds Retry-After.
- */
-enum MHD_Result api_problem(struct MHD_Connection *c, enum api_problem p,
-	    const char *param, const char *detail, json_t *extra,
-	    unsigned retry_after, int *status);
-/* The problem+json body alone (free it), for a response written by hand. */
+/* A handler's problem answer: api_fail() (api_impl.h). */
+/* The problem+json body alone (free it), for the one response written by
+   hand (server.c: a body refused while it comes). */
 char	*api_problem_text(enum api_problem p, const char *param,
 	    const char *detail);
 

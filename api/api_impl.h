@@ -138,6 +138,12 @@ struct api_model_copy {
 	struct api_state	 st;
 };
 
+/*
+ * The server. The lock order, over the whole program: the fleet's lock
+ * (fleet.c), then the host's (taken inside api_env's calls), then lock
+ * below; a thread holding one never waits for one before it. conn_lock
+ * is taken with no other held.
+ */
 struct api_server {
 	struct api_env		 env;
 	struct MHD_Daemon	*mhd;
@@ -148,7 +154,7 @@ struct api_server {
 	pthread_t		 sweeper;
 	double			 sweep_due;	/* what it waits for; -1: none */
 	int			 sweeper_running, stopping;
-	pthread_mutex_t		 lock;	/* everything below */
+	pthread_mutex_t		 lock;	/* everything below; last */
 	struct api_config	 cfg;
 	uint8_t			 token_digest[32];
 	int			 have_token;

@@ -96,7 +96,8 @@ struct api_fleet_answer {
 };
 
 struct api_fleet {
-	pthread_mutex_t		 lock;
+	pthread_mutex_t		 lock;	/* first: then the host's, then the
+					   server's (api_impl.h) */
 	struct api_fleet_answer	 answers[API_FLEET_ANSWERS];
 	unsigned long long	 computed, cached;	/* for /metrics */
 	unsigned long		 obs_taken;	/* observations stored here */
