@@ -1,26 +1,58 @@
 /*
- * api/api.h: the JSON HTTP API of pwtuned, on libmicrohttpd.
+ * api/api.h: the JSON HTTP API of pwtuned, on libmicrohttpd. It sees its
+ * host only through struct api_env and struct api_config (below), and
+ * includes nothing from daemon/. Its files:
  *
- *   server.c     the listener, its limits, the access handler: checks at
- *                the door, body buffering with a cap, routing, the bearer
- *                token (file, digests, failures per address), metrics
- *   handlers.c   one function per endpoint; strict query parsing
- *   problem.c    errors as RFC 9457 problem+json, from a fixed catalogue
+ * The base
+ *   server.c          the listener, its limits, the access handler: checks
+ *                     at the door, body buffering with a cap, routing, the
+ *                     bearer token (file, digests, failures per address),
+ *                     counting every answer for /metrics
+ *   request.c         strict query parsing, ids in paths, JSON bodies
+ *   reply.c           struct api_reply: what a handler answers; queued here
+ *   problem.c         errors as RFC 9457 problem+json, from a fixed
+ *                     catalogue; the one store status -> problem switch
+ *   store.c           each HTTP thread's store connection; is the store up
+ *
+ * One file per resource
+ *   health.c          GET /healthz, /readyz
+ *   recommendation.c  GET /v1/recommendation (this host, answers cached),
+ *                     /v1/presets
+ *   fleet.c           scope= and stack= answers, and what they keep
+ *   scope.c           the scoped answer's members, answer and JSON: shared
+ *                     with the CLI, no server needed
+ *   runs.c            GET, POST /v1/runs, GET, DELETE /v1/runs/ID
+ *   hosts.c           GET /v1/hosts, /v1/hosts/ID
+ *   model.c           GET /v1/model: what the dashboard draws
+ *   observations.c    POST, GET /v1/observations
+ *   check.c           POST /v1/check
+ *   static.c          GET /, /static/NAME (the dashboard), /v1/openapi.json
+ *   metrics.c         GET /metrics
+ *
+ *   api_impl.h        what these files share; openapi.json, embed*.cmake
+ *                     build the document and the dashboard into the binary
  *
  * No handler runs Argon2 or allocates what a client chose: answers come
- * from the model in memory; runs go to the job runner.
+ * from the model in memory; runs go to the host's job runner.
  */
 #ifndef PWTUNE_API_H
 #define PWTUNE_API_H
 
+#include <stdint.h>
+#include <time.h>
+
+#include <jansson.h>
 #include <microhttpd.h>
 
-#include "daemon.h"
+#include "db.h"
+#include "fleet.h"
+#include "host.h"
+#include "model.h"
+#include "tune.h"
 
 #define API_BODY_MAX		4096	/* bytes of a request body */
 #define API_JSON_DEPTH_MAX	8	/* nesting, checked before parsing */
 #define API_URI_MAX		2048
-#define API_ROUTES		24
 #define API_CACHE_SLOTS		64	/* answers kept per model */
 #define API_LATENCY_BUCKETS	10
 
@@ -33,14 +65,139 @@ struct api_request {
 	double		start;
 };
 
+#define API_PATH_MAX		1024
+#define API_HOSTS_MAX		8	/* names allowed in Host */
+
+/*
+ * What the API is told of its host's configuration: given to api_start(),
+ * and again to api_reload() (SIGHUP). The server keeps its own copy under
+ * its lock, so a reload never races a request.
+ */
+struct api_config {
+	char		store[API_PATH_MAX];	/* the store's locator */
+	char		token_file[API_PATH_MAX];
+	char		web_root[API_PATH_MAX];	/* "" : the embedded files */
+	char		listen[128];		/* ADDR:PORT, for messages */
+	char		listen_addr[128];	/* its ADDR: a Host allowed */
+	char		allowed_hosts[API_HOSTS_MAX][128];
+	size_t		nallowed_hosts;
+	char		group[DB_GROUP_MAX];	/* "" : none */
+	unsigned	fleet_max_age;		/* seconds; 0: any age */
+	uint64_t	memory_max;		/* bytes; 0: the host budget */
+	unsigned	auth_failures_per_minute;
+	/* The listener's limits: read by api_start() alone. */
+	unsigned	threads;
+	unsigned	max_connections;
+	unsigned	max_connections_per_ip;
+	unsigned	connection_timeout;	/* seconds idle */
+	unsigned	request_timeout;	/* seconds for headers, body */
+	unsigned	connection_memory;	/* bytes per connection */
+};
+
+/*
+ * What the handlers read of their host at one moment: copied out under the
+ * host's lock (api_env.state), or given with the model (api_env.with_model).
+ */
+struct api_state {
+	int			 have_model;
+	int64_t			 model_run;
+	uint64_t		 model_version;	/* bumps on every swap */
+	int			 model_stale;	/* measured on other facts */
+	int64_t			 running_run;	/* 0: idle */
+	int64_t			 queued_run;	/* created, not started */
+	size_t			 points_done, points_total;
+	double			 eta;
+	time_t			 last_done;	/* newest finished run; 0 */
+	int			 store_up;
+	enum db_status		 store_status;	/* of the last operation */
+	time_t			 store_seen;
+	unsigned long long	 store_failures;
+	int			 store_deferred;
+	int64_t			 pending_run;	/* ended, not recorded yet */
+	enum db_run_status	 pending_status;
+	char			 pending_error[128];
+	unsigned long long	 runs_by_status[6];
+};
+
+typedef void (*api_model_fn)(const struct model *m, const struct api_state *st,
+    void *arg);
+
+/*
+ * The API's only view of its host (pwtuned: daemon/env.c). ctx is passed
+ * back to every call. The calls take the host's lock themselves: the API
+ * calls them holding no lock but its fleet's (the lock order: fleet ->
+ * host -> server), and fn, run under the host's lock, may take the
+ * server's lock and no other.
+ */
+struct api_env {
+	void			*ctx;
+	const struct host_info	*host;	/* probed at start: never changes */
+	void	(*state)(void *ctx, struct api_state *out);
+	/* fn(model or NULL, state) under the host's lock. */
+	void	(*with_model)(void *ctx, api_model_fn fn, void *arg);
+	/*
+	 * Ask for a run: 0 with *id, 1 when one is queued or running (409),
+	 * 2 in the cool-down (429, *retry_after), -1 when the store
+	 * refuses (err).
+	 */
+	int	(*run_request)(void *ctx, const char *profile, int64_t *id,
+		    unsigned *retry_after, char *err, size_t errlen);
+	/* Cancel run id if it is the one queued or running: 0, or -1. */
+	int	(*run_cancel)(void *ctx, int64_t id);
+	/* How a store operation went (db_status), for the host's health. */
+	void	(*store_note)(void *ctx, enum db_status st, const char *err);
+};
+
 struct api_server;
 
 /* server.c */
-struct api_server *api_start(struct daemon *d, int listen_fd, char *err,
+struct api_server *api_start(const struct api_env *env,
+	    const struct api_config *cfg, int listen_fd, char *err,
 	    size_t errlen);
 void	 api_stop(struct api_server *s);
-/* Reload what SIGHUP may change: the token. */
-int	 api_reload(struct api_server *s, char *err, size_t errlen);
+/* A new configuration (SIGHUP): kept, and the token read again. */
+int	 api_reload(struct api_server *s, const struct api_config *cfg,
+	    char *err, size_t errlen);
+
+/*
+ * scope.c: the scoped answer, one path for the daemon and the CLI:
+ * members collected (api_scope_admit, api_scope_add), the answer that
+ * holds on all of them (api_scope_answer), its JSON (api_scope_json).
+ */
+struct api_scope_set {
+	struct fleet_host	 h[FLEET_HOSTS_MAX];
+	const char		*cpu[FLEET_HOSTS_MAX];	/* cpu_model */
+	int			 this_host[FLEET_HOSTS_MAX];
+	size_t			 n;
+	json_t			*excluded;	/* [{host_id, reason}] */
+};
+/*
+ * Is h a member of the scope (group NULL: every host but self_id, which
+ * may be NULL)? 1 yes; 0 not of the scope; -1 left out, in excluded with
+ * why (no fresh finished run).
+ */
+int	 api_scope_admit(struct api_scope_set *set, const struct db_host *h,
+	    const char *self_id, const char *group, time_t now,
+	    unsigned max_age);
+void	 api_scope_exclude(struct api_scope_set *set, const char *id,
+	    const char *why);
+/* A member: its model and cpu_model must outlive set. */
+void	 api_scope_add(struct api_scope_set *set, const char *host_id,
+	    const struct model *m, const char *cpu_model, int this_host);
+/* Member i is left out after all (its model could not be read). */
+void	 api_scope_drop(struct api_scope_set *set, size_t i);
+/* fleet_recommend() over the members (their h[].cand when kept). */
+int	 api_scope_answer(const struct api_scope_set *set,
+	    const struct tune_query *q, double factor, struct fleet_answer *fa,
+	    char *err, size_t errlen);
+/*
+ * The answer as JSON: the deciding host's answer, stale, scope, group
+ * (NULL: none), decided_by, hosts (host_id, cpu_model, this_host,
+ * predicted_ms) and excluded.
+ */
+json_t	*api_scope_json(const struct api_scope_set *set,
+	    const struct fleet_answer *fa, const char *scope, const char *group,
+	    int stale);
 
 /* problem.c */
 enum api_problem {
@@ -62,15 +219,9 @@ enum api_problem {
 	PROB_INTERNAL		/* 500 */
 };
 int	 api_problem_status(enum api_problem p);
-/*
- * Queue a problem+json response naming param (may be NULL) with detail;
- * extra (may be NULL, stolen) is merged into the body; retry_after > 0
- * adds Retry-After.
- */
-enum MHD_Result api_problem(struct MHD_Connection *c, enum api_problem p,
-	    const char *param, const char *detail, json_t *extra,
-	    unsigned retry_after, int *status);
-/* The problem+json body alone (free it), for a response written by hand. */
+/* A handler's problem answer: api_fail() (api_impl.h). */
+/* The problem+json body alone (free it), for the one response written by
+   hand (server.c: a body refused while it comes). */
 char	*api_problem_text(enum api_problem p, const char *param,
 	    const char *detail);
 

@@ -1,5 +1,6 @@
 /*
- * api/api_impl.h: what server.c and handlers.c share. Private to api/.
+ * api/api_impl.h: what the files of api/ share. Private to api/; the
+ * files are listed in api.h.
  */
 #ifndef PWTUNE_API_IMPL_H
 #define PWTUNE_API_IMPL_H
@@ -8,11 +9,14 @@
 #include <time.h>
 
 #include "api.h"
+#include "log.h"
 
+#define API_ROUTES		18	/* api_routes[] (server.c) */
 #define API_FAIL_SLOTS		256	/* addresses the limiter follows */
 #define API_FAIL_WINDOW_S	60	/* ... for this long after a failure */
 #define API_BODY_GRACE_S	0.5	/* a late body has this long to be
 					   answered 408 before it is cut */
+#define API_TOKEN_LEN		32	/* random bytes of a new token */
 #define API_ETAG_LEN		48	/* "r<run>-<24 hex>" */
 #define API_RUN_PRESETS_SLOTS	1024	/* hosts' preset times, by run: one
 					   per host db_hosts_list gives (1000) */
@@ -56,9 +60,30 @@ struct api_fleet;
 
 struct api_server;
 
-typedef enum MHD_Result (*api_handler)(struct api_server *,
-    struct MHD_Connection *, struct api_request *, const char *arg,
-    int *status);
+#define API_REPLY_HEADERS	8
+
+/*
+ * What a handler answers: it fills this and returns 0 (-1: close the
+ * connection without a word, out of memory); the server queues it
+ * (api_queue) and counts its status. The body is JSON (json), bytes the
+ * reply owns (body, len), or bytes that outlive it (data, len); headers
+ * go out in the order given.
+ */
+struct api_reply {
+	int		 status;
+	json_t		*json;
+	char		*body;
+	const void	*data;
+	size_t		 len;
+	int		 nhdr;
+	struct {
+		char	 name[32];
+		char	 value[320];
+	}		 hdr[API_REPLY_HEADERS];
+};
+
+typedef int (*api_handler)(struct api_server *, struct MHD_Connection *,
+    struct api_request *, const char *arg, struct api_reply *);
 
 struct api_route {
 	const char	*method;
@@ -111,8 +136,19 @@ struct api_cached {
 	int		 status;
 };
 
+struct api_model_copy {
+	struct model		*m;
+	struct api_state	 st;
+};
+
+/*
+ * The server. The lock order, over the whole program: the fleet's lock
+ * (fleet.c), then the host's (taken inside api_env's calls), then lock
+ * below; a thread holding one never waits for one before it. conn_lock
+ * is taken with no other held.
+ */
 struct api_server {
-	struct daemon		*d;
+	struct api_env		 env;
 	struct MHD_Daemon	*mhd;
 	unsigned		 request_timeout;	/* seconds */
 	pthread_mutex_t		 conn_lock;	/* the connections, sweeping */
@@ -121,7 +157,8 @@ struct api_server {
 	pthread_t		 sweeper;
 	double			 sweep_due;	/* what it waits for; -1: none */
 	int			 sweeper_running, stopping;
-	pthread_mutex_t		 lock;	/* everything below */
+	pthread_mutex_t		 lock;	/* everything below; last */
+	struct api_config	 cfg;
 	uint8_t			 token_digest[32];
 	int			 have_token;
 	struct api_fail		 fails[API_FAIL_SLOTS];
@@ -137,7 +174,7 @@ struct api_server {
 	}			 run_presets[API_RUN_PRESETS_SLOTS];
 	uint64_t		 run_presets_clock;
 	struct api_fleet	*fleet;		/* fleet.c, made on first use */
-	struct db_gate		 store_gate;	/* handlers.c: api_db() */
+	struct db_gate		 store_gate;	/* store.c: api_db() */
 };
 
 /* The dashboard's files, built in (web_files.c, generated). */
@@ -148,84 +185,119 @@ struct api_web_file {
 };
 extern const struct api_web_file	api_web_files[];
 
-/* static.c */
-enum MHD_Result h_static(struct api_server *, struct MHD_Connection *,
-	    struct api_request *, const char *, int *);
-enum MHD_Result h_index(struct api_server *, struct MHD_Connection *,
-	    struct api_request *, const char *, int *);
+/*
+ * The handlers, one file per resource: each takes the request (arg: what
+ * follows a prefix route's path) and fills rep.
+ */
+#define API_HANDLER(name) int name(struct api_server *, \
+    struct MHD_Connection *, struct api_request *, const char *, \
+    struct api_reply *)
+API_HANDLER(h_healthz);			/* health.c */
+API_HANDLER(h_readyz);
+API_HANDLER(h_metrics);			/* metrics.c */
+API_HANDLER(h_recommendation);		/* recommendation.c */
+API_HANDLER(h_presets);
+API_HANDLER(h_runs_list);		/* runs.c */
+API_HANDLER(h_runs_post);
+API_HANDLER(h_run_get);
+API_HANDLER(h_run_delete);
+API_HANDLER(h_check);			/* check.c */
+API_HANDLER(h_hosts);			/* hosts.c */
+API_HANDLER(h_host_get);
+API_HANDLER(h_model);			/* model.c */
+API_HANDLER(h_observations_post);	/* observations.c */
+API_HANDLER(h_observations_get);
+API_HANDLER(h_index);			/* static.c */
+API_HANDLER(h_static);
+API_HANDLER(h_openapi);
 
 /* server.c */
 extern const struct api_route	api_routes[];
 extern const size_t		api_nroutes;
-/* A response of JSON j (stolen) as ctype, with nosniff and cache. */
-struct MHD_Response *api_json_response(json_t *j, const char *ctype,
-	    const char *cache);
-enum MHD_Result api_json(struct MHD_Connection *c, unsigned status,
-	    json_t *j, const char *etag, int *out_status);
 int	 api_token_load(struct api_server *s, const char *path, char *err,
 	    size_t errlen);
+/* The configuration as it is now, copied under the server's lock. */
+void	 api_cfg(struct api_server *s, struct api_config *out);
+/* The host's state (api_env.state) and its store notes. */
+void	 api_state(struct api_server *s, struct api_state *out);
+void	 api_store_note(struct api_server *s, enum db_status st,
+	    const char *err);
+/* A copy of the model in use (free it), or NULL when there is none (or
+   no memory); with the state of that moment in *st (may be NULL). */
+struct model *api_model_dup(struct api_server *s, struct api_state *st);
+/* 1 when the store is a PostgreSQL database. */
+int	 api_store_is_pg(struct api_server *s);
 
-/* handlers.c */
-enum MHD_Result h_healthz(struct api_server *, struct MHD_Connection *,
-	    struct api_request *, const char *, int *);
-enum MHD_Result h_readyz(struct api_server *, struct MHD_Connection *,
-	    struct api_request *, const char *, int *);
-enum MHD_Result h_metrics(struct api_server *, struct MHD_Connection *,
-	    struct api_request *, const char *, int *);
-enum MHD_Result h_recommendation(struct api_server *, struct MHD_Connection *,
-	    struct api_request *, const char *, int *);
-enum MHD_Result h_presets(struct api_server *, struct MHD_Connection *,
-	    struct api_request *, const char *, int *);
-enum MHD_Result h_runs_list(struct api_server *, struct MHD_Connection *,
-	    struct api_request *, const char *, int *);
-enum MHD_Result h_runs_post(struct api_server *, struct MHD_Connection *,
-	    struct api_request *, const char *, int *);
-enum MHD_Result h_run_get(struct api_server *, struct MHD_Connection *,
-	    struct api_request *, const char *, int *);
-enum MHD_Result h_run_delete(struct api_server *, struct MHD_Connection *,
-	    struct api_request *, const char *, int *);
-enum MHD_Result h_hosts(struct api_server *, struct MHD_Connection *,
-	    struct api_request *, const char *, int *);
-enum MHD_Result h_host_get(struct api_server *, struct MHD_Connection *,
-	    struct api_request *, const char *, int *);
-enum MHD_Result h_openapi(struct api_server *, struct MHD_Connection *,
-	    struct api_request *, const char *, int *);
-enum MHD_Result h_check(struct api_server *, struct MHD_Connection *,
-	    struct api_request *, const char *, int *);
-/* This HTTP thread's store connection (opened on first use), or NULL. */
-struct db *api_db(struct api_server *s, char *err, size_t errlen);
-enum MHD_Result api_store_unreadable(struct MHD_Connection *c, int *status);
-unsigned api_store_retry(struct api_server *s);
-enum MHD_Result api_no_model(struct api_server *s, struct MHD_Connection *c,
-	    int *status);
-/* 1 when the store is reachable (probed at most every few seconds). */
-int	 api_store_up(struct api_server *s, char *why, size_t whylen);
-/* Parse a request body as a JSON object, strictly; NULL after a 400. */
-json_t	*api_body_json(struct MHD_Connection *c, struct api_request *r,
-	    int *status, enum MHD_Result *rc);
+/* reply.c */
+/* JSON j (taken) with status, nosniff and no-cache; etag may be NULL. */
+int	 api_ok(struct api_reply *rep, int status, json_t *j,
+	    const char *etag);
+/* The same of JSON text already written (taken). */
+int	 api_ok_text(struct api_reply *rep, int status, char *text,
+	    const char *etag);
+void	 api_reply_header(struct api_reply *rep, const char *name,
+	    const char *value);
+/* Queue rep on c and let go of its body. */
+enum MHD_Result api_queue(struct MHD_Connection *c, struct api_reply *rep);
+void	 api_reply_free(struct api_reply *rep);
 
-/* fleet.c: scope=, stack= and observations. */
-enum MHD_Result api_recommend_scoped(struct api_server *s,
-	    struct MHD_Connection *c, const struct tune_query *q,
-	    const char *qkey, const struct api_scope *sc, int *status);
-/* Scoped answers computed and answered from those kept, for /metrics. */
-void	 api_fleet_counts(struct api_server *s, unsigned long long *computed,
-	    unsigned long long *cached);
+/* problem.c */
+/*
+ * A problem+json answer naming param (may be NULL) with detail; extra
+ * (may be NULL, taken) is merged into the body; retry_after > 0 adds
+ * Retry-After. 0, or -1 without memory.
+ */
+int	 api_fail(struct api_reply *rep, enum api_problem p,
+	    const char *param, const char *detail, json_t *extra,
+	    unsigned retry_after);
+/* The one switch from a store's status to a problem (problem.c). */
+int	 api_store_fail(struct api_server *s, struct api_reply *rep,
+	    enum db_status st, int writing, const char *param,
+	    const char *notfound);
+/* 503: no model yet, and why. */
+int	 api_no_model(struct api_server *s, struct api_reply *rep);
+
+/* request.c */
+/* The recommendation's query into tq and sc, its canonical form into
+   canon: 0, or -1 with the problem in rep. */
+int	 api_parse_query(struct MHD_Connection *c, struct tune_query *tq,
+	    struct api_scope *sc, char *canon, size_t canonlen,
+	    struct api_reply *rep);
 /* scope= or stack= into sc: 0, or -1 with why. */
 int	 api_scope_parse(const char *key, const char *v, struct api_scope *sc,
 	    char *why, size_t whylen);
+/* A stack name: 1 to 63 of letters, digits, '.', '_', '+', '-'. */
+int	 api_stack_valid(const char *v);
+/* A positive whole number in a path: 0, or -1. */
+int	 api_run_id(const char *arg, int64_t *id);
+/* The body as a JSON object, strictly; NULL with a 400 in rep. */
+json_t	*api_body_json(const struct api_request *r, struct api_reply *rep);
+
+/* store.c */
+/* This HTTP thread's store connection (opened on first use), or NULL. */
+struct db *api_db(struct api_server *s, char *err, size_t errlen);
+/* 1 when the store is reachable (probed at most every few seconds). */
+int	 api_store_up(struct api_server *s, char *why, size_t whylen);
+/* Retry-After for a write the store refused. */
+unsigned api_store_retry(struct api_server *s);
+
+/* fleet.c: scope= and stack= answers, and what they keep. */
+int	 api_recommend_scoped(struct api_server *s, const struct tune_query *q,
+	    const char *qkey, const struct api_scope *sc,
+	    struct api_reply *rep);
+/* Scoped answers computed and answered from those kept, for /metrics. */
+void	 api_fleet_counts(struct api_server *s, unsigned long long *computed,
+	    unsigned long long *cached);
 const char *api_scope_name(enum api_scope_kind k);
-enum MHD_Result h_observations_post(struct api_server *,
-	    struct MHD_Connection *, struct api_request *, const char *, int *);
-enum MHD_Result h_observations_get(struct api_server *,
-	    struct MHD_Connection *, struct api_request *, const char *, int *);
+/* A token of the observations' bucket: 1, 0 (none: 429), -1. */
+int	 api_fleet_obs_token(struct api_server *s, unsigned *retry);
+/* An observation of stack was stored: its corrections change. */
+void	 api_fleet_observed(struct api_server *s, const char *stack);
 void	 api_fleet_free(struct api_server *s);
 
-/* views.c: what the dashboard draws. */
-enum MHD_Result h_model(struct api_server *, struct MHD_Connection *,
-	    struct api_request *, const char *, int *);
+/* hosts.c */
 /* The common presets' predicted time on the host of run (cached). */
 json_t	*api_run_presets(struct api_server *s, struct db *db, int64_t run);
-void	 api_views_free(struct api_server *s);
+void	 api_hosts_free(struct api_server *s);
 
 #endif /* PWTUNE_API_IMPL_H */

@@ -96,7 +96,8 @@ struct api_fleet_answer {
 };
 
 struct api_fleet {
-	pthread_mutex_t		 lock;
+	pthread_mutex_t		 lock;	/* first: then the host's, then the
+					   server's (api_impl.h) */
 	struct api_fleet_answer	 answers[API_FLEET_ANSWERS];
 	unsigned long long	 computed, cached;	/* for /metrics */
 	unsigned long		 obs_taken;	/* observations stored here */
@@ -270,24 +271,24 @@ static int
 api_fleet_list(struct api_server *s, struct api_fleet *f, int *from_cache,
     char *err, size_t errlen)
 {
-	struct db_host	*hosts;
-	struct db	*db;
-	enum db_status	 st = DB_ERR_UNAVAILABLE;
-	size_t		 n;
-	time_t		 now = time(NULL);
-	struct tm	 tm;
-	int		 unlocked = 0;
+	struct api_state	 hs;
+	struct db_host		*hosts;
+	struct db		*db;
+	enum db_status		 st = DB_ERR_UNAVAILABLE;
+	size_t			 n;
+	time_t			 now = time(NULL);
+	struct tm		 tm;
+	int			 unlocked = 0;
 
 	*from_cache = 0;
 	if (f->hosts != NULL && (f->listing || now - f->listed <
 	    API_FLEET_LIST_S))
 		return 0;
 	/* The store was away a moment ago: the list kept, without waiting. */
-	pthread_mutex_lock(&s->d->lock);
-	if (!s->d->store_up && now - s->d->store_seen < API_STORE_PROBE_S &&
+	api_state(s, &hs);	/* under f->lock: fleet -> host */
+	if (!hs.store_up && now - hs.store_seen < API_STORE_PROBE_S &&
 	    f->hosts != NULL)
 		*from_cache = 1;
-	pthread_mutex_unlock(&s->d->lock);
 	if (*from_cache)
 		return 0;
 	if (f->hosts != NULL) {
@@ -297,7 +298,7 @@ api_fleet_list(struct api_server *s, struct api_fleet *f, int *from_cache,
 	}
 	if ((db = api_db(s, err, errlen)) != NULL)
 		st = db_hosts_list(db, NULL, &hosts, &n, err, errlen);
-	store_note(s->d, st, err);
+	api_store_note(s, st, err);
 	if (unlocked) {
 		pthread_mutex_lock(&f->lock);
 		f->listing = 0;
@@ -318,14 +319,12 @@ api_fleet_list(struct api_server *s, struct api_fleet *f, int *from_cache,
 	return -1;
 }
 
+/* The members of one answer (set), with the kept models they read. */
 struct api_members {
-	struct fleet_host	 h[FLEET_HOSTS_MAX];
+	struct api_scope_set	 set;
 	struct api_fleet_model	*e[FLEET_HOSTS_MAX];	/* NULL: this host */
 	struct tune_answer	 cand[FLEET_HOSTS_MAX];
 	int			 searched[FLEET_HOSTS_MAX];	/* cand is new */
-	json_t			*brief[FLEET_HOSTS_MAX];	/* on a miss */
-	size_t			 n;
-	json_t			*excluded;
 };
 
 /*
@@ -348,13 +347,13 @@ api_fleet_inputs(unsigned long obs_taken, const struct api_members *mb,
 	    stale, obs_taken);
 	crypto_generichash_update(&st, (const unsigned char *)line,
 	    strlen(line) + 1);
-	for (i = 0; i < mb->n; i++) {
-		snprintf(line, sizeof(line), "%s %lld", mb->h[i].host_id,
+	for (i = 0; i < mb->set.n; i++) {
+		snprintf(line, sizeof(line), "%s %lld", mb->set.h[i].host_id,
 		    (long long)(mb->e[i] != NULL ? mb->e[i]->run : 0));
 		crypto_generichash_update(&st, (const unsigned char *)line,
 		    strlen(line) + 1);
 	}
-	if ((ex = json_dumps(mb->excluded, JSON_COMPACT)) != NULL) {
+	if ((ex = json_dumps(mb->set.excluded, JSON_COMPACT)) != NULL) {
 		crypto_generichash_update(&st, (const unsigned char *)ex,
 		    strlen(ex));
 		free(ex);
@@ -394,12 +393,6 @@ api_fleet_answer(struct api_fleet *f, const char *key,
 	return a;
 }
 
-static void
-api_exclude(struct api_members *mb, const char *id, const char *why)
-{
-	json_array_append_new(mb->excluded, json_pack("{s:s, s:s}", "host_id",
-	    id, "reason", why));
-}
 
 /*
  * The observations of stack as kept, with a reference taken; read now
@@ -434,7 +427,7 @@ api_stack_take(struct api_server *s, struct api_fleet *f, const char *stack,
 	if ((db = api_db(s, err, sizeof(err))) != NULL)
 		dst = db_observations_list(db, NULL, stack, DB_RUNS_LIST_MAX,
 		    &obs, &n, err, sizeof(err));
-	store_note(s->d, dst, err);
+	api_store_note(s, dst, err);
 	if (dst != DB_OK)
 		return NULL;
 	if ((st = calloc(1, sizeof(*st) + (n ? n : 1) * sizeof(*st->obs))) ==
@@ -509,11 +502,11 @@ api_stack(struct api_server *s, struct api_fleet *f,
 	for (i = 0; i < st->n && n < API_STACK_OBS_MAX; i++) {
 		const struct api_stack_obs *o = &st->obs[i];
 
-		for (j = 0; j < mb->n && strcmp(mb->h[j].host_id, o->host_id);
-		    j++)
+		for (j = 0; j < mb->set.n && strcmp(mb->set.h[j].host_id,
+		    o->host_id); j++)
 			;
 		/* A p the host never measured is left out. */
-		if (j < mb->n && fleet_predict_p50(mb->h[j].m, o->alg,
+		if (j < mb->set.n && fleet_predict_p50(mb->set.h[j].m, o->alg,
 		    o->m_kib, o->t, o->p, o->k, &p50) == 0 && p50 > 0)
 			ratios[n++] = o->median_ms / p50;
 	}
@@ -585,7 +578,7 @@ api_candidates(struct api_fleet *f, struct api_members *mb,
 
 	api_aim_hash(aim, h);
 	pthread_mutex_lock(&f->lock);
-	for (i = 0; i < mb->n; i++) {
+	for (i = 0; i < mb->set.n; i++) {
 		mb->searched[i] = 1;
 		if (mb->e[i] == NULL)
 			continue;
@@ -600,23 +593,23 @@ api_candidates(struct api_fleet *f, struct api_members *mb,
 		}
 	}
 	/* This host's own is searched as a host-scoped answer is: free. */
-	for (i = 0; i < mb->n; i++)
+	for (i = 0; i < mb->set.n; i++)
 		n += mb->searched[i] && mb->e[i] != NULL;
 	ok = api_search_tokens(f, n, retry);
 	pthread_mutex_unlock(&f->lock);
 	if (!ok)
 		return -2;
-	for (i = 0; i < mb->n; i++) {
-		if (mb->searched[i] && tune_recommend(mb->h[i].m, aim,
+	for (i = 0; i < mb->set.n; i++) {
+		if (mb->searched[i] && tune_recommend(mb->set.h[i].m, aim,
 		    &mb->cand[i], why, sizeof(why)) == -1) {
-			snprintf(err, errlen, "host %s: %.400s", mb->h[i].host_id,
-			    why);
+			snprintf(err, errlen, "host %s: %.400s",
+			    mb->set.h[i].host_id, why);
 			return -1;
 		}
-		mb->h[i].cand = &mb->cand[i];
+		mb->set.h[i].cand = &mb->cand[i];
 	}
 	pthread_mutex_lock(&f->lock);
-	for (i = 0; i < mb->n; i++) {
+	for (i = 0; i < mb->set.n; i++) {
 		if (!mb->searched[i] || mb->e[i] == NULL)
 			continue;
 		victim = &mb->e[i]->cand[0];
@@ -631,358 +624,362 @@ api_candidates(struct api_fleet *f, struct api_members *mb,
 	return 0;
 }
 
-/* A 200 of JSON text (taken), as api_json() sends one. */
-static enum MHD_Result
-api_fleet_text(struct MHD_Connection *c, char *text, int *status)
-{
-	struct MHD_Response	*r;
-	enum MHD_Result		 rc;
+/* One scoped question as it is answered: what its steps share. */
+struct api_scoped {
+	struct api_server	*s;
+	struct api_fleet	*f;
+	const struct api_scope	*sc;
+	const struct tune_query	*q;
+	struct api_config	 cfg;
+	struct api_members	 mb;
+	struct api_fleet_model	*fresh[FLEET_HOSTS_MAX];	/* unfitted */
+	size_t			 nfresh;
+	struct fleet_answer	 fa;
+	struct model		*self;	/* this host's, in its memory */
+	int			 stale, from_cache, note;
+	uint64_t		 version, now_b;
+	unsigned long		 obs_taken;
+	time_t			 now;
+	char			 key[448], listed_iso[32];
+	unsigned char		 inputs[16];
+};
 
-	r = MHD_create_response_from_buffer(strlen(text), text,
-	    MHD_RESPMEM_MUST_FREE);
-	if (r == NULL) {
-		free(text);
-		return MHD_NO;
+/* This host: the model in memory, within today's memory. 0, or -1 (rep). */
+static int
+api_scoped_self(struct api_scoped *x, const char *qkey, struct api_reply *rep)
+{
+	struct api_state	 hs;
+	const char		*self_id = x->s->env.host->host_id;
+
+	api_cfg(x->s, &x->cfg);
+	if ((x->self = api_model_dup(x->s, &hs)) != NULL) {
+		x->stale = hs.model_stale;
+		x->version = hs.model_version;
+		x->now_b = host_memory_budget(x->s->env.host,
+		    x->cfg.memory_max, NULL);
+		if (x->now_b > 0 && x->now_b < x->self->mem_budget)
+			x->self->mem_budget = x->now_b;
 	}
-	MHD_add_response_header(r, "Content-Type", "application/json");
-	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
-	MHD_add_response_header(r, "Cache-Control", "no-cache");
-	*status = 200;
-	rc = MHD_queue_response(c, 200, r);
-	MHD_destroy_response(r);
-	return rc;
+	snprintf(x->key, sizeof(x->key), "%s|%s|%s|%s", qkey, api_scope_name(
+	    x->sc->kind), x->sc->kind == API_SCOPE_GROUP ? x->cfg.group : "",
+	    x->sc->stack);
+	if (x->sc->kind == API_SCOPE_GROUP && x->cfg.group[0] == '\0') {
+		api_fail(rep, PROB_CONFLICT, "scope", "this daemon has no "
+		    "group: set group = NAME in pwtuned.conf (or ask with "
+		    "scope=fleet)", NULL, 0);
+		return -1;
+	}
+	if (x->self == NULL && x->sc->kind == API_SCOPE_HOST) {
+		api_no_model(x->s, rep);
+		return -1;
+	}
+	if (x->self == NULL)
+		api_scope_exclude(&x->mb.set, self_id, "no finished run");
+	else if (x->stale && x->sc->kind != API_SCOPE_HOST)
+		api_scope_exclude(&x->mb.set, self_id, "stale: the host "
+		    "changed since its last finished run");
+	else
+		api_scope_add(&x->mb.set, self_id, x->self,
+		    x->s->env.host->cpu_model, 1);
+	return 0;
 }
 
-enum MHD_Result
-api_recommend_scoped(struct api_server *s, struct MHD_Connection *c,
-    const struct tune_query *q, const char *qkey, const struct api_scope *sc,
-    int *status)
+/*
+ * The other members, from the list of hosts: their models kept, with a
+ * reference each; those not kept yet are in x->fresh, to fit. Under
+ * f->lock. 0, or -1 (rep) when there is no list.
+ */
+static int
+api_scoped_members(struct api_scoped *x, struct api_reply *rep)
 {
-	struct api_fleet	*f = api_fleet(s);
-	struct api_members	*mb;
-	struct api_fleet_model	**fresh = NULL;
-	struct fleet_answer	*fa;
-	struct model		*self = NULL;
-	struct tune_query	 aim;
-	struct api_fleet_answer	*kept;
+	struct api_fleet	*f = x->f;
+	struct api_fleet_model	*e, *nf;
+	const struct db_host	*h;
+	char			 err[512];
+	size_t			 i;
+
+	if (api_fleet_list(x->s, f, &x->from_cache, err, sizeof(err)) == -1) {
+		api_fail(rep, PROB_STORE, NULL, "the store cannot be read, and "
+		    "no list of hosts is kept yet", NULL, 5);
+		return -1;
+	}
+	snprintf(x->listed_iso, sizeof(x->listed_iso), "%s", f->listed_iso);
+	for (i = 0; i < f->nhosts && x->mb.set.n < FLEET_HOSTS_MAX; i++) {
+		h = &f->hosts[i];
+		if (api_scope_admit(&x->mb.set, h, x->s->env.host->host_id,
+		    x->sc->kind == API_SCOPE_GROUP ? x->cfg.group : NULL,
+		    x->now, x->cfg.fleet_max_age) != 1)
+			continue;
+		if ((e = api_model_take(f, h, &nf)) == NULL) {
+			if ((e = nf) == NULL) {
+				api_scope_exclude(&x->mb.set, h->id, "its "
+				    "model cannot be read: out of memory");
+				continue;
+			}
+			x->fresh[x->nfresh++] = nf;
+		}
+		x->mb.e[x->mb.set.n] = e;
+		api_scope_add(&x->mb.set, e->host_id, &e->m, e->cpu_model, 0);
+	}
+	return 0;
+}
+
+/*
+ * Models not kept yet: fitted without the lock, then kept; hosts whose
+ * model cannot be read are left out (the reason in the log: no store
+ * message in an answer anyone may ask for).
+ */
+static void
+api_scoped_fit(struct api_scoped *x)
+{
+	struct api_members	*mb = &x->mb;
+	struct db_host		 h;
 	struct db		*db;
-	enum MHD_Result		 rc;
-	json_t			*j, *hosts, *stack = NULL;
-	char			 err[512], group[DB_GROUP_MAX], key[448];
-	char			 listed_iso[32], why[256], *body = NULL;
-	unsigned char		 inputs[16];
-	unsigned long		 obs_taken;
+	enum db_status		 st;
+	char			 err[512];
+	size_t			 i;
+
+	db = api_db(x->s, err, sizeof(err));
+	for (i = 0; i < x->nfresh; i++) {
+		memset(&h, 0, sizeof(h));
+		snprintf(h.id, sizeof(h.id), "%s", x->fresh[i]->host_id);
+		h.last_run = x->fresh[i]->run;
+		st = DB_ERR_UNAVAILABLE;
+		if (db != NULL)
+			st = db_host_model(db, &h, &x->fresh[i]->m, err,
+			    sizeof(err));
+		if (st == DB_OK)
+			continue;
+		x->fresh[i]->m.run_id = 0;
+		if (db != NULL)
+			api_store_note(x->s, st, err);
+		if (st != DB_ERR_UNAVAILABLE)
+			log_warn("model of host %s: %s", x->fresh[i]->host_id,
+			    err);
+		api_scope_exclude(&mb->set, x->fresh[i]->host_id, "its model "
+		    "cannot be read");
+	}
+	pthread_mutex_lock(&x->f->lock);
+	for (i = 0; i < x->nfresh; i++)
+		if (x->fresh[i]->m.run_id != 0)
+			api_model_keep(x->f, x->fresh[i]);
+	pthread_mutex_unlock(&x->f->lock);
+	for (i = 0; i < mb->set.n; ) {
+		if (mb->e[i] == NULL || mb->e[i]->m.run_id != 0) {
+			i++;
+			continue;
+		}
+		memmove(&mb->e[i], &mb->e[i + 1], (mb->set.n - i - 1) *
+		    sizeof(mb->e[0]));
+		api_scope_drop(&mb->set, i);
+	}
+}
+
+/*
+ * The answer computed, without the lock, from the members' references:
+ * *j and *ret (fleet_recommend()'s, err with it), or -1 with the
+ * problem in rep.
+ */
+static int
+api_scoped_compute(struct api_scoped *x, json_t **j, int *ret, char *err,
+    size_t errlen, struct api_reply *rep)
+{
+	struct tune_query	 aim;
+	json_t			*stack = NULL;
 	double			 factor = 1;
-	uint64_t		 now_b = 0, version = 0;
-	time_t			 now = time(NULL);
-	size_t			 i, nfresh = 0;
-	int			 stale = 0, from_cache = 0, ret, hit, note;
 	unsigned		 retry = 1;
+	char			 why[256];
 
-	mb = calloc(1, sizeof(*mb));
-	fa = calloc(1, sizeof(*fa));
-	if (f == NULL || mb == NULL || fa == NULL ||
-	    (fresh = calloc(FLEET_HOSTS_MAX, sizeof(*fresh))) == NULL) {
-		free(mb);
-		free(fa);
-		free(fresh);
-		return MHD_NO;
+	if (x->sc->stack[0] != '\0')
+		stack = api_stack(x->s, x->f, &x->mb, x->sc->stack, x->now,
+		    &factor);
+	if (fleet_aim(x->mb.set.h, x->mb.set.n, x->q, factor, &aim, err,
+	    errlen) == -1 || (*ret = api_candidates(x->f, &x->mb, &aim,
+	    &retry, err, errlen)) == -1 || (*ret == 0 && (*ret =
+	    api_scope_answer(&x->mb.set, x->q, factor, &x->fa, err,
+	    errlen)) == -1)) {
+		json_decref(stack);
+		api_fail(rep, PROB_POLICY, NULL, err, NULL, 0);
+		return -1;
 	}
-	mb->excluded = json_array();
-	listed_iso[0] = '\0';
-	/* This host: the model in memory, within today's memory. */
-	pthread_mutex_lock(&s->d->lock);
-	snprintf(group, sizeof(group), "%s", s->d->cfg.group);
-	if (s->d->model != NULL && (self = malloc(sizeof(*self))) != NULL) {
-		*self = *s->d->model;
-		stale = strcmp(s->d->model_fingerprint,
-		    s->d->host.fingerprint) != 0;
-		version = s->d->model_version;
-		now_b = host_memory_budget(&s->d->host, s->d->cfg.memory_max,
-		    NULL);
-		if (now_b > 0 && now_b < self->mem_budget)
-			self->mem_budget = now_b;
-	}
-	pthread_mutex_unlock(&s->d->lock);
-	snprintf(key, sizeof(key), "%s|%s|%s|%s", qkey, api_scope_name(
-	    sc->kind), sc->kind == API_SCOPE_GROUP ? group : "", sc->stack);
-
-	if (sc->kind == API_SCOPE_GROUP && group[0] == '\0') {
-		rc = api_problem(c, PROB_CONFLICT, "scope", "this daemon has no "
-		    "group: set group = NAME in pwtuned.conf (or ask with "
-		    "scope=fleet)", NULL, 0, status);
-		goto out;
-	}
-	if (self == NULL && sc->kind == API_SCOPE_HOST) {
-		rc = api_no_model(s, c, status);
-		goto out;
-	}
-	if (self == NULL)
-		api_exclude(mb, s->d->host.host_id, "no finished run");
-	else if (stale && sc->kind != API_SCOPE_HOST)
-		api_exclude(mb, s->d->host.host_id, "stale: the host changed "
-		    "since its last finished run");
-	else {
-		mb->h[0].host_id = s->d->host.host_id;
-		mb->h[0].m = self;
-		mb->n = 1;
-	}
-
-	/* The members: their models kept, with a reference each. */
-	pthread_mutex_lock(&f->lock);
-	if (sc->kind != API_SCOPE_HOST) {
-		if (api_fleet_list(s, f, &from_cache, err, sizeof(err)) == -1) {
-			pthread_mutex_unlock(&f->lock);
-			rc = api_problem(c, PROB_STORE, NULL, "the store cannot "
-			    "be read, and no list of hosts is kept yet", NULL,
-			    5, status);
-			goto out;
-		}
-		snprintf(listed_iso, sizeof(listed_iso), "%s", f->listed_iso);
-		for (i = 0; i < f->nhosts && mb->n < FLEET_HOSTS_MAX; i++) {
-			const struct db_host	*h = &f->hosts[i];
-			struct api_fleet_model	*e, *nf;
-
-			if (strcmp(h->id, s->d->host.host_id) == 0 ||
-			    (sc->kind == API_SCOPE_GROUP &&
-			    strcmp(h->group, group) != 0))
-				continue;
-			if (!db_host_fresh(h, now, s->d->cfg.fleet_max_age, why,
-			    sizeof(why))) {
-				api_exclude(mb, h->id, why);
-				continue;
-			}
-			if ((e = api_model_take(f, h, &nf)) == NULL) {
-				if ((e = nf) == NULL) {
-					api_exclude(mb, h->id, "its model cannot "
-					    "be read: out of memory");
-					continue;
-				}
-				fresh[nfresh++] = nf;
-			}
-			mb->e[mb->n] = e;
-			mb->h[mb->n].host_id = e->host_id;
-			mb->h[mb->n].m = &e->m;
-			mb->n++;
-		}
-	}
-	obs_taken = f->obs_taken;
-	pthread_mutex_unlock(&f->lock);
-
-	/* Models not kept yet: fitted without the lock, then kept. */
-	if (nfresh > 0) {
-		db = api_db(s, err, sizeof(err));
-		for (i = 0; i < nfresh; i++) {
-			struct db_host	h;
-			enum db_status	st = DB_ERR_UNAVAILABLE;
-
-			memset(&h, 0, sizeof(h));
-			snprintf(h.id, sizeof(h.id), "%s", fresh[i]->host_id);
-			h.last_run = fresh[i]->run;
-			if (db != NULL)
-				st = db_host_model(db, &h, &fresh[i]->m, err,
-				    sizeof(err));
-			if (st != DB_OK) {
-				/* The reason in the log: no store message in
-				   an answer anyone may ask for. */
-				fresh[i]->m.run_id = 0;
-				if (db != NULL)
-					store_note(s->d, st, err);
-				if (st != DB_ERR_UNAVAILABLE)
-					log_warn("model of host %s: %s",
-					    fresh[i]->host_id, err);
-				api_exclude(mb, fresh[i]->host_id, "its model "
-				    "cannot be read");
-			}
-		}
-		pthread_mutex_lock(&f->lock);
-		for (i = 0; i < nfresh; i++)
-			if (fresh[i]->m.run_id != 0)
-				api_model_keep(f, fresh[i]);
-		pthread_mutex_unlock(&f->lock);
-		/* Hosts whose model cannot be read are left out. */
-		for (i = 0; i < mb->n; ) {
-			if (mb->e[i] == NULL || mb->e[i]->m.run_id != 0) {
-				i++;
-				continue;
-			}
-			memmove(&mb->h[i], &mb->h[i + 1], (mb->n - i - 1) *
-			    sizeof(mb->h[0]));
-			memmove(&mb->e[i], &mb->e[i + 1], (mb->n - i - 1) *
-			    sizeof(mb->e[0]));
-			mb->n--;
-		}
-	}
-	if (mb->n == 0) {
-		snprintf(why, sizeof(why), "no host of %s%s has a fresh "
-		    "finished run", sc->kind == API_SCOPE_GROUP ? "group " :
-		    "the fleet", sc->kind == API_SCOPE_GROUP ? group : "");
-		rc = api_problem(c, PROB_NOT_READY, NULL, why, json_pack(
-		    "{s:O}", "excluded", mb->excluded), 10, status);
-		goto out;
-	}
-	api_fleet_inputs(obs_taken, mb, version, now_b, stale, inputs);
-	/* Hosts as last read: the answer says so when the store is away. */
-	note = sc->kind != API_SCOPE_HOST && (from_cache ||
-	    !api_store_up(s, why, sizeof(why)));
-	pthread_mutex_lock(&f->lock);
-	kept = api_fleet_answer(f, key, inputs, now, &hit);
-	if (hit) {
-		f->cached++;
-		ret = kept->ret;
-		snprintf(err, sizeof(err), "%s", kept->err);
-		body = strdup(kept->body);
-	} else
-		f->computed++;
-	pthread_mutex_unlock(&f->lock);
-	if (hit && body != NULL) {
-		if (ret == 0 && !note) {
-			rc = api_fleet_text(c, body, status);
-			body = NULL;
-			goto out;
-		}
-		if ((j = json_loads(body, 0, NULL)) != NULL)
-			goto answer;
-	}
-	free(body);
-	body = NULL;
-
-	/* Computed without the lock, from the members' references. */
-	for (i = 0; i < mb->n; i++) {
-		mb->brief[i] = json_pack("{s:s, s:s, s:b}", "host_id",
-		    mb->h[i].host_id, "cpu_model", mb->e[i] != NULL ?
-		    mb->e[i]->cpu_model : s->d->host.cpu_model, "this_host",
-		    mb->e[i] == NULL);
-	}
-	if (sc->stack[0] != '\0')
-		stack = api_stack(s, f, mb, sc->stack, now, &factor);
-	if (fleet_aim(mb->h, mb->n, q, factor, &aim, err, sizeof(err)) == -1 ||
-	    (ret = api_candidates(f, mb, &aim, &retry, err, sizeof(err))) ==
-	    -1 || (ret == 0 && (ret = fleet_recommend(mb->h, mb->n, q, factor,
-	    fa, err, sizeof(err))) == -1)) {
-		rc = api_problem(c, PROB_POLICY, NULL, err, NULL, 0, status);
-		goto out;
-	}
-	if (ret == -2) {
+	if (*ret == -2) {
+		json_decref(stack);
 		snprintf(why, sizeof(why), "scoped answers to new questions "
 		    "are searched on at most %d hosts a second here: ask again "
 		    "later (an answer is kept %d s for the same question)",
 		    API_FLEET_SEARCH_RATE, API_FLEET_LIST_S);
-		rc = api_problem(c, PROB_TOO_MANY, NULL, why, NULL, retry,
-		    status);
-		goto out;
-	}
-	j = tune_answer_to_json(&fa->a, mb->h[fa->decider].m);
-	json_object_set_new(j, "stale", json_boolean(sc->kind ==
-	    API_SCOPE_HOST && stale));
-	json_object_set_new(j, "scope", json_string(api_scope_name(sc->kind)));
-	if (sc->kind == API_SCOPE_GROUP)
-		json_object_set_new(j, "group", json_string(group));
-	hosts = json_array();
-	for (i = 0; i < mb->n; i++) {
-		json_object_set_new(mb->brief[i], "predicted_ms",
-		    json_real(fa->predicted_ms[i]));
-		json_array_append(hosts, mb->brief[i]);
-	}
-	json_object_set(j, "decided_by", mb->brief[fa->decider]);
-	json_object_set_new(j, "hosts", hosts);
-	json_object_set(j, "excluded", mb->excluded);
-	if (stack != NULL) {
-		json_object_set_new(j, "stack", stack);
-		stack = NULL;
-	}
-	/* As api_json() would write it: the kept answer is sent as it is. */
-	body = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(6));
-	pthread_mutex_lock(&f->lock);
-	kept = api_fleet_answer(f, key, inputs, now, &hit);
-	free(kept->body);
-	kept->body = body != NULL ? strdup(body) : NULL;
-	snprintf(kept->key, sizeof(kept->key), "%s", key);
-	memcpy(kept->inputs, inputs, sizeof(kept->inputs));
-	kept->made = now;
-	kept->ret = ret;
-	snprintf(kept->err, sizeof(kept->err), "%s", ret == 1 ? err : "");
-	pthread_mutex_unlock(&f->lock);
-	if (ret == 0 && !note && body != NULL) {
-		json_decref(j);
-		rc = api_fleet_text(c, body, status);
-		body = NULL;
-		goto out;
-	}
-answer:
-	if (note)
-		json_object_set_new(j, "store", json_pack("{s:b, s:s}",
-		    "reachable", 0, "hosts_as_of", listed_iso));
-	if (ret == 1)
-		rc = api_problem(c, PROB_POLICY, "target_ms", err, json_pack(
-		    "{s:o}", "closest", j), 0, status);
-	else
-		rc = api_json(c, 200, j, NULL, status);
-out:
-	/* The members' models: kept, or freed with the last reference. */
-	pthread_mutex_lock(&f->lock);
-	for (i = 0; i < nfresh; i++)
-		if (fresh[i]->m.run_id == 0)	/* left out: not in mb */
-			api_model_put(fresh[i]);
-	for (i = 0; i < mb->n; i++)
-		api_model_put(mb->e[i]);
-	pthread_mutex_unlock(&f->lock);
-	for (i = 0; i < mb->n; i++)
-		json_decref(mb->brief[i]);	/* NULL on a hit */
-	json_decref(mb->excluded);
-	json_decref(stack);
-	free(body);
-	free(mb);
-	free(fa);
-	free(fresh);
-	free(self);
-	return rc;
-}
-
-/* A stack name: 1 to 63 of letters, digits, '.', '_', '+', '-'. */
-static int
-api_stack_valid(const char *v)
-{
-	size_t	n = strlen(v);
-
-	return n > 0 && n < DB_STACK_MAX && v[strspn(v, "abcdefghijklmnopq"
-	    "rstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+-")] == '\0';
-}
-
-int
-api_scope_parse(const char *key, const char *v, struct api_scope *sc,
-    char *why, size_t whylen)
-{
-	if (strcmp(key, "scope") == 0) {
-		if (strcmp(v, "host") == 0)
-			sc->kind = API_SCOPE_HOST;
-		else if (strcmp(v, "group") == 0)
-			sc->kind = API_SCOPE_GROUP;
-		else if (strcmp(v, "fleet") == 0)
-			sc->kind = API_SCOPE_FLEET;
-		else {
-			snprintf(why, whylen, "must be host, group or fleet");
-			return -1;
-		}
-		return 0;
-	}
-	if (!api_stack_valid(v)) {
-		snprintf(why, whylen, "must be 1 to %d letters, digits, '.', "
-		    "'_', '+' or '-' (php-8.2-libargon2)", DB_STACK_MAX - 1);
+		api_fail(rep, PROB_TOO_MANY, NULL, why, NULL, retry);
 		return -1;
 	}
-	snprintf(sc->stack, sizeof(sc->stack), "%s", v);
+	*j = api_scope_json(&x->mb.set, &x->fa, api_scope_name(x->sc->kind),
+	    x->sc->kind == API_SCOPE_GROUP ? x->cfg.group : NULL,
+	    x->sc->kind == API_SCOPE_HOST && x->stale);
+	if (stack != NULL)
+		json_object_set_new(*j, "stack", stack);
 	return 0;
 }
 
-/* One token of the observation bucket, or 0 (429). */
+/*
+ * The answer kept for this question and these inputs: 1 with *body (a
+ * copy), *ret and err; or 0, counted as computed.
+ */
 static int
-api_obs_token(struct api_fleet *f, unsigned *retry)
+api_scoped_kept(struct api_scoped *x, char **body, int *ret, char *err,
+    size_t errlen)
 {
-	struct timespec	ts;
-	double		now;
-	int		ok;
+	struct api_fleet_answer	*kept;
+	int			 hit;
 
+	pthread_mutex_lock(&x->f->lock);
+	kept = api_fleet_answer(x->f, x->key, x->inputs, x->now, &hit);
+	if (hit) {
+		x->f->cached++;
+		*ret = kept->ret;
+		snprintf(err, errlen, "%s", kept->err);
+		*body = strdup(kept->body);
+	} else
+		x->f->computed++;
+	pthread_mutex_unlock(&x->f->lock);
+	return hit;
+}
+
+/* Keep the answer body (JSON text) for the same question. */
+static void
+api_scoped_keep(struct api_scoped *x, const char *body, int ret,
+    const char *err)
+{
+	struct api_fleet_answer	*kept;
+	int			 hit;
+
+	pthread_mutex_lock(&x->f->lock);
+	kept = api_fleet_answer(x->f, x->key, x->inputs, x->now, &hit);
+	free(kept->body);
+	kept->body = body != NULL ? strdup(body) : NULL;
+	snprintf(kept->key, sizeof(kept->key), "%s", x->key);
+	memcpy(kept->inputs, x->inputs, sizeof(kept->inputs));
+	kept->made = x->now;
+	kept->ret = ret;
+	snprintf(kept->err, sizeof(kept->err), "%s", ret == 1 ? err : "");
+	pthread_mutex_unlock(&x->f->lock);
+}
+
+/* The answer to send: j (taken), or its text when nothing is added. */
+static int
+api_scoped_reply(struct api_scoped *x, json_t *j, char *body, int ret,
+    const char *err, struct api_reply *rep)
+{
+	if (ret == 0 && !x->note && body != NULL) {
+		json_decref(j);
+		return api_ok_text(rep, 200, body, NULL);
+	}
+	free(body);
+	if (j == NULL)
+		return -1;
+	/* Hosts as last read: the answer says so when the store is away. */
+	if (x->note)
+		json_object_set_new(j, "store", json_pack("{s:b, s:s}",
+		    "reachable", 0, "hosts_as_of", x->listed_iso));
+	if (ret == 1)
+		return api_fail(rep, PROB_POLICY, "target_ms", err, json_pack(
+		    "{s:o}", "closest", j), 0);
+	return api_ok(rep, 200, j, NULL);
+}
+
+/* Let go of what x holds: the members' models kept, or freed. */
+static void
+api_scoped_free(struct api_scoped *x)
+{
+	size_t	i;
+
+	pthread_mutex_lock(&x->f->lock);
+	for (i = 0; i < x->nfresh; i++)
+		if (x->fresh[i]->m.run_id == 0)	/* left out: not in mb */
+			api_model_put(x->fresh[i]);
+	for (i = 0; i < x->mb.set.n; i++)
+		api_model_put(x->mb.e[i]);
+	pthread_mutex_unlock(&x->f->lock);
+	json_decref(x->mb.set.excluded);
+	free(x->self);
+	free(x);
+}
+
+int
+api_recommend_scoped(struct api_server *s, const struct tune_query *q,
+    const char *qkey, const struct api_scope *sc, struct api_reply *rep)
+{
+	struct api_fleet	*f = api_fleet(s);
+	struct api_scoped	*x;
+	json_t			*j = NULL;
+	char			 err[512], why[256], *body = NULL;
+	int			 ret = 0, rc;
+
+	if (f == NULL || (x = calloc(1, sizeof(*x))) == NULL)
+		return -1;
+	x->s = s;
+	x->f = f;
+	x->sc = sc;
+	x->q = q;
+	x->now = time(NULL);
+	x->mb.set.excluded = json_array();
+	if (api_scoped_self(x, qkey, rep) == -1)
+		goto out;
+	pthread_mutex_lock(&f->lock);
+	rc = sc->kind != API_SCOPE_HOST ? api_scoped_members(x, rep) : 0;
+	x->obs_taken = f->obs_taken;
+	pthread_mutex_unlock(&f->lock);
+	if (rc == -1)
+		goto out;
+	if (x->nfresh > 0)
+		api_scoped_fit(x);
+	if (x->mb.set.n == 0) {
+		snprintf(why, sizeof(why), "no host of %s%s has a fresh "
+		    "finished run", sc->kind == API_SCOPE_GROUP ? "group " :
+		    "the fleet", sc->kind == API_SCOPE_GROUP ? x->cfg.group :
+		    "");
+		api_fail(rep, PROB_NOT_READY, NULL, why, json_pack("{s:O}",
+		    "excluded", x->mb.set.excluded), 10);
+		goto out;
+	}
+	api_fleet_inputs(x->obs_taken, &x->mb, x->version, x->now_b, x->stale,
+	    x->inputs);
+	x->note = sc->kind != API_SCOPE_HOST && (x->from_cache ||
+	    !api_store_up(s, why, sizeof(why)));
+	if (api_scoped_kept(x, &body, &ret, err, sizeof(err)) && body != NULL) {
+		if (ret == 0 && !x->note)
+			goto answer;
+		if ((j = json_loads(body, 0, NULL)) != NULL) {
+			free(body);
+			body = NULL;
+			goto answer;
+		}
+	}
+	free(body);
+	body = NULL;
+	if (api_scoped_compute(x, &j, &ret, err, sizeof(err), rep) == -1)
+		goto out;
+	/* As api_ok(rep) would write it: the kept answer is sent as it is. */
+	body = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(6));
+	api_scoped_keep(x, body, ret, err);
+answer:
+	rc = api_scoped_reply(x, j, body, ret, err, rep);
+	api_scoped_free(x);
+	return rc;
+out:
+	api_scoped_free(x);
+	return 0;
+}
+
+/* One token of the observation bucket: 1, 0 (429), -1 (no memory). */
+int
+api_fleet_obs_token(struct api_server *s, unsigned *retry)
+{
+	struct api_fleet	*f = api_fleet(s);
+	struct timespec		 ts;
+	double			 now;
+	int			 ok;
+
+	if (f == NULL)
+		return -1;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	now = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 	pthread_mutex_lock(&f->lock);
@@ -1000,265 +997,20 @@ api_obs_token(struct api_fleet *f, unsigned *retry)
 	return ok;
 }
 
-/* A whole number member within [lo, hi], or the default when absent. */
-static int
-api_member_uint(json_t *j, const char *key, long long lo, long long hi,
-    long long dflt, long long *out)
+/* An observation of stack was stored here: answers kept are computed again. */
+void
+api_fleet_observed(struct api_server *s, const char *stack)
 {
-	json_t	*v = json_object_get(j, key);
-
-	if (v == NULL) {
-		if (dflt < 0)
-			return -1;
-		*out = dflt;
-		return 0;
-	}
-	if (!json_is_integer(v) || json_integer_value(v) < lo ||
-	    json_integer_value(v) > hi)
-		return -1;
-	*out = json_integer_value(v);
-	return 0;
-}
-
-enum MHD_Result
-h_observations_post(struct api_server *s, struct MHD_Connection *c,
-    struct api_request *r, const char *arg, int *status)
-{
-	static const struct {
-		const char	*key;
-		long long	 lo, hi, dflt;	/* dflt < 0: required */
-	} nums[] = {
-		{ "m_kib", 8, 4194304, -1 },
-		{ "t", 1, TUNE_T_MAX, -1 },
-		{ "p", 1, 255, 1 },
-		{ "k", 1, 1024, 1 },
-	};
 	struct api_fleet	*f = api_fleet(s);
-	struct db_observation	 o;
-	struct stats		 st;
-	struct db		*db;
-	json_t			*j, *v, *samples;
-	const char		*key, *variant = "argon2id";
-	double			 ms[API_OBS_SAMPLES_MAX];
-	long long		 val[4];
-	size_t			 i, n;
-	enum db_status		 dst;
-	enum kdf_alg		 alg;
-	enum MHD_Result		 rc;
-	unsigned		 retry;
-	char			 err[512], why[160];
+	size_t			 i;
 
-	(void)arg;
 	if (f == NULL)
-		return MHD_NO;
-	if (!api_obs_token(f, &retry))
-		return api_problem(c, PROB_TOO_MANY, NULL, "observations come "
-		    "faster than the daemon takes them: send fewer, with more "
-		    "samples each", NULL, retry, status);
-	if ((j = api_body_json(c, r, status, &rc)) == NULL)
-		return rc;
-	memset(&o, 0, sizeof(o));
-	json_object_foreach(j, key, v) {
-		if (strcmp(key, "stack") && strcmp(key, "variant") &&
-		    strcmp(key, "m_kib") && strcmp(key, "t") &&
-		    strcmp(key, "p") && strcmp(key, "k") &&
-		    strcmp(key, "samples_ms")) {
-			rc = api_problem(c, PROB_BAD_PARAM, key, "unknown member"
-			    " (known: stack, variant, m_kib, t, p, k, "
-			    "samples_ms)", NULL, 0, status);
-			json_decref(j);
-			return rc;
-		}
-	}
-	v = json_object_get(j, "stack");
-	if (!json_is_string(v) || !api_stack_valid(json_string_value(v))) {
-		json_decref(j);
-		snprintf(why, sizeof(why), "is required: 1 to %d letters, "
-		    "digits, '.', '_', '+' or '-' (php-8.2-libargon2)",
-		    DB_STACK_MAX - 1);
-		return api_problem(c, PROB_BAD_PARAM, "stack", why, NULL, 0,
-		    status);
-	}
-	snprintf(o.stack, sizeof(o.stack), "%s", json_string_value(v));
-	if ((v = json_object_get(j, "variant")) != NULL) {
-		if (!json_is_string(v) || kdf_alg_parse(json_string_value(v),
-		    &alg) == -1 || !kdf_alg_is_argon2(alg)) {
-			json_decref(j);
-			return api_problem(c, PROB_BAD_PARAM, "variant", "must "
-			    "be argon2id, argon2i or argon2d", NULL, 0, status);
-		}
-		variant = kdf_alg_name(alg);
-	}
-	snprintf(o.variant, sizeof(o.variant), "%s", variant);
-	for (i = 0; i < sizeof(nums) / sizeof(nums[0]); i++) {
-		if (api_member_uint(j, nums[i].key, nums[i].lo, nums[i].hi,
-		    nums[i].dflt, &val[i]) == -1) {
-			snprintf(why, sizeof(why), "%smust be a whole number "
-			    "from %lld to %lld", nums[i].dflt < 0 ?
-			    "is required and " : "", nums[i].lo, nums[i].hi);
-			json_decref(j);
-			return api_problem(c, PROB_BAD_PARAM, nums[i].key, why,
-			    NULL, 0, status);
-		}
-	}
-	o.m_kib = (uint32_t)val[0];
-	o.t = (uint32_t)val[1];
-	o.p = (uint32_t)val[2];
-	o.k = (uint32_t)val[3];
-	if (o.m_kib < 8 * o.p) {
-		json_decref(j);
-		return api_problem(c, PROB_BAD_PARAM, "m_kib", "must be at "
-		    "least 8 KiB per lane (8 x p)", NULL, 0, status);
-	}
-	samples = json_object_get(j, "samples_ms");
-	n = json_is_array(samples) ? json_array_size(samples) : 0;
-	if (n == 0 || n > API_OBS_SAMPLES_MAX) {
-		json_decref(j);
-		snprintf(why, sizeof(why), "is required: an array of 1 to %d "
-		    "latencies in milliseconds", API_OBS_SAMPLES_MAX);
-		return api_problem(c, PROB_BAD_PARAM, "samples_ms", why, NULL,
-		    0, status);
-	}
-	for (i = 0; i < n; i++) {
-		v = json_array_get(samples, i);
-		ms[i] = json_is_number(v) ? json_number_value(v) : -1;
-		if (!(ms[i] > 0 && ms[i] <= TUNE_TARGET_MAX_MS)) {
-			json_decref(j);
-			snprintf(why, sizeof(why), "sample %zu must be a number "
-			    "of milliseconds above 0 and at most %d", i,
-			    TUNE_TARGET_MAX_MS);
-			return api_problem(c, PROB_BAD_PARAM, "samples_ms", why,
-			    NULL, 0, status);
-		}
-	}
-	json_decref(j);
-	stats_compute(ms, n, &st);
-	o.median_ms = st.median;
-	o.p95_ms = st.p95;
-	o.predicted_ms = -1;
-	snprintf(o.host_id, sizeof(o.host_id), "%s", s->d->host.host_id);
-	/* What the model in use predicted for these parameters. */
-	pthread_mutex_lock(&s->d->lock);
-	if (s->d->model != NULL && kdf_alg_parse(o.variant, &alg) == 0 &&
-	    fleet_predict_p50(s->d->model, alg, o.m_kib, o.t, o.p, o.k,
-	    &o.predicted_ms) == 0)
-		o.model_run = s->d->model_run;
-	pthread_mutex_unlock(&s->d->lock);
-	dst = DB_ERR_UNAVAILABLE;
-	if ((db = api_db(s, err, sizeof(err))) != NULL)
-		dst = db_observation_add(db, &o, ms, n, err, sizeof(err));
-	store_note(s->d, dst, err);
-	if (dst == DB_ERR_INVALID)
-		return api_problem(c, PROB_CONFLICT, NULL, "this host has no "
-		    "run in the store yet: observations are kept per host once "
-		    "it has one", NULL, 0, status);
-	if (dst != DB_OK) {
-		log_warn("POST /v1/observations: %s", err);
-		return api_problem(c, PROB_STORE, NULL, "the store cannot be "
-		    "written", NULL, api_store_retry(s), status);
-	}
-	/* Corrections change: answers kept for a stack are computed again. */
+		return;
 	pthread_mutex_lock(&f->lock);
 	f->obs_taken++;
 	for (i = 0; i < API_FLEET_STACKS; i++)
 		if (f->stacks[i] != NULL &&
-		    strcmp(f->stacks[i]->name, o.stack) == 0)
+		    strcmp(f->stacks[i]->name, stack) == 0)
 			f->stacks[i]->gone = 1;
 	pthread_mutex_unlock(&f->lock);
-	j = json_pack("{s:I, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:f, "
-	    "s:f}", "id", (json_int_t)o.id, "host_id", o.host_id, "stack",
-	    o.stack, "variant", o.variant, "m_kib", (json_int_t)o.m_kib, "t",
-	    (json_int_t)o.t, "p", (json_int_t)o.p, "k", (json_int_t)o.k,
-	    "samples", (json_int_t)n, "median_ms", o.median_ms, "p95_ms",
-	    o.p95_ms);
-	json_object_set_new(j, "predicted_ms", o.predicted_ms >= 0 ?
-	    json_real(o.predicted_ms) : json_null());
-	json_object_set_new(j, "ratio", o.predicted_ms > 0 ?
-	    json_real(o.median_ms / o.predicted_ms) : json_null());
-	return api_json(c, 201, j, NULL, status);
-}
-
-enum MHD_Result
-h_observations_get(struct api_server *s, struct MHD_Connection *c,
-    struct api_request *r, const char *arg, int *status)
-{
-	struct db_observation	*obs;
-	struct model		*self = NULL;
-	struct db		*db;
-	const char		*stack;
-	json_t			*list, *stacks, *entry;
-	double			 ratios[API_STACK_OBS_MAX], factor;
-	size_t			 n, i, nr;
-	char			 err[512], why[160];
-	enum db_status		 st;
-
-	(void)r;
-	(void)arg;
-	stack = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "stack");
-	if (stack != NULL && !api_stack_valid(stack)) {
-		snprintf(why, sizeof(why), "must be 1 to %d letters, digits, "
-		    "'.', '_', '+' or '-'", DB_STACK_MAX - 1);
-		return api_problem(c, PROB_BAD_PARAM, "stack", why, NULL, 0,
-		    status);
-	}
-	st = DB_ERR_UNAVAILABLE;
-	if ((db = api_db(s, err, sizeof(err))) != NULL)
-		st = db_observations_list(db, s->d->host.host_id, stack,
-		    API_OBS_LIST_MAX, &obs, &n, err, sizeof(err));
-	store_note(s->d, st, err);
-	if (st != DB_OK)
-		return api_store_unreadable(c, status);
-	pthread_mutex_lock(&s->d->lock);
-	if (s->d->model != NULL && (self = malloc(sizeof(*self))) != NULL)
-		*self = *s->d->model;
-	pthread_mutex_unlock(&s->d->lock);
-	list = json_array();
-	stacks = json_object();
-	for (i = 0; i < n; i++) {
-		json_t	*o = json_pack("{s:I, s:s, s:s, s:I, s:I, s:I, s:I, "
-		    "s:I, s:f, s:f, s:s}", "id", (json_int_t)obs[i].id, "stack",
-		    obs[i].stack, "variant", obs[i].variant, "m_kib",
-		    (json_int_t)obs[i].m_kib, "t", (json_int_t)obs[i].t, "p",
-		    (json_int_t)obs[i].p, "k", (json_int_t)obs[i].k, "samples",
-		    (json_int_t)obs[i].nsamples, "median_ms", obs[i].median_ms,
-		    "p95_ms", obs[i].p95_ms, "created", obs[i].created);
-
-		json_object_set_new(o, "predicted_ms", obs[i].predicted_ms >=
-		    0 ? json_real(obs[i].predicted_ms) : json_null());
-		json_object_set_new(o, "ratio", obs[i].predicted_ms > 0 ?
-		    json_real(obs[i].median_ms / obs[i].predicted_ms) :
-		    json_null());
-		json_array_append_new(list, o);
-		if (json_object_get(stacks, obs[i].stack) == NULL)
-			json_object_set_new(stacks, obs[i].stack, json_null());
-	}
-	free(obs);
-	/* Per stack: the correction answers would use now. */
-	{
-		const char	*name;
-		json_t		*unused, *out = json_array();
-
-		json_object_foreach(stacks, name, unused) {
-			nr = 0;
-			if (self != NULL && db_stack_ratios(db,
-			    s->d->host.host_id, name, self, ratios,
-			    API_STACK_OBS_MAX, &nr, err, sizeof(err)) != DB_OK)
-				nr = 0;
-			entry = json_pack("{s:s, s:I}", "stack", name,
-			    "observations", (json_int_t)nr);
-			if (fleet_stack_factor(ratios, nr, &factor) == 0)
-				json_object_set_new(entry, "factor",
-				    json_real(factor));
-			else
-				json_object_set_new(entry, "factor",
-				    json_null());
-			json_array_append_new(out, entry);
-		}
-		json_decref(stacks);
-		stacks = out;
-	}
-	free(self);
-	return api_json(c, 200, json_pack("{s:s, s:o, s:o, s:i}", "host_id",
-	    s->d->host.host_id, "stacks", stacks, "observations", list,
-	    "min_observations", FLEET_STACK_MIN_OBS), NULL, status);
 }

@@ -1,7 +1,8 @@
 /*
  * api/problem.c: every error the API returns, as RFC 9457 problem+json
  * from one fixed catalogue: a type, a title, a status, a detail that says
- * what was wrong, and the parameter at fault.
+ * what was wrong, and the parameter at fault; and the one switch from a
+ * store's status to its problem (api_store_fail).
  */
 #include <stdio.h>
 #include <string.h>
@@ -73,41 +74,83 @@ api_problem_text(enum api_problem p, const char *param, const char *detail)
 	return text;
 }
 
-enum MHD_Result
-api_problem(struct MHD_Connection *c, enum api_problem p, const char *param,
-    const char *detail, json_t *extra, unsigned retry_after, int *status)
+int
+api_fail(struct api_reply *rep, enum api_problem p, const char *param,
+    const char *detail, json_t *extra, unsigned retry_after)
 {
-	struct MHD_Response	*r;
-	json_t			*j;
-	char			 ra[16], allowbuf[64] = "";
-	const char		*allow;
-	enum MHD_Result		 rc;
+	json_t		*j;
+	char		 ra[16];
+	const char	*allow;
 
 	if ((j = api_problem_json(p, param, detail)) == NULL) {
 		json_decref(extra);
-		return MHD_NO;
+		return -1;
 	}
 	if (extra != NULL) {
 		json_object_update(j, extra);
 		json_decref(extra);
 	}
-	allow = json_string_value(json_object_get(j, "allow"));
-	if (allow != NULL)
-		snprintf(allowbuf, sizeof(allowbuf), "%s", allow);
-	if ((r = api_json_response(j, "application/problem+json",
-	    "no-store")) == NULL)
-		return MHD_NO;
+	rep->status = catalogue[p].status;
+	rep->json = j;
+	api_reply_header(rep, "Content-Type", "application/problem+json");
+	api_reply_header(rep, "X-Content-Type-Options", "nosniff");
+	api_reply_header(rep, "Cache-Control", "no-store");
 	if (p == PROB_UNAUTHORIZED)
-		MHD_add_response_header(r, "WWW-Authenticate",
+		api_reply_header(rep, "WWW-Authenticate",
 		    "Bearer realm=\"pwtuned\"");
-	if (allowbuf[0] != '\0')
-		MHD_add_response_header(r, "Allow", allowbuf);
+	if ((allow = json_string_value(json_object_get(j, "allow"))) != NULL)
+		api_reply_header(rep, "Allow", allow);
 	if (retry_after > 0) {
 		snprintf(ra, sizeof(ra), "%u", retry_after);
-		MHD_add_response_header(r, "Retry-After", ra);
+		api_reply_header(rep, "Retry-After", ra);
 	}
-	*status = catalogue[p].status;
-	rc = MHD_queue_response(c, (unsigned)catalogue[p].status, r);
-	MHD_destroy_response(r);
-	return rc;
+	return 0;
+}
+
+/*
+ * The one answer to a store operation that did not give what was asked:
+ * st DB_ERR_NOTFOUND is 404 naming param (when notfound says what was
+ * not found); anything else is the store refusing or away: 503 with
+ * Retry-After, never 404. Reading, "cannot be read" and 5 s; writing,
+ * "cannot be written" and 5 s while a database is away, 30 s for a disk
+ * an operator must free (api_store_retry).
+ */
+int
+api_store_fail(struct api_server *s, struct api_reply *rep, enum db_status st,
+    int writing, const char *param, const char *notfound)
+{
+	switch (st) {
+	case DB_ERR_NOTFOUND:
+		if (notfound != NULL)
+			return api_fail(rep, PROB_NOT_FOUND, param, notfound,
+			    NULL, 0);
+		break;
+	default:
+		break;
+	}
+	if (writing)
+		return api_fail(rep, PROB_STORE, NULL, "the store cannot be "
+		    "written", NULL, api_store_retry(s));
+	return api_fail(rep, PROB_STORE, NULL, "the store cannot be read",
+	    NULL, 5);
+}
+
+/*
+ * 503 for a daemon without a model yet, saying why: the store cannot be
+ * reached (at start), the first benchmark is running, or none was asked.
+ */
+int
+api_no_model(struct api_server *s, struct api_reply *rep)
+{
+	struct api_state	hs;
+
+	api_state(s, &hs);
+	return api_fail(rep, PROB_NOT_READY, NULL, !hs.store_up ? "the store "
+	    "cannot be reached and no model is loaded yet: answers come once "
+	    "it is back" : hs.store_deferred ? "the store is back: this "
+	    "host's model is being loaded" : hs.running_run != 0 ||
+	    hs.queued_run != 0 ? "no measurements of this host yet: the "
+	    "first benchmark is running, answers come when it ends" : "no "
+	    "measurements of this host yet: POST /v1/runs starts a benchmark",
+	    NULL, hs.store_deferred ? 2 : 10);
 }

@@ -66,6 +66,9 @@ const struct api_route api_routes[] = {
 	{ "GET", "/static/", 1, 0, h_static },
 };
 const size_t api_nroutes = sizeof(api_routes) / sizeof(api_routes[0]);
+/* The counters have a row per route and one more, "other", after them. */
+_Static_assert(sizeof(api_routes) / sizeof(api_routes[0]) == API_ROUTES,
+    "API_ROUTES must count api_routes");
 
 static const double latency_bounds[API_LATENCY_BUCKETS] = {
 	0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1
@@ -80,41 +83,6 @@ api_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-struct MHD_Response *
-api_json_response(json_t *j, const char *ctype, const char *cache)
-{
-	struct MHD_Response	*r;
-	char			*text;
-
-	text = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(6));
-	json_decref(j);
-	if (text == NULL)
-		return NULL;
-	r = MHD_create_response_from_buffer(strlen(text), text,
-	    MHD_RESPMEM_MUST_FREE);
-	MHD_add_response_header(r, "Content-Type", ctype);
-	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
-	MHD_add_response_header(r, "Cache-Control", cache);
-	return r;
-}
-
-enum MHD_Result
-api_json(struct MHD_Connection *c, unsigned status, json_t *j,
-    const char *etag, int *out_status)
-{
-	struct MHD_Response	*r;
-	enum MHD_Result		 rc;
-
-	if ((r = api_json_response(j, "application/json", "no-cache")) == NULL)
-		return MHD_NO;
-	if (etag != NULL)
-		MHD_add_response_header(r, "ETag", etag);
-	*out_status = (int)status;
-	rc = MHD_queue_response(c, status, r);
-	MHD_destroy_response(r);
-	return rc;
-}
-
 /*
  * The token: hex in a file only its owner may read. On first start with
  * none, a random one is written there (0600); the path is logged, never
@@ -124,8 +92,8 @@ int
 api_token_load(struct api_server *s, const char *path, char *err,
     size_t errlen)
 {
-	uint8_t		raw[DAEMON_TOKEN_LEN];
-	char		hex[2 * DAEMON_TOKEN_LEN + 2], buf[512];
+	uint8_t		raw[API_TOKEN_LEN];
+	char		hex[2 * API_TOKEN_LEN + 2], buf[512];
 	struct stat	sb;
 	ssize_t		n;
 	size_t		len;
@@ -298,7 +266,7 @@ api_auth(struct api_server *s, struct MHD_Connection *c, unsigned *retry)
 		slot->peer = peer;
 		slot->window = now;
 	}
-	if (slot->count >= s->d->cfg.auth_failures_per_minute) {
+	if (slot->count >= s->cfg.auth_failures_per_minute) {
 		*retry = (unsigned)(API_FAIL_WINDOW_S - (now - slot->window));
 		pthread_mutex_unlock(&s->lock);
 		return 2;
@@ -314,9 +282,10 @@ api_host_allowed(struct api_server *s, struct MHD_Connection *c)
 {
 	const char	*host = MHD_lookup_connection_value(c,
 			    MHD_HEADER_KIND, "Host");
-	char		 name[160], addr[128];
-	unsigned	 port;
+	const char	*addr = s->cfg.listen_addr;
+	char		 name[160];
 	size_t		 i, n;
+	int		 ok = 0;
 
 	if (host == NULL)
 		return 0;
@@ -337,14 +306,17 @@ api_host_allowed(struct api_server *s, struct MHD_Connection *c)
 	if (strcmp(name, "localhost") == 0 || strcmp(name, "127.0.0.1") == 0 ||
 	    strcmp(name, "::1") == 0)
 		return 1;
-	if (config_listen_addr(&s->d->cfg, addr, sizeof(addr), &port) == 0 &&
-	    strcmp(name, addr) == 0 && strcmp(addr, "0.0.0.0") != 0 &&
+	/* The names are read at start: only the lock's copy of them. */
+	pthread_mutex_lock(&s->lock);
+	if (addr[0] != '\0' && strcmp(name, addr) == 0 &&
+	    strcmp(addr, "0.0.0.0") != 0 &&
 	    strcmp(addr, "::") != 0)
-		return 1;
-	for (i = 0; i < s->d->cfg.nallowed_hosts; i++)
-		if (strcasecmp(name, s->d->cfg.allowed_hosts[i]) == 0)
-			return 1;
-	return 0;
+		ok = 1;
+	for (i = 0; !ok && i < s->cfg.nallowed_hosts; i++)
+		if (strcasecmp(name, s->cfg.allowed_hosts[i]) == 0)
+			ok = 1;
+	pthread_mutex_unlock(&s->lock);
+	return ok;
 }
 
 static void
@@ -568,6 +540,120 @@ api_refuse_body(struct api_server *s, struct MHD_Connection *c,
 	api_count(s, API_ROUTES, status, api_now() - r->start);
 }
 
+/* The route of method and url (API_ROUTES: none); *known: the path is. */
+static size_t
+api_route_of(const char *method, const char *url, int *known)
+{
+	size_t	i, plen, route = API_ROUTES;
+
+	*known = 0;
+	for (i = 0; i < api_nroutes; i++) {
+		plen = strlen(api_routes[i].path);
+		if (api_routes[i].prefix ? strncmp(url, api_routes[i].path,
+		    plen) == 0 && url[plen] != '\0' &&
+		    strchr(url + plen, '/') == NULL :
+		    strcmp(url, api_routes[i].path) == 0) {
+			*known = 1;
+			if (strcmp(method, api_routes[i].method) == 0 &&
+			    route == API_ROUTES)
+				route = i;
+		}
+	}
+	return route;
+}
+
+/* 405: the methods url takes, in Allow. */
+static int
+api_not_allowed(const char *url, struct api_reply *rep)
+{
+	char	allow[64];
+	size_t	i, plen;
+
+	allow[0] = '\0';
+	for (i = 0; i < api_nroutes; i++) {
+		plen = strlen(api_routes[i].path);
+		if (api_routes[i].prefix ? strncmp(url, api_routes[i].path,
+		    plen) == 0 : strcmp(url, api_routes[i].path) == 0) {
+			if (allow[0] != '\0')
+				strncat(allow, ", ", sizeof(allow) -
+				    strlen(allow) - 1);
+			strncat(allow, api_routes[i].method, sizeof(allow) -
+			    strlen(allow) - 1);
+		}
+	}
+	return api_fail(rep, PROB_METHOD, NULL, allow, json_pack("{s:s}",
+	    "allow", allow), 0);
+}
+
+/*
+ * The whole request is in: the checks at the door, then its handler.
+ * rep gets the answer; *route the route counted (API_ROUTES: other).
+ */
+static int
+api_dispatch(struct api_server *s, struct MHD_Connection *c, const char *url,
+    const char *method, struct api_request *r, struct api_reply *rep,
+    size_t *route)
+{
+	const char	*ct;
+	unsigned	 retry = 0;
+	int		 known, a;
+
+	*route = api_route_of(method, url, &known);
+	if (!api_host_allowed(s, c))
+		return api_fail(rep, PROB_MISDIRECTED, "Host", "the Host "
+		    "header must name this server", NULL, 0);
+	if (*route == API_ROUTES && !known)
+		return api_fail(rep, PROB_NOT_FOUND, NULL, "no such resource",
+		    NULL, 0);
+	if (*route == API_ROUTES)
+		return api_not_allowed(url, rep);
+	if (strcmp(method, "POST") == 0 && r->bodylen > 0 &&
+	    ((ct = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+	    "Content-Type")) == NULL || strncmp(ct, "application/json", 16) !=
+	    0 || (ct[16] != '\0' && ct[16] != ';')))
+		return api_fail(rep, PROB_UNSUPPORTED_TYPE, "Content-Type",
+		    "send the body as application/json", NULL, 0);
+	if (api_routes[*route].auth && (a = api_auth(s, c, &retry)) != 0)
+		return a == 2 ? api_fail(rep, PROB_TOO_MANY, "Authorization",
+		    "too many wrong tokens from this address: wait a minute",
+		    NULL, retry > 0 ? retry : 1) : api_fail(rep,
+		    PROB_UNAUTHORIZED, "Authorization", "send Authorization: "
+		    "Bearer <token>, the token of the daemon's token file",
+		    NULL, 0);
+	return api_routes[*route].fn(s, c, r, url +
+	    strlen(api_routes[*route].path), rep);
+}
+
+/* What the headers alone refuse: queued on the first call, or MHD_YES. */
+static enum MHD_Result
+api_headers(struct api_server *s, struct MHD_Connection *c,
+    struct api_reply *rep)
+{
+	const char		*cl, *te;
+	enum api_problem	 p;
+
+	cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+	    "Content-Length");
+	te = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+	    "Transfer-Encoding");
+	if (cl != NULL && te != NULL)
+		p = PROB_BAD_REQUEST;
+	else if (cl != NULL && (strlen(cl) > 9 ||
+	    strtoul(cl, NULL, 10) > API_BODY_MAX))
+		p = PROB_TOO_LARGE;
+	else if (api_conn_late(s, c, API_CONN_BODY))
+		p = PROB_TIMEOUT;
+	else
+		return MHD_YES;
+	api_conn_late(s, c, API_CONN_ANSWER);
+	if (api_fail(rep, p, NULL, p == PROB_BAD_REQUEST ? "both "
+	    "Content-Length and Transfer-Encoding: refused" :
+	    p == PROB_TOO_LARGE ? "the body may have 4096 bytes at most" :
+	    "the request was not in within request_timeout", NULL, 0) == -1)
+		return MHD_NO;
+	return api_queue(c, rep);
+}
+
 static enum MHD_Result
 api_access(void *cls, struct MHD_Connection *c, const char *url,
     const char *method, const char *version, const char *upload_data,
@@ -575,40 +661,19 @@ api_access(void *cls, struct MHD_Connection *c, const char *url,
 {
 	struct api_server	*s = cls;
 	struct api_request	*r = *con_cls;
-	const char		*cl, *te, *ct;
-	char			 allow[64];
-	size_t			 i, route = API_ROUTES, plen;
-	unsigned		 retry = 0;
-	int			 status = 0, path_known = 0, a;
-	enum api_problem	 p;
+	struct api_reply	 rep;
+	size_t			 route = API_ROUTES;
 	enum MHD_Result		 rc;
 
 	(void)version;
+	memset(&rep, 0, sizeof(rep));
 	if (r == NULL) {
 		/* First call: headers only. */
 		if ((r = calloc(1, sizeof(*r))) == NULL)
 			return MHD_NO;
 		r->start = api_now();
 		*con_cls = r;
-		cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
-		    "Content-Length");
-		te = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
-		    "Transfer-Encoding");
-		if (cl != NULL && te != NULL)
-			p = PROB_BAD_REQUEST;
-		else if (cl != NULL && (strlen(cl) > 9 ||
-		    strtoul(cl, NULL, 10) > API_BODY_MAX))
-			p = PROB_TOO_LARGE;
-		else if (api_conn_late(s, c, API_CONN_BODY))
-			p = PROB_TIMEOUT;
-		else
-			return MHD_YES;
-		api_conn_late(s, c, API_CONN_ANSWER);
-		return api_problem(c, p, NULL, p == PROB_BAD_REQUEST ? "both "
-		    "Content-Length and Transfer-Encoding: refused" :
-		    p == PROB_TOO_LARGE ? "the body may have 4096 bytes at "
-		    "most" : "the request was not in within request_timeout",
-		    NULL, 0, &status);
+		return api_headers(s, c, &rep);
 	}
 	if (*upload_data_size > 0) {
 		/*
@@ -632,67 +697,22 @@ api_access(void *cls, struct MHD_Connection *c, const char *url,
 		*upload_data_size = 0;
 		return MHD_YES;
 	}
-	if (r->refused)		/* answered and shut down: never sent */
-		return api_problem(c, (enum api_problem)(r->refused - 1), NULL,
-		    NULL, NULL, 0, &status);
+	if (r->refused) {	/* answered and shut down: never sent */
+		if (api_fail(&rep, (enum api_problem)(r->refused - 1), NULL,
+		    NULL, NULL, 0) == -1)
+			return MHD_NO;
+		return api_queue(c, &rep);
+	}
 	if (api_conn_late(s, c, API_CONN_ANSWER)) {
-		rc = api_problem(c, PROB_TIMEOUT, NULL, "the request was not "
-		    "in within request_timeout", NULL, 0, &status);
-		api_count(s, API_ROUTES, status, api_now() - r->start);
-		return rc;
+		if (api_fail(&rep, PROB_TIMEOUT, NULL, "the request was not "
+		    "in within request_timeout", NULL, 0) == -1)
+			return MHD_NO;
+	} else if (api_dispatch(s, c, url, method, r, &rep, &route) == -1) {
+		api_reply_free(&rep);
+		rep.status = 0;
 	}
-
-	/* The whole request is in: route it. */
-	for (i = 0; i < api_nroutes; i++) {
-		plen = strlen(api_routes[i].path);
-		if (api_routes[i].prefix ? strncmp(url, api_routes[i].path,
-		    plen) == 0 && url[plen] != '\0' && strchr(url + plen, '/') ==
-		    NULL : strcmp(url, api_routes[i].path) == 0) {
-			path_known = 1;
-			if (strcmp(method, api_routes[i].method) == 0 &&
-			    route == API_ROUTES)
-				route = i;
-		}
-	}
-	if (!api_host_allowed(s, c))
-		rc = api_problem(c, PROB_MISDIRECTED, "Host", "the Host header "
-		    "must name this server", NULL, 0, &status);
-	else if (route == API_ROUTES && !path_known)
-		rc = api_problem(c, PROB_NOT_FOUND, NULL, "no such resource",
-		    NULL, 0, &status);
-	else if (route == API_ROUTES) {
-		allow[0] = '\0';
-		for (i = 0; i < api_nroutes; i++) {
-			plen = strlen(api_routes[i].path);
-			if (api_routes[i].prefix ? strncmp(url,
-			    api_routes[i].path, plen) == 0 : strcmp(url,
-			    api_routes[i].path) == 0) {
-				if (allow[0] != '\0')
-					strncat(allow, ", ", sizeof(allow) -
-					    strlen(allow) - 1);
-				strncat(allow, api_routes[i].method,
-				    sizeof(allow) - strlen(allow) - 1);
-			}
-		}
-		rc = api_problem(c, PROB_METHOD, NULL, allow, json_pack("{s:s}",
-		    "allow", allow), 0, &status);
-	} else if (strcmp(method, "POST") == 0 && r->bodylen > 0 &&
-	    ((ct = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
-	    "Content-Type")) == NULL || strncmp(ct, "application/json", 16) !=
-	    0 || (ct[16] != '\0' && ct[16] != ';')))
-		rc = api_problem(c, PROB_UNSUPPORTED_TYPE, "Content-Type",
-		    "send the body as application/json", NULL, 0, &status);
-	else if (api_routes[route].auth && (a = api_auth(s, c, &retry)) != 0)
-		rc = a == 2 ? api_problem(c, PROB_TOO_MANY, "Authorization",
-		    "too many wrong tokens from this address: wait a minute",
-		    NULL, retry > 0 ? retry : 1, &status) :
-		    api_problem(c, PROB_UNAUTHORIZED, "Authorization",
-		    "send Authorization: Bearer <token>, the token of the "
-		    "daemon's token file", NULL, 0, &status);
-	else
-		rc = api_routes[route].fn(s, c, r, url +
-		    strlen(api_routes[route].path), &status);
-	api_count(s, route, status, api_now() - r->start);
+	rc = rep.status != 0 ? api_queue(c, &rep) : MHD_NO;
+	api_count(s, route, rep.status, api_now() - r->start);
 	return rc;
 }
 
@@ -724,8 +744,62 @@ api_free(struct api_server *s)
 	free(s);
 }
 
+void
+api_cfg(struct api_server *s, struct api_config *out)
+{
+	pthread_mutex_lock(&s->lock);
+	*out = s->cfg;
+	pthread_mutex_unlock(&s->lock);
+}
+
+void
+api_state(struct api_server *s, struct api_state *out)
+{
+	s->env.state(s->env.ctx, out);
+}
+
+static void
+api_model_copy(const struct model *m, const struct api_state *st, void *arg)
+{
+	struct api_model_copy	*mc = arg;
+
+	if (m != NULL && (mc->m = malloc(sizeof(*mc->m))) != NULL)
+		*mc->m = *m;
+	mc->st = *st;
+}
+
+struct model *
+api_model_dup(struct api_server *s, struct api_state *st)
+{
+	struct api_model_copy	mc;
+
+	mc.m = NULL;
+	s->env.with_model(s->env.ctx, api_model_copy, &mc);
+	if (st != NULL)
+		*st = mc.st;
+	return mc.m;
+}
+
+int
+api_store_is_pg(struct api_server *s)
+{
+	int	pg;
+
+	pthread_mutex_lock(&s->lock);
+	pg = db_is_postgresql(s->cfg.store);
+	pthread_mutex_unlock(&s->lock);
+	return pg;
+}
+
+void
+api_store_note(struct api_server *s, enum db_status st, const char *err)
+{
+	s->env.store_note(s->env.ctx, st, err);
+}
+
 struct api_server *
-api_start(struct daemon *d, int listen_fd, char *err, size_t errlen)
+api_start(const struct api_env *env, const struct api_config *cfg,
+    int listen_fd, char *err, size_t errlen)
 {
 	struct api_server	*s;
 	pthread_condattr_t	 ca;
@@ -734,36 +808,37 @@ api_start(struct daemon *d, int listen_fd, char *err, size_t errlen)
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
-	s->d = d;
-	s->request_timeout = d->cfg.request_timeout;
+	s->env = *env;
+	s->cfg = *cfg;
+	s->request_timeout = cfg->request_timeout;
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_mutex_init(&s->conn_lock, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&s->conn_cv, &ca);
 	pthread_condattr_destroy(&ca);
-	if (api_token_load(s, d->cfg.token_file, err, errlen) == -1) {
+	if (api_token_load(s, cfg->token_file, err, errlen) == -1) {
 		api_free(s);
 		return NULL;
 	}
 	s->mhd = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD |
 	    MHD_USE_EPOLL | MHD_USE_ERROR_LOG, 0, NULL, NULL, api_access, s,
 	    MHD_OPTION_LISTEN_SOCKET, listen_fd,
-	    MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)d->cfg.threads,
-	    MHD_OPTION_CONNECTION_LIMIT, (unsigned int)d->cfg.max_connections,
+	    MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)cfg->threads,
+	    MHD_OPTION_CONNECTION_LIMIT, (unsigned int)cfg->max_connections,
 	    MHD_OPTION_PER_IP_CONNECTION_LIMIT,
-	    (unsigned int)d->cfg.max_connections_per_ip,
+	    (unsigned int)cfg->max_connections_per_ip,
 	    MHD_OPTION_CONNECTION_TIMEOUT,
-	    (unsigned int)d->cfg.connection_timeout,
+	    (unsigned int)cfg->connection_timeout,
 	    MHD_OPTION_CONNECTION_MEMORY_LIMIT,
-	    (size_t)d->cfg.connection_memory,
+	    (size_t)cfg->connection_memory,
 	    MHD_OPTION_THREAD_STACK_SIZE, (size_t)(256 * 1024),
 	    MHD_OPTION_NOTIFY_COMPLETED, api_completed, s,
 	    MHD_OPTION_NOTIFY_CONNECTION, api_conn_notify, s,
 	    MHD_OPTION_END);
 	if (s->mhd == NULL) {
 		snprintf(err, errlen, "cannot start the HTTP server on %s",
-		    d->cfg.listen);
+		    cfg->listen);
 		api_free(s);
 		return NULL;
 	}
@@ -795,14 +870,18 @@ api_stop(struct api_server *s)
 	MHD_stop_daemon(s->mhd);	/* each connection's CLOSED frees it */
 	for (i = 0; i < API_CACHE_SLOTS; i++)
 		free(s->cache[i].body);
-	api_views_free(s);
+	api_hosts_free(s);
 	api_fleet_free(s);
 	sodium_memzero(s->token_digest, sizeof(s->token_digest));
 	api_free(s);
 }
 
 int
-api_reload(struct api_server *s, char *err, size_t errlen)
+api_reload(struct api_server *s, const struct api_config *cfg, char *err,
+    size_t errlen)
 {
-	return api_token_load(s, s->d->cfg.token_file, err, errlen);
+	pthread_mutex_lock(&s->lock);
+	s->cfg = *cfg;
+	pthread_mutex_unlock(&s->lock);
+	return api_token_load(s, cfg->token_file, err, errlen);
 }

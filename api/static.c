@@ -66,16 +66,19 @@ static int
 static_lookup(struct api_server *s, const char *name, const void **data,
     size_t *len, void **owned)
 {
-	char		path[DAEMON_PATH_MAX + 80];
+	char		path[API_PATH_MAX + 80], root[API_PATH_MAX];
 	struct stat	sb;
 	size_t		i;
 	ssize_t		n;
 	int		fd;
 
 	*owned = NULL;
-	if (s->d->cfg.web_root[0] == '\0')
+	pthread_mutex_lock(&s->lock);
+	snprintf(root, sizeof(root), "%s", s->cfg.web_root);
+	pthread_mutex_unlock(&s->lock);
+	if (root[0] == '\0')
 		goto builtin;
-	snprintf(path, sizeof(path), "%s/%s", s->d->cfg.web_root, name);
+	snprintf(path, sizeof(path), "%s/%s", root, name);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1) {
 		/* Chart.js is not part of web/: the binary has it. */
 		if (errno == ENOENT && strcmp(name, "chart.min.js") == 0)
@@ -108,48 +111,64 @@ builtin:
 	return -1;
 }
 
-static enum MHD_Result
-static_serve(struct api_server *s, struct MHD_Connection *c,
-    const char *name, int *status)
+static int
+static_serve(struct api_server *s, const char *name, struct api_reply *rep)
 {
-	struct MHD_Response	*r;
 	const void		*data;
 	void			*owned;
 	size_t			 len;
-	enum MHD_Result		 rc;
 
 	if (!static_name_ok(name) ||
 	    static_lookup(s, name, &data, &len, &owned) == -1)
-		return api_problem(c, PROB_NOT_FOUND, NULL, "no such file",
-		    NULL, 0, status);
-	r = owned != NULL ? MHD_create_response_from_buffer(len, owned,
-	    MHD_RESPMEM_MUST_FREE) : MHD_create_response_from_buffer(len,
-	    (void *)(uintptr_t)data, MHD_RESPMEM_PERSISTENT);
-	MHD_add_response_header(r, "Content-Type", static_type(name));
-	MHD_add_response_header(r, "Content-Security-Policy", csp);
-	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
-	MHD_add_response_header(r, "X-Frame-Options", "DENY");
-	MHD_add_response_header(r, "Referrer-Policy", "no-referrer");
-	MHD_add_response_header(r, "Cache-Control", "no-cache");
-	*status = 200;
-	rc = MHD_queue_response(c, 200, r);
-	MHD_destroy_response(r);
-	return rc;
+		return api_fail(rep, PROB_NOT_FOUND, NULL, "no such file",
+		    NULL, 0);
+	rep->status = 200;
+	rep->body = owned;
+	rep->data = data;
+	rep->len = len;
+	api_reply_header(rep, "Content-Type", static_type(name));
+	api_reply_header(rep, "Content-Security-Policy", csp);
+	api_reply_header(rep, "X-Content-Type-Options", "nosniff");
+	api_reply_header(rep, "X-Frame-Options", "DENY");
+	api_reply_header(rep, "Referrer-Policy", "no-referrer");
+	api_reply_header(rep, "Cache-Control", "no-cache");
+	return 0;
 }
 
-enum MHD_Result
+int
 h_index(struct api_server *s, struct MHD_Connection *c,
-    struct api_request *r, const char *arg, int *status)
+    struct api_request *r, const char *arg, struct api_reply *rep)
 {
 	(void)r;
 	(void)arg;
-	return static_serve(s, c, "index.html", status);
+	(void)c;
+	return static_serve(s, "index.html", rep);
 }
 
-enum MHD_Result
+int
 h_static(struct api_server *s, struct MHD_Connection *c,
-    struct api_request *r, const char *arg, int *status)
+    struct api_request *r, const char *arg, struct api_reply *rep)
 {
 	(void)r;
-	return static_serve(s, c, arg, status);
+	(void)c;
+	return static_serve(s, arg, rep);
+}
+
+extern const unsigned char	api_openapi_json[];
+extern const unsigned long	api_openapi_json_len;
+
+int
+h_openapi(struct api_server *s, struct MHD_Connection *c,
+    struct api_request *r, const char *arg, struct api_reply *rep)
+{
+	(void)s;
+	(void)c;
+	(void)r;
+	(void)arg;
+	rep->status = 200;
+	rep->data = api_openapi_json;
+	rep->len = api_openapi_json_len;
+	api_reply_header(rep, "Content-Type", "application/json");
+	api_reply_header(rep, "X-Content-Type-Options", "nosniff");
+	return 0;
 }

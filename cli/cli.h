@@ -1,5 +1,20 @@
 /*
- * cli/cli.h: the pwtune command, one file per subcommand.
+ * cli/cli.h: the pwtune command, one file per subcommand:
+ *
+ *   pwtune.c            subcommand dispatch
+ *   cmd_hash.c          pwtune hash (drop-in for the reference argon2)
+ *   cmd_verify.c        pwtune verify
+ *   cmd_bench.c         pwtune bench; bench_output.c its tables and files
+ *   cmd_stress.c        pwtune stress
+ *   cmd_soak.c          pwtune soak
+ *   cmd_repl.c          pwtune repl
+ *   cmd_db.c            pwtune db list, export, import, check
+ *   cmd_recommend.c     pwtune recommend; recommend_scope.c --scope
+ *                       group|fleet, through api/scope.c (the daemon's
+ *                       own path for scope=)
+ *   cli_measure.c       the host probe and progress bar bench and
+ *                       recommend share
+ *   cli_util.c          password input, numbers, files, memory check
  *
  * Exit codes are the same for every subcommand: 0 success, 1 a negative
  * answer or a failure at run time (a hash that does not verify, a library

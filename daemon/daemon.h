@@ -3,13 +3,19 @@
  *
  *   config.c   defaults < file < environment (PWTUNED_*) < flags; checked
  *              once; bad keys and values name the file and line
- *   log.c      one line per event on stderr, text or JSON, with levels
+ *   listen.c   the listening socket: bound from listen, or passed by
+ *              systemd (LISTEN_FDS); pwtuned --health (GET /healthz)
  *   notify.c   systemd readiness, status and watchdog on NOTIFY_SOCKET
  *   runner.c   the job runner: one benchmark at a time on its own thread,
  *              points in child processes, written to the store as they end,
  *              the model refitted and swapped in when a run finishes
- *   state.c    what the API reads: the current model, its answers cached
+ *   env.c      the API's view of the daemon (struct api_env): state and
+ *              model read under the lock, runs asked for, store notes; the
+ *              configuration the API is given (struct api_config)
  *   pwtuned.c  main(): the steps the daemon takes, torn down in reverse
+ *
+ * It logs through engine/log.h and serves the API of api/api.h, which
+ * sees it only through env.c.
  */
 #ifndef PWTUNE_DAEMON_H
 #define PWTUNE_DAEMON_H
@@ -19,6 +25,7 @@
 #include <time.h>
 
 #include "db.h"
+#include "log.h"
 #include "model.h"
 #include "tune.h"
 
@@ -27,13 +34,6 @@
 #define DAEMON_HOSTS_MAX		8
 #define DAEMON_TARGETS_MAX		8
 #define DAEMON_TOKEN_LEN		32	/* random bytes, hex in the file */
-
-enum log_level {
-	LOG_LEVEL_DEBUG,
-	LOG_LEVEL_INFO,
-	LOG_LEVEL_WARN,
-	LOG_LEVEL_ERROR
-};
 
 struct config {
 	char		listen[128];		/* ADDR:PORT */
@@ -65,9 +65,14 @@ struct config {
 
 /*
  * What the daemon knows and does at run time: the host, the current
- * model, the job runner. Shared by the HTTP threads (readers) and the
- * runner (the only writer of the model); lock protects everything below
- * it.
+ * model, the job runner. Shared by the HTTP threads (readers, through
+ * daemon/env.c) and the runner (the only writer of the model); lock
+ * protects everything below it, and cfg's keys SIGHUP changes.
+ *
+ * The lock order, over the whole program: the API's fleet lock
+ * (api/fleet.c), then this lock, then the API server's lock
+ * (api/api_impl.h); the runner takes this one alone. A thread holding
+ * one never waits for one before it.
  */
 struct daemon {
 	struct config		 cfg;
@@ -178,16 +183,13 @@ int	 listen_activated(char *bound, size_t boundlen, char *err,
 /* GET /healthz on c->listen (loopback for a wildcard): 0 when 200. */
 int	 health_check(const struct config *c, char *err, size_t errlen);
 
-/* log.c */
-void	 log_init(enum log_level level, int json);
-void	 log_set_level(enum log_level level);
-void	 log_msg(enum log_level level, const char *fmt, ...)
-	    __attribute__((format(printf, 2, 3)));
-#define log_debug(...)	log_msg(LOG_LEVEL_DEBUG, __VA_ARGS__)
-#define log_info(...)	log_msg(LOG_LEVEL_INFO, __VA_ARGS__)
-#define log_warn(...)	log_msg(LOG_LEVEL_WARN, __VA_ARGS__)
-#define log_error(...)	log_msg(LOG_LEVEL_ERROR, __VA_ARGS__)
-int	 log_level_parse(const char *s, enum log_level *level);
+/* env.c */
+struct api_env;
+struct api_config;
+/* The API's view of d (api/api.h). */
+void	 daemon_api_env(struct daemon *d, struct api_env *env);
+/* What the API is told of d->cfg, copied under d->lock. */
+void	 daemon_api_config(struct daemon *d, struct api_config *c);
 
 /* notify.c */
 /* Send one datagram ("READY=1", "STATUS=...") when NOTIFY_SOCKET is set. */

@@ -121,6 +121,8 @@ main(int argc, char **argv)
 	static struct daemon	 d;
 	struct flag_set		 sets[16] = { { NULL, NULL } };
 	struct api_server	*api = NULL;
+	struct api_env		 env;
+	static struct api_config acfg;
 	struct db		*db = NULL;
 	struct db_open_opts	 dbo = { 0, 0, 0, runner_store_log, NULL };
 	const char		*conf = getenv("PWTUNED_CONFIG");
@@ -223,7 +225,9 @@ main(int argc, char **argv)
 		log_error("%s", err);
 		goto out;
 	}
-	if ((api = api_start(&d, fd, err, sizeof(err))) == NULL) {
+	daemon_api_env(&d, &env);
+	daemon_api_config(&d, &acfg);
+	if ((api = api_start(&env, &acfg, fd, err, sizeof(err))) == NULL) {
 		log_error("%s", err);
 		close(fd);
 		goto out;
@@ -270,7 +274,8 @@ main(int argc, char **argv)
 			    "%s", nc.token_file);
 			pthread_mutex_unlock(&d.lock);
 			log_set_level(nc.log_level);
-			if (api_reload(api, err, sizeof(err)) == -1)
+			daemon_api_config(&d, &acfg);
+			if (api_reload(api, &acfg, err, sizeof(err)) == -1)
 				log_error("reload: %s", err);
 			else
 				log_info("configuration reloaded");

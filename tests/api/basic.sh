@@ -84,6 +84,12 @@ expect_http 405 "POST /healthz" POST /healthz
 expect_body "405 says Allow" 'h["allow"] == "GET" and j["status"] == 405'
 expect_http 405 "PUT /v1/runs" PUT /v1/runs
 expect_body "405 on runs: Allow GET, POST" 'h["allow"] == "GET, POST"'
+# Requests no route takes count in the "other" row: the 404s of paths no
+# route has (a host id with a slash too) and the two 405s.
+expect_http 200 "metrics after unknown paths" GET /metrics
+grep -qE '^pwtuned_http_requests_total\{route="any other",status="4xx"\} [3-9]$' "$TMP/body" &&
+	ok "metrics: unknown paths and methods count as other" ||
+	bad "metrics: no other row: $(grep 'any other' "$TMP/body")"
 stop_daemon
 
 # allowed_hosts: a configured name is served, others still are not.

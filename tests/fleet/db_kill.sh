@@ -57,6 +57,11 @@ for _ in $(seq 1800); do
 done
 if grep -q "run $RUN failed" "$TMP/fast.log"; then ok "the run ends failed"; else bad "run $RUN did not end"; tail -5 "$TMP/fast.log"; fi
 expect_http 503 "GET /v1/runs/$RUN: the store cannot be read" GET "/v1/runs/$RUN"
+# A run that is not running, asked to stop: the store cannot tell, 503
+# with Retry-After (not 404, as if it had said no such run).
+expect_http 503 "DELETE /v1/runs/$RUN: the store cannot be read" DELETE "/v1/runs/$RUN" \
+	-H "Authorization: Bearer $(cat "$TMP/fast/token")"
+expect_body "DELETE: try again (Retry-After)" "int(h['retry-after']) > 0"
 expect_http 503 "fast: an observation cannot be written" POST /v1/observations \
 	-H "Content-Type: application/json" -H "Authorization: Bearer $(cat "$TMP/fast/token")" \
 	-d '{"stack": "c-libsodium", "m_kib": 19456, "t": 2, "samples_ms": [30.5, 31]}'

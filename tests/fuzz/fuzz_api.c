@@ -32,6 +32,8 @@
 #include "daemon.h"
 
 static struct daemon	 d;
+static struct api_env	 env;
+static struct api_config acfg;
 static struct api_server *api;
 static unsigned		 port;
 static char		 token[128];
@@ -93,7 +95,9 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	if ((fd = listen_socket(&d.cfg, bound, sizeof(bound), err,
 	    sizeof(err))) == -1)
 		fuzz_die("listen", err);
-	if ((api = api_start(&d, fd, err, sizeof(err))) == NULL)
+	daemon_api_env(&d, &env);
+	daemon_api_config(&d, &acfg);
+	if ((api = api_start(&env, &acfg, fd, err, sizeof(err))) == NULL)
 		fuzz_die("api", err);
 	getsockname(fd, (struct sockaddr *)&sin, &len);
 	port = ntohs(sin.sin_port);

@@ -1,5 +1,5 @@
 /*
- * daemon/log.c: one line per event on stderr, with a level; as text
+ * engine/log.c: one line per event on stderr, with a level; as text
  * ("2026-11-30T02:00:00Z info: message") or as JSON objects. Callers never
  * pass the token: nothing here could tell it from other text.
  */
@@ -13,7 +13,7 @@
 
 #include <jansson.h>
 
-#include "daemon.h"
+#include "log.h"
 
 static enum log_level	log_threshold = LOG_LEVEL_INFO;
 static int		log_as_json;

@@ -1,17 +1,10 @@
 /*
- * api/views.c: what the dashboard draws, computed here so the page
- * computes nothing of its own.
- *
- * GET /v1/model: the model in use, the points of the run it was fitted
- * on, the model's lines over the measured range (per backend and t), the
- * latency percentiles and throughput against concurrency, and the
- * verifications (predicted against measured) of this host.
- *
- * api_run_presets: the common presets' predicted time on the host of a
- * finished run, for the hosts table. A finished run never changes, so the
- * answer is kept by run id: one place per host GET /v1/hosts lists, the
- * least recently read let go first, so that listing every host refits
- * only the runs that are new.
+ * api/model.c: GET /v1/model, what the dashboard draws, computed here so
+ * the page computes nothing of its own: the model in use, the points of
+ * the run it was fitted on, the model's lines over the measured range
+ * (per backend and t), the latency percentiles and throughput against
+ * concurrency, and the verifications (predicted against measured) of
+ * this host.
  */
 #include <math.h>
 #include <stdio.h>
@@ -19,7 +12,6 @@
 #include <string.h>
 
 #include "api_impl.h"
-#include "presets.h"
 
 #define VIEW_LINE_STEPS		24	/* points on each model line */
 #define VIEW_VERIFICATIONS	50
@@ -162,145 +154,41 @@ view_verifications(struct db *db, const char *host_id)
 	return list;
 }
 
-enum MHD_Result
+int
 h_model(struct api_server *s, struct MHD_Connection *c,
-    struct api_request *r, const char *arg, int *status)
+    struct api_request *r, const char *arg, struct api_reply *rep)
 {
 	struct model	*m;
-	struct report	 rep;
+	struct report	 rp;
 	struct db	*db;
 	json_t		*j, *points;
 	char		 err[512];
 	size_t		 i;
-	int		 have;
 
+	(void)c;
 	(void)r;
 	(void)arg;
-	if ((m = malloc(sizeof(*m))) == NULL)
-		return MHD_NO;
-	pthread_mutex_lock(&s->d->lock);
-	if ((have = s->d->model != NULL))
-		*m = *s->d->model;
-	pthread_mutex_unlock(&s->d->lock);
-	if (!have) {
-		free(m);
-		return api_no_model(s, c, status);
-	}
+	if ((m = api_model_dup(s, NULL)) == NULL)
+		return api_no_model(s, rep);
 	if ((db = api_db(s, err, sizeof(err))) == NULL ||
-	    db_run_report(db, m->run_id, &rep, err, sizeof(err)) != DB_OK) {
+	    db_run_report(db, m->run_id, &rp, err, sizeof(err)) != DB_OK) {
 		free(m);
-		return api_store_unreadable(c, status);
+		return api_store_fail(s, rep, DB_ERR_UNAVAILABLE, 0, NULL,
+		    NULL);
 	}
 	points = json_array();
-	for (i = 0; i < rep.n; i++)
-		if (rep.results[i].status == MEASURE_OK)
+	for (i = 0; i < rp.n; i++)
+		if (rp.results[i].status == MEASURE_OK)
 			json_array_append_new(points,
-			    report_point_to_json(&rep.results[i], 0));
+			    report_point_to_json(&rp.results[i], 0));
 	j = json_pack("{s:I, s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o}",
 	    "run_id", (json_int_t)m->run_id, "host_id", m->host_id,
 	    "fingerprint", m->fingerprint, "created", m->created,
 	    "model", model_to_json(m), "points", points,
-	    "lines", view_lines(m, &rep),
-	    "concurrency", view_concurrency(&rep),
+	    "lines", view_lines(m, &rp),
+	    "concurrency", view_concurrency(&rp),
 	    "verifications", view_verifications(db, m->host_id));
-	report_release(&rep);
+	report_release(&rp);
 	free(m);
-	return api_json(c, 200, j, NULL, status);
-}
-
-/* Predicted p95 at k = 1 of each Argon2 preset on the host of run. */
-static json_t *
-view_presets(const struct report *rep)
-{
-	const struct preset		*pre;
-	const struct model_curve	*curve;
-	struct model_prediction		 pr;
-	struct tune_query		 q;
-	struct model			*m;
-	json_t				*list;
-	size_t				 n, i;
-	uint32_t			 p;
-	char				 err[256];
-
-	if ((m = calloc(1, sizeof(*m))) == NULL)
-		return NULL;
-	if (model_fit(rep, m, err, sizeof(err)) == -1) {
-		free(m);
-		return json_array();
-	}
-	list = json_array();
-	tune_query_init(&q);
-	q.parallelism = 1;
-	pre = preset_list(&n);
-	for (i = 0; i < n; i++) {
-		if (pre[i].alg == KDF_ALG_BCRYPT)
-			continue;
-		q.variant = pre[i].alg;
-		if ((curve = tune_curve(m, &q, &p, err, sizeof(err))) == NULL)
-			continue;
-		model_predict(m, curve, pre[i].m_kib, pre[i].t, 1, 95, &pr);
-		json_array_append_new(list, json_pack("{s:s, s:I, s:I, s:I, "
-		    "s:f, s:b, s:s}", "name", pre[i].name, "m_kib",
-		    (json_int_t)pre[i].m_kib, "t", (json_int_t)pre[i].t,
-		    "p", (json_int_t)pre[i].p, "predicted_ms_p95", pr.ms,
-		    "extrapolated", pr.extrapolated, "note", pre[i].p > p ?
-		    "upper bound: measured with fewer lanes" : pr.extrapolated ?
-		    "extrapolated" : ""));
-	}
-	free(m);
-	return list;
-}
-
-json_t *
-api_run_presets(struct api_server *s, struct db *db, int64_t run)
-{
-	struct report	 rep;
-	json_t		*list = NULL;
-	char		 err[256];
-	size_t		 i, victim;
-
-	pthread_mutex_lock(&s->lock);
-	for (i = 0; i < API_RUN_PRESETS_SLOTS; i++)
-		if (s->run_presets[i].run == run &&
-		    s->run_presets[i].presets != NULL) {
-			list = json_incref(s->run_presets[i].presets);
-			s->run_presets[i].used = ++s->run_presets_clock;
-			break;
-		}
-	pthread_mutex_unlock(&s->lock);
-	if (list != NULL)
-		return list;
-	if (db_run_report(db, run, &rep, err, sizeof(err)) != DB_OK)
-		return json_array();
-	list = view_presets(&rep);
-	report_release(&rep);
-	if (list == NULL)
-		return json_array();
-	/* In an empty place, or the least recently read one's. */
-	pthread_mutex_lock(&s->lock);
-	for (i = 0, victim = 0; i < API_RUN_PRESETS_SLOTS; i++) {
-		if (s->run_presets[i].presets == NULL) {
-			victim = i;
-			break;
-		}
-		if (s->run_presets[i].used < s->run_presets[victim].used)
-			victim = i;
-	}
-	json_decref(s->run_presets[victim].presets);
-	s->run_presets[victim].run = run;
-	s->run_presets[victim].presets = json_incref(list);
-	s->run_presets[victim].used = ++s->run_presets_clock;
-	pthread_mutex_unlock(&s->lock);
-	return list;
-}
-
-void
-api_views_free(struct api_server *s)
-{
-	size_t	i;
-
-	for (i = 0; i < API_RUN_PRESETS_SLOTS; i++) {
-		json_decref(s->run_presets[i].presets);
-		s->run_presets[i].presets = NULL;
-	}
+	return api_ok(rep, 200, j, NULL);
 }

@@ -1,0 +1,300 @@
+/*
+ * api/recommendation.c: GET /v1/recommendation for this host, from the
+ * model in memory, and GET /v1/presets. Answers are kept per model and
+ * query (API_CACHE_SLOTS) with an ETag; scope= and stack= go to fleet.c.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sodium.h>
+
+#include "api_impl.h"
+#include "presets.h"
+
+/*
+ * An answer copied out of the cache, or computed and kept there. The copy
+ * is taken under the same lock that found or filled the slot: another
+ * question may take the slot the moment the lock is dropped.
+ */
+struct api_answer_copy {
+	char	*body;
+	char	 etag[API_ETAG_LEN];
+	int	 status;
+};
+
+static int
+api_answer_take(struct api_cached *slot, struct api_answer_copy *out)
+{
+	if ((out->body = strdup(slot->body)) == NULL)
+		return -1;
+	snprintf(out->etag, sizeof(out->etag), "%s", slot->etag);
+	out->status = slot->status;
+	return 0;
+}
+
+/*
+ * The ETag of an answer: what it depends on, so that it changes whenever
+ * the body does, across restarts too. The run the model was fitted to, and
+ * a hash of the body itself (which holds the query it answers, the model's
+ * figures and the status the host is in).
+ */
+static void
+api_answer_etag(int64_t run, int status, const char *body, char *etag,
+    size_t etaglen)
+{
+	uint8_t	h[12];
+	char	hex[2 * sizeof(h) + 1];
+
+	crypto_generichash(h, sizeof(h), (const uint8_t *)body, strlen(body),
+	    (const uint8_t *)&status, sizeof(status));
+	sodium_bin2hex(hex, sizeof(hex), h, sizeof(h));
+	snprintf(etag, etaglen, "\"r%lld-%s\"", (long long)run, hex);
+}
+
+/* What api_answer() asks under the host's lock, and what it gets. */
+struct api_answer_arg {
+	struct api_server		*s;
+	const struct tune_query		*q;
+	const char			*key;
+	uint64_t			 memory_max;
+	struct api_answer_copy		*out;
+	char				*err;
+	size_t				 errlen;
+	struct api_cached		*slot;
+	json_t				*j;
+	uint64_t			 version;
+	int64_t				 run;
+	int				 no_model, hit, rc, stale;
+};
+
+/*
+ * Under the host's lock: the answer kept (then a->hit), or computed from
+ * the model in use (a->rc, a->j). The cache is looked up under the
+ * server's lock, inside: the lock order is host -> server.
+ */
+static void
+api_answer_locked(const struct model *m, const struct api_state *st,
+    void *arg)
+{
+	struct api_answer_arg	*a = arg;
+	struct api_server	*s = a->s;
+	struct tune_answer	 ta;
+	struct tune_query	 qq;
+	uint64_t		 now_kib;
+	uint8_t			 h[8];
+
+	if (m == NULL) {
+		a->no_model = 1;
+		return;
+	}
+	a->version = st->model_version;
+	a->run = st->model_run;
+	crypto_generichash(h, sizeof(h), (const uint8_t *)a->key,
+	    strlen(a->key), NULL, 0);
+	pthread_mutex_lock(&s->lock);
+	a->slot = &s->cache[(h[0] | h[1] << 8) % API_CACHE_SLOTS];
+	if (a->slot->body != NULL && a->slot->version == a->version &&
+	    strcmp(a->slot->key, a->key) == 0) {
+		a->hit = 1;
+		a->rc = api_answer_take(a->slot, a->out);
+		pthread_mutex_unlock(&s->lock);
+		return;
+	}
+	pthread_mutex_unlock(&s->lock);
+	/*
+	 * Never more memory than this host has now (as probed at start: a
+	 * cgroup may be smaller than when the model's run was measured).
+	 */
+	qq = *a->q;
+	now_kib = host_memory_budget(s->env.host, a->memory_max, NULL) /
+	    1024;
+	if (now_kib > 0 && (qq.memory_max_kib == 0 ||
+	    qq.memory_max_kib > now_kib))
+		qq.memory_max_kib = now_kib;
+	a->rc = tune_recommend(m, &qq, &ta, a->err, a->errlen);
+	if (a->rc == -1)
+		return;
+	a->stale = st->model_stale;
+	a->j = tune_answer_to_json(&ta, m);
+}
+
+/*
+ * Compute an answer, or find it in the cache: 0 with a copy in out, -1
+ * with no model (*no_model set) or an error in err.
+ */
+static int
+api_answer(struct api_server *s, const struct tune_query *q, const char *key,
+    struct api_answer_copy *out, char *err, size_t errlen, int *no_model)
+{
+	struct api_answer_arg	 a;
+	struct api_cached	*slot;
+	json_t			*j;
+	char			*body;
+
+	memset(&a, 0, sizeof(a));
+	a.s = s;
+	a.q = q;
+	a.key = key;
+	a.out = out;
+	a.err = err;
+	a.errlen = errlen;
+	pthread_mutex_lock(&s->lock);
+	a.memory_max = s->cfg.memory_max;
+	pthread_mutex_unlock(&s->lock);
+	s->env.with_model(s->env.ctx, api_answer_locked, &a);
+	if (a.no_model) {
+		*no_model = 1;
+		return -1;
+	}
+	if (a.hit) {
+		if (a.rc == -1)
+			snprintf(err, errlen, "out of memory");
+		return a.rc;
+	}
+	if (a.rc == -1)
+		return -1;
+	j = a.j;
+	slot = a.slot;
+	json_object_set_new(j, "stale", json_boolean(a.stale));
+	if (a.rc == 1) {
+		/* 422: the closest admissible answer comes with the error. */
+		j = json_pack("{s:o, s:s}", "closest", j, "error", err);
+	}
+	body = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(6));
+	json_decref(j);
+	if (body == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	out->body = body;
+	out->status = a.rc == 1 ? 422 : 200;
+	api_answer_etag(a.run, out->status, body, out->etag,
+	    sizeof(out->etag));
+	/* Kept for the next asker, unless a newer model came meanwhile. */
+	pthread_mutex_lock(&s->lock);
+	if (slot->body == NULL || slot->version <= a.version) {
+		char	*kept;
+
+		if ((kept = strdup(body)) != NULL) {
+			free(slot->body);
+			slot->body = kept;
+			snprintf(slot->key, sizeof(slot->key), "%s", key);
+			slot->version = a.version;
+			slot->status = out->status;
+			snprintf(slot->etag, sizeof(slot->etag), "%s",
+			    out->etag);
+		}
+	}
+	pthread_mutex_unlock(&s->lock);
+	return 0;
+}
+
+int
+h_recommendation(struct api_server *s, struct MHD_Connection *c,
+    struct api_request *r, const char *arg, struct api_reply *rep)
+{
+	struct tune_query	 q;
+	struct api_scope	 sc;
+	struct api_answer_copy	 ans;
+	const char		*inm;
+	char			 key[256], err[512];
+	int			 rc;
+	int			 no_model = 0;
+
+	(void)r;
+	(void)arg;
+	if (api_parse_query(c, &q, &sc, key, sizeof(key), rep) == -1)
+		return 0;
+	/* Other hosts, or a stack's correction: answered in fleet.c. */
+	if (sc.kind != API_SCOPE_HOST || sc.stack[0] != '\0')
+		return api_recommend_scoped(s, &q, key, &sc, rep);
+	if (api_answer(s, &q, key, &ans, err, sizeof(err), &no_model) == -1) {
+		if (no_model)
+			return api_no_model(s, rep);
+		return api_fail(rep, PROB_POLICY, NULL, err, NULL, 0);
+	}
+	inm = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "If-None-Match");
+	if (ans.status == 200 && inm != NULL && strcmp(inm, ans.etag) == 0) {
+		free(ans.body);
+		rep->status = 304;
+		api_reply_header(rep, "ETag", ans.etag);
+		return 0;
+	}
+	if (ans.status == 422) {
+		json_t	*j = json_loads(ans.body, 0, NULL);
+		char	 why[512];
+
+		free(ans.body);
+		snprintf(why, sizeof(why), "%s", json_string_value(
+		    json_object_get(j, "error")));
+		rc = api_fail(rep, PROB_POLICY, "target_ms", why,
+		    json_pack("{s:O}", "closest", json_object_get(j,
+		    "closest")), 0);
+		json_decref(j);
+		return rc;
+	}
+	return api_ok_text(rep, 200, ans.body, ans.etag);
+}
+
+/* The common presets, with what the model in use predicts for each. */
+static void
+api_presets_locked(const struct model *m, const struct api_state *st,
+    void *arg)
+{
+	const struct preset		*pre;
+	const struct model_curve	*curve;
+	struct model_prediction		 pr;
+	struct tune_query		 q;
+	json_t				*list = arg, *item;
+	size_t				 n, i;
+	uint32_t			 p;
+	char				 err[256];
+
+	(void)st;
+	pre = preset_list(&n);
+	tune_query_init(&q);
+	for (i = 0; i < n; i++) {
+		item = json_pack("{s:s, s:s, s:s}", "name", pre[i].name,
+		    "source", pre[i].source, "variant",
+		    kdf_alg_name(pre[i].alg));
+		if (pre[i].alg == KDF_ALG_BCRYPT)
+			json_object_set_new(item, "cost",
+			    json_integer(pre[i].cost));
+		else {
+			json_object_set_new(item, "m_kib",
+			    json_integer(pre[i].m_kib));
+			json_object_set_new(item, "t", json_integer(pre[i].t));
+			json_object_set_new(item, "p", json_integer(pre[i].p));
+		}
+		if (m != NULL && pre[i].alg != KDF_ALG_BCRYPT) {
+			q.variant = KDF_ALG_ARGON2ID;
+			q.parallelism = 1;
+			if ((curve = tune_curve(m, &q, &p, err,
+			    sizeof(err))) != NULL) {
+				model_predict(m, curve, pre[i].m_kib,
+				    pre[i].t, 1, 95, &pr);
+				json_object_set_new(item, "predicted_ms_p95",
+				    json_real(pr.ms));
+				json_object_set_new(item, "predicted_note",
+				    json_string(pre[i].p > 1 ? "upper bound: "
+				    "measured with p = 1" : pr.extrapolated ?
+				    "extrapolated" : ""));
+			}
+		}
+		json_array_append_new(list, item);
+	}
+}
+
+int
+h_presets(struct api_server *s, struct MHD_Connection *c,
+    struct api_request *r, const char *arg, struct api_reply *rep)
+{
+	json_t	*list = json_array();
+
+	(void)c;
+	(void)r;
+	(void)arg;
+	s->env.with_model(s->env.ctx, api_presets_locked, list);
+	return api_ok(rep, 200, json_pack("{s:o}", "presets", list), NULL);
+}

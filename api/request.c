@@ -1,0 +1,331 @@
+/*
+ * api/request.c: what a request says, read strictly: the recommendation's
+ * query (tune_query, scope= and stack=), ids in paths, and JSON bodies
+ * (an object, no duplicate keys, nested 8 levels at most).
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api_impl.h"
+#include "units.h"
+
+#define QUERY_MAX	16
+
+/* Strict unsigned decimal: digits only, no sign, at most 10 of them. */
+static int
+api_uint(const char *v, unsigned long long *out)
+{
+	size_t	i, n = strlen(v);
+
+	if (n == 0 || n > 10)
+		return n == 0 ? -1 : -2;
+	for (i = 0; i < n; i++)
+		if (!isdigit((unsigned char)v[i]))
+			return -1;
+	*out = strtoull(v, NULL, 10);
+	return 0;
+}
+
+struct query_arg {
+	const char	*keys[QUERY_MAX];
+	const char	*values[QUERY_MAX];
+	size_t		 n;
+	int		 overflow;
+	const char	*nul;		/* a key or value with a NUL inside */
+};
+
+static enum MHD_Result
+api_collect(void *cls, enum MHD_ValueKind kind, const char *key,
+    size_t key_size, const char *value, size_t value_size)
+{
+	struct query_arg	*q = cls;
+
+	(void)kind;
+	if (q->n == QUERY_MAX) {
+		q->overflow = 1;
+		return -1;
+	}
+	/* %00 decodes to a NUL that C strings would silently cut at. */
+	if (strlen(key) != key_size || (value != NULL &&
+	    strlen(value) != value_size))
+		q->nul = key;
+	q->keys[q->n] = key;
+	q->values[q->n] = value != NULL ? value : "";
+	q->n++;
+	return MHD_YES;
+}
+
+/* A stack name: 1 to 63 of letters, digits, '.', '_', '+', '-'. */
+int
+api_stack_valid(const char *v)
+{
+	size_t	n = strlen(v);
+
+	return n > 0 && n < DB_STACK_MAX && v[strspn(v, "abcdefghijklmnopq"
+	    "rstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+-")] == '\0';
+}
+
+int
+api_scope_parse(const char *key, const char *v, struct api_scope *sc,
+    char *why, size_t whylen)
+{
+	if (strcmp(key, "scope") == 0) {
+		if (strcmp(v, "host") == 0)
+			sc->kind = API_SCOPE_HOST;
+		else if (strcmp(v, "group") == 0)
+			sc->kind = API_SCOPE_GROUP;
+		else if (strcmp(v, "fleet") == 0)
+			sc->kind = API_SCOPE_FLEET;
+		else {
+			snprintf(why, whylen, "must be host, group or fleet");
+			return -1;
+		}
+		return 0;
+	}
+	if (!api_stack_valid(v)) {
+		snprintf(why, whylen, "must be 1 to %d letters, digits, '.', "
+		    "'_', '+' or '-' (php-8.2-libargon2)", DB_STACK_MAX - 1);
+		return -1;
+	}
+	snprintf(sc->stack, sizeof(sc->stack), "%s", v);
+	return 0;
+}
+
+/*
+ * One parameter of the recommendation's query, k=v, into tq or sc: 0, -1
+ * (400) or -2 (422) with why.
+ */
+static int
+api_query_value(const char *k, const char *v, struct tune_query *tq,
+    struct api_scope *sc, int *have_target, char *why, size_t whylen)
+{
+	unsigned long long	 u;
+	uint64_t		 kib;
+	int			 e;
+
+	if (strcmp(k, "target_ms") == 0 || strcmp(k, "percentile") ==
+	    0 || strcmp(k, "concurrency") == 0) {
+		if ((e = api_uint(v, &u)) == -1) {
+			snprintf(why, whylen, "must be a whole "
+			    "number");
+			return -1;
+		}
+		if (strcmp(k, "target_ms") == 0) {
+			if (e == -2 || u < TUNE_TARGET_MIN_MS ||
+			    u > TUNE_TARGET_MAX_MS) {
+				snprintf(why, whylen, "must be from "
+				    "%d to %d", TUNE_TARGET_MIN_MS,
+				    TUNE_TARGET_MAX_MS);
+				return -2;
+			}
+			tq->target_ms = (double)u;
+			*have_target = 1;
+		} else if (strcmp(k, "percentile") == 0) {
+			if (e == -2 || (u != 50 && u != 95 && u != 99)) {
+				snprintf(why, whylen, "must be 50, "
+				    "95 or 99");
+				return -2;
+			}
+			tq->percentile = (int)u;
+		} else {
+			if (e == -2 || u < 1 || u > 1024) {
+				snprintf(why, whylen, "must be from "
+				    "1 to 1024");
+				return -2;
+			}
+			tq->k = (uint32_t)u;
+		}
+	} else if (strcmp(k, "memory_max") == 0) {
+		if (units_parse_kib(v, UNITS_MEMORY_MAX_KIB,
+		    &kib) == -1) {
+			snprintf(why, whylen, "must be a size such "
+			    "as 256MiB or 1GiB, or KiB as an integer, "
+			    "up to 1 TiB");
+			return -1;
+		}
+		tq->memory_max_kib = kib;
+	} else if (strcmp(k, "parallelism") == 0) {
+		if (strcmp(v, "auto") == 0)
+			tq->parallelism = 0;
+		else if ((e = api_uint(v, &u)) == -1) {
+			snprintf(why, whylen, "must be auto or a "
+			    "whole number");
+			return -1;
+		} else if (e == -2 || u < 1 || u > 255) {
+			snprintf(why, whylen, "must be from 1 to "
+			    "255");
+			return -2;
+		} else
+			tq->parallelism = (uint32_t)u;
+	} else if (strcmp(k, "variant") == 0) {
+		if (kdf_alg_parse(v, &tq->variant) == -1 ||
+		    !kdf_alg_is_argon2(tq->variant)) {
+			snprintf(why, whylen, "must be argon2id, "
+			    "argon2i or argon2d");
+			return -1;
+		}
+	} else if (strcmp(k, "backend") == 0) {
+		if (kdf_backend_parse(v, &tq->backend) == -1 ||
+		    tq->backend == KDF_BACKEND_LIBCRYPT) {
+			snprintf(why, whylen, "must be libsodium, "
+			    "libargon2 or auto");
+			return -1;
+		}
+	} else if (strcmp(k, "scope") == 0 || strcmp(k, "stack") == 0) {
+		if (api_scope_parse(k, v, sc, why, whylen) == -1)
+			return -1;
+	} else if (strcmp(k, "floor") == 0) {
+		if (tune_floor_parse(v, &tq->floor) == -1) {
+			snprintf(why, whylen, "must be owasp, "
+			    "rfc9106 or none");
+			return -1;
+		}
+	} else if (tune_objective_parse(v, &tq->objective) == -1) {
+		snprintf(why, whylen, "must be memory-first or "
+		    "attacker-cost");
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Read the recommendation's query into *tq. On error, queue the problem
+ * and return -1.
+ */
+int
+api_parse_query(struct MHD_Connection *c, struct tune_query *tq,
+    struct api_scope *sc, char *canon, size_t canonlen,
+    struct api_reply *rep)
+{
+	static const char *const allowed[] = { "target_ms", "percentile",
+	    "concurrency", "memory_max", "parallelism", "variant", "backend",
+	    "floor", "objective", "scope", "stack" };
+	struct query_arg	 q;
+	size_t			 i, j, used = 0;
+	const char		*k, *v;
+	char			 why[160];
+	int			 have_target = 0, e;
+
+	memset(&q, 0, sizeof(q));
+	memset(sc, 0, sizeof(*sc));
+	tune_query_init(tq);
+	MHD_get_connection_values_n(c, MHD_GET_ARGUMENT_KIND, api_collect,
+	    &q);
+	if (q.overflow) {
+		api_fail(rep, PROB_BAD_PARAM, NULL, "too many query "
+		    "parameters", NULL, 0);
+		return -1;
+	}
+	if (q.nul != NULL) {
+		api_fail(rep, PROB_BAD_PARAM, q.nul, "contains a NUL "
+		    "byte", NULL, 0);
+		return -1;
+	}
+	for (i = 0; i < q.n; i++) {
+		k = q.keys[i];
+		v = q.values[i];
+		for (j = 0; j < sizeof(allowed) / sizeof(allowed[0]); j++)
+			if (strcmp(k, allowed[j]) == 0)
+				break;
+		if (j == sizeof(allowed) / sizeof(allowed[0])) {
+			snprintf(why, sizeof(why), "unknown parameter (known: "
+			    "target_ms, percentile, concurrency, memory_max, "
+			    "parallelism, variant, backend, floor, objective, "
+			    "scope, stack)");
+			goto bad;
+		}
+		for (j = 0; j < i; j++)
+			if (strcmp(q.keys[j], k) == 0) {
+				snprintf(why, sizeof(why), "given twice");
+				goto bad;
+			}
+		if ((e = api_query_value(k, v, tq, sc, &have_target, why,
+		    sizeof(why))) == -1)
+			goto bad;
+		if (e == -2)
+			goto policy;
+	}
+	if (!have_target) {
+		k = "target_ms";
+		snprintf(why, sizeof(why), "is required (milliseconds, 1 to "
+		    "%d)", TUNE_TARGET_MAX_MS);
+		goto bad;
+	}
+	used = (size_t)snprintf(canon, canonlen, "%.0f|%d|%u|%llu|%u|%d|%d|"
+	    "%d|%d", tq->target_ms, tq->percentile, (unsigned)tq->k,
+	    (unsigned long long)tq->memory_max_kib, (unsigned)tq->parallelism,
+	    tq->variant, tq->backend, tq->floor, tq->objective);
+	(void)used;
+	return 0;
+bad:
+	api_fail(rep, PROB_BAD_PARAM, k, why, NULL, 0);
+	return -1;
+policy:
+	api_fail(rep, PROB_POLICY, k, why, NULL, 0);
+	return -1;
+}
+
+int
+api_run_id(const char *arg, int64_t *id)
+{
+	unsigned long long	u;
+
+	if (api_uint(arg, &u) != 0 || u == 0)
+		return -1;
+	*id = (int64_t)u;
+	return 0;
+}
+
+/* Nesting depth of raw JSON, outside strings. */
+static int
+api_json_depth(const char *p, size_t n)
+{
+	int	depth = 0, max = 0, in_string = 0;
+	size_t	i;
+
+	for (i = 0; i < n; i++) {
+		if (in_string) {
+			if (p[i] == '\\')
+				i++;
+			else if (p[i] == '"')
+				in_string = 0;
+		} else if (p[i] == '"')
+			in_string = 1;
+		else if (p[i] == '{' || p[i] == '[') {
+			if (++depth > max)
+				max = depth;
+		} else if (p[i] == '}' || p[i] == ']')
+			depth--;
+	}
+	return max;
+}
+
+json_t *
+api_body_json(const struct api_request *r, struct api_reply *rep)
+{
+	json_error_t	 jerr;
+	json_t		*j;
+	char		 why[256];
+
+	if (api_json_depth(r->body, r->bodylen) > API_JSON_DEPTH_MAX) {
+		api_fail(rep, PROB_BAD_JSON, NULL, "JSON nested deeper "
+		    "than 8 levels", NULL, 0);
+		return NULL;
+	}
+	j = json_loadb(r->body, r->bodylen, JSON_REJECT_DUPLICATES, &jerr);
+	if (j == NULL) {
+		snprintf(why, sizeof(why), "at byte %d: %s", jerr.position,
+		    jerr.text);
+		api_fail(rep, PROB_BAD_JSON, NULL, why, NULL, 0);
+		return NULL;
+	}
+	if (!json_is_object(j)) {
+		json_decref(j);
+		api_fail(rep, PROB_BAD_JSON, NULL, "the body must be a "
+		    "JSON object", NULL, 0);
+		return NULL;
+	}
+	return j;
+}
