@@ -30,24 +30,19 @@ api_db_key(void)
 }
 
 /*
- * A PostgreSQL store that does not answer holds whoever talks to it for up
- * to connect_timeout, and an HTTP thread held holds every connection it
- * serves. So while the store is known to be away, HTTP threads do not try
- * it at all (503 at once): the job runner probes it every
- * API_STORE_PROBE_S seconds off the HTTP threads and says when it is back.
- * And only one HTTP thread at a time opens a new connection to it; another
- * that would wait more than API_STORE_OPEN_WAIT_MS for that answers 503.
- * /healthz, /readyz and answers from memory keep the other threads.
- */
-static pthread_mutex_t	store_open_lock = PTHREAD_MUTEX_INITIALIZER;
-
-/*
- * And a database that stops answering on a connection already open: each
- * statement of an HTTP thread has API_STORE_QUERY_MS to be answered (then
- * the connection is dropped and the store marked away), and at most all
- * HTTP threads but one may be waiting on the database at once (a
- * statement that would wait more than API_STORE_OPEN_WAIT_MS for its turn
- * answers 503), so one thread is always there for the rest.
+ * A PostgreSQL store that does not answer holds whoever talks to it (for
+ * up to connect_timeout to connect, API_STORE_QUERY_MS for a statement),
+ * and an HTTP thread held holds every connection it serves. So:
+ *
+ *   - while the store is known to be away, HTTP threads do not try it at
+ *     all (503 at once): the job runner probes it every API_STORE_PROBE_S
+ *     seconds off the HTTP threads and says when it is back;
+ *   - a statement not answered in API_STORE_QUERY_MS drops its connection
+ *     and marks the store away;
+ *   - at most all HTTP threads but one wait on the database at once,
+ *     connecting or in a statement (a turn not had within
+ *     API_STORE_OPEN_WAIT_MS is 503), so /healthz, /readyz and answers
+ *     from memory always have a thread.
  */
 static pthread_mutex_t	store_gate_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t	store_gate_free = PTHREAD_COND_INITIALIZER;
@@ -83,16 +78,20 @@ api_store_enter(void *ctx)
 }
 
 static void
-api_store_leave(void *ctx, enum db_status st, const char *err)
+api_store_turn_back(void)
 {
-	struct api_server	*s = ctx;
-
 	pthread_mutex_lock(&store_gate_lock);
 	store_gate_in--;
 	pthread_cond_signal(&store_gate_free);
 	pthread_mutex_unlock(&store_gate_lock);
+}
+
+static void
+api_store_leave(void *ctx, enum db_status st, const char *err)
+{
+	api_store_turn_back();
 	if (st == DB_ERR_UNAVAILABLE)
-		api_store_note(s, st, err);
+		api_store_note(ctx, st, err);
 }
 
 struct db *
@@ -101,7 +100,6 @@ api_db(struct api_server *s, char *err, size_t errlen)
 	struct db_open_opts	 o = { 0, 0, 1, NULL, NULL };
 	struct api_state	 hs;
 	struct db		*db;
-	struct timespec		 until;
 	enum db_status		 st;
 	char			 store[API_PATH_MAX];
 	int			 away, pg, gated = 0;
@@ -120,23 +118,18 @@ api_db(struct api_server *s, char *err, size_t errlen)
 	pthread_once(&db_key_once, api_db_key);
 	if ((db = pthread_getspecific(db_key)) != NULL)
 		return db;
+	/* Connecting waits on the database too: it takes a turn. */
 	if (pg) {
-		clock_gettime(CLOCK_REALTIME, &until);
-		until.tv_nsec += API_STORE_OPEN_WAIT_MS * 1000000L;
-		if (until.tv_nsec >= 1000000000L) {
-			until.tv_sec++;
-			until.tv_nsec -= 1000000000L;
-		}
-		if (pthread_mutex_timedlock(&store_open_lock, &until) != 0) {
+		if (api_store_enter(s) != 0) {
 			snprintf(err, errlen, "the store is slow to answer: "
-			    "another request is connecting to it");
+			    "other requests are waiting on it");
 			return NULL;
 		}
 		gated = 1;
 	}
 	st = db_open(store, &o, &db, err, errlen);
 	if (gated)
-		pthread_mutex_unlock(&store_open_lock);
+		api_store_turn_back();
 	if (st != DB_OK) {
 		api_store_note(s, st, err);
 		return NULL;
