@@ -116,6 +116,15 @@ fi
 expect_status 0 "pwtune db check on the store" -- "$PWTUNE" db check --db "$PG_URL"
 expect_stdout "it is consistent" "ok"
 PORT=$PORT_slow
+# Its HTTP threads leave a database known away alone until its job runner
+# (probing every 2 s) sees it back, as /readyz says.
+back=0
+for _ in $(seq 100); do
+	req GET /readyz
+	if grep -q '"reachable": *true' "$TMP/body"; then back=1; break; fi
+	sleep 0.1
+done
+if [ $back = 1 ]; then ok "slow: /readyz says the store is back"; else bad "slow: the store is not seen back"; cat "$TMP/body"; fi
 expect_http 200 "slow: the store is read again" GET "/v1/runs/$RUN"
 PORT=$PORT_fast
 expect_http 201 "fast: observations are written later" POST /v1/observations \
