@@ -8,7 +8,9 @@ KILLS=${KILLS:-50}
 [ -n "${SANITIZED:-}" ] && KILLS=${KILLS_SANITIZED:-15}
 seed_store
 DB="$VAR/pwtune.db"
-done_runs() { sqlite3 "$DB" "SELECT group_concat(id) FROM runs WHERE status = 'done' ORDER BY id"; }
+# The ids of the finished runs, in order (group_concat follows the order of
+# the subquery's rows; an ORDER BY beside it orders nothing).
+done_runs() { sqlite3 "$DB" "SELECT group_concat(id) FROM (SELECT id FROM runs WHERE status = 'done' ORDER BY id)"; }
 before=$(done_runs)
 slow=0 lost=0 notint=0 integrity=0 running=0 maxms=0
 for i in $(seq "$KILLS"); do
