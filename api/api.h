@@ -184,6 +184,8 @@ void	 api_scope_exclude(struct api_scope_set *set, const char *id,
 /* A member: its model and cpu_model must outlive set. */
 void	 api_scope_add(struct api_scope_set *set, const char *host_id,
 	    const struct model *m, const char *cpu_model, int this_host);
+/* The cpu_model of a host's facts (JSON), or "". */
+void	 api_scope_cpu(const char *facts, char *out, size_t len);
 /* Member i is left out after all (its model could not be read). */
 void	 api_scope_drop(struct api_scope_set *set, size_t i);
 /* fleet_recommend() over the members (their h[].cand when kept). */

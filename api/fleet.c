@@ -189,17 +189,6 @@ api_scope_name(enum api_scope_kind k)
 	    "fleet" : "host";
 }
 
-/* The cpu_model of a host's facts (JSON), or "". */
-static void
-api_facts_cpu(const char *facts, char *out, size_t len)
-{
-	json_t	*j = facts != NULL ? json_loads(facts, 0, NULL) : NULL;
-	const char *v = json_string_value(json_object_get(j, "cpu_model"));
-
-	snprintf(out, len, "%s", v != NULL ? v : "");
-	json_decref(j);
-}
-
 /*
  * The kept model of run h->last_run with a reference taken, or NULL: then
  * a new one with a reference, not fitted yet (m.run_id 0), in *fresh.
@@ -227,7 +216,7 @@ api_model_take(struct api_fleet *f, const struct db_host *h,
 		return NULL;
 	snprintf(e->host_id, sizeof(e->host_id), "%s", h->id);
 	e->run = h->last_run;
-	api_facts_cpu(h->facts, e->cpu_model, sizeof(e->cpu_model));
+	api_scope_cpu(h->facts, e->cpu_model, sizeof(e->cpu_model));
 	e->refs = 1;
 	*fresh = e;
 	return NULL;

@@ -70,6 +70,14 @@ h_runs_list(struct api_server *s, struct MHD_Connection *c,
 	return api_ok(rep, 200, json_pack("{s:o}", "runs", list), NULL);
 }
 
+/* The 404 of a path whose id is no run id. */
+static int
+api_run_id_fail(struct api_reply *rep)
+{
+	return api_fail(rep, PROB_NOT_FOUND, "id", "run ids are positive "
+	    "whole numbers", NULL, 0);
+}
+
 int
 h_run_get(struct api_server *s, struct MHD_Connection *c,
     struct api_request *r, const char *arg, struct api_reply *rep)
@@ -83,8 +91,7 @@ h_run_get(struct api_server *s, struct MHD_Connection *c,
 	(void)c;
 	(void)r;
 	if (api_run_id(arg, &id) == -1)
-		return api_fail(rep, PROB_NOT_FOUND, "id", "run ids are "
-		    "positive whole numbers", NULL, 0);
+		return api_run_id_fail(rep);
 	st = DB_ERR_UNAVAILABLE;
 	if ((db = api_db(s, err, sizeof(err))) != NULL)
 		st = db_run_get(db, id, &run, err, sizeof(err));
@@ -173,8 +180,7 @@ h_run_delete(struct api_server *s, struct MHD_Connection *c,
 	(void)c;
 	(void)r;
 	if (api_run_id(arg, &id) == -1)
-		return api_fail(rep, PROB_NOT_FOUND, "id", "run ids are "
-		    "positive whole numbers", NULL, 0);
+		return api_run_id_fail(rep);
 	if (s->env.run_cancel(s->env.ctx, id) == 0) {
 		log_info("run %lld cancelled through the API", (long long)id);
 		return api_ok(rep, 202, json_pack("{s:I, s:s}", "id",

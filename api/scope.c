@@ -90,3 +90,13 @@ api_scope_json(const struct api_scope_set *set, const struct fleet_answer *fa,
 	json_object_set(j, "excluded", set->excluded);
 	return j;
 }
+
+void
+api_scope_cpu(const char *facts, char *out, size_t len)
+{
+	json_t	*j = facts != NULL ? json_loads(facts, 0, NULL) : NULL;
+	const char *v = json_string_value(json_object_get(j, "cpu_model"));
+
+	snprintf(out, len, "%s", v != NULL ? v : "");
+	json_decref(j);
+}

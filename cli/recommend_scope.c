@@ -19,16 +19,6 @@ struct scope_host {
 	char		 cpu[128];
 };
 
-static void
-scope_cpu(const char *facts, char *out, size_t len)
-{
-	json_t	*j = facts != NULL ? json_loads(facts, 0, NULL) : NULL;
-	const char *cpu = json_string_value(json_object_get(j, "cpu_model"));
-
-	snprintf(out, len, "%s", cpu != NULL ? cpu : "");
-	json_decref(j);
-}
-
 /* The members of the scope, their models read from db. */
 static void
 scope_collect(struct db *db, struct db_host *hosts, size_t nh,
@@ -50,7 +40,7 @@ scope_collect(struct db *db, struct db_host *hosts, size_t nh,
 			api_scope_exclude(set, hosts[i].id, why);
 			continue;
 		}
-		scope_cpu(hosts[i].facts, sh[set->n].cpu,
+		api_scope_cpu(hosts[i].facts, sh[set->n].cpu,
 		    sizeof(sh[set->n].cpu));
 		api_scope_add(set, hosts[i].id, &sh[set->n].m,
 		    sh[set->n].cpu, 0);
