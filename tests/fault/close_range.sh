@@ -7,20 +7,25 @@
 : "${SHIM:?SHIM must name the no_close_range shim}"
 
 # children_hold PID FILE: how many children of PID were seen, and how
-# many held FILE open, polled every 20 ms while PID runs; after about 60 s
-# PID is killed (a child that kept the parent's descriptors can hang it).
+# many held FILE open on two looks in a row (a child just forked holds it
+# for the moment before it closes its parent's descriptors), polled every
+# 20 ms while PID runs; after about 60 s PID is killed (a child that kept
+# the parent's descriptors can hang it).
 children_hold() {
-	local pid=$1 file=$2 seen=0 held=0 c
+	local pid=$1 file=$2 seen=0 held=0 c i prev="" now
 	for i in $(seq 3000); do
 		kill -0 "$pid" 2>/dev/null || break
 		[ "$i" = 3000 ] && kill -9 "$pid" 2>/dev/null
+		now=""
 		for c in $(cat /proc/"$pid"/task/*/children 2>/dev/null); do
 			[ -d "/proc/$c/fd" ] || continue
 			seen=$((seen + 1))
 			if ls -l "/proc/$c/fd/" 2>/dev/null | grep -qF "$file"; then
-				held=$((held + 1))
+				now="$now $c "
+				case "$prev" in *" $c "*) held=$((held + 1)) ;; esac
 			fi
 		done
+		prev=$now
 		sleep 0.02
 	done
 	echo "$seen $held"
