@@ -532,7 +532,8 @@ host_usable_cpus(const struct host_info *h)
 
 	if (h->affinity_cpus > 0 && h->affinity_cpus < n)
 		n = h->affinity_cpus;
-	if (h->cpu_quota > 0 && (int)ceil(h->cpu_quota) < n)
+	/* Compared as a double: a quota of a million cores is no int. */
+	if (h->cpu_quota > 0 && ceil(h->cpu_quota) < (double)n)
 		n = (int)ceil(h->cpu_quota);
 	return n < 1 ? 1 : n;
 }

@@ -7,6 +7,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "host.h"
@@ -100,6 +101,21 @@ TEST(cgroup_v2_all_max)
 	/* No cgroup limit: half of MemAvailable. */
 	ASSERT_UEQ(host_memory_budget(&h, 0, &src), 2ULL << 30);
 	ASSERT_EQ(src, HOST_BUDGET_MEMAVAILABLE);
+}
+
+TEST(cpu_quota_past_int_is_no_limit)
+{
+	struct host_info	h;
+
+	/* cpu.max "536870912 1" with a period of 1 µs: 5e8 cores. */
+	memset(&h, 0, sizeof(h));
+	h.online_cpus = 4;
+	h.cpu_quota = 1.62e13;
+	ASSERT_EQ(host_usable_cpus(&h), 4);
+	h.cpu_quota = 3.5;
+	ASSERT_EQ(host_usable_cpus(&h), 4);
+	h.cpu_quota = 2.5;
+	ASSERT_EQ(host_usable_cpus(&h), 3);
 }
 
 TEST(cgroup_garbage_is_ignored_with_a_note)
@@ -272,6 +288,7 @@ TEST_LIST(
 	TEST_ENTRY(cgroup_v2_parent_limit_wins),
 	TEST_ENTRY(cgroup_v2_memory_high),
 	TEST_ENTRY(cgroup_v2_all_max),
+	TEST_ENTRY(cpu_quota_past_int_is_no_limit),
 	TEST_ENTRY(cgroup_garbage_is_ignored_with_a_note),
 	TEST_ENTRY(missing_files),
 	TEST_ENTRY(fingerprint_follows_the_facts),
