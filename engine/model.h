@@ -39,6 +39,8 @@
 #define MODEL_ROWS_MAX		64
 #define MODEL_CONC_MAX		64
 #define MODEL_EXTRAPOLATE	2.0	/* at most 2 x the largest m measured */
+#define MODEL_STACKS_MAX	16
+#define MODEL_STACK_NAME	64	/* bytes of a stack name, NUL too */
 
 struct model_row {
 	uint32_t	m_kib;
@@ -66,6 +68,28 @@ struct model_conc {
 	double		f99;
 };
 
+/*
+ * How a client stack's hashes relate to the library curve it stands on
+ * (engine/stack.h): time in the stack = c x the curve's time + d (ms),
+ * fitted to what the stack's probe (and its services) measured here.
+ */
+enum model_stack_how {
+	MODEL_STACK_LIBRARY,	/* no measurement of the runtime: c = 1 */
+	MODEL_STACK_PROBED,	/* its probe ran here */
+	MODEL_STACK_OBSERVED	/* services posted observations */
+};
+
+struct model_stack {
+	char			name[MODEL_STACK_NAME];
+	enum model_stack_how	how;
+	double			c, d;		/* time = c x curve + d ms */
+	size_t			nprobe;		/* probe points fitted */
+	size_t			nobs;		/* observations fitted */
+	double			fit_error;	/* median relative, 0.03 = 3 % */
+	char			runtime[96];	/* as its probe named it */
+	char			why[192];	/* not probed: why ("" if it was) */
+};
+
 struct model {
 	struct model_curve	curves[MODEL_CURVES_MAX];
 	size_t			ncurves;
@@ -79,6 +103,8 @@ struct model {
 	char			fingerprint[33];
 	char			created[32];	/* of the run */
 	int64_t			run_id;		/* 0 when not from a store */
+	struct model_stack	stacks[MODEL_STACKS_MAX];	/* measured */
+	size_t			nstacks;
 };
 
 struct model_prediction {

@@ -1,0 +1,517 @@
+/*
+ * engine/stack.c: the catalogue of client stacks, their corrections, and
+ * answers that hold in each (see stack.h).
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stack.h"
+
+#define DEBIAN_ARGON2	"Debian's libargon2 1.0 (its reference code, " \
+			"no SIMD; libc malloc)"
+
+static const struct stack_def catalogue[] = {
+	{ "libsodium", "C: libsodium crypto_pwhash_str_alg()",
+	    "libsodium (its own SIMD code, chosen at run time)",
+	    KDF_BACKEND_LIBSODIUM, 1, "c",
+	    { "{dir}/probe-c", "libsodium" }, "libsodium23" },
+	{ "libargon2", "C: libargon2 argon2id_hash_encoded()", DEBIAN_ARGON2,
+	    KDF_BACKEND_LIBARGON2, 0, "c",
+	    { "{dir}/probe-c", "libargon2" }, "libargon2-1" },
+	{ "php", "PHP password_hash(PASSWORD_ARGON2ID)", DEBIAN_ARGON2,
+	    KDF_BACKEND_LIBARGON2, 0, "php",
+	    { "php", "{dir}/probe.php", "password_hash" }, "php-cli" },
+	{ "php-sodium", "PHP sodium_crypto_pwhash_str()",
+	    "libsodium, through PHP's sodium extension",
+	    KDF_BACKEND_LIBSODIUM, 1, "php-sodium",
+	    { "php", "{dir}/probe.php", "sodium" }, "php-cli" },
+	{ "python-argon2-cffi", "Python argon2-cffi PasswordHasher",
+	    DEBIAN_ARGON2 ", through cffi", KDF_BACKEND_LIBARGON2, 0,
+	    "python",
+	    { "/usr/bin/python3", "{dir}/probe.py", "argon2-cffi" },
+	    "python3-argon2" },
+	{ "python-pynacl", "Python PyNaCl nacl.pwhash.argon2id.str()",
+	    "libsodium, through cffi", KDF_BACKEND_LIBSODIUM, 1,
+	    "python-pynacl",
+	    { "/usr/bin/python3", "{dir}/probe.py", "pynacl" },
+	    "python3-nacl" },
+	{ "go", "Go golang.org/x/crypto/argon2 IDKey()",
+	    "x/crypto/argon2 (Go, its own SSE4.1 code)",
+	    KDF_BACKEND_LIBARGON2, 0, "go", { "{dir}/probe-go" },
+	    "golang-go golang-golang-x-crypto-dev" },
+	{ "node-argon2", "Node.js argon2 (npm) hash()",
+	    "the argon2 npm package's own build of the reference library",
+	    KDF_BACKEND_LIBARGON2, 0, "node", { "node", "{dir}/probe.js" },
+	    "nodejs (and npm install argon2)" },
+	{ "java-bouncycastle",
+	    "Java BouncyCastle Argon2BytesGenerator (Spring Security's "
+	    "Argon2PasswordEncoder)", "BouncyCastle (pure Java)",
+	    KDF_BACKEND_LIBARGON2, 0, "java",
+	    { "java", "-cp", "{dir}/java:/usr/share/java/bcprov.jar",
+	    "Probe" }, "default-jre-headless libbcprov-java" },
+};
+
+#define NCATALOGUE	(sizeof(catalogue) / sizeof(catalogue[0]))
+
+const struct stack_def *
+stack_catalogue(size_t *n)
+{
+	*n = NCATALOGUE;
+	return catalogue;
+}
+
+const struct stack_def *
+stack_find(const char *name)
+{
+	size_t	i;
+
+	if (name == NULL)
+		return NULL;
+	for (i = 0; i < NCATALOGUE; i++)
+		if (strcmp(catalogue[i].name, name) == 0)
+			return &catalogue[i];
+	return NULL;
+}
+
+void
+stack_names(char *buf, size_t len)
+{
+	size_t	i, off = 0;
+	int	w;
+
+	if (len == 0)
+		return;
+	buf[0] = '\0';
+	for (i = 0; i < NCATALOGUE && off < len; i++) {
+		w = snprintf(buf + off, len - off, "%s%s", i ? ", " : "",
+		    catalogue[i].name);
+		if (w < 0)
+			break;
+		off += (size_t)w;
+	}
+}
+
+const struct model_stack *
+model_stack_find(const struct model *m, const char *name)
+{
+	size_t	i;
+
+	if (m == NULL || name == NULL)
+		return NULL;
+	for (i = 0; i < m->nstacks; i++)
+		if (strcmp(m->stacks[i].name, name) == 0)
+			return &m->stacks[i];
+	return NULL;
+}
+
+int
+model_stack_set(struct model *m, const struct model_stack *st)
+{
+	size_t	i;
+
+	for (i = 0; i < m->nstacks; i++)
+		if (strcmp(m->stacks[i].name, st->name) == 0) {
+			m->stacks[i] = *st;
+			return 0;
+		}
+	if (m->nstacks >= MODEL_STACKS_MAX)
+		return -1;
+	m->stacks[m->nstacks++] = *st;
+	return 0;
+}
+
+const char *
+stack_default(const struct model *m)
+{
+	return model_curve_find(m, KDF_BACKEND_LIBSODIUM, KDF_ALG_ARGON2ID,
+	    1) != NULL ? "libsodium" : "libargon2";
+}
+
+/* The curve a stack of that name stands on. */
+static enum kdf_backend
+stack_base(const struct model *m, const char *name)
+{
+	const struct stack_def	*sd = stack_find(name);
+
+	if (sd != NULL)
+		return sd->base;
+	return strcmp(stack_default(m), "libsodium") == 0 ?
+	    KDF_BACKEND_LIBSODIUM : KDF_BACKEND_LIBARGON2;
+}
+
+const char *
+stack_how_text(const struct model_stack *st)
+{
+	const struct stack_def	*sd;
+
+	if (st != NULL && st->how == MODEL_STACK_PROBED)
+		return "probed here";
+	if (st != NULL && st->how == MODEL_STACK_OBSERVED)
+		return "observations";
+	sd = st != NULL ? stack_find(st->name) : NULL;
+	if (sd != NULL && sd->argv[0] != NULL &&
+	    strcmp(sd->argv[0], "{dir}/probe-c") == 0)
+		return "library measured here";
+	return "library measured, runtime not installed here";
+}
+
+static int
+dbl_cmp(const void *a, const void *b)
+{
+	double	x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double
+median_of(double *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), dbl_cmp);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/*
+ * Least squares y = c x + d over the points not dropped, weighted by
+ * their samples; c alone (the median ratio, d = 0) when the predicted
+ * times do not spread enough to tell a slope from a fixed cost, or when
+ * the line is out of range.
+ */
+static void
+stack_line(const double *x, const double *y, const double *w,
+    const int *drop, size_t n, double *c, double *d)
+{
+	double	sw = 0, sx = 0, sy = 0, sxx = 0, sxy = 0, lo = 0, hi = 0;
+	double	r[64], det, cc, dd;
+	size_t	i, nr = 0;
+
+	for (i = 0; i < n; i++) {
+		if (drop[i])
+			continue;
+		sw += w[i];
+		sx += w[i] * x[i];
+		sy += w[i] * y[i];
+		sxx += w[i] * x[i] * x[i];
+		sxy += w[i] * x[i] * y[i];
+		if (nr == 0 || x[i] < lo)
+			lo = x[i];
+		if (nr == 0 || x[i] > hi)
+			hi = x[i];
+		if (nr < sizeof(r) / sizeof(r[0]))
+			r[nr++] = y[i] / x[i];
+	}
+	*c = nr > 0 ? median_of(r, nr) : 1;
+	*d = 0;
+	det = sw * sxx - sx * sx;
+	if (nr < 2 || hi < 1.5 * lo || !(det > 0))
+		return;
+	cc = (sw * sxy - sx * sy) / det;
+	dd = (sy - cc * sx) / sw;
+	/* A line whose smallest point would be nearly free is no fit. */
+	if (cc < STACK_C_MIN || cc > STACK_C_MAX || cc * lo + dd < 0.5 * cc * lo)
+		return;
+	*c = cc;
+	*d = dd;
+}
+
+int
+stack_fit(const struct model *m, const char *name,
+    const struct stack_point *pts, size_t n, struct model_stack *out,
+    char *err, size_t errlen)
+{
+	const struct model_curve	*cv;
+	struct model_prediction		 pr;
+	enum kdf_backend		 base = stack_base(m, name);
+	double				 x[64], y[64], w[64], e[64];
+	double				 c, d;
+	int				 drop[64];
+	size_t				 i, nx = 0, nprobe = 0, nobs = 0, ne, wi;
+
+	for (i = 0; i < n && nx < sizeof(x) / sizeof(x[0]); i++) {
+		if ((cv = model_curve_find(m, base, KDF_ALG_ARGON2ID,
+		    pts[i].p)) == NULL || !(pts[i].median_ms > 0))
+			continue;
+		model_predict(m, cv, pts[i].m_kib, pts[i].t,
+		    pts[i].k > 0 ? pts[i].k : 1, 50, &pr);
+		if (!(pr.p50_ms > 0))
+			continue;
+		x[nx] = pr.p50_ms;
+		y[nx] = pts[i].median_ms;
+		w[nx] = (double)(pts[i].n > 0 ? pts[i].n : 1);
+		drop[nx] = 0;
+		nx++;
+		if (pts[i].probe)
+			nprobe++;
+		else
+			nobs++;
+	}
+	if (nx == 0) {
+		snprintf(err, errlen, "%s: no measurement at parameters the "
+		    "%s curve of this host covers", name,
+		    kdf_backend_name(base));
+		return -1;
+	}
+	stack_line(x, y, w, drop, nx, &c, &d);
+	/*
+	 * One point far off the others' line does not bend it: the line
+	 * through all but one point, for each point, and the one whose
+	 * others fit best; that point is left out when it is off that line
+	 * by more than 15 % and by 3 x the worst of the others.
+	 */
+	if (nx >= 4) {
+		double	cl, dl, r, others, best = -1, best_r = 0;
+		size_t	j;
+
+		for (i = 0, wi = 0; i < nx; i++) {
+			drop[i] = 1;
+			stack_line(x, y, w, drop, nx, &cl, &dl);
+			drop[i] = 0;
+			for (j = 0, others = 0; j < nx; j++) {
+				r = fabs(cl * x[j] + dl - y[j]) / y[j];
+				if (j != i && r > others)
+					others = r;
+			}
+			if (best < 0 || others < best) {
+				best = others;
+				best_r = fabs(cl * x[i] + dl - y[i]) / y[i];
+				wi = i;
+			}
+		}
+		if (best_r > 0.15 && best_r > 3 * best) {
+			drop[wi] = 1;
+			stack_line(x, y, w, drop, nx, &c, &d);
+		}
+	}
+	if (c < STACK_C_MIN)
+		c = STACK_C_MIN;
+	if (c > STACK_C_MAX)
+		c = STACK_C_MAX;
+	for (i = 0, ne = 0; i < nx; i++)
+		if (!drop[i])
+			e[ne++] = fabs(c * x[i] + d - y[i]) / y[i];
+	snprintf(out->name, sizeof(out->name), "%s", name);
+	out->how = nprobe > 0 ? MODEL_STACK_PROBED : MODEL_STACK_OBSERVED;
+	out->c = c;
+	out->d = d;
+	out->nprobe = nprobe;
+	out->nobs = nobs;
+	out->fit_error = ne > 0 ? median_of(e, ne) : 0;
+	return 0;
+}
+
+size_t
+stack_probe_points(const struct model *m, const struct stack_def *sd,
+    uint64_t budget_kib, struct stack_probe_point *out, size_t max)
+{
+	static const struct {
+		double		target_ms;
+		uint32_t	n;
+	} aims[] = { { 100, 5 }, { 250, 4 }, { 500, 3 } };
+	struct tune_query	q;
+	struct tune_answer	a;
+	char			err[256];
+	size_t			i, j, np = 0;
+
+	if (max == 0 || model_curve_find(m, sd->base, KDF_ALG_ARGON2ID, 1) ==
+	    NULL)
+		return 0;
+	/* The small point first: the warm-up runs at it, and it is cheap. */
+	if (budget_kib >= 16384) {
+		out[np].m_kib = 16384;
+		out[np].t = 1;
+		out[np].p = 1;
+		out[np].n = STACK_PROBE_SAMPLES;
+		np++;
+	}
+	for (i = 0; i < sizeof(aims) / sizeof(aims[0]) && np < max; i++) {
+		tune_query_init(&q);
+		q.target_ms = aims[i].target_ms;
+		q.percentile = 50;
+		q.backend = sd->base;
+		q.parallelism = 1;
+		q.memory_max_kib = budget_kib;
+		if (tune_recommend(m, &q, &a, err, sizeof(err)) == -1)
+			continue;
+		for (j = 0; j < np; j++)
+			if (out[j].m_kib == a.m_kib && out[j].t == a.t)
+				break;
+		if (j < np || a.m_kib > budget_kib)
+			continue;
+		out[np].m_kib = a.m_kib;
+		out[np].t = a.t;
+		out[np].p = 1;
+		out[np].n = aims[i].n;
+		np++;
+	}
+	return np;
+}
+
+/* Append a line to a's notes, when it fits. */
+static void
+stack_note(struct tune_answer *a, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void
+stack_note(struct tune_answer *a, const char *fmt, ...)
+{
+	char	line[512];
+	size_t	len = strlen(a->notes);
+	va_list	ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (len + strlen(line) + 2 > sizeof(a->notes))
+		return;
+	snprintf(a->notes + len, sizeof(a->notes) - len, "%s%s\n",
+	    len > 0 && a->notes[len - 1] != '\n' ? "\n" : "", line);
+}
+
+int
+stack_recommend(const struct model *m, const char *name,
+    const struct tune_query *q, struct tune_answer *a, char *err,
+    size_t errlen)
+{
+	const struct stack_def		*sd;
+	const struct model_stack	*st;
+	struct tune_query		 aim = *q;
+	double				 c = 1, d = 0;
+	int				 rc;
+
+	if (name == NULL || name[0] == '\0')
+		name = stack_default(m);
+	sd = stack_find(name);
+	st = model_stack_find(m, name);
+	if (sd == NULL && st == NULL) {
+		snprintf(err, errlen, "%s: no such stack, and no observations "
+		    "of it", name);
+		return -1;
+	}
+	aim.backend = stack_base(m, name);
+	if (sd != NULL && sd->p1_only) {
+		if (q->parallelism > 1) {
+			snprintf(err, errlen, "%s computes p = 1 only",
+			    name);
+			return -1;
+		}
+		aim.parallelism = 1;
+	}
+	if (model_curve_find(m, aim.backend, q->variant, 1) == NULL) {
+		snprintf(err, errlen, "%s stands on %s, which this host's "
+		    "model has not measured yet", name,
+		    kdf_backend_name(aim.backend));
+		return -1;
+	}
+	if (st != NULL && st->how != MODEL_STACK_LIBRARY) {
+		c = st->c;
+		d = st->d;
+	}
+	aim.target_ms = (q->target_ms - d) / c;
+	if (aim.target_ms < TUNE_TARGET_MIN_MS)
+		aim.target_ms = TUNE_TARGET_MIN_MS;
+	rc = tune_recommend(m, &aim, a, err, errlen);
+	if (rc == -1)
+		return -1;
+	a->target_ms = q->target_ms;
+	a->predicted_ms = c * a->predicted_ms + d;
+	a->predicted_p50_ms = c * a->predicted_p50_ms + d;
+	if (a->predicted_p50_ms > 0)
+		a->capacity_per_s = a->k * 1000.0 / a->predicted_p50_ms;
+	if (rc == 1) {
+		a->met = 0;
+		snprintf(err, errlen, "target of %.0f ms at p%d cannot be met "
+		    "above the %s floor in %s: the closest admissible answer, "
+		    "m = %u KiB, t = %u, p = %u, is predicted to take %.1f ms",
+		    q->target_ms, q->percentile, tune_floor_name(q->floor),
+		    name, (unsigned)a->m_kib, (unsigned)a->t, (unsigned)a->p,
+		    a->predicted_ms);
+	}
+	if (st != NULL && st->how == MODEL_STACK_PROBED)
+		stack_note(a, "For %s: measured here by its probe (%zu points"
+		    "%s): a hash takes %.2f x the %s curve %+.1f ms.", name,
+		    st->nprobe, st->nobs ? " and services' observations" : "",
+		    c, kdf_backend_name(aim.backend), d);
+	else if (st != NULL && st->how == MODEL_STACK_OBSERVED)
+		stack_note(a, "For %s: corrected by %zu observations its "
+		    "services posted: a hash takes %.2f x the %s curve "
+		    "%+.1f ms.", name, st->nobs, c,
+		    kdf_backend_name(aim.backend), d);
+	else if (sd != NULL && strcmp(stack_how_text(st),
+	    "library measured here") != 0)
+		stack_note(a, "For %s: its runtime was not measured on this "
+		    "host; the answer is %s's as measured here. Time it where "
+		    "it runs and POST /v1/observations (docs/STACKS.md).",
+		    name, kdf_backend_name(aim.backend));
+	return rc;
+}
+
+/* The comment a snippet carries when its runtime was not measured. */
+#define UNMEASURED	"Not measured on the host that answered: time this " \
+			"runtime where it runs\n%s and POST the result to " \
+			"/v1/observations (docs/STACKS.md).\n"
+
+char *
+stack_snippet(const struct stack_def *sd, const struct tune_answer *a,
+    int measured)
+{
+	char		 body[1024], head[320], *out;
+	const char	*cm = "//";
+	json_t		*all = NULL;
+	unsigned	 m = a->m_kib, t = a->t, p = a->p;
+	size_t		 len;
+
+	body[0] = head[0] = '\0';
+	if (strcmp(sd->name, "php-sodium") == 0) {
+		snprintf(body, sizeof(body), "<?php\n"
+		    "$hash = sodium_crypto_pwhash_str($password, %u, %u * "
+		    "1024);\n", t, m);
+	} else if (strcmp(sd->name, "python-pynacl") == 0) {
+		cm = "#";
+		snprintf(body, sizeof(body), "from nacl import pwhash\n\n"
+		    "hash = pwhash.argon2id.str(password, opslimit=%u, "
+		    "memlimit=%u * 1024)\n", t, m);
+	} else if (strcmp(sd->name, "libargon2") == 0) {
+		cm = NULL;
+		snprintf(body, sizeof(body), "#include <argon2.h>\n\n"
+		    "int\nhash_password(char *out, size_t outlen, "
+		    "const char *password,\n    size_t len, const unsigned "
+		    "char salt[16])\n{\n"
+		    "\treturn argon2id_hash_encoded(%u, %u, %u, password, len, "
+		    "salt, 16,\n\t    32, out, outlen);\n}\n", t, m, p);
+	} else {
+		const char	*s;
+
+		if ((all = tune_snippets(a)) == NULL ||
+		    (s = json_string_value(json_object_get(all,
+		    sd->snippet))) == NULL) {
+			json_decref(all);
+			return NULL;
+		}
+		snprintf(body, sizeof(body), "%s", s);
+		json_decref(all);
+		if (strcmp(sd->snippet, "python") == 0)
+			cm = "#";
+		else if (strcmp(sd->snippet, "c") == 0)
+			cm = NULL;
+	}
+	if (!measured) {
+		char	text[256];
+
+		snprintf(text, sizeof(text), UNMEASURED, cm ? cm : "  ");
+		if (cm == NULL)
+			snprintf(head, sizeof(head), "/*\n  %s */\n", text);
+		else
+			snprintf(head, sizeof(head), "%s %s", cm, text);
+	}
+	len = strlen(head) + strlen(body) + 1;
+	if ((out = malloc(len)) == NULL)
+		return NULL;
+	/* PHP's comment goes after the opening tag. */
+	if (head[0] != '\0' && strncmp(body, "<?php\n", 6) == 0)
+		snprintf(out, len, "<?php\n%s%s", head, body + 6);
+	else
+		snprintf(out, len, "%s%s", head, body);
+	return out;
+}

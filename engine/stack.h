@@ -1,0 +1,142 @@
+/*
+ * engine/stack: the client stacks a service hashes through, and answers
+ * that hold in each.
+ *
+ * A stack is a runtime and the library it calls (PHP's password_hash on
+ * Debian's libargon2, Go's x/crypto/argon2, ...). Each stands on one of
+ * the library curves the model measures (its base: libargon2 or
+ * libsodium) and differs from it by a correction fitted to what the
+ * stack's own probe (engine/probes/, run by the daemon's runner as a
+ * benchmark child) and the observations services post measured on this
+ * host:
+ *
+ *   time in the stack = c x the base curve's time + d   (ms)
+ *
+ * c is the runtime's speed against the measured library (another build,
+ * another SIMD path, pure Java), d its fixed cost per call, which weighs
+ * more at small m. Both are fitted by least squares on the points'
+ * medians against the curve's p50 (one point, or points at one
+ * predicted time: c alone, d = 0), and kept within STACK_C_MIN..MAX.
+ * An answer for a stack is the library answer searched under
+ * (target - d) / c, its predictions mapped back, so that it holds in
+ * the stack.
+ */
+#ifndef PWTUNE_STACK_H
+#define PWTUNE_STACK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model.h"
+#include "tune.h"
+
+#define STACK_C_MIN		0.25
+#define STACK_C_MAX		8.0
+#define STACK_PROBE_POINTS	4	/* points a probe measures */
+#define STACK_PROBE_SAMPLES	5	/* timed hashes per point */
+#define STACK_PROBE_WARMUP	2	/* untimed hashes first */
+#define STACK_ARGV_MAX		8
+
+/* One stack of the catalogue. */
+struct stack_def {
+	const char		*name;		/* "php" */
+	const char		*runtime;	/* "PHP password_hash()" */
+	const char		*library;	/* what it hashes through */
+	enum kdf_backend	 base;		/* the curve it stands on */
+	int			 p1_only;	/* computes p = 1 only */
+	const char		*snippet;	/* its member of tune_snippets() */
+	/*
+	 * The probe's command: argv[0] is looked up in PATH unless it is a
+	 * path; "{dir}" in any argument is the probe directory.
+	 */
+	const char		*argv[STACK_ARGV_MAX];
+	const char		*packages;	/* Debian's, that provide it */
+};
+
+/* A measurement in a stack: one probe point or one observation. */
+struct stack_point {
+	uint32_t	m_kib, t, p, k;
+	size_t		n;		/* samples */
+	double		median_ms;
+	double		p95_ms;
+	int		probe;		/* 1: the probe's; 0: a service's */
+};
+
+/* A point a probe is asked to measure. */
+struct stack_probe_point {
+	uint32_t	m_kib, t, p, n;
+};
+
+/* The catalogue, in the order answers list it. */
+const struct stack_def *stack_catalogue(size_t *n);
+
+/* The catalogue's stack of that name, or NULL. */
+const struct stack_def *stack_find(const char *name);
+
+/*
+ * The known names as "a, b, c" into buf (for a 400 that lists them).
+ */
+void	 stack_names(char *buf, size_t len);
+
+/*
+ * The stack's entry in m, or NULL when the model holds none for it.
+ */
+const struct model_stack *model_stack_find(const struct model *m,
+	    const char *name);
+
+/*
+ * Fit the correction of stack name (a catalogue stack, or a name only
+ * observations know, whose base is libsodium when m measured it) to
+ * pts[0..n) against m's base curve, into out (name, how, c, d, counts,
+ * fit_error; runtime and why left as they were). 0, or -1 with err (no
+ * base curve, no usable point).
+ */
+int	 stack_fit(const struct model *m, const char *name,
+	    const struct stack_point *pts, size_t n, struct model_stack *out,
+	    char *err, size_t errlen);
+
+/*
+ * Put st into m (replacing the entry of the same name). -1 when m holds
+ * MODEL_STACKS_MAX stacks already.
+ */
+int	 model_stack_set(struct model *m, const struct model_stack *st);
+
+/*
+ * The points a probe of sd measures on a host of model m with a memory
+ * budget of budget_kib for one hash: the library answers for a few
+ * targets (so the correction is fitted where answers fall) and one small
+ * point (the fixed cost). Returns how many (<= max), 0 when m has no
+ * base curve for sd.
+ */
+size_t	 stack_probe_points(const struct model *m, const struct stack_def *sd,
+	    uint64_t budget_kib, struct stack_probe_point *out, size_t max);
+
+/*
+ * Recommend for stack name (NULL or "": the model's own answer, as
+ * tune_recommend, for the stack it holds for). Same returns as
+ * tune_recommend(); a->backend is the base curve's. The answer's notes
+ * say how the stack's model was obtained.
+ */
+int	 stack_recommend(const struct model *m, const char *name,
+	    const struct tune_query *q, struct tune_answer *a, char *err,
+	    size_t errlen);
+
+/*
+ * The stack the model's default answer holds for ("libsodium" when m
+ * measured it, else "libargon2").
+ */
+const char *stack_default(const struct model *m);
+
+/*
+ * The snippet of stack sd that carries a's parameters, as one string
+ * (malloc'd; NULL when out of memory). measured: 0 when the runtime was
+ * not measured on the host that answered; the snippet then says, as a
+ * comment, how to time it where it runs and report it.
+ */
+char	*stack_snippet(const struct stack_def *sd, const struct tune_answer *a,
+	    int measured);
+
+/* "probed here", "library measured, runtime not installed here", ... */
+const char *stack_how_text(const struct model_stack *st);
+
+#endif /* PWTUNE_STACK_H */

@@ -1,0 +1,261 @@
+/*
+ * tests/unit/test_stack.c: the stack catalogue, the correction fitted to
+ * a stack's points, and answers that hold in the stack, on the synthetic
+ * host (libsodium as measured, libargon2 2x slower).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stack.h"
+#include "synthetic.h"
+#include "test.h"
+
+static struct model	mdl;
+
+static void
+fit(int with_argon2)
+{
+	struct report	rep;
+	char		err[256];
+
+	synthetic_host(&rep, with_argon2, 1, 8ULL << 30);
+	if (model_fit(&rep, &mdl, err, sizeof(err)) != 0)
+		TEST_FAIL("model_fit: %s", err);
+	report_release(&rep);
+}
+
+/* The base curve's p50 for (m, t) at k = 1. */
+static double
+base_ms(enum kdf_backend b, uint32_t m_kib, uint32_t t)
+{
+	struct model_prediction	pr;
+
+	model_predict(&mdl, model_curve_find(&mdl, b, KDF_ALG_ARGON2ID, 1),
+	    m_kib, t, 1, 50, &pr);
+	return pr.p50_ms;
+}
+
+/* n points of a stack that runs c x the libargon2 curve + d ms. */
+static size_t
+points(struct stack_point *pts, double c, double d)
+{
+	static const uint32_t	ms[] = { 16384, 65536, 131072, 262144,
+				    524288 };
+	size_t			i;
+
+	for (i = 0; i < sizeof(ms) / sizeof(ms[0]); i++) {
+		memset(&pts[i], 0, sizeof(pts[i]));
+		pts[i].m_kib = ms[i];
+		pts[i].t = 2;
+		pts[i].p = 1;
+		pts[i].k = 1;
+		pts[i].n = 5;
+		pts[i].probe = 1;
+		pts[i].median_ms = c * base_ms(KDF_BACKEND_LIBARGON2, ms[i], 2)
+		    + d;
+		pts[i].p95_ms = pts[i].median_ms * 1.05;
+	}
+	return i;
+}
+
+TEST(catalogue_names_and_lookup)
+{
+	const struct stack_def	*all;
+	char			 names[512];
+	size_t			 n, i;
+
+	all = stack_catalogue(&n);
+	ASSERT(n >= 9);
+	for (i = 0; i < n; i++)
+		ASSERT(stack_find(all[i].name) == &all[i]);
+	ASSERT(stack_find("php")->base == KDF_BACKEND_LIBARGON2);
+	ASSERT(stack_find("php-sodium")->p1_only);
+	ASSERT(stack_find("cobol") == NULL);
+	stack_names(names, sizeof(names));
+	ASSERT_STR_CONTAINS(names, "python-argon2-cffi");
+	ASSERT_STR_CONTAINS(names, "java-bouncycastle");
+}
+
+TEST(fit_recovers_slope_and_fixed_cost)
+{
+	struct stack_point	pts[8];
+	struct model_stack	st;
+	char			err[256];
+	size_t			n;
+
+	fit(1);
+	n = points(pts, 1.4, 6.0);
+	memset(&st, 0, sizeof(st));
+	ASSERT_EQ(stack_fit(&mdl, "php", pts, n, &st, err, sizeof(err)), 0);
+	ASSERT(fabs(st.c - 1.4) < 0.01);
+	ASSERT(fabs(st.d - 6.0) < 0.5);
+	ASSERT_EQ(st.how, MODEL_STACK_PROBED);
+	ASSERT_UEQ(st.nprobe, n);
+	ASSERT(st.fit_error < 0.01);
+}
+
+TEST(one_far_point_does_not_bend_the_fit)
+{
+	struct stack_point	pts[8];
+	struct model_stack	st;
+	char			err[256];
+	size_t			n;
+
+	fit(1);
+	n = points(pts, 1.3, 0);
+	pts[2].median_ms *= 2.5;	/* one noisy point */
+	ASSERT_EQ(stack_fit(&mdl, "php", pts, n, &st, err, sizeof(err)), 0);
+	ASSERT(fabs(st.c - 1.3) < 0.02);
+}
+
+TEST(observations_alone_correct_by_the_median_ratio)
+{
+	struct stack_point	pts[8];
+	struct model_stack	st;
+	char			err[256];
+	size_t			i;
+
+	fit(1);
+	points(pts, 1.5, 0);
+	for (i = 0; i < 5; i++) {
+		pts[i].m_kib = 65536;	/* one size: no slope to tell */
+		pts[i].probe = 0;
+		pts[i].median_ms = 1.5 * base_ms(KDF_BACKEND_LIBARGON2,
+		    65536, 2) * (0.98 + 0.01 * (double)i);
+	}
+	ASSERT_EQ(stack_fit(&mdl, "php", pts, 5, &st, err, sizeof(err)), 0);
+	ASSERT_EQ(st.how, MODEL_STACK_OBSERVED);
+	ASSERT(fabs(st.c - 1.5) < 0.02);
+	ASSERT(st.d == 0);
+}
+
+TEST(answer_holds_in_the_stack)
+{
+	struct stack_point	pts[8];
+	struct model_stack	st;
+	struct tune_query	q;
+	struct tune_answer	lib, a;
+	char			err[256];
+	size_t			n;
+
+	fit(1);
+	n = points(pts, 1.6, 4.0);
+	ASSERT_EQ(stack_fit(&mdl, "php", pts, n, &st, err, sizeof(err)), 0);
+	ASSERT_EQ(model_stack_set(&mdl, &st), 0);
+	tune_query_init(&q);
+	q.target_ms = 250;
+	q.backend = KDF_BACKEND_LIBARGON2;
+	ASSERT_EQ(tune_recommend(&mdl, &q, &lib, err, sizeof(err)), 0);
+	tune_query_init(&q);
+	q.target_ms = 250;
+	ASSERT_EQ(stack_recommend(&mdl, "php", &q, &a, err, sizeof(err)), 0);
+	ASSERT(a.met);
+	ASSERT(a.backend == KDF_BACKEND_LIBARGON2);
+	/* In PHP a hash of these parameters takes 1.6 x the curve + 4 ms. */
+	ASSERT(fabs(a.predicted_p50_ms - (1.6 * base_ms(KDF_BACKEND_LIBARGON2,
+	    a.m_kib, a.t) + 4.0)) < 0.5);
+	ASSERT(a.predicted_ms <= 250.0);
+	ASSERT(a.predicted_ms > 200.0);
+	ASSERT(a.target_ms == 250.0);
+	ASSERT((uint64_t)a.m_kib * a.t < (uint64_t)lib.m_kib * lib.t);
+	ASSERT_STR_CONTAINS(a.notes, "measured here by its probe");
+}
+
+TEST(default_and_library_only_stacks)
+{
+	struct tune_query	q;
+	struct tune_answer	a, b;
+	char			err[256];
+
+	fit(0);		/* libsodium alone */
+	ASSERT_STR_EQ(stack_default(&mdl), "libsodium");
+	tune_query_init(&q);
+	q.target_ms = 250;
+	ASSERT_EQ(stack_recommend(&mdl, NULL, &q, &a, err, sizeof(err)), 0);
+	ASSERT_EQ(tune_recommend(&mdl, &q, &b, err, sizeof(err)), 0);
+	ASSERT_UEQ(a.m_kib, b.m_kib);
+	ASSERT_UEQ(a.t, b.t);
+	/* PHP stands on libargon2, which this model has not measured. */
+	ASSERT_EQ(stack_recommend(&mdl, "php", &q, &a, err, sizeof(err)), -1);
+	ASSERT_STR_CONTAINS(err, "libargon2");
+	ASSERT_EQ(stack_recommend(&mdl, "cobol", &q, &a, err, sizeof(err)),
+	    -1);
+	ASSERT_STR_CONTAINS(err, "no such stack");
+	/* p = 1 only. */
+	q.parallelism = 2;
+	ASSERT_EQ(stack_recommend(&mdl, "python-pynacl", &q, &a, err,
+	    sizeof(err)), -1);
+	ASSERT_STR_CONTAINS(err, "p = 1 only");
+	/* An unmeasured runtime: the library's answer, and a note. */
+	fit(1);
+	q.parallelism = 0;
+	ASSERT_EQ(stack_recommend(&mdl, "go", &q, &a, err, sizeof(err)), 0);
+	ASSERT_STR_CONTAINS(a.notes, "was not measured on this host");
+}
+
+TEST(probe_points_where_answers_fall)
+{
+	const struct stack_def		*sd = stack_find("php");
+	struct stack_probe_point	 pp[STACK_PROBE_POINTS];
+	size_t				 n, i;
+
+	fit(1);
+	n = stack_probe_points(&mdl, sd, 1048576, pp, STACK_PROBE_POINTS);
+	ASSERT(n >= 3);
+	ASSERT_UEQ(pp[0].m_kib, 16384);
+	for (i = 1; i < n; i++) {
+		ASSERT(pp[i].m_kib <= 1048576);
+		ASSERT(pp[i].n >= 3);
+		ASSERT((uint64_t)pp[i].m_kib * pp[i].t >
+		    (uint64_t)pp[i - 1].m_kib * pp[i - 1].t);
+	}
+	/* Within a small budget, nothing larger than it. */
+	n = stack_probe_points(&mdl, sd, 32768, pp, STACK_PROBE_POINTS);
+	for (i = 0; i < n; i++)
+		ASSERT(pp[i].m_kib <= 32768);
+	fit(0);
+	ASSERT_UEQ(stack_probe_points(&mdl, sd, 1048576, pp,
+	    STACK_PROBE_POINTS), 0);
+}
+
+TEST(snippets_carry_the_stack_and_its_parameters)
+{
+	struct tune_answer	a;
+	char			*s;
+
+	memset(&a, 0, sizeof(a));
+	a.variant = KDF_ALG_ARGON2ID;
+	a.m_kib = 47104;
+	a.t = 3;
+	a.p = 1;
+	s = stack_snippet(stack_find("php"), &a, 1);
+	ASSERT_STR_CONTAINS(s, "'memory_cost' => 47104");
+	ASSERT(strstr(s, "Not measured") == NULL);
+	free(s);
+	s = stack_snippet(stack_find("php-sodium"), &a, 0);
+	ASSERT_STR_CONTAINS(s, "sodium_crypto_pwhash_str($password, 3, 47104");
+	ASSERT_STR_CONTAINS(s, "<?php\n// Not measured");
+	free(s);
+	s = stack_snippet(stack_find("python-pynacl"), &a, 0);
+	ASSERT_STR_CONTAINS(s, "# Not measured");
+	ASSERT_STR_CONTAINS(s, "opslimit=3, memlimit=47104 * 1024");
+	free(s);
+	s = stack_snippet(stack_find("libargon2"), &a, 1);
+	ASSERT_STR_CONTAINS(s, "argon2id_hash_encoded(3, 47104, 1,");
+	free(s);
+	s = stack_snippet(stack_find("java-bouncycastle"), &a, 1);
+	ASSERT_STR_CONTAINS(s, "Argon2PasswordEncoder(16, 32, 1, 47104, 3)");
+	free(s);
+}
+
+TEST_LIST(
+	TEST_ENTRY(catalogue_names_and_lookup),
+	TEST_ENTRY(fit_recovers_slope_and_fixed_cost),
+	TEST_ENTRY(one_far_point_does_not_bend_the_fit),
+	TEST_ENTRY(observations_alone_correct_by_the_median_ratio),
+	TEST_ENTRY(answer_holds_in_the_stack),
+	TEST_ENTRY(default_and_library_only_stacks),
+	TEST_ENTRY(probe_points_where_answers_fall),
+	TEST_ENTRY(snippets_carry_the_stack_and_its_parameters)
+)
