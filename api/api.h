@@ -146,6 +146,12 @@ struct api_env {
 	int	(*run_cancel)(void *ctx, int64_t id);
 	/* How a store operation went (db_status), for the host's health. */
 	void	(*store_note)(void *ctx, enum db_status st, const char *err);
+	/*
+	 * An observation of stack was stored for this host: the host's
+	 * model takes it into that stack's correction (soon, not at once:
+	 * the model's version bumps when it has).
+	 */
+	void	(*observed)(void *ctx, const char *stack);
 };
 
 struct api_server;

@@ -132,6 +132,11 @@ int	 runner_request(struct daemon *d, const char *profile,
 /* Cancel run id if it is the one queued or running: 0, or -1 (not it). */
 int	 runner_cancel(struct daemon *d, int64_t id);
 /*
+ * An observation of stack was stored for this host: the runner refits
+ * that stack's correction into the model when it is next idle.
+ */
+void	 runner_observed(struct daemon *d, const char *stack);
+/*
  * Record how a store operation went: failing to reach, open or write the
  * store marks it down (with err), anything the store answered marks it up.
  */

@@ -81,6 +81,12 @@ env_store_note(void *ctx, enum db_status st, const char *err)
 	store_note(ctx, st, err);
 }
 
+static void
+env_observed(void *ctx, const char *stack)
+{
+	runner_observed(ctx, stack);
+}
+
 void
 daemon_api_env(struct daemon *d, struct api_env *env)
 {
@@ -92,6 +98,7 @@ daemon_api_env(struct daemon *d, struct api_env *env)
 	env->run_request = env_run_request;
 	env->run_cancel = env_run_cancel;
 	env->store_note = env_store_note;
+	env->observed = env_observed;
 }
 
 void
