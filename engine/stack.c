@@ -348,6 +348,27 @@ stack_probe_points(const struct model *m, const struct stack_def *sd,
 	return np;
 }
 
+int
+stack_predict(const struct model *m, const char *name, enum kdf_alg variant,
+    uint32_t m_kib, uint32_t t, uint32_t p, uint32_t k, int q, double *ms)
+{
+	const struct model_curve	*cv;
+	const struct model_stack	*st = model_stack_find(m, name);
+	struct model_prediction		 pr;
+	double				 c = 1, d = 0;
+
+	if ((cv = model_curve_find(m, stack_base(m, name), variant, p)) ==
+	    NULL)
+		return -1;
+	model_predict(m, cv, m_kib, t, k > 0 ? k : 1, q, &pr);
+	if (st != NULL && st->how != MODEL_STACK_LIBRARY) {
+		c = st->c;
+		d = st->d;
+	}
+	*ms = c * pr.ms + d;
+	return 0;
+}
+
 /* Append a line to a's notes, when it fits. */
 static void
 stack_note(struct tune_answer *a, const char *fmt, ...)

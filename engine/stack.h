@@ -122,6 +122,15 @@ int	 stack_recommend(const struct model *m, const char *name,
 	    size_t errlen);
 
 /*
+ * The time one hash of (variant, m_kib, t, p) at k at once takes in stack
+ * name at percentile q, as m and the stack's correction predict: 0 with
+ * *ms, -1 when m has no base curve for it.
+ */
+int	 stack_predict(const struct model *m, const char *name,
+	    enum kdf_alg variant, uint32_t m_kib, uint32_t t, uint32_t p,
+	    uint32_t k, int q, double *ms);
+
+/*
  * The stack the model's default answer holds for ("libsodium" when m
  * measured it, else "libargon2").
  */

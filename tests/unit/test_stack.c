@@ -160,6 +160,15 @@ TEST(answer_holds_in_the_stack)
 	ASSERT(a.target_ms == 250.0);
 	ASSERT((uint64_t)a.m_kib * a.t < (uint64_t)lib.m_kib * lib.t);
 	ASSERT_STR_CONTAINS(a.notes, "measured here by its probe");
+	/* The library's answer, in PHP: 1.6 x its time + 4 ms. */
+	{
+		double	ms;
+
+		ASSERT_EQ(stack_predict(&mdl, "php", KDF_ALG_ARGON2ID,
+		    lib.m_kib, lib.t, lib.p, 1, 95, &ms), 0);
+		ASSERT(fabs(ms - (1.6 * lib.predicted_ms + 4.0)) < 0.5);
+		ASSERT(ms > 250 * 1.5);
+	}
 }
 
 TEST(default_and_library_only_stacks)
