@@ -21,6 +21,7 @@
  *   fleet.c           scope= and stack= answers, and what they keep
  *   scope.c           the scoped answer's members, answer and JSON: shared
  *                     with the CLI, no server needed
+ *   stacks.c          an answer's stacks (for, stacks): shared with the CLI
  *   runs.c            GET, POST /v1/runs, GET, DELETE /v1/runs/ID
  *   hosts.c           GET /v1/hosts, /v1/hosts/ID
  *   model.c           GET /v1/model: what the dashboard draws
@@ -206,6 +207,28 @@ int	 api_scope_answer(const struct api_scope_set *set,
 json_t	*api_scope_json(const struct api_scope_set *set,
 	    const struct fleet_answer *fa, const char *scope, const char *group,
 	    int stale);
+
+/*
+ * stacks.c: an answer's stacks, one path for the daemon and the CLI.
+ * api_stacks_add puts into j (tune_answer_to_json of dflt, the default
+ * answer to q) "for" (the stack dflt holds for) and "stacks": every
+ * stack of the catalogue, then those only observations know, each with
+ * its own answer to q, how its model was obtained, its correction, what
+ * dflt would take in it against the target (default_answer_ratio) and its
+ * snippet; a stack whose base curve m lacks is "available": false with
+ * why. A note is added to j's notes for each stack dflt would be over
+ * the target in. Run it where m cannot change meanwhile.
+ */
+void	 api_stacks_add(json_t *j, const struct model *m,
+	    const struct tune_query *q, const struct tune_answer *dflt);
+/* The answer a of stack name as JSON: tune_answer_to_json's, with "for",
+   "how", "why" (not probed, when known) and "snippet" (its own). */
+json_t	*api_stack_answer_json(const struct model *m, const char *name,
+	    const struct tune_answer *a);
+/* The stack the answer a holds for ("libsodium", "libargon2"). */
+const char *api_stack_for(const struct model *m, const struct tune_answer *a);
+/* 1 when the stack's runtime (or library) was measured on m's host. */
+int	 api_stack_measured(const struct model_stack *st);
 
 /* problem.c */
 enum api_problem {

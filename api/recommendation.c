@@ -1,7 +1,10 @@
 /*
  * api/recommendation.c: GET /v1/recommendation for this host, from the
  * model in memory, and GET /v1/presets. Answers are kept per model and
- * query (API_CACHE_SLOTS) with an ETag; scope= and stack= go to fleet.c.
+ * query (API_CACHE_SLOTS) with an ETag. stack= of a stack the model
+ * knows is answered here (stack_recommend), the default answer lists
+ * every stack's (stacks.c); scope=, and stack= of a name only the
+ * store's observations know yet, go to fleet.c.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +14,7 @@
 
 #include "api_impl.h"
 #include "presets.h"
+#include "stack.h"
 
 /*
  * An answer copied out of the cache, or computed and kept there. The copy
@@ -56,6 +60,7 @@ api_answer_etag(int64_t run, int status, const char *body, char *etag,
 struct api_answer_arg {
 	struct api_server		*s;
 	const struct tune_query		*q;
+	const char			*stack;		/* NULL: the default */
 	const char			*key;
 	uint64_t			 memory_max;
 	struct api_answer_copy		*out;
@@ -66,6 +71,8 @@ struct api_answer_arg {
 	uint64_t			 version;
 	int64_t				 run;
 	int				 no_model, hit, rc, stale;
+	int				 no_base;	/* of a->stack */
+	int				 not_in_model;	/* a->stack */
 };
 
 /*
@@ -90,6 +97,11 @@ api_answer_locked(const struct model *m, const struct api_state *st,
 	}
 	a->version = st->model_version;
 	a->run = st->model_run;
+	if (a->stack != NULL && stack_find(a->stack) == NULL &&
+	    model_stack_find(m, a->stack) == NULL) {
+		a->not_in_model = 1;
+		return;
+	}
 	crypto_generichash(h, sizeof(h), (const uint8_t *)a->key,
 	    strlen(a->key), NULL, 0);
 	pthread_mutex_lock(&s->lock);
@@ -112,20 +124,48 @@ api_answer_locked(const struct model *m, const struct api_state *st,
 	if (now_kib > 0 && (qq.memory_max_kib == 0 ||
 	    qq.memory_max_kib > now_kib))
 		qq.memory_max_kib = now_kib;
-	a->rc = tune_recommend(m, &qq, &ta, a->err, a->errlen);
-	if (a->rc == -1)
-		return;
+	if (a->stack != NULL) {
+		const struct stack_def	*sd = stack_find(a->stack);
+
+		a->rc = stack_recommend(m, a->stack, &qq, &ta, a->err,
+		    a->errlen);
+		if (a->rc == -1) {
+			a->no_base = model_curve_find(m, sd != NULL ? sd->base :
+			    strcmp(stack_default(m), "libsodium") == 0 ?
+			    KDF_BACKEND_LIBSODIUM : KDF_BACKEND_LIBARGON2,
+			    qq.variant, 1) == NULL;
+			return;
+		}
+		a->j = api_stack_answer_json(m, a->stack, &ta);
+	} else {
+		a->rc = tune_recommend(m, &qq, &ta, a->err, a->errlen);
+		if (a->rc == -1)
+			return;
+		/* Every stack's answer too: searched under the same lock. */
+		if ((a->j = tune_answer_to_json(&ta, m)) != NULL)
+			api_stacks_add(a->j, m, &qq, &ta);
+	}
 	a->stale = st->model_stale;
-	a->j = tune_answer_to_json(&ta, m);
 }
 
+/* Why api_answer() found no answer. */
+enum api_no_answer {
+	API_ANSWERED,
+	API_NO_MODEL,		/* no model yet */
+	API_NO_BASE,		/* the stack's base curve is not measured */
+	API_NOT_IN_MODEL,	/* a stack only the store's observations know */
+	API_NOT_MET		/* err says why */
+};
+
 /*
- * Compute an answer, or find it in the cache: 0 with a copy in out, -1
- * with no model (*no_model set) or an error in err.
+ * Compute an answer of stack (NULL: the default one, with every stack's),
+ * or find it in the cache: 0 with a copy in out, -1 with why in *no
+ * (and err).
  */
 static int
-api_answer(struct api_server *s, const struct tune_query *q, const char *key,
-    struct api_answer_copy *out, char *err, size_t errlen, int *no_model)
+api_answer(struct api_server *s, const struct tune_query *q,
+    const char *stack, const char *key, struct api_answer_copy *out,
+    char *err, size_t errlen, enum api_no_answer *no)
 {
 	struct api_answer_arg	 a;
 	struct api_cached	*slot;
@@ -135,6 +175,7 @@ api_answer(struct api_server *s, const struct tune_query *q, const char *key,
 	memset(&a, 0, sizeof(a));
 	a.s = s;
 	a.q = q;
+	a.stack = stack;
 	a.key = key;
 	a.out = out;
 	a.err = err;
@@ -143,8 +184,9 @@ api_answer(struct api_server *s, const struct tune_query *q, const char *key,
 	a.memory_max = s->cfg.memory_max;
 	pthread_mutex_unlock(&s->lock);
 	s->env.with_model(s->env.ctx, api_answer_locked, &a);
-	if (a.no_model) {
-		*no_model = 1;
+	*no = API_NOT_MET;
+	if (a.no_model || a.not_in_model) {
+		*no = a.no_model ? API_NO_MODEL : API_NOT_IN_MODEL;
 		return -1;
 	}
 	if (a.hit) {
@@ -152,9 +194,15 @@ api_answer(struct api_server *s, const struct tune_query *q, const char *key,
 			snprintf(err, errlen, "out of memory");
 		return a.rc;
 	}
-	if (a.rc == -1)
+	if (a.rc == -1) {
+		if (a.no_base)
+			*no = API_NO_BASE;
 		return -1;
-	j = a.j;
+	}
+	if ((j = a.j) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
 	slot = a.slot;
 	json_object_set_new(j, "stale", json_boolean(a.stale));
 	if (a.rc == 1) {
@@ -190,6 +238,42 @@ api_answer(struct api_server *s, const struct tune_query *q, const char *key,
 	return 0;
 }
 
+/*
+ * Is name a stack answers are given for: one of the catalogue, or one
+ * the store has observations of (of host_id; NULL: of any host)? 0, or
+ * -1 with the problem in rep (400 naming stack and listing the known
+ * names; 503 when the store cannot tell).
+ */
+static int
+api_stack_known(struct api_server *s, const char *name, const char *host_id,
+    struct api_reply *rep)
+{
+	struct db_observation	*obs = NULL;
+	struct db		*db;
+	enum db_status		 dst = DB_ERR_UNAVAILABLE;
+	size_t			 n = 0;
+	char			 err[512], names[512], why[768];
+
+	if (stack_find(name) != NULL)
+		return 0;
+	if ((db = api_db(s, err, sizeof(err))) != NULL)
+		dst = db_observations_list(db, host_id, name, 1, &obs, &n, err,
+		    sizeof(err));
+	api_store_note(s, dst, err);
+	free(obs);
+	if (dst == DB_OK && n > 0)
+		return 0;
+	if (dst != DB_OK && dst != DB_ERR_NOTFOUND) {
+		api_store_fail(s, rep, dst, 0, "stack", NULL);
+		return -1;
+	}
+	stack_names(names, sizeof(names));
+	snprintf(why, sizeof(why), "unknown stack %s: known are %s, or a name "
+	    "with observations posted to /v1/observations", name, names);
+	api_fail(rep, PROB_BAD_PARAM, "stack", why, NULL, 0);
+	return -1;
+}
+
 int
 h_recommendation(struct api_server *s, struct MHD_Connection *c,
     struct api_request *r, const char *arg, struct api_reply *rep)
@@ -198,21 +282,40 @@ h_recommendation(struct api_server *s, struct MHD_Connection *c,
 	struct api_scope	 sc;
 	struct api_answer_copy	 ans;
 	const char		*inm;
-	char			 key[256], err[512];
+	char			 key[160], ckey[256], err[512];
 	int			 rc;
-	int			 no_model = 0;
+	enum api_no_answer	 no;
 
 	(void)r;
 	(void)arg;
 	if (api_parse_query(c, &q, &sc, key, sizeof(key), rep) == -1)
 		return 0;
-	/* Other hosts, or a stack's correction: answered in fleet.c. */
-	if (sc.kind != API_SCOPE_HOST || sc.stack[0] != '\0')
+	if (sc.stack[0] != '\0' && api_stack_known(s, sc.stack,
+	    sc.kind == API_SCOPE_HOST ? s->env.host->host_id : NULL, rep) ==
+	    -1)
+		return 0;
+	/* Other hosts: answered in fleet.c. */
+	if (sc.kind != API_SCOPE_HOST)
 		return api_recommend_scoped(s, &q, key, &sc, rep);
-	if (api_answer(s, &q, key, &ans, err, sizeof(err), &no_model) == -1) {
-		if (no_model)
+	snprintf(ckey, sizeof(ckey), "%s|%s", key, sc.stack);
+	if (api_answer(s, &q, sc.stack[0] != '\0' ? sc.stack : NULL, ckey,
+	    &ans, err, sizeof(err), &no) == -1) {
+		switch (no) {
+		case API_NO_MODEL:
 			return api_no_model(s, rep);
-		return api_fail(rep, PROB_POLICY, NULL, err, NULL, 0);
+		case API_NOT_IN_MODEL:
+			/*
+			 * Observations of it are stored, and the model has
+			 * not taken them in yet: their correction, read
+			 * from the store (fleet.c).
+			 */
+			return api_recommend_scoped(s, &q, key, &sc, rep);
+		case API_NO_BASE:
+			return api_fail(rep, PROB_POLICY, "stack", err, NULL,
+			    0);
+		default:
+			return api_fail(rep, PROB_POLICY, NULL, err, NULL, 0);
+		}
 	}
 	inm = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "If-None-Match");
 	if (ans.status == 200 && inm != NULL && strcmp(inm, ans.etag) == 0) {

@@ -1,0 +1,179 @@
+/*
+ * api/stacks.c: an answer's stacks, one path for the daemon
+ * (recommendation.c) and the CLI (pwtune recommend): for every client
+ * stack of the catalogue, then the stacks only observations know, its
+ * own answer to the same question (stack_recommend), how its model was
+ * obtained, and what the default answer would take in it. Nothing here
+ * needs a running server.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api.h"
+#include "stack.h"
+
+const char *
+api_stack_for(const struct model *m, const struct tune_answer *a)
+{
+	if (a->backend == KDF_BACKEND_LIBSODIUM)
+		return "libsodium";
+	if (a->backend == KDF_BACKEND_LIBARGON2)
+		return "libargon2";
+	return stack_default(m);
+}
+
+/*
+ * The model's entry for name, or one that says the library curve alone
+ * (so that stack_how_text tells the C libraries, measured here, from the
+ * runtimes that were not).
+ */
+static const struct model_stack *
+api_stack_entry(const struct model *m, const char *name,
+    struct model_stack *tmp)
+{
+	const struct model_stack	*st;
+
+	if ((st = model_stack_find(m, name)) != NULL)
+		return st;
+	memset(tmp, 0, sizeof(*tmp));
+	snprintf(tmp->name, sizeof(tmp->name), "%s", name);
+	tmp->how = MODEL_STACK_LIBRARY;
+	tmp->c = 1;
+	return tmp;
+}
+
+int
+api_stack_measured(const struct model_stack *st)
+{
+	return strcmp(stack_how_text(st),
+	    "library measured, runtime not installed here") != 0;
+}
+
+/* One stack's entry of "stacks"; a note into notes when the default is over. */
+static json_t *
+api_stack_json(const struct model *m, const char *name,
+    const struct stack_def *sd, const struct tune_query *q,
+    const struct tune_answer *dflt, json_t *notes)
+{
+	const struct model_stack	*st;
+	struct model_stack		 tmp;
+	enum kdf_backend		 base;
+	struct tune_answer		 a;
+	json_t				*j, *corr;
+	double				 ms;
+	char				 err[512], note[320], *snip;
+	int				 rc;
+
+	st = api_stack_entry(m, name, &tmp);
+	base = sd != NULL ? sd->base : strcmp(stack_default(m),
+	    "libsodium") == 0 ? KDF_BACKEND_LIBSODIUM : KDF_BACKEND_LIBARGON2;
+	j = json_pack("{s:s, s:s, s:s}", "name", name, "runtime",
+	    sd != NULL ? sd->runtime : st->runtime[0] ? st->runtime : name,
+	    "library", sd != NULL ? sd->library : kdf_backend_name(base));
+	if (model_curve_find(m, base, q->variant, 1) == NULL) {
+		snprintf(err, sizeof(err), "%s not measured yet",
+		    kdf_backend_name(base));
+		json_object_set_new(j, "available", json_false());
+		json_object_set_new(j, "why", json_string(err));
+		return j;
+	}
+	if ((rc = stack_recommend(m, name, q, &a, err, sizeof(err))) == -1) {
+		json_object_set_new(j, "available", json_false());
+		json_object_set_new(j, "why", json_string(err));
+		return j;
+	}
+	json_object_set_new(j, "available", json_true());
+	json_object_set_new(j, "how", json_string(stack_how_text(st)));
+	if (st->how != MODEL_STACK_PROBED && st->why[0] != '\0')
+		json_object_set_new(j, "why", json_string(st->why));
+	json_object_set_new(j, "met", json_boolean(rc == 0));
+	json_object_set_new(j, "m_kib", json_integer(a.m_kib));
+	json_object_set_new(j, "t", json_integer(a.t));
+	json_object_set_new(j, "p", json_integer(a.p));
+	json_object_set_new(j, "phc_prefix", json_string(a.phc_prefix));
+	json_object_set_new(j, "predicted_ms", json_real(a.predicted_ms));
+	json_object_set_new(j, "predicted_p50_ms",
+	    json_real(a.predicted_p50_ms));
+	if (st->how == MODEL_STACK_LIBRARY)
+		corr = json_null();
+	else
+		corr = json_pack("{s:f, s:f, s:I, s:I, s:f}", "c", st->c, "d",
+		    st->d, "probe_points", (json_int_t)st->nprobe,
+		    "observations", (json_int_t)st->nobs, "fit_error",
+		    st->fit_error);
+	json_object_set_new(j, "correction", corr);
+	/*
+	 * What the default answer would take here: not at all when this
+	 * stack computes p = 1 only and the default has more lanes.
+	 */
+	if ((sd != NULL && sd->p1_only && dflt->p > 1) ||
+	    stack_predict(m, name, dflt->variant, dflt->m_kib, dflt->t,
+	    dflt->p, dflt->k, q->percentile, &ms) == -1)
+		json_object_set_new(j, "default_answer_ratio", json_null());
+	else {
+		json_object_set_new(j, "default_answer_ratio",
+		    json_real(ms / q->target_ms));
+		if (ms > q->target_ms && notes != NULL) {
+			snprintf(note, sizeof(note), "In %s the default "
+			    "answer would take %.2f x the target (%.0f ms at "
+			    "p%d): ask with stack=%s.", name, ms / q->target_ms,
+			    ms, q->percentile, name);
+			json_array_append_new(notes, json_string(note));
+		}
+	}
+	snip = sd != NULL ? stack_snippet(sd, &a, api_stack_measured(st)) :
+	    NULL;
+	json_object_set_new(j, "snippet", snip != NULL ? json_string(snip) :
+	    json_null());
+	free(snip);
+	return j;
+}
+
+void
+api_stacks_add(json_t *j, const struct model *m, const struct tune_query *q,
+    const struct tune_answer *dflt)
+{
+	const struct stack_def	*cat;
+	json_t			*list = json_array(), *notes;
+	size_t			 n, i;
+
+	if ((notes = json_object_get(j, "notes")) != NULL &&
+	    !json_is_array(notes))
+		notes = NULL;
+	cat = stack_catalogue(&n);
+	for (i = 0; i < n; i++)
+		json_array_append_new(list, api_stack_json(m, cat[i].name,
+		    &cat[i], q, dflt, notes));
+	for (i = 0; i < m->nstacks; i++)
+		if (stack_find(m->stacks[i].name) == NULL)
+			json_array_append_new(list, api_stack_json(m,
+			    m->stacks[i].name, NULL, q, dflt, notes));
+	json_object_set_new(j, "for", json_string(api_stack_for(m, dflt)));
+	json_object_set_new(j, "stacks", list);
+}
+
+json_t *
+api_stack_answer_json(const struct model *m, const char *name,
+    const struct tune_answer *a)
+{
+	const struct stack_def		*sd = stack_find(name);
+	const struct model_stack	*st;
+	struct model_stack		 tmp;
+	json_t				*j;
+	char				*snip;
+
+	if ((j = tune_answer_to_json(a, m)) == NULL)
+		return NULL;
+	st = api_stack_entry(m, name, &tmp);
+	json_object_set_new(j, "for", json_string(name));
+	json_object_set_new(j, "how", json_string(stack_how_text(st)));
+	if (st->how != MODEL_STACK_PROBED && st->why[0] != '\0')
+		json_object_set_new(j, "why", json_string(st->why));
+	snip = sd != NULL ? stack_snippet(sd, a, api_stack_measured(st)) :
+	    NULL;
+	json_object_set_new(j, "snippet", snip != NULL ? json_string(snip) :
+	    json_null());
+	free(snip);
+	return j;
+}
