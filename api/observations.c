@@ -192,6 +192,9 @@ h_observations_post(struct api_server *s, struct MHD_Connection *c,
 	}
 	/* Corrections change: answers kept for a stack are computed again. */
 	api_fleet_observed(s, o.stack);
+	/* ... and the host's model takes it into the stack's correction. */
+	if (s->env.observed != NULL)
+		s->env.observed(s->env.ctx, o.stack);
 	j = json_pack("{s:I, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:f, "
 	    "s:f}", "id", (json_int_t)o.id, "host_id", o.host_id, "stack",
 	    o.stack, "variant", o.variant, "m_kib", (json_int_t)o.m_kib, "t",
@@ -246,6 +249,12 @@ h_observations_get(struct api_server *s, struct MHD_Connection *c,
 		    (json_int_t)obs[i].nsamples, "median_ms", obs[i].median_ms,
 		    "p95_ms", obs[i].p95_ms, "created", obs[i].created);
 
+		/*
+		 * TODO: "source" (probe or service) once struct
+		 * db_observation carries it (db/, the probe runner's work):
+		 * json_object_set_new(o, "source",
+		 *     json_string(obs[i].source));
+		 */
 		json_object_set_new(o, "predicted_ms", obs[i].predicted_ms >=
 		    0 ? json_real(obs[i].predicted_ms) : json_null());
 		json_object_set_new(o, "ratio", obs[i].predicted_ms > 0 ?
