@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Answers per client stack: stack= is a known name (the catalogue) or one
+# with observations of this host, else 400 naming stack and listing the
+# known names; the default answer says which stack it holds for and gives
+# every stack's own answer and snippet (with its own m); stack=php stands
+# on libargon2 and answers from it, or, when the store has no libargon2
+# run, 422 naming stack (php is then "available": false in stacks).
+. "$(dirname "$0")/lib.sh"
+
+# A store with libsodium only first.
+seed_store
+start_daemon
+T=$(TOKEN)
+A=(-H "Content-Type: application/json" -H "Authorization: Bearer $T")
+NAMES="libsodium libargon2 php php-sodium python-argon2-cffi python-pynacl go node-argon2 java-bouncycastle"
+
+expect_http 400 "an unknown stack: 400" GET "/v1/recommendation?target_ms=250&stack=cobol"
+expect_body "... naming stack and listing the known names" \
+	"j['param'] == 'stack' and 'php' in j['detail'] and 'java-bouncycastle' in j['detail'] and 'cobol' in j['detail']"
+expect_http 400 "an unknown stack with scope=fleet: 400 too" GET "/v1/recommendation?target_ms=250&stack=cobol&scope=fleet"
+expect_body "... naming stack" "j['param'] == 'stack'"
+
+expect_http 200 "the default answer" GET "/v1/recommendation?target_ms=250"
+expect_body "holds for libsodium, and lists every stack of the catalogue in order" \
+	"j['for'] == 'libsodium' and [s['name'] for s in j['stacks']][:9] == '$NAMES'.split() and 'snippets' in j"
+expect_body "without libargon2 measured, its stacks are not available, and say why" \
+	"all(s['available'] is False and s['why'] == 'libargon2 not measured yet' for s in j['stacks'] if s['name'] in ('php', 'libargon2', 'python-argon2-cffi', 'go', 'node-argon2', 'java-bouncycastle'))"
+expect_body "the libsodium stacks have their answer, how, ratio and snippet" \
+	"all(s['available'] and s['m_kib'] > 0 and s['how'] and s['default_answer_ratio'] > 0 and str(s['m_kib']) in s['snippet'] for s in j['stacks'] if s['name'] in ('libsodium', 'php-sodium', 'python-pynacl'))"
+expect_body "libsodium was measured here; php-sodium's runtime was not" \
+	"[s['how'] for s in j['stacks'] if s['name'] in ('libsodium', 'php-sodium')] == ['library measured here', 'library measured, runtime not installed here']"
+expect_http 422 "stack=php without libargon2 measured: 422" GET "/v1/recommendation?target_ms=250&stack=php"
+expect_body "... naming stack, and saying libargon2 is not measured" \
+	"j['param'] == 'stack' and 'libargon2' in j['detail'] and 'not measured' in j['detail']"
+expect_http 200 "stack=php-sodium" GET "/v1/recommendation?target_ms=250&stack=php-sodium"
+expect_body "answers for php-sodium, with its snippet" \
+	"j['for'] == 'php-sodium' and j['backend'] == 'libsodium' and 'sodium_crypto_pwhash_str' in j['snippet']"
+
+# A name only observations know stays valid once it has some.
+S=php-8.2-custom
+expect_http 400 "a stack with no observations yet: 400" GET "/v1/recommendation?target_ms=250&stack=$S"
+for i in 1 2 3 4 5; do
+	req POST /v1/observations "${A[@]}" --data-binary \
+		"{\"stack\": \"$S\", \"m_kib\": 19456, \"t\": 2, \"samples_ms\": [40, 41]}"
+done
+expect_body "five observations stored" "j['stack'] == '$S'"
+expect_http 200 "a stack with observations: 200" GET "/v1/recommendation?target_ms=250&stack=$S"
+stop_daemon
+
+# Now with libargon2 measured too (the daemon reads the newest run).
+"$PWTUNE" bench --m 8MiB,16MiB,32MiB,64MiB --t 1,3 --backend libsodium,libargon2 \
+	--repeats 2 --db "$VAR/pwtune.db" --no-json -q >/dev/null 2>&1 ||
+	{ echo "cannot seed the store with libargon2"; exit 1; }
+start_daemon
+expect_http 200 "the default answer, libargon2 measured" GET "/v1/recommendation?target_ms=250"
+expect_body "every catalogue stack is available" \
+	"all(s['available'] for s in j['stacks'] if s['name'] in '$NAMES'.split())"
+expect_body "each stack's snippet carries its own m" \
+	"all(str(s['m_kib']) in s['snippet'] for s in j['stacks'] if s.get('snippet'))"
+expect_body "the php snippet carries php's own memory_cost" \
+	"[s for s in j['stacks'] if s['name'] == 'php'][0]['snippet'].count(\"'memory_cost' => %d\" % [s for s in j['stacks'] if s['name'] == 'php'][0]['m_kib']) == 1"
+expect_body "a stack over the target has a note saying so" \
+	"all(any(('In %s the default answer would take' % s['name']) in n for n in j['notes']) for s in j['stacks'] if s['available'] and (s['default_answer_ratio'] or 0) > 1)"
+PHP_M=$(python3 -c 'import json,sys; print([s for s in json.load(open(sys.argv[1]))["stacks"] if s["name"] == "php"][0]["m_kib"])' "$TMP/body")
+expect_http 200 "stack=php" GET "/v1/recommendation?target_ms=250&stack=php"
+expect_body "answers for php from libargon2, its m as in stacks" \
+	"j['for'] == 'php' and j['backend'] == 'libargon2' and j['m_kib'] == $PHP_M and \"'memory_cost' => $PHP_M\" in j['snippet']"
+expect_body "... and its snippet says to time it where it runs (not installed here)" \
+	"'POST the result to' in j['snippet'] and j['how'] == 'library measured, runtime not installed here'"
+stop_daemon
+finish
