@@ -2,7 +2,9 @@
  * cli/cmd_recommend.c: `pwtune recommend`: which parameters take under X
  * ms here? Measures what it needs (the quick profile), or reads results
  * saved by `pwtune bench --json` (--from) or stored (--db); fits the model;
- * answers with provenance and snippets. The same engine the daemon uses.
+ * answers with provenance and snippets, and every client stack's own
+ * answer (api/stacks.c, the daemon's code), or one stack's (--stack).
+ * The same engine the daemon uses.
  *
  * Exit status: 0 an answer that meets the target; 1 the target cannot be
  * met above the floor (the closest admissible answer is printed) or a
@@ -14,10 +16,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "api.h"
 #include "cli.h"
 #include "db.h"
 #include "presets.h"
 #include "profile.h"
+#include "stack.h"
 #include "tune.h"
 #include "units.h"
 #include "verify.h"
@@ -31,6 +35,7 @@ struct rec_opts {
 	const char		*check;
 	const char		*scope;		/* NULL: this host */
 	const char		*group;
+	const char		*stack;		/* NULL: the default answer */
 	unsigned		 max_age_days;
 	int			 json;
 	int			 verify;
@@ -57,7 +62,7 @@ rec_usage(FILE *fp)
 "                        [--floor owasp|rfc9106|none]\n"
 "                        [--objective memory-first|attacker-cost]\n"
 "                        [--verify] [--json] [--from FILE | --db STORE]\n"
-"                        [--check ENCODED] [--presets] [-q]\n"
+"                        [--check ENCODED] [--presets] [--stack NAME] [-q]\n"
 "       pwtune recommend --target-ms MS --db STORE --scope group --group NAME\n"
 "                        | --scope fleet  [--max-age-days N] [query options]\n"
 "Answers which Argon2 parameters take under MS milliseconds here, at the\n"
@@ -69,12 +74,26 @@ rec_usage(FILE *fp)
 "  --verify       measure the answer at K; step down if it is over target\n"
 "  --check HASH   needs-rehash of an encoded hash against the answer\n"
 "  --presets      the time of the known presets here\n"
+"  --stack NAME   the answer that holds in client stack NAME (php, go, ...;\n"
+"                 or a name with observations in the store of --db);\n"
+"                 without it, every stack's answer is listed too\n"
 "  --scope group  the answer that holds on every host of group NAME with a\n"
 "                 fresh run in STORE (a shared postgresql:// store), decided\n"
 "                 by the slowest; --scope fleet: every host in STORE\n"
 "  --max-age-days N  runs older than N days are stale (default 30; 0: any)\n"
 "Exit status: 0 answered, 1 the target cannot be met above the floor\n"
 "(the closest admissible answer is printed), 2 bad usage.\n", fp);
+}
+
+/* An unknown --stack: what the known names are. */
+static void
+rec_unknown_stack(const char *name)
+{
+	char	names[512];
+
+	stack_names(names, sizeof(names));
+	cli_warnx("recommend: unknown stack %s: known are %s, or a name with "
+	    "observations in the store (--db)", name, names);
 }
 
 static int
@@ -166,6 +185,8 @@ rec_parse(int argc, char **argv, struct rec_opts *o)
 			    strcmp(v, "fleet"))
 				goto bad;
 			o->scope = strcmp(v, "host") ? v : NULL;
+		} else if (strcmp(a, "--stack") == 0) {
+			o->stack = v;
 		} else if (strcmp(a, "--group") == 0) {
 			o->group = v;
 		} else if (strcmp(a, "--max-age-days") == 0) {
@@ -204,6 +225,18 @@ bad:
 	    strcmp(o->scope, "group") != 0)) {
 		cli_warnx("recommend: --group goes with --scope group");
 		goto usage;
+	}
+	if (o->stack != NULL && (o->scope != NULL || o->verify)) {
+		cli_warnx("recommend: --stack answers for this host from its "
+		    "model: not with --scope or --verify (which measures the "
+		    "library, not the stack's runtime)");
+		goto usage;
+	}
+	/* Only a store knows names that observations brought. */
+	if (o->stack != NULL && stack_find(o->stack) == NULL &&
+	    o->db == NULL) {
+		rec_unknown_stack(o->stack);
+		return -1;
 	}
 	return 0;
 usage:
@@ -407,6 +440,83 @@ rec_print_presets(const struct model *m, const struct tune_query *q)
 	}
 }
 
+/*
+ * Every stack's answer, as the API lists them (api_stacks_add): one line
+ * each, the notes of stacks the answer would be over the target in.
+ */
+static void
+rec_print_stacks(const struct model *m, const struct tune_query *q,
+    const struct tune_answer *a)
+{
+	json_t		*j, *st, *notes, *n;
+	size_t		 i, k;
+	char		 size[32];
+
+	if ((j = json_pack("{s:[]}", "notes")) == NULL)
+		return;
+	api_stacks_add(j, m, q, a);
+	printf("\nStacks (this answer holds for %s; each stack's own answer, "
+	    "predicted at p%d):\n", json_string_value(json_object_get(j,
+	    "for")), q->percentile);
+	printf("  %-20s %10s %3s %3s %10s  %s\n", "stack", "m", "t", "p",
+	    "predicted", "how");
+	json_array_foreach(json_object_get(j, "stacks"), i, st) {
+		if (!json_is_true(json_object_get(st, "available"))) {
+			printf("  %-20s %s\n", json_string_value(
+			    json_object_get(st, "name")), json_string_value(
+			    json_object_get(st, "why")));
+			continue;
+		}
+		units_format_kib((uint64_t)json_integer_value(json_object_get(
+		    st, "m_kib")), size, sizeof(size));
+		printf("  %-20s %10s %3lld %3lld %7.1f ms  %s\n",
+		    json_string_value(json_object_get(st, "name")), size,
+		    json_integer_value(json_object_get(st, "t")),
+		    json_integer_value(json_object_get(st, "p")),
+		    json_real_value(json_object_get(st, "predicted_ms")),
+		    json_string_value(json_object_get(st, "how")));
+	}
+	notes = json_object_get(j, "notes");
+	json_array_foreach(notes, k, n)
+		printf("  - %s\n", json_string_value(n));
+	if (json_array_size(notes) == 0)
+		printf("  (ask for one with --stack NAME)\n");
+	json_decref(j);
+}
+
+/* The stack's answer: how its model was obtained, and its own snippet. */
+static void
+rec_print_stack(const struct model *m, const char *name,
+    const struct tune_answer *a)
+{
+	json_t		*j;
+	const char	*why, *snip;
+
+	if ((j = api_stack_answer_json(m, name, a)) == NULL)
+		return;
+	printf("\nStack:       %s (%s)\n", name, json_string_value(
+	    json_object_get(j, "how")));
+	if ((why = json_string_value(json_object_get(j, "why"))) != NULL)
+		printf("             %s\n", why);
+	if ((snip = json_string_value(json_object_get(j, "snippet"))) != NULL)
+		printf("\nSnippet:\n\n%s", snip);
+	json_decref(j);
+}
+
+/*
+ * After the model is fitted, before the answer: where a probe of stack
+ * o->stack will run from cold (no --from, no --db) so that its answer
+ * holds in the runtime measured here, not the library alone. Nothing
+ * yet: the answer stands on the library curve (and the store's
+ * corrections with --db).
+ */
+static void
+rec_stack_probe(const struct rec_opts *o, struct model *m)
+{
+	(void)o;
+	(void)m;
+}
+
 static void
 rec_print_text(const struct rec_opts *o, const struct model *m,
     const struct report *rep, const struct tune_answer *a,
@@ -470,7 +580,11 @@ rec_print_text(const struct rec_opts *o, const struct model *m,
 		    line = strtok_r(NULL, "\n", &save))
 			printf("  - %s\n", line);
 	}
-	(void)o;
+	if (o->stack != NULL) {
+		rec_print_stack(m, o->stack, a);
+		return;
+	}
+	rec_print_stacks(m, &o->q, a);
 	snips = tune_snippets(a);
 	printf("\nSnippets:\n");
 	json_object_foreach(snips, lang, code)
@@ -514,6 +628,14 @@ cmd_recommend(int argc, char **argv)
 		return CLI_EXIT_FAIL;
 	}
 	m.run_id = run_id;
+	if (o.stack != NULL && stack_find(o.stack) == NULL &&
+	    model_stack_find(&m, o.stack) == NULL) {
+		rec_unknown_stack(o.stack);
+		report_release(&rep);
+		return CLI_EXIT_USAGE;
+	}
+	if (o.stack != NULL && o.from == NULL && o.db == NULL)
+		rec_stack_probe(&o, &m);
 	if (o.presets) {
 		rec_print_presets(&m, &o.q);
 		if (o.q.target_ms <= 0 || argc <= 2) {
@@ -522,11 +644,17 @@ cmd_recommend(int argc, char **argv)
 		}
 		putchar('\n');
 	}
-	rc = tune_recommend(&m, &o.q, &a, err, sizeof(err));
+	if (o.stack != NULL)
+		rc = stack_recommend(&m, o.stack, &o.q, &a, err, sizeof(err));
+	else
+		rc = tune_recommend(&m, &o.q, &a, err, sizeof(err));
 	if (rc == -1) {
 		cli_warnx("recommend: %s", err);
 		report_release(&rep);
-		return CLI_EXIT_USAGE;
+		/* A stack whose library was not measured: not a usage error. */
+		return o.stack != NULL && stack_find(o.stack) != NULL &&
+		    model_curve_find(&m, stack_find(o.stack)->base,
+		    o.q.variant, 1) == NULL ? CLI_EXIT_FAIL : CLI_EXIT_USAGE;
 	}
 	if (rc == 0 && o.verify) {
 		rec_verify(&m, &o.q, &a, &measured, &steps);
@@ -534,7 +662,10 @@ cmd_recommend(int argc, char **argv)
 			rec_store_verification(o.db, run_id, &a, measured);
 	}
 	if (o.json) {
-		j = tune_answer_to_json(&a, &m);
+		if (o.stack != NULL)
+			j = api_stack_answer_json(&m, o.stack, &a);
+		else if ((j = tune_answer_to_json(&a, &m)) != NULL)
+			api_stacks_add(j, &m, &o.q, &a);
 		if (measured >= 0)
 			json_object_set_new(j, "verified", json_pack("{s:f, "
 			    "s:i}", "measured_ms", measured, "steps_down",
