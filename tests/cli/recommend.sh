@@ -124,4 +124,43 @@ expect_status 0 "verify --db" -- "$PWTUNE" recommend --target-ms 30 --floor none
 	--db "$TMP/s.db" --verify --json
 [ "$(sqlite3 "$TMP/s.db" 'SELECT count(*) FROM verifications WHERE measured_ms > 0 AND target_ms = 30')" = 1 ] \
 	&& ok "verify --db: stored" || bad "verify --db: not stored"
+# Stacks: the default answer lists every stack's (the API's JSON); --stack
+# answers for one, checked and named; an unknown name is exit 2 with the
+# known names; a stack on a library the run did not measure is exit 1.
+expect_status 0 "stacks: the default answer's table" -- "$PWTUNE" recommend --target-ms 250 --from "$RUN"
+expect_stdout "stacks: the table, and what it holds for" "Stacks (this answer holds for libsodium"
+expect_stdout "stacks: php, whose library is not measured" "php                  libargon2 not measured yet"
+expect_status 0 "stacks: json" -- "$PWTUNE" recommend --target-ms 250 --from "$RUN" --json
+python3 - "$TMP/out" <<'PY' && ok "stacks: json has for and every stack" || bad "stacks: json"
+import json, sys
+a = json.load(open(sys.argv[1]))
+assert a["for"] == "libsodium"
+names = [s["name"] for s in a["stacks"]]
+assert names == ["libsodium", "libargon2", "php", "php-sodium", "python-argon2-cffi",
+    "python-pynacl", "go", "node-argon2", "java-bouncycastle"], names
+s = {s["name"]: s for s in a["stacks"]}
+assert s["php"]["available"] is False and s["php"]["why"] == "libargon2 not measured yet"
+assert s["php-sodium"]["m_kib"] == a["m_kib"] and "%d * 1024" % a["m_kib"] in s["php-sodium"]["snippet"]
+PY
+expect_status 2 "stack unknown: exit 2" -- "$PWTUNE" recommend --target-ms 250 --from "$RUN" --stack cobol
+expect_stderr "stack unknown: the known names" "unknown stack cobol: known are libsodium, libargon2, php, php-sodium"
+expect_stderr "stack unknown: java-bouncycastle listed" "java-bouncycastle"
+expect_status 2 "stack unknown in a store: exit 2" -- "$PWTUNE" recommend --target-ms 250 --db "$TMP/s.db" --stack cobol
+expect_stderr "stack unknown in a store: named" "unknown stack cobol"
+expect_status 1 "stack php without libargon2 measured: exit 1" -- "$PWTUNE" recommend --target-ms 250 --from "$RUN" --stack php
+expect_stderr "... saying so" "php stands on libargon2, which this host's model has not measured yet"
+expect_status 2 "stack with --verify: exit 2" -- "$PWTUNE" recommend --target-ms 250 --from "$RUN" --stack php-sodium --verify
+expect_status 0 "bench --db with libargon2" -- "$PWTUNE" bench --m 8MiB,16MiB,32MiB --t 1,3 \
+	--backend libsodium,libargon2 --repeats 2 --db "$TMP/a2.db" -q --no-json
+expect_status 0 "stack php" -- "$PWTUNE" recommend --target-ms 100 --db "$TMP/a2.db" --stack php --json
+python3 - "$TMP/out" <<'PY' && ok "stack php: its own answer and snippet" || { bad "stack php"; head -c 600 "$TMP/out"; }
+import json, sys
+a = json.load(open(sys.argv[1]))
+assert a["for"] == "php" and a["backend"] == "libargon2", (a["for"], a["backend"])
+assert "'memory_cost' => %d," % a["m_kib"] in a["snippet"]
+assert a["how"] == "library measured, runtime not installed here"
+PY
+expect_status 0 "stack php: text" -- "$PWTUNE" recommend --target-ms 100 --db "$TMP/a2.db" --stack php
+expect_stdout "stack php: text names the stack" "Stack:       php (library measured, runtime not installed here)"
+expect_stdout "stack php: text has its snippet" "password_hash(\$password, PASSWORD_ARGON2ID"
 finish
