@@ -223,7 +223,10 @@ function syncRange() {
   $('target-range').setAttribute('aria-valuetext', t + ' milliseconds');
 }
 
-function copyButton(getText, label) {
+// A copy button. Without a clipboard (a page not served over HTTPS or
+// from localhost, a refused permission) it selects node, when given, for
+// the reader to copy.
+function copyButton(getText, label, node) {
   const b = el('button', 'Copy', 'copy');
   b.type = 'button';
   b.setAttribute('aria-label', label);
@@ -232,16 +235,127 @@ function copyButton(getText, label) {
       await navigator.clipboard.writeText(getText());
       b.textContent = 'Copied';
     } catch (e) {
-      b.textContent = 'Select and copy';
+      if (node) {
+        const range = document.createRange();
+        range.selectNodeContents(node);
+        const sel = window.getSelection();
+        sel.removeAllRanges();
+        sel.addRange(range);
+        b.textContent = 'Selected: press Ctrl+C';
+      } else {
+        b.textContent = 'Select and copy';
+      }
     }
     setTimeout(() => { b.textContent = 'Copy'; }, 1500);
   });
   return b;
 }
 
+// ---- stacks: each client stack's own answer, as tabs -----------------
+
+// The stacks of the last default answer (GET /v1/recommendation without
+// stack=), and the tab shown.
+let stacksNow = [];
+let stackTab = '';
+
+function ratioText(r) {
+  return r === null || r === undefined ? '' : r.toFixed(2) + ' × the target';
+}
+
+function showStackPanel(name) {
+  const st = stacksNow.find((x) => x.name === name);
+  const panel = $('stack-panel');
+  stackTab = name;
+  for (const t of $('stack-tabs').children) {
+    const on = t.dataset.stack === name;
+    t.setAttribute('aria-selected', on ? 'true' : 'false');
+    t.tabIndex = on ? 0 : -1;
+    if (on) panel.setAttribute('aria-labelledby', t.id);
+  }
+  if (!st) {
+    panel.hidden = true;
+    return;
+  }
+  const dl = el('dl');
+  dl.id = 'stack-params';
+  row(dl, 'Runtime', st.runtime);
+  row(dl, 'Library', st.library);
+  if (!st.available) {
+    row(dl, 'Not available', st.why).className = 'error';
+    panel.replaceChildren(dl);
+    panel.hidden = false;
+    return;
+  }
+  row(dl, 'Measured', st.how + (st.why ? ' (' + st.why + ')' : '')).id = 'stack-how';
+  row(dl, 'Parameters', 'm = ' + st.m_kib + ' KiB (' + mib(st.m_kib) + '), t = ' + st.t + ', p = ' + st.p + (st.met ? '' : ' (the closest admissible: over the target)'));
+  row(dl, 'Predicted', ms(st.predicted_ms) + ' (median ' + ms(st.predicted_p50_ms) + ')');
+  if (st.correction) row(dl, 'Correction', '× ' + st.correction.c.toFixed(2) + ' ' + (st.correction.d >= 0 ? '+ ' : '− ') + Math.abs(st.correction.d).toFixed(1) + ' ms, from ' + st.correction.probe_points + ' probe points and ' + st.correction.observations + ' observations');
+  const ratio = ratioText(st.default_answer_ratio);
+  if (ratio) row(dl, 'The default answer here', ratio).className = st.default_answer_ratio > 1 ? 'error' : '';
+  const parts = [dl];
+  if (st.snippet) {
+    const pre = el('pre');
+    const code = el('code', st.snippet);
+    code.id = 'stack-snippet';
+    pre.appendChild(code);
+    const b = copyButton(() => st.snippet, 'Copy the ' + st.name + ' snippet', code);
+    b.id = 'stack-copy';
+    parts.push(b, pre);
+  }
+  panel.replaceChildren(...parts);
+  panel.hidden = false;
+}
+
+// One tab per stack of the default answer; name's selected.
+function showStacks(stacks, name) {
+  stacksNow = stacks || [];
+  const tabs = $('stack-tabs');
+  tabs.replaceChildren(...stacksNow.map((st) => {
+    const t = el('button', st.name, st.available ? '' : 'unavailable');
+    t.type = 'button';
+    t.id = 'stack-tab-' + st.name;
+    t.dataset.stack = st.name;
+    t.setAttribute('role', 'tab');
+    t.setAttribute('aria-controls', 'stack-panel');
+    t.addEventListener('click', () => showStackPanel(st.name));
+    return t;
+  }));
+  $('snippets').hidden = stacksNow.length === 0;
+  // The selector lists the stacks that answer, and keeps its choice.
+  const sel = $('stack');
+  const chosen = sel.value;
+  const first = el('option', 'the default');
+  first.value = '';
+  sel.replaceChildren(first, ...stacksNow.filter((st) => st.available || st.name === chosen).map((st) => {
+    const o = el('option', st.name);
+    o.value = st.name;
+    return o;
+  }));
+  sel.value = chosen;
+  showStackPanel(stacksNow.some((x) => x.name === stackTab) && stackTab !== '' ? stackTab : name);
+}
+
+// Arrow keys move between the tabs.
+function tabKeys(ev) {
+  const tabs = [...$('stack-tabs').children];
+  const i = tabs.findIndex((t) => t.dataset.stack === stackTab);
+  let j = -1;
+  if (ev.key === 'ArrowRight') j = (i + 1) % tabs.length;
+  else if (ev.key === 'ArrowLeft') j = (i - 1 + tabs.length) % tabs.length;
+  else if (ev.key === 'Home') j = 0;
+  else if (ev.key === 'End') j = tabs.length - 1;
+  if (j < 0 || !tabs.length) return;
+  ev.preventDefault();
+  showStackPanel(tabs[j].dataset.stack);
+  tabs[j].focus();
+}
+
 function showAnswer(a, out) {
   const dl = el('dl');
   dl.id = 'answer-params';
+  const st = (a.stacks || []).find((x) => x.name === a.for);
+  const how = a.how || (st && st.how);
+  row(dl, 'For', a.for + (how ? ' (' + how + ')' : '') + (a.why ? ': ' + a.why : '')).id = 'answer-for';
   row(dl, 'Parameters', 'm = ' + a.m_kib + ' KiB (' + mib(a.m_kib) + '), t = ' + a.t + ', p = ' + a.p + ' (' + a.variant + ', ' + a.backend + ')');
   const prefix = el('span');
   const code = el('code', a.phc_prefix);
@@ -256,16 +370,6 @@ function showAnswer(a, out) {
   if (a.stale) row(dl, 'Note', 'the model was measured before the host changed: re-benchmark').className = 'stale-text';
   for (const n of a.notes || []) row(dl, 'Note', n);
   out.replaceChildren(dl);
-  const sn = $('snippets');
-  sn.replaceChildren();
-  for (const [lang, text] of Object.entries(a.snippets || {})) {
-    const d = el('details');
-    const s = el('summary', lang);
-    const pre = el('pre');
-    pre.appendChild(el('code', text));
-    d.append(s, copyButton(() => text, 'Copy the ' + lang + ' snippet'), pre);
-    sn.appendChild(d);
-  }
 }
 
 let answerSeq = 0;
@@ -274,12 +378,19 @@ async function loadAnswer() {
   const seq = ++answerSeq;
   const q = new URLSearchParams();
   for (const [k, v] of new FormData($('calc'))) if (String(v).trim() !== '') q.set(k, String(v).trim());
+  // The stacks come with the default answer: asked too when a stack is.
+  const dq = new URLSearchParams(q);
+  dq.delete('stack');
   try {
-    const a = await api('/v1/recommendation?' + q.toString());
+    const [a, d] = await Promise.all([api('/v1/recommendation?' + q.toString()),
+      q.has('stack') ? api('/v1/recommendation?' + dq.toString()).catch(() => null) : null]);
     if (seq !== answerSeq) return;
     showAnswer(a, out);
+    const dflt = d || a;
+    if (dflt.stacks) showStacks(dflt.stacks, q.get('stack') || dflt.for);
+    if (q.has('stack')) showStackPanel(q.get('stack'));
     out.dataset.query = q.toString();
-    loadGroup(q);
+    loadGroup(dq);
   } catch (e) {
     if (seq !== answerSeq) return;
     out.replaceChildren();
@@ -288,7 +399,7 @@ async function loadAnswer() {
     if (e.status === 422 && e.body && e.body.closest) {
       out.appendChild(el('p', 'Closest admissible: ' + e.body.closest.phc_prefix + ', ' + ms(e.body.closest.latency.predicted_ms)));
     }
-    $('snippets').replaceChildren();
+    $('snippets').hidden = true;
     out.dataset.query = q.toString();
   }
 }
@@ -583,6 +694,7 @@ async function loadGroup(q) {
     return;
   }
   const gq = new URLSearchParams(q);
+  gq.delete('stack');
   gq.set('scope', 'group');
   let text;
   try {
@@ -749,6 +861,11 @@ function init() {
   });
   $('target').addEventListener('input', () => { syncRange(); answerSoon(); });
   for (const id of ['concurrency', 'memory-max', 'percentile', 'floor', 'objective']) $(id).addEventListener('input', answerSoon);
+  $('stack').addEventListener('change', () => {
+    stackTab = $('stack').value;
+    loadAnswer();
+  });
+  $('stack-tabs').addEventListener('keydown', tabKeys);
   $('calc').addEventListener('submit', (e) => { e.preventDefault(); loadAnswer(); });
   $('run-form').addEventListener('submit', startRun);
   $('run-cancel').addEventListener('click', cancelRun);
