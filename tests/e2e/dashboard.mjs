@@ -177,6 +177,8 @@ if (mode === 'fresh') {
 }
 try {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, colorScheme: 'light' });
+  // The copy buttons write the clipboard; the test reads it back.
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base }).catch(() => {});
   const page = await context.newPage();
   watchPage(page);
 
@@ -212,8 +214,44 @@ try {
   check(shown2 !== shown1, 'the answer changed with the slider', shown1 + ' -> ' + shown2);
   const pred = await page.textContent('#predicted');
   check(pred.includes(api2.latency.predicted_ms >= 100 ? api2.latency.predicted_ms.toFixed(0) : api2.latency.predicted_ms.toFixed(1)), 'the predicted latency is the API\'s', pred);
-  const snippets = await page.$$eval('#snippets details summary', (s) => s.map((x) => x.textContent));
-  check(snippets.includes('php') && snippets.includes('python') && snippets.includes('go'), 'snippets per language', snippets.join(','));
+
+  // ---- each stack's answer as a tab, its copy button, the selector ----
+  const tabs = await page.$$eval('#stack-tabs [role=tab]', (t) => t.map((x) => [x.dataset.stack, x.getAttribute('aria-selected')]));
+  check(api2.stacks && tabs.length === api2.stacks.length && tabs.every((t, i) => t[0] === api2.stacks[i].name), 'one tab per stack of the answer', JSON.stringify(tabs));
+  check(tabs.filter((t) => t[1] === 'true').map((t) => t[0]).join() === api2.for, 'the tab of the stack the answer holds for is selected', api2.for + ' ' + JSON.stringify(tabs));
+  const forText = await page.textContent('#answer-for');
+  check(forText.startsWith(api2.for + ' (library measured here)'), 'the answer says which stack it holds for and how that was measured', forText);
+  const phpApi = (api2.stacks || []).find((x) => x.name === 'php') || {};
+  await page.click('#stack-tab-php');
+  await page.waitForFunction(() => document.getElementById('stack-tab-php').getAttribute('aria-selected') === 'true', null, { timeout: 5000 });
+  const phpSnip = await page.textContent('#stack-snippet');
+  check(phpSnip === phpApi.snippet && phpSnip.includes("'memory_cost' => " + phpApi.m_kib + ','), 'the php tab shows php\'s snippet, with its own m', phpSnip.slice(0, 300));
+  const phpHow = await page.textContent('#stack-how');
+  check(phpHow.includes(phpApi.how), 'the php tab says how php was measured', phpHow);
+  await page.click('#stack-copy');
+  await page.waitForFunction(() => document.getElementById('stack-copy').textContent !== 'Copy', null, { timeout: 5000 });
+  const copied = await page.evaluate(async () => {
+    if (document.getElementById('stack-copy').textContent === 'Copied') return { how: 'the clipboard', text: await navigator.clipboard.readText() };
+    return { how: 'the selection', text: String(window.getSelection()) };
+  });
+  check(copied.text === phpApi.snippet, 'the copy button puts the php snippet on ' + copied.how, copied.text.slice(0, 200));
+  const sodiumApi = (api2.stacks || []).find((x) => x.name === 'php-sodium') || {};
+  await page.focus('#stack-tab-php');
+  await page.keyboard.press('ArrowRight');
+  const sodiumSnip = await page.textContent('#stack-snippet');
+  check(sodiumSnip === sodiumApi.snippet && sodiumSnip.includes(sodiumApi.m_kib + ' * 1024'), 'the arrow key moves to the next tab (php-sodium), its snippet with its own m', sodiumSnip.slice(0, 300));
+  await page.selectOption('#stack', 'php');
+  await page.waitForFunction(() => /(^|&)stack=php(&|$)/.test(document.getElementById('answer').dataset.query || ''), null, { timeout: 10000 });
+  const q4 = await page.getAttribute('#answer', 'data-query');
+  const api4 = await apiJson(page, '/v1/recommendation?' + q4);
+  const shown4 = await page.textContent('#phc-prefix');
+  check(api4.for === 'php' && shown4 === api4.phc_prefix && api4.m_kib === phpApi.m_kib, 'the stack selector asks with stack=php and shows php\'s answer', shown4 + ' vs ' + api4.phc_prefix + ', m ' + api4.m_kib + ' vs ' + phpApi.m_kib);
+  check((await page.textContent('#answer-for')).startsWith('php ('), 'the answer says it holds for php', await page.textContent('#answer-for'));
+  check(await page.getAttribute('#stack-tab-php', 'aria-selected') === 'true', 'the php tab is selected with it');
+  await shot(page, 'desktop-stack-php');
+  await page.selectOption('#stack', '');
+  await page.waitForFunction(() => !/stack=/.test(document.getElementById('answer').dataset.query || ''), null, { timeout: 10000 });
+  check((await page.textContent('#phc-prefix')) === shown2, 'back to the default stack, the default answer', await page.textContent('#phc-prefix'));
   // Typing a number moves the slider the other way.
   await page.fill('#target', '1000');
   const r1000 = Number(await page.inputValue('#target-range'));

@@ -4,7 +4,8 @@
 # with an empty store during its start-up run, then with a seeded store:
 # this host's run (with concurrency and a verified answer) and a second,
 # slower host imported from a file. dashboard.mjs does the
-# clicking; screenshots go to $E2E_ARTIFACTS.
+# clicking (each stack's answer as tabs, copy, the stack selector too);
+# screenshots go to $E2E_ARTIFACTS.
 . "$(dirname "$0")/../api/lib.sh"
 E2E_DIR=$(cd "$(dirname "$0")" && pwd)
 : "${E2E_ARTIFACTS:=$TMP/artifacts}"
@@ -32,9 +33,10 @@ fi
 stop_daemon
 VAR=$SEEDED_VAR
 
-# This host: m = 8..32 MiB x t = 1, 3 at k = 1 and 2.
+# This host: m = 8..32 MiB x t = 1, 3 at k = 1 and 2, libsodium and
+# libargon2 (every stack has its library curve).
 "$PWTUNE" bench --m 8MiB,16MiB,32MiB --t 1,3 --concurrency 1,2 \
-	--backend libsodium --repeats 2 --db "$VAR/pwtune.db" --no-json -q \
+	--backend libsodium,libargon2 --repeats 2 --db "$VAR/pwtune.db" --no-json -q \
 	>/dev/null 2>&1 || { echo "FAIL: cannot seed the store"; exit 1; }
 "$PWTUNE" recommend --db "$VAR/pwtune.db" --target-ms 40 --floor none \
 	--verify >/dev/null 2>&1 || { echo "FAIL: cannot verify an answer"; exit 1; }
