@@ -35,8 +35,11 @@ case_ GET /v1/recommendation "/v1/recommendation?target_ms=1"
 case_ GET /v1/recommendation "/v1/recommendation?target_ms=abc"
 case_ GET /v1/recommendation "/v1/recommendation?target_ms=250&scope=fleet"
 case_ GET /v1/recommendation "/v1/recommendation?target_ms=250&scope=group"
-case_ GET /v1/recommendation "/v1/recommendation?target_ms=250&stack=php-8.2-libargon2"
+case_ GET /v1/recommendation "/v1/recommendation?target_ms=250&stack=php-sodium"
+case_ GET /v1/recommendation "/v1/recommendation?target_ms=250&stack=php"
+case_ GET /v1/recommendation "/v1/recommendation?target_ms=250&stack=cobol"
 case_ POST /v1/observations /v1/observations "${J[@]}" -H "Authorization: Bearer $T" --data-binary '{"stack": "php-8.2-libargon2", "m_kib": 19456, "t": 2, "samples_ms": [41.5, 40]}'
+case_ GET /v1/recommendation "/v1/recommendation?target_ms=250&stack=php-8.2-libargon2"
 case_ POST /v1/observations /v1/observations "${J[@]}" -H "Authorization: Bearer $T" --data-binary '{"stack": "php 8"}'
 case_ POST /v1/observations /v1/observations "${J[@]}" --data-binary '{}'
 case_ GET /v1/observations /v1/observations
