@@ -79,8 +79,8 @@ expect_http 200 "stack= after a sixth observation" GET "/v1/recommendation?targe
 expect_body "six observations counted" "j['stack']['observations'] == 6"
 C2=$(scoped computed)
 if [ "$C2" = $((C1 + 1)) ]; then ok "an observation makes it computed again"; else bad "computed $C1 -> $C2 after an observation"; fi
-expect_http 200 "another stack: no correction" GET "/v1/recommendation?target_ms=250&stack=go-1.19"
-expect_body "another stack: 0 observations" "j['stack']['applied'] is False and j['stack']['observations'] == 0"
+expect_http 400 "another stack, without observations: unknown" GET "/v1/recommendation?target_ms=250&stack=go-1.19"
+expect_body "another stack: named, the known names listed" "j['param'] == 'stack' and 'unknown stack go-1.19' in j['detail'] and 'php' in j['detail']"
 expect_http 400 "stack= with a bad name" GET "/v1/recommendation?target_ms=250&stack=a%20b"
 expect_body "named" 'j["param"] == "stack"'
 

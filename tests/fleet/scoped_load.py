@@ -9,7 +9,8 @@ connection (so they land on every HTTP thread). Phase 2: CLIENTS
 processes (not threads: the probe must not wait for the loaders' turn at
 Python's lock), each question on a new connection (on every HTTP thread
 too), ask QUESTIONS distinct questions between them (scope=fleet, objective=attacker-cost,
-stack=s-N: none has observations), while the probe goes on as in phase 1
+stack=s-N: none has observations, so each is a 400 after one look in the
+store), while the probe goes on as in phase 1
 until they are done or DEADLINE_S passed. With "target", the questions
 differ by target_ms (200 + N) instead: every host's own answer is
 searched for each, the costliest distinct question. Prints one line of key=value
@@ -105,10 +106,11 @@ for a, lat in results:
     qlat += lat
 qlat.sort()
 print("idle_p99=%.1f idle_n=%d idle_errors=%d busy_p99=%.1f busy_n=%d "
-      "busy_errors=%d questions=%d answered_200=%d answered_429=%d "
-      "other=%d wall_s=%.1f question_median=%.1f" % (
+      "busy_errors=%d questions=%d answered_200=%d answered_400=%d "
+      "answered_429=%d other=%d wall_s=%.1f question_median=%.1f" % (
           p99(idle), len(idle), len(idle_err), p99(busy), len(busy),
           len(busy_err), sum(answered.values()), answered.get(200, 0),
-          answered.get(429, 0),
-          sum(v for k, v in answered.items() if k not in (200, 429)), wall,
+          answered.get(400, 0), answered.get(429, 0),
+          sum(v for k, v in answered.items() if k not in (200, 400, 429)),
+          wall,
           qlat[len(qlat) // 2] if qlat else -1))
