@@ -3,7 +3,7 @@
 # debian:12-slim stand-in made with debootstrap (minbase, bookworm) and
 # podman import, the image built with podman's docker-compatible build,
 # then run with the README's command adapted only as this machine needs
-# (runc: crun refuses hybrid cgroups; ulimits under low hard limits; a
+# (runc, where crun would refuse hybrid cgroups; ulimits under low hard limits; a
 # free port on 127.0.0.1; a volume of this test's own). Checked: the
 # answer after the start-up run, the memory budget from the container's
 # cgroup, the health check, the non-root user, the state surviving a new
@@ -153,10 +153,11 @@ RUNC=(podman --runtime runc run --ulimit nofile=20000:20000 --ulimit nproc=4096:
 	skip "podman --runtime runc cannot run a container here: $(tail -1 "$TMP/podman.err")"
 
 # ---- the image, as the README builds it ----
-# podman's docker-compatible build: --format docker keeps HEALTHCHECK,
-# --isolation chroot and --network host because crun and runc refuse
-# this machine's hybrid cgroups for the build's containers; no registry
-# (--pull=never) and no cached layers left behind (--layers=false).
+# podman's docker-compatible build: --format docker keeps HEALTHCHECK;
+# --isolation chroot and --network host build without a runtime's
+# container, as a machine where crun refuses the hybrid cgroups needs (runc
+# builds here either way); no registry (--pull=never) and no cached
+# layers left behind (--layers=false).
 mapfile -t words < <(subst "${README_BUILD[@]}")
 BUILD_CMD=(podman build --format docker --isolation chroot --network host
 	--pull=never --layers=false "${words[@]}")
