@@ -3,11 +3,12 @@
 # debian:12-slim stand-in made with debootstrap (minbase, bookworm) and
 # podman import, the image built with podman's docker-compatible build,
 # then run with the README's command adapted only as this machine needs
-# (runc, where crun would refuse hybrid cgroups; ulimits under low hard limits; a
-# free port on 127.0.0.1; a volume of this test's own). Checked: the
-# answer after the start-up run, the memory budget from the container's
-# cgroup, the health check, the non-root user, the state surviving a new
-# container on the same volume, and podman stop ending it with exit 0.
+# (runc, where crun would refuse hybrid cgroups; ulimits under low hard
+# limits; a free port on 127.0.0.1; a volume of this test's own). Checked:
+# the answer after the start-up run, the memory budget from the
+# container's cgroup, the health check, the non-root user, the state
+# surviving a new container on the same volume, and podman stop ending it
+# with exit 0.
 #
 # The debootstrap tree is cached as a tar under the build tree
 # (BUILD_DIR/container-base/), so a second run skips it; the containers,
@@ -236,11 +237,14 @@ else
 	die
 fi
 RUN1=$(json "$TMP/answer" 'j["model"]["run_id"]')
-echo "  answer: m $(json "$TMP/answer" 'j.get("m_kib")') KiB, t $(json "$TMP/answer" 'j.get("t")'), p $(json "$TMP/answer" 'j.get("p")'), run $RUN1"
+echo "  answer: $(json "$TMP/answer" 'j["phc_prefix"]'), run $RUN1"
 
+# GET /v1/hosts: this host's budget and what set it.
 curl -s --max-time 5 -o "$TMP/hosts" "http://127.0.0.1:$P1/v1/hosts"
-read -r bytes source < <(json "$TMP/hosts" '" ".join(str(x) for h in (j["hosts"] if isinstance(j, dict) else j) if h.get("this_host") for x in (h["memory_budget"]["bytes"], h["memory_budget"]["source"]))')
-mib=$(( ${bytes:-0} / 1048576 ))
+read -r bytes source < <(json "$TMP/hosts" \
+	'" ".join("%d %s" % (h["memory_budget"]["bytes"], h["memory_budget"]["source"])
+	    for h in j["hosts"] if h.get("this_host"))')
+mib=$((${bytes:-0} / 1048576))
 [ "$source" = cgroup ] && [ "$mib" -ge 900 ] && [ "$mib" -le 1024 ] &&
 	ok "budget from the cgroup: $mib MiB of --memory 2g" ||
 	bad "budget: ${bytes:-none} bytes from ${source:-nothing}, wanted ~1 GiB from cgroup"
