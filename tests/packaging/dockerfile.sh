@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # docker/Dockerfile, checked without a container engine: its build steps
-# are make targets that exist; the runtime stage installs a package for
-# every library pwtuned and pwtune link against directly; what it copies
-# from the staged install exists there; it runs as a non-root user with
-# the state directory as a volume and a health check that needs no curl.
+# are make targets that exist; the commands called by the unit tests it
+# runs are in the base or installed there; the runtime stage installs a
+# package for every library pwtuned and pwtune link against directly;
+# what it copies from the staged install exists there (or is made by the
+# build stage); it runs as a non-root user with the state directory as a
+# volume and a health check that needs no curl. packaging.container
+# builds and runs it.
 . "$(dirname "$0")/../cli/lib.sh"
 : "${BUILD_DIR:?BUILD_DIR must name the build tree}"
 DF="$SRC/docker/Dockerfile"
