@@ -25,6 +25,9 @@ BUILD_PACKAGES := build-essential cmake pkg-config \
 TEST_PACKAGES := argon2 sqlite3 curl wrk php-cli golang-go cryptsetup-bin \
 	chromium systemd man-db groff-base clang libclang-rt-14-dev valgrind \
 	slowhttptest gnuplot-nox postgresql
+# packaging.container: the image built and run for real, without a
+# registry (a debootstrap base, podman with runc).
+TEST_PACKAGES += podman debootstrap runc
 
 PREFIX  ?= /usr/local
 DESTDIR ?=

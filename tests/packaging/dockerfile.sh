@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # docker/Dockerfile, checked without a container engine: its build steps
-# are make targets that exist; the runtime stage installs a package for
-# every library pwtuned and pwtune link against directly; what it copies
-# from the staged install exists there; it runs as a non-root user with
-# the state directory as a volume and a health check that needs no curl.
+# are make targets that exist; the commands called by the unit tests it
+# runs are in the base or installed there; the runtime stage installs a
+# package for every library pwtuned and pwtune link against directly;
+# what it copies from the staged install exists there (or is made by the
+# build stage); it runs as a non-root user with the state directory as a
+# volume and a health check that needs no curl. packaging.container
+# builds and runs it.
 . "$(dirname "$0")/../cli/lib.sh"
 : "${BUILD_DIR:?BUILD_DIR must name the build tree}"
 DF="$SRC/docker/Dockerfile"
@@ -11,11 +14,40 @@ flat=$(sed -e ':a' -e '/\\$/N; s/\\\n//; ta' "$DF")
 
 grep -q '^FROM debian:12-slim AS build' <<<"$flat" && [ "$(grep -c '^FROM debian:12-slim' <<<"$flat")" = 2 ] &&
 	ok "two stages on debian:12-slim" || bad "stages: $(grep '^FROM' <<<"$flat")"
-targets=$(grep '^RUN' <<<"$flat" | grep -oE 'make [a-z-]+' | awk '{print $2}' | sort -u)
+targets=$(grep '^RUN' <<<"$flat" | grep -oE '(RUN|&&) +make [a-z-]+' | awk '{print $NF}' | sort -u)
 [ -n "$targets" ] && ok "build steps call make targets: $(echo $targets)" || bad "no make target in the build stage"
 for t in $targets; do
 	make -n -C "$SRC" "$t" BUILD="$TMP/b" >/dev/null 2>&1 && ok "make $t exists" || bad "make $t does not"
 done
+
+# What the unit tests the build stage runs call through system(): each
+# command is in an Essential package (in every Debian base) or installed
+# by the build stage's apt-get line.
+pkg_of() {
+	local f
+	for f in "$(readlink -f "$(command -v "$1")")" "/bin/$1" "/usr/bin/$1"; do
+		dpkg -S "$f" 2>/dev/null | head -1 | cut -d: -f1 | grep . && return
+	done
+}
+build_stage=$(awk '/^FROM debian:12-slim AS build/ {b = 1; next} /^FROM/ {b = 0} b' <<<"$flat")
+build_apt=$(grep -oE 'apt-get install [^&]*' <<<"$build_stage" | tr ' ' '\n' | grep -vE '^-|^(apt-get|install)$')
+if grep -q -- '-L unit' <<<"$build_stage"; then
+	cmds=$(grep -ohE 'snprintf\([a-z]+, sizeof\([a-z]+\),[[:space:]]*"[a-z0-9_.-]+ ' "$SRC"/tests/unit/*.c |
+		sed -E 's/.*"([a-z0-9_.-]+) $/\1/' | sort -u)
+	[ -n "$cmds" ] || bad "no command found in the unit tests' system() calls"
+	for c in $cmds; do
+		pkg=$(pkg_of "$c")
+		if [ -z "$pkg" ]; then
+			bad "unit tests call $c: no package for it here"
+		elif [ "$(dpkg-query -W -f='${Essential}' "$pkg")" = yes ]; then
+			ok "unit tests call $c: in $pkg, Essential"
+		elif grep -qx "$pkg" <<<"$build_apt"; then
+			ok "unit tests call $c: $pkg installed by the build stage"
+		else
+			bad "unit tests call $c: $pkg, not installed by the build stage"
+		fi
+	done
+fi
 
 # Libraries: NEEDED entries -> Debian packages -> in the runtime apt line.
 runtime=$(awk '/^FROM debian:12-slim$/ {rt = 1} rt' <<<"$flat" | grep -oE 'apt-get install [^&]*' | tr ' ' '\n' | grep -vE '^-|^(apt-get|install)$')
@@ -36,11 +68,20 @@ for bin in "$BUILD_DIR/daemon/pwtuned" "$BUILD_DIR/cli/pwtune"; do
 	done
 done
 
-# What the runtime stage copies from /staging exists in make install's tree.
+# What the runtime stage copies from /staging exists in make install's
+# tree, or the build stage makes it (install -d /staging/...) when the
+# install puts nothing there.
 D="$TMP/staging"
 DESTDIR="$D" cmake --install "$BUILD_DIR" --prefix /usr >/dev/null 2>&1 || bad "cmake --install"
+made=$(grep -oE 'install -d /staging[^ ]+' <<<"$build_stage" | sed 's|install -d /staging||')
 for src in $(grep -oE 'COPY --from=build /staging[^ ]+' <<<"$flat" | sed 's|COPY --from=build /staging||'); do
-	[ -e "$D$src" ] && ok "staged: $src" || bad "not staged: $src"
+	if [ -e "$D$src" ]; then
+		ok "staged: $src"
+	elif grep -qx -- "$src" <<<"$made"; then
+		ok "staged: $src (made by the build stage: the install has none)"
+	else
+		bad "not staged: $src"
+	fi
 done
 
 last=$(awk '/^FROM debian:12-slim$/ {rt = 1} rt' <<<"$flat")
