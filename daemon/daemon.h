@@ -117,6 +117,10 @@ struct daemon {
 	int64_t			 pending_run;
 	enum db_run_status	 pending_status;
 	char			 pending_error[128];
+	/* Stacks observations were stored for, refitted when idle. */
+	char			 observed[MODEL_STACKS_MAX][DB_STACK_MAX];
+	size_t			 nobserved;
+	time_t			 observed_refit;	/* the last refit */
 	/* Counters for /metrics. */
 	unsigned long long	 runs_by_status[6];
 };

@@ -175,11 +175,20 @@ runner_store_opened(struct daemon *d, struct db *db)
 	if (db_host_set_group(db, d->host.host_id, d->cfg.group, err,
 	    sizeof(err)) == DB_ERR_UNAVAILABLE)
 		log_warn("store: %s", err);
-	if (runner_load_model(d, db, err, sizeof(err)) == 0)
-		log_info("serving the model of run %lld (%s)",
-		    (long long)d->model_run, strcmp(d->model_fingerprint,
-		    d->host.fingerprint) ? "stale: the host changed since" :
-		    "fresh");
+	if (runner_load_model(d, db, err, sizeof(err)) == 0) {
+		size_t	i, probed = 0, nstacks;
+
+		pthread_mutex_lock(&d->lock);
+		nstacks = d->model->nstacks;
+		for (i = 0; i < nstacks; i++)
+			if (d->model->stacks[i].how == MODEL_STACK_PROBED)
+				probed++;
+		pthread_mutex_unlock(&d->lock);
+		log_info("serving the model of run %lld (%s), %zu stacks, %zu "
+		    "probed here", (long long)d->model_run,
+		    strcmp(d->model_fingerprint, d->host.fingerprint) ?
+		    "stale: the host changed since" : "fresh", nstacks, probed);
+	}
 	else
 		log_info("no finished run of this host yet");
 }
@@ -763,6 +772,8 @@ runner_probe(struct daemon *d, struct db *db)
 	pthread_mutex_lock(&d->lock);
 }
 
+static void	runner_refit_observed(struct daemon *, struct db *);
+
 static void *
 runner_loop(void *arg)
 {
@@ -782,11 +793,17 @@ runner_loop(void *arg)
 	while (!d->quit) {
 		if (d->pending_run != 0)
 			runner_retry_pending(d, db);
+		/* Observed stacks, at most once a second, when idle. */
+		if (d->nobserved > 0 && d->queued_run <= 0 && time(NULL) -
+		    d->observed_refit >= RUNNER_REFIT_S) {
+			runner_refit_observed(d, db);
+			continue;
+		}
 		if (d->queued_run <= 0) {	/* -1: being created */
 			/* Wake for requests, the periodic re-run, or to probe
 			   a shared database (never on an HTTP thread). */
 			if (d->cfg.rebench_interval > 0 || d->pending_run != 0 ||
-			    pg) {
+			    pg || d->nobserved > 0) {
 				clock_gettime(CLOCK_REALTIME, &until);
 				until.tv_sec += 1;
 				pthread_cond_timedwait(&d->wake, &d->lock,
@@ -934,8 +951,58 @@ runner_request(struct daemon *d, const char *profile, enum db_trigger trigger,
 void
 runner_observed(struct daemon *d, const char *stack)
 {
-	(void)d;
-	(void)stack;	/* refitted by the runner: to come */
+	size_t	i;
+
+	if (stack == NULL || stack[0] == '\0' || strlen(stack) >= DB_STACK_MAX)
+		return;
+	pthread_mutex_lock(&d->lock);
+	for (i = 0; i < d->nobserved; i++)
+		if (strcmp(d->observed[i], stack) == 0)
+			break;
+	if (i == d->nobserved && d->nobserved < MODEL_STACKS_MAX)
+		snprintf(d->observed[d->nobserved++], DB_STACK_MAX, "%s",
+		    stack);
+	pthread_cond_broadcast(&d->wake);
+	pthread_mutex_unlock(&d->lock);
+}
+
+/*
+ * Refit the stacks observations were stored for into a copy of the model
+ * and swap it in (called and returning with d->lock held, the runner
+ * idle): the answers cached for the model go with its version.
+ */
+static void
+runner_refit_observed(struct daemon *d, struct db *db)
+{
+	char		 names[MODEL_STACKS_MAX][DB_STACK_MAX], err[512];
+	struct model	*m = NULL;
+	int64_t		 run = d->model_run;
+	size_t		 n = d->nobserved, i;
+	int		 changed = 0;
+
+	memcpy(names, d->observed, sizeof(names));
+	d->nobserved = 0;
+	d->observed_refit = time(NULL);
+	if (d->model != NULL)
+		m = runner_model_copy(d->model);
+	pthread_mutex_unlock(&d->lock);
+	for (i = 0; m != NULL && i < n; i++) {
+		enum db_status	st = db_model_stack(db, d->host.host_id, m,
+		    names[i], err, sizeof(err));
+
+		store_note(d, st, err);
+		if (st != DB_OK)
+			log_warn("stack %s not refitted: %s", names[i], err);
+		else
+			changed = 1;
+	}
+	if (changed) {
+		runner_swap_model(d, m, run);
+		log_debug("refitted from observations: %zu stack%s", n,
+		    n == 1 ? "" : "s");
+	} else
+		free(m);
+	pthread_mutex_lock(&d->lock);
 }
 
 int

@@ -399,7 +399,7 @@ enum db_status db_observations_list(struct db *db, const char *host_id,
 int	 db_host_fresh(const struct db_host *h, time_t now, unsigned max_age,
 	    char *why, size_t len);
 
-/* The model fitted from h's newest finished run. */
+/* The model fitted from h's newest finished run, with its stacks. */
 enum db_status db_host_model(struct db *db, const struct db_host *h,
 	    struct model *m, char *err, size_t errlen);
 
