@@ -676,10 +676,26 @@ runner_run(struct daemon *d, struct db *db, int64_t id, const char *profile)
 			/* Only this thread swaps models: m stays valid. */
 			if ((ms = runner_probes(&ctx, m, rep.mem_budget)) !=
 			    NULL && !d->cancel) {
+				char	fits[1024];
+
+				fits[0] = '\0';
+				for (i = 0; i < ms->nstacks; i++) {
+					char	what[64];
+
+					if (ms->stacks[i].how ==
+					    MODEL_STACK_LIBRARY)
+						continue;
+					snprintf(what, sizeof(what), "%.2f x "
+					    "%+.1f ms", ms->stacks[i].c,
+					    ms->stacks[i].d);
+					runner_list_add(fits, sizeof(fits),
+					    ms->stacks[i].name, what);
+				}
 				runner_swap_model(d, ms, id);
 				m = ms;
-				log_info("run %lld: %zu stacks in the model",
-				    (long long)id, m->nstacks);
+				log_info("run %lld: %zu stacks in the model; "
+				    "measured: %s", (long long)id, m->nstacks,
+				    fits[0] ? fits : "none");
 			} else
 				free(ms);
 			/* Stopped among the probes: the run did not end. */
