@@ -198,13 +198,19 @@ probe_child(const char *path, char *const argv[], int out, int err,
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() != parent)
 		_exit(126);		/* the parent died before the prctl */
-	if ((nul = open("/dev/null", O_RDONLY)) == -1 ||
+	/* The pipes above 2 first, so no dup2 below lands on itself. */
+	if ((out = fcntl(out, F_DUPFD, 3)) == -1 ||
+	    (err = fcntl(err, F_DUPFD, 3)) == -1 ||
+	    (nul = open("/dev/null", O_RDONLY)) == -1 ||
 	    dup2(nul, STDIN_FILENO) == -1 || dup2(out, STDOUT_FILENO) == -1 ||
 	    dup2(err, STDERR_FILENO) == -1)
 		_exit(126);
 	measure_close_from(STDERR_FILENO + 1);
 	execv(path, argv);
-	dprintf(STDERR_FILENO, "cannot run %s: %s\n", path, strerror(errno));
+	/* Nothing that may allocate: another thread may hold malloc's lock. */
+	if (write(STDERR_FILENO, "cannot run ", 11) == 11 &&
+	    write(STDERR_FILENO, path, strlen(path)) > 0)
+		(void)!write(STDERR_FILENO, ": exec failed\n", 14);
 	_exit(127);
 }
 

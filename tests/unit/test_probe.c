@@ -287,6 +287,13 @@ TEST(exit_3_gives_its_reason)
 	ASSERT_EQ(r.status, PROBE_EXIT);
 	ASSERT_STR_EQ(r.why, "exit 2: usage: probe-c MODE");
 	cleanup();
+	/* A program that cannot be run (its interpreter is not there). */
+	fake("#!/nonexistent/sh\n");
+	ASSERT_EQ(probe_run(stack_find("libsodium"), dir, &pt, 1, &o, &r), -1);
+	ASSERT_EQ(r.status, PROBE_EXIT);
+	ASSERT_STR_CONTAINS(r.why, "exit 127: cannot run ");
+	ASSERT_STR_CONTAINS(r.why, "probe-c: exec failed");
+	cleanup();
 	/* Exit 0 before every point. */
 	fake(FAKE_HEAD);
 	ASSERT_EQ(probe_run(stack_find("libsodium"), dir, &pt, 1, &o, &r), -1);
