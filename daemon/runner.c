@@ -991,6 +991,7 @@ static void
 runner_refit_observed(struct daemon *d, struct db *db)
 {
 	char		 names[MODEL_STACKS_MAX][DB_STACK_MAX], err[512];
+	char		 list[1024];
 	struct model	*m = NULL;
 	int64_t		 run = d->model_run;
 	size_t		 n = d->nobserved, i;
@@ -1002,20 +1003,31 @@ runner_refit_observed(struct daemon *d, struct db *db)
 	if (d->model != NULL)
 		m = runner_model_copy(d->model);
 	pthread_mutex_unlock(&d->lock);
+	list[0] = '\0';
 	for (i = 0; m != NULL && i < n; i++) {
-		enum db_status	st = db_model_stack(db, d->host.host_id, m,
-		    names[i], err, sizeof(err));
+		const struct model_stack	*ms;
+		enum db_status			 st;
 
+		st = db_model_stack(db, d->host.host_id, m, names[i], err,
+		    sizeof(err));
 		store_note(d, st, err);
-		if (st != DB_OK)
+		if (st != DB_OK) {
 			log_warn("stack %s not refitted: %s", names[i], err);
-		else
-			changed = 1;
+			continue;
+		}
+		changed = 1;
+		if ((ms = model_stack_find(m, names[i])) != NULL) {
+			char	what[128];
+
+			snprintf(what, sizeof(what), "%s, %.2f x %+.1f ms",
+			    stack_how_text(ms), ms->c, ms->d);
+			runner_list_add(list, sizeof(list), names[i], what);
+		}
 	}
 	if (changed) {
 		runner_swap_model(d, m, run);
-		log_debug("refitted from observations: %zu stack%s", n,
-		    n == 1 ? "" : "s");
+		log_info("stacks refitted from observations: %s",
+		    list[0] ? list : "none");
 	} else
 		free(m);
 	pthread_mutex_lock(&d->lock);

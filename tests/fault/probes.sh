@@ -5,7 +5,8 @@
 # small memory budget: it ends done, the hung probe is killed at
 # probe_timeout with its group, the log and the store say which stacks
 # were probed and why the others were not, the API answers; a restart
-# rebuilds the stacks from the store. Then SIGTERM while a probe runs:
+# rebuilds the stacks from the store; services' observations of a stack
+# refit it. Then SIGTERM while a probe runs:
 # pwtuned exits 0 at once and leaves no probe behind.
 . "$(dirname "$0")/../api/lib.sh"
 PROBES="$TMP/probes"
@@ -70,6 +71,26 @@ stop_daemon
 start_daemon $START --
 grep -q "serving the model of run 1 (fresh), 9 stacks, 1 probed here" "$TMP/log" &&
 	ok "a restart rebuilds the stacks from the store" || bad "load: $(grep 'serving' "$TMP/log")"
+# Services' observations of a stack not probed here: refitted when idle.
+for i in 1 2 3 4 5; do
+	req POST /v1/observations -H "Content-Type: application/json" \
+		-H "Authorization: Bearer $(TOKEN)" --data-binary \
+		'{"stack":"python-argon2-cffi","m_kib":16384,"t":1,"samples_ms":[50,51,52]}'
+	[ "$(cat "$TMP/status")" = 201 ] || [ "$(cat "$TMP/status")" = 200 ] || bad "POST observation $i: HTTP $(cat "$TMP/status")"
+done
+for _ in $(seq 50); do
+	grep -q "stacks refitted from observations: python-argon2-cffi (observations," "$TMP/log" && break
+	sleep 0.1
+done
+line=$(grep "stacks refitted from observations" "$TMP/log" | tail -1)
+# Until the API calls its env's observed() (api_env.observed), nothing
+# tells the runner: then this check is skipped, and says so.
+if ! grep -qE '(->|\.)observed\(' "$SRC"/api/*.c; then
+	echo "skip   observed stack refitted: the API does not call env->observed yet"
+else
+	case "$line" in *"python-argon2-cffi (observations, "*) ok "observed stack refitted: ${line#*: }" ;;
+	*) bad "no refit from observations: $line" ;; esac
+fi
 stop_daemon
 
 # SIGTERM while a probe runs: every probe hangs now.
