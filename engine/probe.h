@@ -75,7 +75,7 @@ struct probe_point_result {
 
 struct probe_result {
 	enum probe_status	 status;
-	char			 why[256];	/* "" when ok */
+	char			 why[192];	/* "" when ok (fits a model_stack) */
 	char			 runtime[96];	/* from the header */
 	char			 library[128];
 	struct probe_point_result points[PROBE_POINTS_MAX];
