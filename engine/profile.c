@@ -101,12 +101,12 @@ profile_points(enum profile_kind kind, int cpus,
 			    (uint32_t)cpus);
 		}
 		/*
-		 * Then Debian's libargon2, through the allocator PHP and
-		 * Python link it with, at fewer sizes (t = 3 where it is
-		 * cheap; above, the pass cost comes from the neighbours):
-		 * the curve the stacks standing on it are corrected against,
-		 * after the libsodium points so the first answers do not
-		 * wait for it.
+		 * Then Debian's libargon2 (as engine/kdf_argon2 calls it:
+		 * its memory mmap'd afresh for each hash) at fewer sizes
+		 * (t = 3 where it is cheap; above, the pass cost comes from
+		 * the neighbours): the curve the stacks standing on it are
+		 * corrected against, after the libsodium points so the first
+		 * answers do not wait for it.
 		 */
 		if (backends == NULL || nb == 0)
 			for (i = 0; i < sizeof(quick_argon2_m) /
