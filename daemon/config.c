@@ -4,6 +4,8 @@
  * a comment; systemd/pwtuned.conf explains every key. Unknown keys and bad
  * values are refused, naming the file, the line and the line's text.
  */
+#include <sys/stat.h>
+
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
@@ -12,10 +14,12 @@
 #include <stddef.h>
 
 #include "daemon.h"
+#include "probe.h"
+#include "stack.h"
 #include "units.h"
 
 enum key_type { K_STRING, K_PATH, K_UINT, K_SIZE, K_LEVEL, K_FORMAT,
-	K_PROFILE, K_HOSTS, K_LISTEN, K_TARGETS, K_STORE, K_GROUP };
+	K_PROFILE, K_HOSTS, K_LISTEN, K_TARGETS, K_STORE, K_GROUP, K_PROBES };
 
 static const struct key {
 	const char	*name;
@@ -52,6 +56,9 @@ static const struct key {
 	{ "group", K_GROUP, S(group), 0, 0 },
 	{ "fleet_max_age", K_UINT, U(fleet_max_age), 0, 3650 * 86400 },
 	{ "verify_targets", K_TARGETS, U(verify_targets), 0, 0 },
+	{ "probes", K_PROBES, S(probes), 0, 0 },
+	{ "probe_dir", K_PATH, S(probe_dir), 0, 0 },
+	{ "probe_timeout", K_UINT, U(probe_timeout), 5, 3600 },
 #undef S
 #undef U
 };
@@ -78,6 +85,25 @@ config_defaults(struct config *c)
 	c->verify_targets[1] = 250;
 	c->verify_targets[2] = 500;
 	c->nverify_targets = 3;
+	snprintf(c->probes, sizeof(c->probes), "all");
+	c->probe_timeout = PROBE_TIMEOUT_MAX;
+}
+
+int
+config_probe_enabled(const struct config *c, const char *name)
+{
+	char	 copy[sizeof(c->probes)], *tok, *save = NULL;
+
+	if (strcmp(c->probes, "all") == 0)
+		return 1;
+	if (strcmp(c->probes, "none") == 0)
+		return 0;
+	snprintf(copy, sizeof(copy), "%s", c->probes);
+	for (tok = strtok_r(copy, ",", &save); tok != NULL;
+	    tok = strtok_r(NULL, ",", &save))
+		if (strcmp(tok, name) == 0)
+			return 1;
+	return 0;
 }
 
 /* Parse "ADDR:PORT" with ADDR an IPv4 address or [IPv6]. */
@@ -253,6 +279,44 @@ config_set(struct config *c, const char *key, const char *value, char *err,
 			    sizeof(c->allowed_hosts[0]), "%s", tok);
 		}
 		return 0;
+	case K_PROBES:
+		/* all, none, or catalogue names: kept as "a,b,c". */
+		if (strcmp(value, "all") == 0 || strcmp(value, "none") == 0) {
+			snprintf(c->probes, sizeof(c->probes), "%s", value);
+			return 0;
+		}
+		{
+			char	list[sizeof(c->probes)], names[512];
+			size_t	off = 0;
+
+			snprintf(copy, sizeof(copy), "%s", value);
+			list[0] = '\0';
+			for (tok = strtok_r(copy, ", ", &save); tok != NULL;
+			    tok = strtok_r(NULL, ", ", &save)) {
+				if (stack_find(tok) == NULL) {
+					stack_names(names, sizeof(names));
+					snprintf(err, errlen, "probes takes all, "
+					    "none or stacks of %s (\"%s\" is "
+					    "none of them)", names, tok);
+					return -1;
+				}
+				if (off + strlen(tok) + 2 > sizeof(list)) {
+					snprintf(err, errlen, "probes is too "
+					    "long");
+					return -1;
+				}
+				off += (size_t)snprintf(list + off,
+				    sizeof(list) - off, "%s%s", off ? "," : "",
+				    tok);
+			}
+			if (off == 0) {
+				snprintf(err, errlen, "probes is empty: write "
+				    "none to run no probe");
+				return -1;
+			}
+			snprintf(c->probes, sizeof(c->probes), "%s", list);
+		}
+		return 0;
 	case K_TARGETS:
 		snprintf(copy, sizeof(copy), "%s", value);
 		c->nverify_targets = 0;
@@ -390,6 +454,17 @@ config_finish(struct config *c, char *err, size_t errlen)
 	    (int)sizeof(c->token_file)) {
 		snprintf(err, errlen, "state_dir is too long");
 		return -1;
+	}
+	/*
+	 * The probes: those of the build tree when it is there (pwtuned run
+	 * from its build directory), else the installed ones.
+	 */
+	if (c->probe_dir[0] == '\0') {
+		struct stat	sb;
+
+		snprintf(c->probe_dir, sizeof(c->probe_dir), "%s",
+		    stat(PWTUNE_PROBE_DIR, &sb) == 0 && S_ISDIR(sb.st_mode) ?
+		    PWTUNE_PROBE_DIR : PWTUNE_PROBE_DIR_INSTALLED);
 	}
 	if (c->max_connections_per_ip > c->max_connections) {
 		snprintf(err, errlen, "max_connections_per_ip (%u) is over "

@@ -61,6 +61,9 @@ struct config {
 	unsigned	fleet_max_age;		/* seconds; 0: any age */
 	unsigned	verify_targets[DAEMON_TARGETS_MAX]; /* ms, after runs */
 	size_t		nverify_targets;
+	char		probes[256];		/* all, none or NAME,NAME */
+	char		probe_dir[DAEMON_PATH_MAX]; /* "" : the built-in one */
+	unsigned	probe_timeout;		/* seconds, the most per probe */
 };
 
 /*
@@ -114,6 +117,10 @@ struct daemon {
 	int64_t			 pending_run;
 	enum db_run_status	 pending_status;
 	char			 pending_error[128];
+	/* Stacks observations were stored for, refitted when idle. */
+	char			 observed[MODEL_STACKS_MAX][DB_STACK_MAX];
+	size_t			 nobserved;
+	time_t			 observed_refit;	/* the last refit */
 	/* Counters for /metrics. */
 	unsigned long long	 runs_by_status[6];
 };
@@ -170,6 +177,8 @@ int	 config_set(struct config *c, const char *key, const char *value,
 	    char *err, size_t errlen);
 /* Derived paths and the checks that need every key. */
 int	 config_finish(struct config *c, char *err, size_t errlen);
+/* Is stack name's probe enabled by c->probes? */
+int	 config_probe_enabled(const struct config *c, const char *name);
 /* Split listen into address and port. */
 int	 config_listen_addr(const struct config *c, char *addr, size_t addrlen,
 	    unsigned *port);

@@ -270,6 +270,12 @@ main(int argc, char **argv)
 			    nc.auth_failures_per_minute;
 			d.cfg.rebench_interval = nc.rebench_interval;
 			d.cfg.retention_runs = nc.retention_runs;
+			/* The next run's probes. */
+			snprintf(d.cfg.probes, sizeof(d.cfg.probes), "%s",
+			    nc.probes);
+			snprintf(d.cfg.probe_dir, sizeof(d.cfg.probe_dir), "%s",
+			    nc.probe_dir);
+			d.cfg.probe_timeout = nc.probe_timeout;
 			snprintf(d.cfg.token_file, sizeof(d.cfg.token_file),
 			    "%s", nc.token_file);
 			pthread_mutex_unlock(&d.lock);

@@ -14,7 +14,9 @@
 #include <time.h>
 
 #include "daemon.h"
+#include "probe.h"
 #include "profile.h"
+#include "stack.h"
 #include "verify.h"
 
 /* Rounds per verified answer: 5 latencies each, a few seconds in all. */
@@ -23,13 +25,18 @@
 #define RUNNER_STORE_RETRY_S	2
 #define RUNNER_STORE_PROBE_S	2	/* a shared database asked when idle */
 #define RUNNER_STORE_QUERY_MS	10000	/* a statement's answer */
+#define RUNNER_REFIT_S		1	/* observed stacks refitted at most
+					   once a second */
 
 struct runner_ctx {
 	struct daemon	*d;
 	struct db	*db;
 	int64_t		 run;
 	int		 store_failed;
-	size_t		 extra;		/* verifications after the points */
+	size_t		 extra;		/* probes and verifications after
+					   the points */
+	size_t		 offset;	/* in the run, of the list measured */
+	size_t		 total;		/* points of the run */
 };
 
 void
@@ -66,13 +73,14 @@ runner_progress(void *ctx, const struct measure_progress *p)
 	char			 status[128];
 
 	pthread_mutex_lock(&rc->d->lock);
-	rc->d->points_done = p->done;
-	rc->d->points_total = p->total + rc->extra;
+	rc->d->points_done = rc->offset + p->done;
+	rc->d->points_total = rc->total + rc->extra;
 	rc->d->eta = p->eta;
 	pthread_mutex_unlock(&rc->d->lock);
 	if (p->current == NULL || p->round == 0) {
 		snprintf(status, sizeof(status), "STATUS=benchmark run %lld: "
-		    "%zu/%zu points", (long long)rc->run, p->done, p->total);
+		    "%zu/%zu points", (long long)rc->run, rc->offset + p->done,
+		    rc->total);
 		notify_send(status);
 	}
 }
@@ -87,6 +95,7 @@ runner_point(void *ctx, size_t i, const struct measure_result *r)
 	/* A point a cancel stopped before it ran was not measured. */
 	if (r->status == MEASURE_CANCELLED)
 		return;
+	i += rc->offset;
 	st = db_run_add_point(rc->db, rc->run, i, r, err, sizeof(err));
 	store_note(rc->d, st, err);
 	if (st != DB_OK && !rc->store_failed) {
@@ -134,6 +143,11 @@ runner_load_model(struct daemon *d, struct db *db, char *err, size_t errlen)
 		return -1;
 	}
 	m->run_id = id;
+	/* Its stacks: the run's probe points, services' observations. */
+	if (db_model_stacks(db, d->host.host_id, m, err, errlen) != DB_OK)
+		log_warn("run %lld: stacks not read: %s (answers for every "
+		    "stack come from its library's curve)", (long long)id,
+		    err);
 	memset(&tm, 0, sizeof(tm));
 	if (strptime(rep.created, "%Y-%m-%dT%H:%M:%SZ", &tm) != NULL)
 		when = timegm(&tm);
@@ -161,11 +175,20 @@ runner_store_opened(struct daemon *d, struct db *db)
 	if (db_host_set_group(db, d->host.host_id, d->cfg.group, err,
 	    sizeof(err)) == DB_ERR_UNAVAILABLE)
 		log_warn("store: %s", err);
-	if (runner_load_model(d, db, err, sizeof(err)) == 0)
-		log_info("serving the model of run %lld (%s)",
-		    (long long)d->model_run, strcmp(d->model_fingerprint,
-		    d->host.fingerprint) ? "stale: the host changed since" :
-		    "fresh");
+	if (runner_load_model(d, db, err, sizeof(err)) == 0) {
+		size_t	i, probed = 0, nstacks;
+
+		pthread_mutex_lock(&d->lock);
+		nstacks = d->model->nstacks;
+		for (i = 0; i < nstacks; i++)
+			if (d->model->stacks[i].how == MODEL_STACK_PROBED)
+				probed++;
+		pthread_mutex_unlock(&d->lock);
+		log_info("serving the model of run %lld (%s), %zu stacks, %zu "
+		    "probed here", (long long)d->model_run,
+		    strcmp(d->model_fingerprint, d->host.fingerprint) ?
+		    "stale: the host changed since" : "fresh", nstacks, probed);
+	}
 	else
 		log_info("no finished run of this host yet");
 }
@@ -295,19 +318,273 @@ runner_verify(struct daemon *d, struct db *db, const struct model *m,
 	}
 }
 
+/* A copy of m (NULL when out of memory). */
+static struct model *
+runner_model_copy(const struct model *m)
+{
+	struct model	*c;
+
+	if ((c = malloc(sizeof(*c))) != NULL)
+		memcpy(c, m, sizeof(*c));
+	return c;
+}
+
+/* Fit rep's points into a new model of run id: NULL with err. */
+static struct model *
+runner_fit(const struct report *rep, int64_t id, char *err, size_t errlen)
+{
+	struct model	*m;
+
+	if ((m = calloc(1, sizeof(*m))) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	if (model_fit(rep, m, err, errlen) == -1) {
+		free(m);
+		return NULL;
+	}
+	m->run_id = id;
+	return m;
+}
+
+/* Append "name (what)" to a list of the log line. */
+static void
+runner_list_add(char *list, size_t len, const char *name, const char *what)
+{
+	size_t	off = strlen(list);
+
+	if (off + 1 < len)
+		snprintf(list + off, len - off, "%s%s (%s)", off ? ", " : "",
+		    name, what);
+}
+
+/*
+ * Store what a probe measured: each point an observation of this host
+ * and stack (source probe, of run id, predicted_ms the base curve's p50),
+ * and what the probe came to.
+ */
+static void
+runner_probe_store(struct runner_ctx *ctx, const struct model *m,
+    const struct stack_def *sd, const struct probe_result *pr,
+    const char *status, const char *why)
+{
+	const struct model_curve	*cv;
+	struct model_prediction		 mp;
+	struct db_observation		 o;
+	enum db_status			 st = DB_OK;
+	char				 err[512];
+	size_t				 i;
+
+	cv = model_curve_find(m, sd->base, KDF_ALG_ARGON2ID, 1);
+	for (i = 0; pr != NULL && i < pr->npoints && st == DB_OK; i++) {
+		const struct probe_point_result	*pp = &pr->points[i];
+
+		memset(&o, 0, sizeof(o));
+		snprintf(o.host_id, sizeof(o.host_id), "%s",
+		    ctx->d->host.host_id);
+		snprintf(o.stack, sizeof(o.stack), "%s", sd->name);
+		snprintf(o.source, sizeof(o.source), "probe");
+		snprintf(o.variant, sizeof(o.variant), "argon2id");
+		o.m_kib = pp->pt.m_kib;
+		o.t = pp->pt.t;
+		o.p = pp->pt.p;
+		o.k = 1;
+		o.median_ms = pp->median_ms;
+		o.p95_ms = pp->p95_ms;
+		o.predicted_ms = -1;
+		if (cv != NULL) {
+			model_predict(m, cv, o.m_kib, o.t, 1, 50, &mp);
+			o.predicted_ms = mp.p50_ms;
+		}
+		o.model_run = ctx->run;
+		st = db_observation_add(ctx->db, &o, pp->samples,
+		    pp->nsamples, err, sizeof(err));
+	}
+	if (st == DB_OK)
+		st = db_probe_put(ctx->db, ctx->run, sd->name, status, why,
+		    pr != NULL ? pr->runtime : "", pr != NULL ? pr->library :
+		    "", pr != NULL ? pr->npoints : 0, pr != NULL ? pr->seconds :
+		    0, err, sizeof(err));
+	store_note(ctx->d, st, err);
+	if (st != DB_OK)
+		log_warn("run %lld: %s probe not stored: %s",
+		    (long long)ctx->run, sd->name, err);
+}
+
+/*
+ * The stacks of m fitted from what the probes just measured (when the
+ * store could not give them back): the same fit, without services'
+ * observations.
+ */
+static void
+runner_stacks_here(struct model *m, const struct stack_def *all, size_t n,
+    const struct probe_result *prs, char (*why)[192])
+{
+	struct stack_point	pts[PROBE_POINTS_MAX];
+	struct model_stack	st;
+	char			err[160];
+	size_t			i, j;
+
+	m->nstacks = 0;
+	for (i = 0; i < n; i++) {
+		memset(&st, 0, sizeof(st));
+		for (j = 0; j < prs[i].npoints; j++) {
+			memset(&pts[j], 0, sizeof(pts[j]));
+			pts[j].m_kib = prs[i].points[j].pt.m_kib;
+			pts[j].t = prs[i].points[j].pt.t;
+			pts[j].p = prs[i].points[j].pt.p;
+			pts[j].k = 1;
+			pts[j].n = prs[i].points[j].nsamples;
+			pts[j].median_ms = prs[i].points[j].median_ms;
+			pts[j].p95_ms = prs[i].points[j].p95_ms;
+			pts[j].probe = 1;
+		}
+		if (j == 0 || stack_fit(m, all[i].name, pts, j, &st, err,
+		    sizeof(err)) == -1) {
+			memset(&st, 0, sizeof(st));
+			snprintf(st.name, sizeof(st.name), "%s", all[i].name);
+			st.how = MODEL_STACK_LIBRARY;
+			st.c = 1;
+		}
+		snprintf(st.runtime, sizeof(st.runtime), "%s",
+		    prs[i].runtime);
+		snprintf(st.why, sizeof(st.why), "%s", why[i]);
+		model_stack_set(m, &st);
+	}
+}
+
+/*
+ * Run the probe of every catalogue stack the configuration enables on
+ * model m (the run's, in use), store their points, and return a copy of
+ * m with every stack fitted (NULL when out of memory). A probe that fails
+ * fails nothing but its stack.
+ */
+static struct model *
+runner_probes(struct runner_ctx *ctx, const struct model *m,
+    uint64_t budget)
+{
+	struct daemon			*d = ctx->d;
+	const struct stack_def		*all;
+	struct stack_probe_point	 pp[STACK_PROBE_POINTS];
+	struct probe_opts		 po;
+	struct probe_result		*prs;
+	struct model			*out;
+	char				 dir[DAEMON_PATH_MAX], err[512];
+	char				 probed[1024], not[2048];
+	char				(*why)[192];
+	size_t				 n, i, np, step = 0, nrun = 0;
+	int				 on;
+
+	all = stack_catalogue(&n);
+	prs = calloc(n, sizeof(*prs));
+	why = calloc(n, sizeof(*why));
+	if (prs == NULL || why == NULL || (out = runner_model_copy(m)) ==
+	    NULL) {
+		free(prs);
+		free(why);
+		return NULL;
+	}
+	probe_opts_init(&po);
+	pthread_mutex_lock(&d->lock);
+	snprintf(dir, sizeof(dir), "%s", d->cfg.probe_dir);
+	po.timeout_max = d->cfg.probe_timeout;
+	for (i = 0; i < n; i++)
+		if (config_probe_enabled(&d->cfg, all[i].name))
+			nrun++;
+	pthread_mutex_unlock(&d->lock);
+	po.mem_budget = budget;
+	po.model = m;
+	po.cancel = &d->cancel;
+	/* The progress counts the probes, then the verifications. */
+	ctx->extra = nrun + d->cfg.nverify_targets;
+	probed[0] = not[0] = '\0';
+	for (i = 0; i < n; i++) {
+		const struct stack_def	*sd = &all[i];
+
+		pthread_mutex_lock(&d->lock);
+		on = config_probe_enabled(&d->cfg, sd->name);
+		d->points_done = ctx->total + step;
+		d->points_total = ctx->total + ctx->extra;
+		pthread_mutex_unlock(&d->lock);
+		if (!on) {
+			snprintf(why[i], sizeof(why[i]), "disabled by "
+			    "configuration");
+			runner_probe_store(ctx, m, sd, NULL, "disabled",
+			    why[i]);
+			runner_list_add(not, sizeof(not), sd->name, why[i]);
+			continue;
+		}
+		step++;
+		if (d->cancel)
+			break;
+		if ((np = stack_probe_points(m, sd, budget >> 10, pp,
+		    STACK_PROBE_POINTS)) == 0) {
+			snprintf(why[i], sizeof(why[i]), "no %s curve to pick "
+			    "its points from", kdf_backend_name(sd->base));
+			runner_probe_store(ctx, m, sd, NULL, "skipped", why[i]);
+			runner_list_add(not, sizeof(not), sd->name, why[i]);
+			continue;
+		}
+		notify_send("STATUS=probing stacks");
+		if (probe_run(sd, dir, pp, np, &po, &prs[i]) == 0) {
+			char	what[64];
+
+			snprintf(what, sizeof(what), "%zu points, %.1f s",
+			    prs[i].npoints, prs[i].seconds);
+			runner_list_add(probed, sizeof(probed), sd->name, what);
+		} else {
+			if (prs[i].status == PROBE_CANCELLED)
+				break;
+			snprintf(why[i], sizeof(why[i]), "%s", prs[i].why);
+			if (prs[i].npoints > 0) {
+				/* Its points count; the reason is said. */
+				char	what[256];
+
+				snprintf(what, sizeof(what), "%zu of %zu "
+				    "points: %s", prs[i].npoints,
+				    prs[i].nasked, prs[i].why);
+				runner_list_add(probed, sizeof(probed),
+				    sd->name, what);
+				why[i][0] = '\0';
+			} else
+				runner_list_add(not, sizeof(not), sd->name,
+				    why[i]);
+		}
+		runner_probe_store(ctx, m, sd, &prs[i],
+		    probe_status_name(prs[i].status), prs[i].why);
+	}
+	if (!d->cancel) {
+		log_info("run %lld: stacks probed: %s; not probed: %s",
+		    (long long)ctx->run, probed[0] ? probed : "none",
+		    not[0] ? not : "none");
+		/* The same fit as a daemon loading this run will make. */
+		if (db_model_stacks(ctx->db, d->host.host_id, out, err,
+		    sizeof(err)) != DB_OK) {
+			log_warn("run %lld: stacks from the store: %s (fitted "
+			    "from this run's probes alone)", (long long)ctx->run,
+			    err);
+			runner_stacks_here(out, all, n, prs, why);
+		}
+	}
+	free(prs);
+	free(why);
+	return out;
+}
+
 static void
 runner_run(struct daemon *d, struct db *db, int64_t id, const char *profile)
 {
-	struct runner_ctx	 ctx = { d, db, id, 0, d->cfg.nverify_targets };
+	struct runner_ctx	 ctx = { d, db, id, 0, d->cfg.nverify_targets,
+				    0, 0 };
 	struct report		 rep;
 	struct measure_opts	 mo;
 	struct measure_point	*pts = NULL;
-	struct model		*m;
+	struct model		*m = NULL, *ms;
 	enum profile_kind	 kind = PROFILE_QUICK;
 	enum db_run_status	 fin;
 	enum db_status		 st;
 	const char		*why;
-	size_t			 n = 0, ok;
+	size_t			 n = 0, ok, split, i;
 	char			 err[512];
 
 	memset(&rep, 0, sizeof(rep));
@@ -334,6 +611,7 @@ runner_run(struct daemon *d, struct db *db, int64_t id, const char *profile)
 		return;
 	}
 	rep.n = n;
+	ctx.total = n;
 	pthread_mutex_lock(&d->lock);
 	d->points_done = 0;
 	d->points_total = n + ctx.extra;
@@ -344,7 +622,35 @@ runner_run(struct daemon *d, struct db *db, int64_t id, const char *profile)
 	log_info("run %lld started: %s profile, %zu points", (long long)id,
 	    rep.profile, n);
 
-	ok = measure_list_run(pts, n, &mo, rep.results);
+	/*
+	 * The quick profile's first backend, then the model from it in use
+	 * (the first answers come from there), then the other backend.
+	 */
+	split = n;
+	if (kind == PROFILE_QUICK)
+		for (i = 1; i < n; i++)
+			if (pts[i].kp.backend != pts[0].kp.backend) {
+				split = i;
+				break;
+			}
+	ok = measure_list_run(pts, split, &mo, rep.results);
+	if (split < n) {
+		if (!d->cancel && !ctx.store_failed && ok > 0) {
+			rep.n = split;
+			if ((m = runner_fit(&rep, id, err, sizeof(err))) !=
+			    NULL) {
+				runner_swap_model(d, m, id);
+				log_info("run %lld: %s model in use, %zu points "
+				    "to come", (long long)id, kdf_backend_name(
+				    pts[0].kp.backend), n - split);
+			}
+			rep.n = n;
+		}
+		/* After a cancel, its points are marked cancelled. */
+		ctx.offset = split;
+		ok += measure_list_run(pts + split, n - split, &mo,
+		    rep.results + split);
+	}
 	free(pts);
 
 	if (d->cancel)
@@ -355,13 +661,11 @@ runner_run(struct daemon *d, struct db *db, int64_t id, const char *profile)
 		fin = DB_RUN_DONE;
 	if (fin == DB_RUN_DONE) {
 		/*
-		 * The model first, then the verifications: the run stays
-		 * "running" until both are done, so a new run cannot start
-		 * in between.
+		 * The model first, then the stacks' probes on it, then the
+		 * verifications: the run stays "running" until they are
+		 * done, so a new run cannot start in between.
 		 */
-		if ((m = calloc(1, sizeof(*m))) != NULL &&
-		    model_fit(&rep, m, err, sizeof(err)) == 0) {
-			m->run_id = id;
+		if ((m = runner_fit(&rep, id, err, sizeof(err))) != NULL) {
 			if (db_model_put(db, id, m, err, sizeof(err)) != DB_OK)
 				log_warn("run %lld: model not stored: %s",
 				    (long long)id, err);
@@ -370,11 +674,38 @@ runner_run(struct daemon *d, struct db *db, int64_t id, const char *profile)
 			    "error median %.1f %%, worst %.1f %%", (long long)id,
 			    100 * m->loo_median, 100 * m->loo_worst);
 			/* Only this thread swaps models: m stays valid. */
-			runner_verify(d, db, m, id);
-		} else {
+			if ((ms = runner_probes(&ctx, m, rep.mem_budget)) !=
+			    NULL && !d->cancel) {
+				char	fits[1024];
+
+				fits[0] = '\0';
+				for (i = 0; i < ms->nstacks; i++) {
+					char	what[64];
+
+					if (ms->stacks[i].how ==
+					    MODEL_STACK_LIBRARY)
+						continue;
+					snprintf(what, sizeof(what), "%.2f x "
+					    "%+.1f ms", ms->stacks[i].c,
+					    ms->stacks[i].d);
+					runner_list_add(fits, sizeof(fits),
+					    ms->stacks[i].name, what);
+				}
+				runner_swap_model(d, ms, id);
+				m = ms;
+				log_info("run %lld: %zu stacks in the model; "
+				    "measured: %s", (long long)id, m->nstacks,
+				    fits[0] ? fits : "none");
+			} else
+				free(ms);
+			/* Stopped among the probes: the run did not end. */
+			if (d->cancel)
+				fin = d->quit ? DB_RUN_INTERRUPTED :
+				    DB_RUN_CANCELLED;
+			else
+				runner_verify(d, db, m, id);
+		} else
 			log_error("run %lld: no model: %s", (long long)id, err);
-			free(m);
-		}
 	}
 	why = fin == DB_RUN_FAILED ? (ok == 0 ? "no point could be measured" :
 	    "points could not be stored") : fin == DB_RUN_INTERRUPTED ?
@@ -457,6 +788,8 @@ runner_probe(struct daemon *d, struct db *db)
 	pthread_mutex_lock(&d->lock);
 }
 
+static void	runner_refit_observed(struct daemon *, struct db *);
+
 static void *
 runner_loop(void *arg)
 {
@@ -476,11 +809,17 @@ runner_loop(void *arg)
 	while (!d->quit) {
 		if (d->pending_run != 0)
 			runner_retry_pending(d, db);
+		/* Observed stacks, at most once a second, when idle. */
+		if (d->nobserved > 0 && d->queued_run <= 0 && time(NULL) -
+		    d->observed_refit >= RUNNER_REFIT_S) {
+			runner_refit_observed(d, db);
+			continue;
+		}
 		if (d->queued_run <= 0) {	/* -1: being created */
 			/* Wake for requests, the periodic re-run, or to probe
 			   a shared database (never on an HTTP thread). */
 			if (d->cfg.rebench_interval > 0 || d->pending_run != 0 ||
-			    pg) {
+			    pg || d->nobserved > 0) {
 				clock_gettime(CLOCK_REALTIME, &until);
 				until.tv_sec += 1;
 				pthread_cond_timedwait(&d->wake, &d->lock,
@@ -628,8 +967,70 @@ runner_request(struct daemon *d, const char *profile, enum db_trigger trigger,
 void
 runner_observed(struct daemon *d, const char *stack)
 {
-	(void)d;
-	(void)stack;	/* refitted by the runner: to come */
+	size_t	i;
+
+	if (stack == NULL || stack[0] == '\0' || strlen(stack) >= DB_STACK_MAX)
+		return;
+	pthread_mutex_lock(&d->lock);
+	for (i = 0; i < d->nobserved; i++)
+		if (strcmp(d->observed[i], stack) == 0)
+			break;
+	if (i == d->nobserved && d->nobserved < MODEL_STACKS_MAX)
+		snprintf(d->observed[d->nobserved++], DB_STACK_MAX, "%s",
+		    stack);
+	pthread_cond_broadcast(&d->wake);
+	pthread_mutex_unlock(&d->lock);
+}
+
+/*
+ * Refit the stacks observations were stored for into a copy of the model
+ * and swap it in (called and returning with d->lock held, the runner
+ * idle): the answers cached for the model go with its version.
+ */
+static void
+runner_refit_observed(struct daemon *d, struct db *db)
+{
+	char		 names[MODEL_STACKS_MAX][DB_STACK_MAX], err[512];
+	char		 list[1024];
+	struct model	*m = NULL;
+	int64_t		 run = d->model_run;
+	size_t		 n = d->nobserved, i;
+	int		 changed = 0;
+
+	memcpy(names, d->observed, sizeof(names));
+	d->nobserved = 0;
+	d->observed_refit = time(NULL);
+	if (d->model != NULL)
+		m = runner_model_copy(d->model);
+	pthread_mutex_unlock(&d->lock);
+	list[0] = '\0';
+	for (i = 0; m != NULL && i < n; i++) {
+		const struct model_stack	*ms;
+		enum db_status			 st;
+
+		st = db_model_stack(db, d->host.host_id, m, names[i], err,
+		    sizeof(err));
+		store_note(d, st, err);
+		if (st != DB_OK) {
+			log_warn("stack %s not refitted: %s", names[i], err);
+			continue;
+		}
+		changed = 1;
+		if ((ms = model_stack_find(m, names[i])) != NULL) {
+			char	what[128];
+
+			snprintf(what, sizeof(what), "%s, %.2f x %+.1f ms",
+			    stack_how_text(ms), ms->c, ms->d);
+			runner_list_add(list, sizeof(list), names[i], what);
+		}
+	}
+	if (changed) {
+		runner_swap_model(d, m, run);
+		log_info("stacks refitted from observations: %s",
+		    list[0] ? list : "none");
+	} else
+		free(m);
+	pthread_mutex_lock(&d->lock);
 }
 
 int

@@ -24,6 +24,8 @@
  *   hosts.c         hosts, groups; fresh hosts and their models (fleets)
  *   models.c        models and verifications
  *   observations.c  observations; a stack's observed / predicted ratios
+ *   stacks.c        what stack probes came to; a model's stacks rebuilt
+ *                   from the store
  *
  * Guarantees:
  *   - Every write is one transaction (BEGIN IMMEDIATE on SQLite). A run is
@@ -65,7 +67,7 @@
 #include "model.h"
 #include "report.h"
 
-#define DB_SCHEMA_VERSION	3
+#define DB_SCHEMA_VERSION	4
 #define DB_BUSY_TIMEOUT_MS	5000
 #define DB_RUNS_LIST_MAX	1000
 #define DB_GROUP_MAX		64	/* bytes of a group label, NUL too */
@@ -351,12 +353,15 @@ enum db_status db_verifications_list(struct db *db, const char *host_id,
 
 /*
  * What a service's own runtime measured for parameters (POST
- * /v1/observations): per host and stack ("php-8.2-libargon2").
+ * /v1/observations): per host and stack ("php-8.2-libargon2"); or what a
+ * stack's probe measured in a run of the daemon (source "probe",
+ * model_run that run).
  */
 struct db_observation {
 	int64_t		id;
 	char		host_id[33];
 	char		stack[DB_STACK_MAX];
+	char		source[16];		/* "service" ("" too), "probe" */
 	char		variant[16];		/* argon2id, argon2i, argon2d */
 	uint32_t	m_kib, t, p, k;
 	size_t		nsamples;
@@ -371,7 +376,7 @@ struct db_observation {
  * Store o (its id and created are filled in) with its samples (at most
  * DB_OBS_SAMPLES_MAX), in one transaction. The host must exist. The same
  * transaction deletes what is older than the newest DB_OBS_KEEP of o's
- * host and stack.
+ * host, stack and source.
  */
 enum db_status db_observation_add(struct db *db, struct db_observation *o,
 	    const double *samples, size_t nsamples, char *err, size_t errlen);
@@ -394,7 +399,7 @@ enum db_status db_observations_list(struct db *db, const char *host_id,
 int	 db_host_fresh(const struct db_host *h, time_t now, unsigned max_age,
 	    char *why, size_t len);
 
-/* The model fitted from h's newest finished run. */
+/* The model fitted from h's newest finished run, with its stacks. */
 enum db_status db_host_model(struct db *db, const struct db_host *h,
 	    struct model *m, char *err, size_t errlen);
 
@@ -406,5 +411,38 @@ enum db_status db_host_model(struct db *db, const struct db_host *h,
 enum db_status db_stack_ratios(struct db *db, const char *host_id,
 	    const char *stack, const struct model *m, double *ratios,
 	    size_t max, size_t *n, char *err, size_t errlen);
+
+/* stacks.c */
+
+/*
+ * What stack's probe came to in run id: status ("ok", "not installed",
+ * ... as probe_status_name), why it was not probed ("" when it was), the
+ * runtime and library its header named, the points it measured and the
+ * seconds it took. Replaces what was stored for that run and stack.
+ */
+enum db_status db_probe_put(struct db *db, int64_t id, const char *stack,
+	    const char *status, const char *why, const char *runtime,
+	    const char *library, size_t points, double seconds, char *err,
+	    size_t errlen);
+
+/*
+ * m's stacks[] from the store, for host_id and the run m was fitted from
+ * (m->run_id): each catalogue stack's probe points of that run plus the
+ * newest observations services posted of it (at least
+ * FLEET_STACK_MIN_OBS of them when there is no probe point), fitted with
+ * stack_fit; a stack with none is an entry MODEL_STACK_LIBRARY saying
+ * why (its probe's reason as stored). Stacks only services know are
+ * added as their observations allow. The daemon and the CLI answer from
+ * the same model this way.
+ */
+enum db_status db_model_stacks(struct db *db, const char *host_id,
+	    struct model *m, char *err, size_t errlen);
+
+/*
+ * One stack of m refitted from the store as db_model_stacks does (its
+ * entry replaced, or added; left as it was when nothing fits).
+ */
+enum db_status db_model_stack(struct db *db, const char *host_id,
+	    struct model *m, const char *stack, char *err, size_t errlen);
 
 #endif /* PWTUNE_DB_H */

@@ -219,5 +219,6 @@ db_host_model(struct db *db, const struct db_host *h, struct model *m,
 	}
 	m->run_id = h->last_run;
 	report_release(&rep);
-	return DB_OK;
+	/* Its stacks as that host's daemon holds them. */
+	return db_model_stacks(db, h->id, m, err, errlen);
 }

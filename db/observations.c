@@ -13,9 +13,12 @@
 #define Q_OBSERVATIONS_LIST(ts)						\
 	"SELECT id, host_id, stack, variant, m_kib, t, p, k, nsamples,"	\
 	" median_ms, p95_ms, coalesce(predicted_ms, -1),"		\
-	" coalesce(model_run, 0), " ts("created") " FROM observations"	\
+	" coalesce(model_run, 0), " ts("created") ", source"		\
+	" FROM observations"						\
 	" WHERE (CAST($1 AS TEXT) IS NULL OR host_id = $1)"		\
 	" AND (CAST($2 AS TEXT) IS NULL OR stack = $2)"			\
+	" AND (CAST($4 AS TEXT) IS NULL OR source = $4)"		\
+	" AND (CAST($5 AS BIGINT) IS NULL OR model_run = $5)"		\
 	" ORDER BY id DESC LIMIT $3"
 
 static const struct db_sql q_observations_list =
@@ -23,15 +26,26 @@ static const struct db_sql q_observations_list =
 static const struct db_sql q_observation_insert = {
 	"INSERT INTO observations (host_id, stack, variant, m_kib, t, p, k,"
 	" nsamples, median_ms, p95_ms, predicted_ms, model_run, samples,"
-	" created) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,"
-	" $13, $14) RETURNING id", NULL
+	" created, source) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10,"
+	" $11, $12, $13, $14, $15) RETURNING id", NULL
 };
-/* Keep the newest DB_OBS_KEEP of the host and stack. */
+/*
+ * Keep the newest DB_OBS_KEEP of the host, stack and source (services'
+ * posts never push a run's probe points out, nor the other way).
+ */
 static const struct db_sql q_observations_prune = {
-	"DELETE FROM observations WHERE host_id = $1 AND stack = $2 AND id <"
-	" (SELECT min(id) FROM (SELECT id FROM observations WHERE host_id = $1"
-	" AND stack = $2 ORDER BY id DESC LIMIT $3) AS kept)", NULL
+	"DELETE FROM observations WHERE host_id = $1 AND stack = $2 AND"
+	" source = $4 AND id < (SELECT min(id) FROM (SELECT id FROM"
+	" observations WHERE host_id = $1 AND stack = $2 AND source = $4"
+	" ORDER BY id DESC LIMIT $3) AS kept)", NULL
 };
+
+/* o's source as stored: "service" unless it says otherwise. */
+static const char *
+observation_source(const struct db_observation *o)
+{
+	return o->source[0] != '\0' ? o->source : "service";
+}
 
 /* The samples as a JSON array of numbers; NULL when out of memory. */
 static char *
@@ -94,6 +108,7 @@ observation_insert(struct db *db, struct db_observation *o,
 		a_null(&a);
 	a_text(&a, samples);
 	a_text(&a, o->created);
+	a_text(&a, observation_source(o));
 	if ((st = db_query_row(db, "save observation", &q_observation_insert,
 	    &a, &r, err, errlen)) != DB_OK)
 		return st;
@@ -122,6 +137,7 @@ db_observation_add(struct db *db, struct db_observation *o,
 		a_text(&a, o->host_id);
 		a_text(&a, o->stack);
 		a_int(&a, DB_OBS_KEEP);
+		a_text(&a, observation_source(o));
 		st = db_exec(db, "prune observations", &q_observations_prune,
 		    &a, NULL, err, errlen);
 	}
@@ -145,12 +161,22 @@ observation_from_row(struct db_rows *r, struct db_observation *o)
 	o->predicted_ms = db_real(r, 11);
 	o->model_run = db_int(r, 12);
 	db_copy(r, 13, o->created, sizeof(o->created));
+	db_copy(r, 14, o->source, sizeof(o->source));
 }
 
 enum db_status
 db_observations_list(struct db *db, const char *host_id, const char *stack,
     size_t limit, struct db_observation **out, size_t *n, char *err,
     size_t errlen)
+{
+	return db_observations_of(db, host_id, stack, NULL, 0, limit, out, n,
+	    err, errlen);
+}
+
+enum db_status
+db_observations_of(struct db *db, const char *host_id, const char *stack,
+    const char *source, int64_t model_run, size_t limit,
+    struct db_observation **out, size_t *n, char *err, size_t errlen)
 {
 	struct db_args	a = { .n = 0 };
 	struct db_rows	r;
@@ -165,6 +191,11 @@ db_observations_list(struct db *db, const char *host_id, const char *stack,
 	a_text(&a, host_id);
 	a_text(&a, stack);
 	a_int(&a, (int64_t)limit);
+	a_text(&a, source);
+	if (model_run > 0)
+		a_int(&a, model_run);
+	else
+		a_null(&a);
 	if ((st = db_query(db, "list observations", &q_observations_list, &a,
 	    &r, err, errlen)) == DB_OK) {
 		while (*n < limit && db_next(&r))

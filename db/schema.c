@@ -106,6 +106,23 @@
 	"  created " TIME " NOT NULL);"					\
 	"CREATE INDEX observations_stack ON observations(host_id, stack,"\
 	" id);",							\
+	/* 3 -> 4: stack probes: their points are observations of the */\
+	/* run (source 'probe'), and what each probe came to. */	\
+	"ALTER TABLE observations ADD COLUMN source TEXT NOT NULL"	\
+	" DEFAULT 'service';"						\
+	"CREATE INDEX observations_run ON observations(model_run);"	\
+	"CREATE TABLE probes ("						\
+	"  id " ID ","							\
+	"  run_id " I64 " NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"\
+	"  stack TEXT NOT NULL,"					\
+	"  status TEXT NOT NULL,"					\
+	"  why TEXT NOT NULL,"	/* '' when it was probed */		\
+	"  runtime TEXT NOT NULL,"					\
+	"  library TEXT NOT NULL,"					\
+	"  points INTEGER NOT NULL,"					\
+	"  seconds " REAL " NOT NULL,"					\
+	"  created " TIME " NOT NULL,"					\
+	"  UNIQUE (run_id, stack));",					\
 }
 
 /* SQLite: an INTEGER PRIMARY KEY is the rowid; values keep their type. */

@@ -182,4 +182,13 @@ enum db_status	 db_host_save(struct db *db, const struct host_info *h,
 		    int effective_cpus, const char *now, char *err,
 		    size_t errlen);
 
+/*
+ * observations.c: the newest observations (at most limit) of host_id,
+ * stack, source and model_run (NULL, NULL, NULL, 0: any), newest first.
+ */
+enum db_status	 db_observations_of(struct db *db, const char *host_id,
+		    const char *stack, const char *source, int64_t model_run,
+		    size_t limit, struct db_observation **out, size_t *n,
+		    char *err, size_t errlen);
+
 #endif /* PWTUNE_DB_STORE_H */

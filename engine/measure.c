@@ -217,7 +217,7 @@ measure_vm_size(void)
  * thread of the parent may have held malloc's lock at the fork), or, with
  * no /proc, every number under the descriptor limit.
  */
-static void
+void
 measure_close_from(int low)
 {
 	struct rlimit	 rl;

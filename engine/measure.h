@@ -138,6 +138,13 @@ size_t	 measure_list_run(const struct measure_point *pts, size_t n,
 void	 measure_result_release(struct measure_result *r);
 
 /*
+ * In a child between fork() and exec: close every descriptor from low up,
+ * allocating nothing (close_range(2), else /proc/self/fd, else one by
+ * one under the limit). Benchmark children and stack probes use it.
+ */
+void	 measure_close_from(int low);
+
+/*
  * The noise rule: spread (stddev / mean) over o->noise_cv, CPU steal over
  * o->noise_steal percent, or more of others' runnable tasks than
  * o->noise_runnable before or after the point.

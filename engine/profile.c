@@ -62,6 +62,7 @@ profile_points(enum profile_kind kind, int cpus,
     size_t *n)
 {
 	static const uint32_t	quick_m[] = { 8, 16, 32, 64, 128, 256, 512 };
+	static const uint32_t	quick_argon2_m[] = { 8, 32, 128, 512 };
 	static const uint32_t	full_m[] = { 32, 64, 128, 256, 512, 1024 };
 	static const uint32_t	full_t[] = { 1, 3, 6 };
 	static const enum kdf_backend all[] = { KDF_BACKEND_LIBARGON2,
@@ -79,7 +80,8 @@ profile_points(enum profile_kind kind, int cpus,
 		return -1;
 	*n = 0;
 	if (kind == PROFILE_QUICK) {
-		/* One backend: the profile's own, or the first one asked. */
+		/* One backend: the profile's own (libsodium, then some of
+		   libargon2), or the first one asked. */
 		if (backends != NULL && nb > 0)
 			quick_backend = backends[0];
 		for (i = 0; i < sizeof(quick_m) / sizeof(quick_m[0]); i++) {
@@ -98,6 +100,24 @@ profile_points(enum profile_kind kind, int cpus,
 			profile_add(v, n, quick_backend, 256 * MIB, 1, 1,
 			    (uint32_t)cpus);
 		}
+		/*
+		 * Then Debian's libargon2 (as engine/kdf_argon2 calls it:
+		 * its memory mmap'd afresh for each hash) at fewer sizes
+		 * (t = 3 where it is cheap; above, the pass cost comes from
+		 * the neighbours): the curve the stacks standing on it are
+		 * corrected against, after the libsodium points so the first
+		 * answers do not wait for it.
+		 */
+		if (backends == NULL || nb == 0)
+			for (i = 0; i < sizeof(quick_argon2_m) /
+			    sizeof(quick_argon2_m[0]); i++) {
+				profile_add(v, n, KDF_BACKEND_LIBARGON2,
+				    quick_argon2_m[i] * MIB, 1, 1, 1);
+				if (quick_argon2_m[i] < 128)
+					profile_add(v, n,
+					    KDF_BACKEND_LIBARGON2,
+					    quick_argon2_m[i] * MIB, 3, 1, 1);
+			}
 	} else {
 		uint32_t	ps[2] = { 1, (uint32_t)cpus };
 		size_t		np = cpus > 1 ? 2 : 1, q;

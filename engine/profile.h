@@ -1,12 +1,16 @@
 /*
  * engine/profile: the lists of points a benchmark run measures.
  *
- *   quick  what the model needs for targets up to about 1 s, in about 20 s
+ *   quick  what the model needs for targets up to about 1 s, in about 25 s
  *          on a 2-core machine: libsodium Argon2id, p = 1, m from 8 MiB
  *          (below every floor) to 512 MiB in steps of 2, t = 1 and 3 (512
  *          MiB at t = 1 only), few samples each; and k = cores at 16, 64
- *          and 256 MiB (contention grows with m). Points over 128 MiB
- *          skip the warm-up round, which there costs seconds.
+ *          and 256 MiB (contention grows with m); then Debian's
+ *          libargon2 at m = 8, 32, 128 and 512 MiB, t = 1 (and 3 at 8
+ *          and 32 MiB), about 6 s: the curve the stacks on it are
+ *          corrected against.
+ *          Points over 128 MiB skip the warm-up round, which there costs
+ *          seconds. With a backend asked for, that backend's points only.
  *   full   the grid users know from the seeds: m = 32, 64, 128, 256, 512,
  *          1024 MiB x t = 1, 3, 6 x p = 1 and the effective core count, for
  *          libargon2 and libsodium (p = 1 only: crypto_pwhash has no p);

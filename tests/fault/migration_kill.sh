@@ -5,18 +5,21 @@
 # db check only reads, and leaves it at its version) and is killed at a
 # random moment of that, KILLS times. After each kill:
 # user_version is 1 with no v2 index, 2 with all of them and no v3 table,
-# or 3 with all of them and the v3 table; the file passes integrity_check;
+# 3 with all of them and the v3 table, or 4 with the probes table too; the
+# file passes integrity_check;
 # the next open migrates it to the newest version.
 . "$(dirname "$0")/../cli/lib.sh"
 KILLS=${KILLS:-20}
 indices() { sqlite3 "$1" "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name IN ('runs_host', 'runs_status', 'runs_fingerprint', 'models_run', 'verifications_run')"; }
 # The objects of version 3: the observations table and the hosts' group.
 v3() { sqlite3 "$1" "SELECT (SELECT count(*) FROM sqlite_master WHERE name = 'observations') + (SELECT count(*) FROM pragma_table_info('hosts') WHERE name = 'host_group')"; }
-NEWEST=3
+# The objects of version 4: the probes table and the observations' source.
+v4() { sqlite3 "$1" "SELECT (SELECT count(*) FROM sqlite_master WHERE name = 'probes') + (SELECT count(*) FROM pragma_table_info('observations') WHERE name = 'source')"; }
+NEWEST=4
 "$PWTUNE" bench --m 1MiB --t 1 --backend libsodium --repeats 1 --no-json -q \
 	--db "$TMP/v2.db" >/dev/null 2>&1 || { echo "FAIL: cannot make a store"; exit 1; }
 "$PWTUNE" db export --db "$TMP/v2.db" >"$TMP/run.json" 2>/dev/null || { echo "FAIL: cannot export"; exit 1; }
-sqlite3 "$TMP/v2.db" "DROP TABLE observations; DROP INDEX hosts_group;
+sqlite3 "$TMP/v2.db" "DROP TABLE probes; DROP TABLE observations; DROP INDEX hosts_group;
 	ALTER TABLE hosts DROP COLUMN host_group;
 	DROP INDEX runs_host; DROP INDEX runs_status;
 	DROP INDEX runs_fingerprint; DROP INDEX models_run;
@@ -41,8 +44,8 @@ t0=$(date +%s%N)
 "$PWTUNE" db import --db "$TMP/t.db" "$TMP/run.json" >/dev/null 2>&1
 T=$(( ($(date +%s%N) - t0) / 1000000 ))
 [ "$(sqlite3 "$TMP/t.db" 'PRAGMA user_version')" = $NEWEST ] && [ "$(indices "$TMP/t.db")" = 5 ] &&
-	[ "$(v3 "$TMP/t.db")" = 2 ] &&
-	ok "the migration alone: version $NEWEST, five indices, the v3 objects, $T ms" || bad "migration"
+	[ "$(v3 "$TMP/t.db")" = 2 ] && [ "$(v4 "$TMP/t.db")" = 2 ] &&
+	ok "the migration alone: version $NEWEST, five indices, the v3 and v4 objects, $T ms" || bad "migration"
 
 old=0 mid=0 new=0 wrong=0 corrupt=0 reopen=0
 for i in $(seq "$KILLS"); do
@@ -55,18 +58,18 @@ for i in $(seq "$KILLS"); do
 	wait "$p" 2>/dev/null
 	v=$(sqlite3 "$TMP/k.db" 'PRAGMA user_version')
 	n=$(indices "$TMP/k.db")
-	o=$(v3 "$TMP/k.db")
+	o=$(v3 "$TMP/k.db")$(v4 "$TMP/k.db")
 	case "$v:$n:$o" in
-	1:0:0) old=$((old + 1)) ;;
-	2:5:0) mid=$((mid + 1)) ;;
-	3:5:2) new=$((new + 1)) ;;
+	1:0:00) old=$((old + 1)) ;;
+	2:5:00|3:5:20) mid=$((mid + 1)) ;;
+	4:5:22) new=$((new + 1)) ;;
 	*) wrong=$((wrong + 1)); echo "  kill $i: user_version $v with $n indices, $o v3 objects" ;;
 	esac
 	[ "$(sqlite3 "$TMP/k.db" 'PRAGMA integrity_check')" = ok ] || corrupt=$((corrupt + 1))
 	"$PWTUNE" db import --db "$TMP/k.db" "$TMP/run.json" >/dev/null 2>&1 &&
 		[ "$(sqlite3 "$TMP/k.db" 'PRAGMA user_version')" = $NEWEST ] || reopen=$((reopen + 1))
 done
-echo "  $KILLS kills: $old left at version 1, $mid at version 2, $new at version $NEWEST"
+echo "  $KILLS kills: $old left at version 1, $mid at version 2 or 3, $new at version $NEWEST"
 [ $wrong -eq 0 ] && ok "the schema matches user_version after every kill" || bad "$wrong mismatches"
 [ $corrupt -eq 0 ] && ok "integrity_check ok after every kill" || bad "$corrupt corrupt"
 [ $reopen -eq 0 ] && ok "the next open migrates every time" || bad "$reopen failed to migrate after"

@@ -23,6 +23,9 @@
 #include <libpq-fe.h>
 
 #include "db.h"
+#include "fleet.h"
+#include "stack.h"
+#include "synthetic.h"
 #include "test.h"
 
 static char	dir[64];
@@ -986,6 +989,155 @@ TEST(observations_are_pruned_per_host_and_stack)
 	db_close(db);
 }
 
+/* A point of stack (from source, of run id): c x its curve + d ms. */
+static void
+probe_obs(struct db *db, const struct model *m, int64_t id, const char *host,
+    const char *stack, const char *source, uint32_t m_kib, double c,
+    double d)
+{
+	struct db_observation	 o;
+	struct model_prediction	 pr;
+	double			 samples[5];
+	char			 err[512];
+	size_t			 i;
+
+	/* A name the catalogue does not know stands on libsodium. */
+	model_predict(m, model_curve_find(m, stack_find(stack) != NULL ?
+	    KDF_BACKEND_LIBARGON2 : KDF_BACKEND_LIBSODIUM, KDF_ALG_ARGON2ID,
+	    1), m_kib, 1, 1, 50, &pr);
+	memset(&o, 0, sizeof(o));
+	snprintf(o.host_id, sizeof(o.host_id), "%s", host);
+	snprintf(o.stack, sizeof(o.stack), "%s", stack);
+	snprintf(o.source, sizeof(o.source), "%s", source);
+	snprintf(o.variant, sizeof(o.variant), "argon2id");
+	o.m_kib = m_kib;
+	o.t = o.p = o.k = 1;
+	o.median_ms = o.p95_ms = c * pr.p50_ms + d;
+	o.predicted_ms = pr.p50_ms;
+	o.model_run = strcmp(source, "probe") == 0 ? id : 0;
+	for (i = 0; i < 5; i++)
+		samples[i] = o.median_ms;
+	ASSERT_EQ(db_observation_add(db, &o, samples, 5, err, sizeof(err)),
+	    DB_OK);
+}
+
+/*
+ * A run's probe points (source probe) and what each probe came to, and
+ * services' observations, rebuilt into the model's stacks: the probed
+ * stack's correction, the not-probed one's reason, a stack only services
+ * know once they posted FLEET_STACK_MIN_OBS.
+ */
+TEST(model_stacks_from_probe_points_and_observations)
+{
+	struct db		*db = open_ok(scratch_store("stacks"));
+	const struct model_stack *st;
+	struct db_observation	*list;
+	static struct model	 m;
+	struct report		 rep;
+	char			 err[512];
+	int64_t			 id;
+	size_t			 n, i;
+
+	synthetic_host(&rep, 1, 1, 8ULL << 30);
+	ASSERT_EQ(db_import_report(db, &rep, &id, err, sizeof(err)), DB_OK);
+	ASSERT_EQ(model_fit(&rep, &m, err, sizeof(err)), 0);
+	m.run_id = id;
+	for (i = 0; i < 4; i++)
+		probe_obs(db, &m, id, rep.host.host_id, "php", "probe",
+		    (16384u << i), 1.3, 4);
+	ASSERT_EQ(db_probe_put(db, id, "php", "ok", "", "PHP 8.2.36",
+	    "libargon2", 4, 2.5, err, sizeof(err)), DB_OK);
+	ASSERT_EQ(db_probe_put(db, id, "python-argon2-cffi", "not installed",
+	    "not installed: python3 not found", "", "", 0, 0, err,
+	    sizeof(err)), DB_OK);
+	/* Stored twice: the second replaces the first. */
+	ASSERT_EQ(db_probe_put(db, id, "go", "ok", "", "", "", 0, 0, err,
+	    sizeof(err)), DB_OK);
+	ASSERT_EQ(db_probe_put(db, id, "go", "timeout", "timed out after 60 s",
+	    "go1.19", "", 0, 60, err, sizeof(err)), DB_OK);
+	for (i = 0; i < FLEET_STACK_MIN_OBS; i++)
+		probe_obs(db, &m, id, rep.host.host_id, "ruby-argon2",
+		    "service", 65536, 1.5, 0);
+	for (i = 0; i < 2; i++)
+		probe_obs(db, &m, id, rep.host.host_id, "perl", "service",
+		    65536, 2, 0);
+
+	ASSERT_EQ(db_observations_list(db, rep.host.host_id, "php", 10,
+	    &list, &n, err, sizeof(err)), DB_OK);
+	ASSERT_EQ(n, 4);
+	ASSERT_STR_EQ(list[0].source, "probe");
+	ASSERT_EQ(list[0].model_run, id);
+	free(list);
+
+	m.nstacks = 0;
+	ASSERT_EQ(db_model_stacks(db, rep.host.host_id, &m, err, sizeof(err)),
+	    DB_OK);
+	ASSERT((st = model_stack_find(&m, "php")) != NULL);
+	ASSERT_EQ(st->how, MODEL_STACK_PROBED);
+	ASSERT_EQ(st->nprobe, 4);
+	ASSERT(st->c > 1.25 && st->c < 1.35);
+	ASSERT(st->d > 2 && st->d < 6);
+	ASSERT_STR_EQ(st->runtime, "PHP 8.2.36");
+	ASSERT_STR_EQ(st->why, "");
+	ASSERT((st = model_stack_find(&m, "python-argon2-cffi")) != NULL);
+	ASSERT_EQ(st->how, MODEL_STACK_LIBRARY);
+	ASSERT_STR_EQ(st->why, "not installed: python3 not found");
+	ASSERT((st = model_stack_find(&m, "go")) != NULL);
+	ASSERT_STR_EQ(st->why, "timed out after 60 s");
+	ASSERT((st = model_stack_find(&m, "libsodium")) != NULL);
+	ASSERT_STR_EQ(st->why, "not probed in this run");
+	ASSERT((st = model_stack_find(&m, "ruby-argon2")) != NULL);
+	ASSERT_EQ(st->how, MODEL_STACK_OBSERVED);
+	ASSERT(st->c > 1.45 && st->c < 1.55);
+	ASSERT(model_stack_find(&m, "perl") == NULL);	/* 2 < 5 */
+	/* Probe points of another run do not count. */
+	m.run_id = id + 1000;
+	ASSERT_EQ(db_model_stack(db, rep.host.host_id, &m, "php", err,
+	    sizeof(err)), DB_OK);
+	ASSERT_EQ(model_stack_find(&m, "php")->how, MODEL_STACK_LIBRARY);
+	report_release(&rep);
+	db_close(db);
+}
+
+/* A version-3 store's observations are services' after the migration. */
+TEST(migration_to_4_keeps_observations_as_services)
+{
+	struct db		*db;
+	struct db_observation	 o, *list;
+	struct report		 rep;
+	double			 samples[3] = { 10, 11, 12 };
+	char			 err[512];
+	int64_t			 id;
+	size_t			 n;
+
+	ASSERT_EQ(db_open_version(fresh_store("v3.db"), 3, &db, err,
+	    sizeof(err)), DB_OK);
+	make_report(&rep, "hostA", 1);
+	ASSERT_EQ(db_import_report(db, &rep, &id, err, sizeof(err)), DB_OK);
+	report_release(&rep);
+	memset(&o, 0, sizeof(o));
+	snprintf(o.host_id, sizeof(o.host_id), "hostA");
+	snprintf(o.stack, sizeof(o.stack), "php");
+	snprintf(o.variant, sizeof(o.variant), "argon2id");
+	o.m_kib = 65536;
+	o.t = o.p = o.k = 1;
+	o.median_ms = o.p95_ms = 11;
+	o.predicted_ms = -1;
+	ASSERT_EQ(db_observation_add(db, &o, samples, 3, err, sizeof(err)),
+	    DB_ERR_INTERNAL);	/* no source column at version 3 */
+	db_close(db);
+	db = open_ok(store_at("v3.db"));
+	ASSERT_EQ(db_schema_version(db), 4);
+	ASSERT_EQ(db_observation_add(db, &o, samples, 3, err, sizeof(err)),
+	    DB_OK);
+	ASSERT_EQ(db_observations_list(db, "hostA", NULL, 10, &list, &n, err,
+	    sizeof(err)), DB_OK);
+	ASSERT_EQ(n, 1);
+	ASSERT_STR_EQ(list[0].source, "service");
+	free(list);
+	db_close(db);
+}
+
 #define WRITERS		4
 #define WRITER_POINTS	25
 
@@ -1256,6 +1408,8 @@ TEST_LIST(
 	TEST_ENTRY(host_groups),
 	TEST_ENTRY(observations_per_host_and_stack),
 	TEST_ENTRY(observations_are_pruned_per_host_and_stack),
+	TEST_ENTRY(model_stacks_from_probe_points_and_observations),
+	TEST_ENTRY(migration_to_4_keeps_observations_as_services),
 	TEST_ENTRY(concurrent_writers_lose_nothing),
 	TEST_ENTRY(runs_of_other_machines_are_left_alone),
 	TEST_ENTRY(locators_never_show_a_password),

@@ -1,0 +1,117 @@
+/*
+ * engine/probe: running one client stack's probe (engine/probes/) as a
+ * benchmark child, and reading what it measured.
+ *
+ * A probe is the stack's own runtime running a small program (stack_def
+ * argv, "{dir}" the probe directory):
+ *
+ *   RUNTIME PROGRAM [MODE] WARMUP POINT...
+ *     WARMUP  untimed hashes at the first point's parameters
+ *     POINT   M_KIB:T:P:N, N timed hashes at those parameters
+ *
+ * and prints JSON lines on its standard output as they come: first a
+ * header {"probe":..., "runtime":..., "library":...}, then one line per
+ * point {"m_kib":..., "t":..., "p":..., "samples_ms":[...]}. It exits 0
+ * when done, 2 on bad usage, 3 when the runtime lacks the library (after
+ * one line {"error":"why"}).
+ *
+ * The child gets the guards of every benchmark child: stdin /dev/null,
+ * its own process group, killed with the thread that started it, no
+ * descriptor of the parent's but its pipes; points over the memory budget
+ * are refused before it starts; its group is killed at the deadline, on a
+ * cancel, when its resident memory passes the budget plus a runtime's
+ * allowance, and when it prints anything but the protocol.
+ */
+#ifndef PWTUNE_PROBE_H
+#define PWTUNE_PROBE_H
+
+#include <sys/types.h>
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model.h"
+#include "stack.h"
+
+#define PROBE_POINTS_MAX	8	/* points one probe is asked for */
+#define PROBE_SAMPLES_MAX	64	/* samples kept per point */
+#define PROBE_START_S		20	/* seconds for a runtime to start */
+#define PROBE_TIMEOUT_MAX	120	/* default cap of the deadline, s */
+#define PROBE_RSS_ALLOWANCE	(UINT64_C(256) << 20)	/* a runtime's own */
+#define PROBE_RSS_POLL_MS	100
+
+enum probe_status {
+	PROBE_OK,
+	PROBE_NOT_INSTALLED,	/* runtime or probe program missing */
+	PROBE_SKIPPED,		/* every point over the memory budget */
+	PROBE_TIMEOUT,
+	PROBE_CRASHED,		/* died of a signal */
+	PROBE_GARBAGE,		/* printed something not of the protocol */
+	PROBE_MEMORY,		/* over the budget plus the allowance */
+	PROBE_EXIT,		/* exited non-zero (3: runtime lacks it) */
+	PROBE_SHORT,		/* exited 0 before every point */
+	PROBE_CANCELLED,
+	PROBE_FAILED		/* could not be started (fork, pipe) */
+};
+
+struct probe_opts {
+	uint64_t		 mem_budget;	/* bytes for one hash; 0: none */
+	uint64_t		 rss_allowance;	/* 0: PROBE_RSS_ALLOWANCE */
+	double			 timeout;	/* seconds; 0: derived */
+	double			 timeout_max;	/* 0: PROBE_TIMEOUT_MAX */
+	unsigned		 warmup;	/* untimed hashes */
+	const struct model	*model;		/* predicts the deadline;
+						   NULL: timeout_max */
+	volatile int		*cancel;	/* non-zero: kill, give up */
+};
+
+struct probe_point_result {
+	struct stack_probe_point pt;
+	double			 samples[PROBE_SAMPLES_MAX];	/* ms */
+	size_t			 nsamples;
+	double			 median_ms;
+	double			 p95_ms;
+};
+
+struct probe_result {
+	enum probe_status	 status;
+	char			 why[192];	/* "" when ok (fits a model_stack) */
+	char			 runtime[96];	/* from the header */
+	char			 library[128];
+	struct probe_point_result points[PROBE_POINTS_MAX];
+	size_t			 npoints;	/* measured, in order */
+	size_t			 nasked;	/* run (under the budget) */
+	pid_t			 pid;		/* the child's, 0: none */
+	double			 deadline_s;	/* it was given */
+	double			 seconds;	/* it took */
+	uint64_t		 peak_rss_kib;	/* its group's, as polled */
+};
+
+/* probe.c */
+
+/* Defaults: no budget, derived deadline capped at PROBE_TIMEOUT_MAX. */
+void	 probe_opts_init(struct probe_opts *o);
+
+/*
+ * Run sd's probe from dir on pts[0..n) into *r. Returns 0 when every
+ * point asked was measured (status OK), -1 otherwise with the status and
+ * the reason in r->why ("not installed: php not found", "timed out after
+ * 60 s", "crashed: signal 11", "printed garbage: ...", "used more memory
+ * than the budget (612 MiB > 512 MiB)", "exit 3: why"); the points
+ * measured before are kept in r->points[0..r->npoints).
+ */
+int	 probe_run(const struct stack_def *sd, const char *dir,
+	    const struct stack_probe_point *pts, size_t n,
+	    const struct probe_opts *o, struct probe_result *r);
+
+/*
+ * The path argv[0] of sd runs (PATH searched when it has no '/') into
+ * path: 0, or -1 with "php not found" in why.
+ */
+int	 probe_resolve(const struct stack_def *sd, const char *dir,
+	    char *path, size_t pathlen, char *why, size_t whylen);
+
+/* "ok", "not installed", "skipped", "timeout", ... */
+const char *probe_status_name(enum probe_status s);
+
+#endif /* PWTUNE_PROBE_H */

@@ -1,0 +1,403 @@
+/*
+ * tests/unit/test_probe.c: a stack's probe run as a benchmark child, with
+ * fake probes (shell scripts written here as the catalogue's probe-c) that
+ * answer, are missing, hang, crash, print garbage, exit 3, outgrow the
+ * memory budget, or are cancelled.
+ */
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "probe.h"
+#include "test.h"
+
+/* The protocol's answer: samples 10, 11, ... ms at every point asked. */
+#define FAKE_HEAD							\
+	"#!/bin/sh\n"							\
+	"mode=$1; shift; warm=$1; shift\n"				\
+	"echo '{\"probe\":\"c\",\"runtime\":\"fake 1.0\","		\
+	"\"library\":\"'$mode'\"}'\n"
+#define FAKE_POINTS							\
+	"for pt; do\n"							\
+	"  IFS=:; set -- $pt; IFS=' '\n"				\
+	"  s=''; i=0\n"							\
+	"  while [ $i -lt $4 ]; do s=\"$s${s:+,}$((10 + i))\"; "	\
+	"i=$((i + 1)); done\n"						\
+	"  printf '{\"m_kib\":%s,\"t\":%s,\"p\":%s,\"samples_ms\":[%s]}\\n'"\
+	" $1 $2 $3 \"$s\"\n"						\
+	"done\n"
+
+static char	dir[64];
+
+/* A fresh directory holding script as probe-c. */
+static void
+fake(const char *script)
+{
+	char	path[128];
+	FILE	*fp;
+
+	snprintf(dir, sizeof(dir), "/tmp/pwtune-probe-XXXXXX");
+	ASSERT(mkdtemp(dir) != NULL);
+	snprintf(path, sizeof(path), "%s/probe-c", dir);
+	ASSERT((fp = fopen(path, "w")) != NULL);
+	fputs(script, fp);
+	ASSERT(fclose(fp) == 0);
+	ASSERT(chmod(path, 0755) == 0);
+}
+
+static void
+cleanup(void)
+{
+	char	cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "  cannot remove %s\n", dir);
+}
+
+static void
+point(struct stack_probe_point *p, uint32_t m_mib, uint32_t t, uint32_t n)
+{
+	p->m_kib = m_mib * 1024;
+	p->t = t;
+	p->p = 1;
+	p->n = n;
+}
+
+/*
+ * The pid dir/child holds is gone, or dead and not yet reaped (its
+ * parent killed too, it waits for init), within a second.
+ */
+static int
+child_gone(void)
+{
+	char	path[128];
+	FILE	*fp;
+	int	pid = 0, i;
+
+	snprintf(path, sizeof(path), "%s/child", dir);
+	if ((fp = fopen(path, "r")) == NULL)
+		return -1;
+	if (fscanf(fp, "%d", &pid) != 1)
+		pid = 0;
+	fclose(fp);
+	if (pid <= 0)
+		return -1;
+	for (i = 0; i < 100; i++) {
+		char	line[256], *s;
+		char	state = '?';
+
+		snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+		if ((fp = fopen(path, "r")) == NULL)
+			return 1;
+		if (fgets(line, sizeof(line), fp) != NULL &&
+		    (s = strrchr(line, ')')) != NULL)
+			state = s[2];
+		fclose(fp);
+		if (state == 'Z' || state == 'X')
+			return 1;
+		usleep(10000);
+	}
+	return 0;
+}
+
+TEST(ok_points_parsed_and_summarised)
+{
+	const struct stack_def		*sd = stack_find("libsodium");
+	struct stack_probe_point	 pts[2];
+	struct probe_opts		 o;
+	static struct probe_result	 r;
+	int				 fd;
+
+	/* A descriptor of ours the probe must not see. */
+	fd = open("/dev/null", O_RDONLY);
+	ASSERT(fd > 2);
+	fake(FAKE_HEAD
+	    "[ -e /proc/$$/fd/3 ] && echo 'fd 3 is open'\n"
+	    "read x && echo 'stdin is not /dev/null'\n"
+	    FAKE_POINTS);
+	probe_opts_init(&o);
+	point(&pts[0], 16, 1, 5);
+	point(&pts[1], 64, 3, 3);
+	o.timeout = 10;
+	ASSERT_EQ(probe_run(sd, dir, pts, 2, &o, &r), 0);
+	close(fd);
+	ASSERT_EQ(r.status, PROBE_OK);
+	ASSERT_STR_EQ(r.why, "");
+	ASSERT_STR_EQ(r.runtime, "fake 1.0");
+	ASSERT_STR_EQ(r.library, "libsodium");
+	ASSERT_EQ(r.npoints, 2);
+	ASSERT_EQ(r.points[0].nsamples, 5);
+	ASSERT_EQ(r.points[0].pt.m_kib, 16384);
+	ASSERT(r.points[0].median_ms == 12);
+	ASSERT(r.points[0].p95_ms > 13.7 && r.points[0].p95_ms < 13.9);
+	ASSERT_EQ(r.points[1].nsamples, 3);
+	ASSERT(r.points[1].median_ms == 11);
+	printf("  ok: 2 points, medians %.1f and %.1f ms, in %.2f s\n",
+	    r.points[0].median_ms, r.points[1].median_ms, r.seconds);
+	cleanup();
+}
+
+TEST(not_installed_runs_nothing)
+{
+	struct stack_def		 sd = *stack_find("php");
+	struct stack_probe_point	 pt;
+	struct probe_opts		 o;
+	static struct probe_result	 r;
+
+	probe_opts_init(&o);
+	point(&pt, 16, 1, 5);
+	sd.argv[0] = "pwtune-no-such-runtime";
+	ASSERT_EQ(probe_run(&sd, "/nonexistent", &pt, 1, &o, &r), -1);
+	ASSERT_EQ(r.status, PROBE_NOT_INSTALLED);
+	ASSERT_STR_EQ(r.why, "not installed: pwtune-no-such-runtime not found");
+	ASSERT_EQ(r.pid, 0);
+	/* The runtime there, its probe program not. */
+	sd.argv[0] = "sh";
+	ASSERT_EQ(probe_run(&sd, "/nonexistent", &pt, 1, &o, &r), -1);
+	ASSERT_EQ(r.status, PROBE_NOT_INSTALLED);
+	ASSERT_STR_EQ(r.why, "not installed: /nonexistent/probe.php not found");
+	ASSERT_EQ(r.pid, 0);
+	/* A path that is not there. */
+	ASSERT_EQ(probe_run(stack_find("libsodium"), "/nonexistent", &pt, 1,
+	    &o, &r), -1);
+	ASSERT_STR_EQ(r.why, "not installed: /nonexistent/probe-c not found");
+}
+
+TEST(hang_killed_at_the_deadline_with_its_group)
+{
+	struct stack_probe_point	 pts[2];
+	struct probe_opts		 o;
+	static struct probe_result	 r;
+
+	fake(FAKE_HEAD
+	    "printf '{\"m_kib\":16384,\"t\":1,\"p\":1,\"samples_ms\":"
+	    "[5,5,5]}\\n'\n"
+	    "sleep 30 & echo $! > \"$(dirname \"$0\")/child\"\nwait\n");
+	probe_opts_init(&o);
+	point(&pts[0], 16, 1, 3);
+	point(&pts[1], 32, 1, 3);
+	o.timeout = 2;
+	ASSERT_EQ(probe_run(stack_find("libsodium"), dir, pts, 2, &o, &r), -1);
+	ASSERT_EQ(r.status, PROBE_TIMEOUT);
+	ASSERT_STR_EQ(r.why, "timed out after 2 s");
+	ASSERT(r.seconds >= 1.9 && r.seconds < 4);
+	ASSERT_EQ(r.npoints, 1);	/* kept */
+	ASSERT(r.points[0].median_ms == 5);
+	ASSERT_EQ(child_gone(), 1);
+	printf("  hang: killed after %.2f s, 1 point kept\n", r.seconds);
+	cleanup();
+}
+
+TEST(crash_says_the_signal)
+{
+	struct stack_probe_point	 pt;
+	struct probe_opts		 o;
+	static struct probe_result	 r;
+
+	fake(FAKE_HEAD "kill -SEGV $$\nsleep 5\n");
+	probe_opts_init(&o);
+	point(&pt, 16, 1, 3);
+	o.timeout = 10;
+	ASSERT_EQ(probe_run(stack_find("libsodium"), dir, &pt, 1, &o, &r), -1);
+	ASSERT_EQ(r.status, PROBE_CRASHED);
+	ASSERT_STR_CONTAINS(r.why, "crashed: signal 11");
+	ASSERT_STR_EQ(r.runtime, "fake 1.0");
+	printf("  crash: %s\n", r.why);
+	cleanup();
+}
+
+TEST(garbage_of_every_kind)
+{
+	static const char *const lines[] = {
+		"hello world",
+		/* Not the point asked. */
+		"{\"m_kib\":32768,\"t\":1,\"p\":1,\"samples_ms\":[1,2,3]}",
+		/* Too few samples, a sample not > 0, not finite, a string. */
+		"{\"m_kib\":16384,\"t\":1,\"p\":1,\"samples_ms\":[1,2]}",
+		"{\"m_kib\":16384,\"t\":1,\"p\":1,\"samples_ms\":[1,0,3]}",
+		"{\"m_kib\":16384,\"t\":1,\"p\":1,\"samples_ms\":[1,2,1e999]}",
+		"{\"m_kib\":16384,\"t\":1,\"p\":1,\"samples_ms\":[1,\"2\",3]}",
+	};
+	struct stack_probe_point	 pt;
+	struct probe_opts		 o;
+	static struct probe_result	 r;
+	char				 script[1024];
+	size_t				 i;
+
+	probe_opts_init(&o);
+	point(&pt, 16, 1, 3);
+	o.timeout = 10;
+	for (i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		snprintf(script, sizeof(script), FAKE_HEAD "echo '%s'\n"
+		    "sleep 5\n", lines[i]);
+		fake(script);
+		ASSERT_EQ(probe_run(stack_find("libsodium"), dir, &pt, 1, &o,
+		    &r), -1);
+		if (r.status != PROBE_GARBAGE)
+			TEST_FAIL("line %zu: %s", i, r.why);
+		if (strncmp(r.why, "printed garbage: ", 17) != 0 ||
+		    strncmp(r.why + 17, lines[i], 20) != 0)
+			TEST_FAIL("line %zu: %s", i, r.why);
+		ASSERT(r.seconds < 2);	/* killed at once, not at its end */
+		cleanup();
+	}
+	/* No header at all: a point line first. */
+	fake("#!/bin/sh\necho '{\"m_kib\":16384,\"t\":1,\"p\":1,"
+	    "\"samples_ms\":[1,2,3]}'\n");
+	ASSERT_EQ(probe_run(stack_find("libsodium"), dir, &pt, 1, &o, &r), -1);
+	ASSERT_EQ(r.status, PROBE_GARBAGE);
+	cleanup();
+	/* A line past the last point. */
+	fake(FAKE_HEAD FAKE_POINTS "echo '{}'\n");
+	ASSERT_EQ(probe_run(stack_find("libsodium"), dir, &pt, 1, &o, &r), -1);
+	ASSERT_EQ(r.status, PROBE_GARBAGE);
+	ASSERT_STR_EQ(r.why, "printed garbage: {}");
+	ASSERT_EQ(r.npoints, 1);
+	cleanup();
+}
+
+TEST(exit_3_gives_its_reason)
+{
+	struct stack_probe_point	 pt;
+	struct probe_opts		 o;
+	static struct probe_result	 r;
+
+	fake("#!/bin/sh\necho '{\"error\":\"no module named argon2\"}'\n"
+	    "exit 3\n");
+	probe_opts_init(&o);
+	point(&pt, 16, 1, 3);
+	o.timeout = 10;
+	ASSERT_EQ(probe_run(stack_find("libsodium"), dir, &pt, 1, &o, &r), -1);
+	ASSERT_EQ(r.status, PROBE_EXIT);
+	ASSERT_STR_EQ(r.why, "exit 3: no module named argon2");
+	cleanup();
+	/* Another status: the first line of its standard error. */
+	fake("#!/bin/sh\necho 'usage: probe-c MODE' >&2\necho more >&2\n"
+	    "exit 2\n");
+	ASSERT_EQ(probe_run(stack_find("libsodium"), dir, &pt, 1, &o, &r), -1);
+	ASSERT_EQ(r.status, PROBE_EXIT);
+	ASSERT_STR_EQ(r.why, "exit 2: usage: probe-c MODE");
+	cleanup();
+	/* A program that cannot be run (its interpreter is not there). */
+	fake("#!/nonexistent/sh\n");
+	ASSERT_EQ(probe_run(stack_find("libsodium"), dir, &pt, 1, &o, &r), -1);
+	ASSERT_EQ(r.status, PROBE_EXIT);
+	ASSERT_STR_CONTAINS(r.why, "exit 127: cannot run ");
+	ASSERT_STR_CONTAINS(r.why, "probe-c: exec failed");
+	cleanup();
+	/* Exit 0 before every point. */
+	fake(FAKE_HEAD);
+	ASSERT_EQ(probe_run(stack_find("libsodium"), dir, &pt, 1, &o, &r), -1);
+	ASSERT_EQ(r.status, PROBE_SHORT);
+	ASSERT_STR_EQ(r.why, "exited after 0 of 1 points");
+	cleanup();
+}
+
+TEST(over_the_memory_budget)
+{
+	struct stack_probe_point	 pts[2];
+	struct probe_opts		 o;
+	static struct probe_result	 r;
+
+	/* Points over the budget are not asked for. */
+	fake(FAKE_HEAD FAKE_POINTS);
+	probe_opts_init(&o);
+	point(&pts[0], 8, 1, 3);
+	point(&pts[1], 64, 1, 3);
+	o.timeout = 10;
+	o.mem_budget = 16ULL << 20;
+	ASSERT_EQ(probe_run(stack_find("libsodium"), dir, pts, 2, &o, &r), 0);
+	ASSERT_EQ(r.nasked, 1);
+	ASSERT_EQ(r.npoints, 1);
+	ASSERT_EQ(r.points[0].pt.m_kib, 8192);
+	ASSERT_EQ(probe_run(stack_find("libsodium"), dir, &pts[1], 1, &o,
+	    &r), -1);
+	ASSERT_EQ(r.status, PROBE_SKIPPED);
+	ASSERT_EQ(r.pid, 0);
+	cleanup();
+	/* A probe whose memory really grows past budget + allowance. */
+	fake(FAKE_HEAD
+	    "exec python3 -c 'import time\n"
+	    "b = bytearray(b\"\\x01\") * (160 << 20)\n"
+	    "time.sleep(20)'\n");
+	o.rss_allowance = 32ULL << 20;
+	ASSERT_EQ(probe_run(stack_find("libsodium"), dir, pts, 1, &o, &r), -1);
+	ASSERT_EQ(r.status, PROBE_MEMORY);
+	ASSERT_STR_CONTAINS(r.why, "used more memory than the budget (");
+	ASSERT_STR_CONTAINS(r.why, " MiB > 16 MiB)");
+	ASSERT(r.seconds < 10);
+	printf("  memory: %s, after %.2f s\n", r.why, r.seconds);
+	cleanup();
+}
+
+static volatile int	cancel;
+
+static void *
+canceller(void *arg)
+{
+	(void)arg;
+	usleep(300000);
+	cancel = 1;
+	return NULL;
+}
+
+TEST(cancel_kills_the_group_promptly)
+{
+	struct stack_probe_point	 pt;
+	struct probe_opts		 o;
+	static struct probe_result	 r;
+	pthread_t			 th;
+
+	fake(FAKE_HEAD "sleep 30 & echo $! > \"$(dirname \"$0\")/child\"\n"
+	    "wait\n");
+	probe_opts_init(&o);
+	point(&pt, 16, 1, 3);
+	o.timeout = 30;
+	cancel = 0;
+	o.cancel = &cancel;
+	ASSERT(pthread_create(&th, NULL, canceller, NULL) == 0);
+	ASSERT_EQ(probe_run(stack_find("libsodium"), dir, &pt, 1, &o, &r), -1);
+	pthread_join(th, NULL);
+	ASSERT_EQ(r.status, PROBE_CANCELLED);
+	ASSERT(r.seconds < 1);
+	ASSERT_EQ(child_gone(), 1);
+	printf("  cancel: gone %.2f s after the start (cancel at 0.3 s)\n",
+	    r.seconds);
+	cleanup();
+}
+
+TEST(deadline_from_the_cap_without_a_model)
+{
+	struct stack_probe_point	 pt;
+	struct probe_opts		 o;
+	static struct probe_result	 r;
+
+	fake(FAKE_HEAD FAKE_POINTS);
+	probe_opts_init(&o);
+	point(&pt, 16, 1, 3);
+	o.timeout_max = 7;
+	ASSERT_EQ(probe_run(stack_find("libsodium"), dir, &pt, 1, &o, &r), 0);
+	ASSERT(r.deadline_s == 7);
+	cleanup();
+}
+
+TEST_LIST(
+	TEST_ENTRY(ok_points_parsed_and_summarised),
+	TEST_ENTRY(not_installed_runs_nothing),
+	TEST_ENTRY(hang_killed_at_the_deadline_with_its_group),
+	TEST_ENTRY(crash_says_the_signal),
+	TEST_ENTRY(garbage_of_every_kind),
+	TEST_ENTRY(exit_3_gives_its_reason),
+	TEST_ENTRY(over_the_memory_budget),
+	TEST_ENTRY(cancel_kills_the_group_promptly),
+	TEST_ENTRY(deadline_from_the_cap_without_a_model)
+)
