@@ -156,6 +156,14 @@ int	 kdf_alg_is_argon2(enum kdf_alg alg);
 
 /* "libargon2", "libsodium", "libcrypt", "auto". */
 const char *kdf_backend_name(enum kdf_backend backend);
+
+/*
+ * libargon2's memory through libc's malloc (on), as programs that link it
+ * take it, or mmap'd afresh for every hash (the default: a long-running
+ * process gives it back at once). For the benchmark children, whose hashes
+ * must cost what the clients' do. Process-wide; not thread-safe to change.
+ */
+void	 kdf_argon2_libc_memory(int on);
 int	 kdf_backend_parse(const char *name, enum kdf_backend *backend);
 /* The backend AUTO resolves to for alg. */
 enum kdf_backend kdf_backend_resolve(enum kdf_backend backend,

@@ -155,6 +155,8 @@ measure_child(const struct kdf_params *kp, uint64_t as_limit)
 	signal(SIGHUP, SIG_DFL);
 	signal(SIGPIPE, SIG_DFL);
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	/* libargon2's memory as its clients take it (engine/kdf_argon2.c). */
+	kdf_argon2_libc_memory(1);
 	if (as_limit > 0 && MEASURE_RLIMIT_AS) {
 		rl.rlim_cur = rl.rlim_max = as_limit;
 		setrlimit(RLIMIT_AS, &rl);

@@ -101,8 +101,9 @@ profile_points(enum profile_kind kind, int cpus,
 			    (uint32_t)cpus);
 		}
 		/*
-		 * Then Debian's libargon2 (as engine/kdf_argon2 calls it:
-		 * its memory mmap'd afresh for each hash) at fewer sizes
+		 * Then Debian's libargon2 (its memory through libc's malloc
+		 * in the benchmark children, as its clients take it) at
+		 * fewer sizes
 		 * (t = 3 where it is cheap; above, the pass cost comes from
 		 * the neighbours): the curve the stacks standing on it are
 		 * corrected against, after the libsodium points so the first
