@@ -97,8 +97,12 @@ api_answer_locked(const struct model *m, const struct api_state *st,
 	}
 	a->version = st->model_version;
 	a->run = st->model_run;
-	if (a->stack != NULL && stack_find(a->stack) == NULL &&
-	    model_stack_find(m, a->stack) == NULL) {
+	/*
+	 * A name only observations know is the fleet path's (fleet.c): it
+	 * reads them from the store at once, where the model takes them in
+	 * only when the runner is next idle.
+	 */
+	if (a->stack != NULL && stack_find(a->stack) == NULL) {
 		a->not_in_model = 1;
 		return;
 	}
@@ -138,7 +142,10 @@ api_answer_locked(const struct model *m, const struct api_state *st,
 		}
 		a->j = api_stack_answer_json(m, a->stack, &ta);
 	} else {
-		a->rc = tune_recommend(m, &qq, &ta, a->err, a->errlen);
+		/* The default answer is its stack's (corrected if measured). */
+		a->rc = qq.backend == KDF_BACKEND_AUTO && qq.parallelism <= 1 ?
+		    stack_recommend(m, NULL, &qq, &ta, a->err, a->errlen) :
+		    tune_recommend(m, &qq, &ta, a->err, a->errlen);
 		if (a->rc == -1)
 			return;
 		/* Every stack's answer too: searched under the same lock. */

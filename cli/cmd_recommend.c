@@ -10,6 +10,8 @@
  * met above the floor (the closest admissible answer is printed) or a
  * failure; 2 bad usage.
  */
+#include <sys/stat.h>
+
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +22,7 @@
 #include "cli.h"
 #include "db.h"
 #include "presets.h"
+#include "probe.h"
 #include "profile.h"
 #include "stack.h"
 #include "tune.h"
@@ -254,6 +257,7 @@ rec_report(const struct rec_opts *o, struct report *rep, int64_t *run_id)
 	struct host_info	 here;
 	struct db		*db;
 	struct db_open_opts	 dbo = { 1, 0, 0, NULL, NULL };
+	enum kdf_backend	 base = KDF_BACKEND_LIBSODIUM;
 	json_error_t		 jerr;
 	json_t			*j;
 	char			 err[512];
@@ -307,7 +311,13 @@ rec_report(const struct rec_opts *o, struct report *rep, int64_t *run_id)
 		return -1;
 	}
 	profile_opts(PROFILE_QUICK, &mo);
-	if (profile_points(PROFILE_QUICK, rep->effective_cpus, NULL, 0, &pts,
+	/*
+	 * One library: libsodium's grid for the default answer, or the
+	 * base of the stack asked for (its probe runs after).
+	 */
+	if (o->stack != NULL && stack_find(o->stack) != NULL)
+		base = stack_find(o->stack)->base;
+	if (profile_points(PROFILE_QUICK, rep->effective_cpus, &base, 1, &pts,
 	    &n) == -1 || (rep->results = calloc(n, sizeof(*rep->results))) ==
 	    NULL) {
 		free(pts);
@@ -504,17 +514,84 @@ rec_print_stack(const struct model *m, const char *name,
 }
 
 /*
- * After the model is fitted, before the answer: where a probe of stack
- * o->stack will run from cold (no --from, no --db) so that its answer
- * holds in the runtime measured here, not the library alone. Nothing
- * yet: the answer stands on the library curve (and the store's
- * corrections with --db).
+ * From cold (no --from, no --db), with --stack NAME: the stack's probe
+ * runs here after the library's points, as the daemon's runner runs it,
+ * so that the answer holds in the runtime measured here. A probe that
+ * cannot run leaves the library's answer, and says why.
  */
 static void
 rec_stack_probe(const struct rec_opts *o, struct model *m)
 {
-	(void)o;
-	(void)m;
+	const struct stack_def		*sd = stack_find(o->stack);
+	struct stack_probe_point	 pp[STACK_PROBE_POINTS];
+	struct stack_point		 sp[PROBE_POINTS_MAX];
+	struct probe_opts		 po;
+	struct probe_result		 r;
+	struct model_stack		 st;
+	struct stat			 sb;
+	const char			*dir;
+	char				 err[256];
+	size_t				 n, i;
+
+	if (sd == NULL)
+		return;
+	if ((dir = getenv("PWTUNE_PROBE_DIR")) == NULL || dir[0] == '\0')
+		dir = stat(PWTUNE_PROBE_DIR, &sb) == 0 && S_ISDIR(sb.st_mode) ?
+		    PWTUNE_PROBE_DIR : PWTUNE_PROBE_DIR_INSTALLED;
+	memset(&st, 0, sizeof(st));
+	snprintf(st.name, sizeof(st.name), "%s", sd->name);
+	st.how = MODEL_STACK_LIBRARY;
+	n = stack_probe_points(m, sd, m->mem_budget / 1024, pp,
+	    STACK_PROBE_POINTS);
+	probe_opts_init(&po);
+	po.mem_budget = m->mem_budget;
+	po.model = m;
+	po.cancel = &rec_cancel;
+	if (!o->quiet)
+		fprintf(stderr, "pwtune recommend: timing %s itself (%zu "
+		    "points)\n", sd->name, n);
+	if (n == 0)
+		snprintf(st.why, sizeof(st.why), "no point fits the memory "
+		    "budget");
+	else if (probe_run(sd, dir, pp, n, &po, &r) == -1 || r.npoints == 0)
+		snprintf(st.why, sizeof(st.why), "%s", r.why);
+	else {
+		for (i = 0; i < r.npoints; i++) {
+			memset(&sp[i], 0, sizeof(sp[i]));
+			sp[i].m_kib = r.points[i].pt.m_kib;
+			sp[i].t = r.points[i].pt.t;
+			sp[i].p = r.points[i].pt.p;
+			sp[i].k = 1;
+			sp[i].n = r.points[i].nsamples;
+			sp[i].median_ms = r.points[i].median_ms;
+			sp[i].p95_ms = r.points[i].p95_ms;
+			sp[i].probe = 1;
+		}
+		if (stack_fit(m, sd->name, sp, r.npoints, &st, err,
+		    sizeof(err)) == -1)
+			snprintf(st.why, sizeof(st.why), "%.180s", err);
+		snprintf(st.runtime, sizeof(st.runtime), "%s", r.runtime);
+	}
+	if (st.how == MODEL_STACK_LIBRARY && !o->quiet)
+		cli_warnx("recommend: %s was not measured (%s): the answer is "
+		    "its library's", sd->name, st.why);
+	model_stack_set(m, &st);
+}
+
+/* The store's corrections of the model's stacks (--db), as the daemon's. */
+static void
+rec_db_stacks(const char *locator, struct model *m)
+{
+	struct db_open_opts	 dbo = { 1, 0, 0, NULL, NULL };
+	struct db		*db = NULL;
+	char			 err[512];
+
+	if (db_open(locator, &dbo, &db, err, sizeof(err)) != DB_OK ||
+	    db_model_stacks(db, m->host_id, m, err, sizeof(err)) != DB_OK)
+		cli_warnx("recommend: the stacks' corrections were not read: "
+		    "%s", err);
+	if (db != NULL)
+		db_close(db);
 }
 
 static void
@@ -628,6 +705,8 @@ cmd_recommend(int argc, char **argv)
 		return CLI_EXIT_FAIL;
 	}
 	m.run_id = run_id;
+	if (o.db != NULL)
+		rec_db_stacks(o.db, &m);
 	if (o.stack != NULL && stack_find(o.stack) == NULL &&
 	    model_stack_find(&m, o.stack) == NULL) {
 		rec_unknown_stack(o.stack);
@@ -644,7 +723,9 @@ cmd_recommend(int argc, char **argv)
 		}
 		putchar('\n');
 	}
-	if (o.stack != NULL)
+	/* The default answer is its stack's (corrected when measured). */
+	if (o.stack != NULL || (o.q.backend == KDF_BACKEND_AUTO &&
+	    o.q.parallelism <= 1))
 		rc = stack_recommend(&m, o.stack, &o.q, &a, err, sizeof(err));
 	else
 		rc = tune_recommend(&m, &o.q, &a, err, sizeof(err));
