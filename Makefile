@@ -25,12 +25,18 @@ BUILD_PACKAGES := build-essential cmake pkg-config \
 TEST_PACKAGES := argon2 sqlite3 curl wrk php-cli golang-go cryptsetup-bin \
 	chromium systemd man-db groff-base clang libclang-rt-14-dev valgrind \
 	slowhttptest gnuplot-nox postgresql
+# The runtimes the stack probes time (docs/STACKS.md): PHP (password_hash
+# and the sodium extension, in php-cli), Debian's Python bindings for
+# /usr/bin/python3, Go with x/crypto/argon2 for GOPATH builds, a JDK with
+# BouncyCastle. Node's argon2 comes from npm (make probe-deps).
+STACK_PACKAGES := php-cli python3-argon2 python3-nacl golang-go \
+	golang-golang-x-crypto-dev default-jdk-headless libbcprov-java
 
 PREFIX  ?= /usr/local
 DESTDIR ?=
 
-.PHONY: all deps deps-build e2e-deps build run test test-asan install fuzz \
-	bench bench-seed bench-accuracy clean
+.PHONY: all deps deps-build e2e-deps probe-deps build run test test-asan \
+	install fuzz bench bench-seed bench-accuracy bench-stacks clean
 
 all: build
 
@@ -59,7 +65,7 @@ deps-build:
 	$(call install_missing,$(BUILD_PACKAGES),)
 
 deps:
-	$(call install_missing,$(BUILD_PACKAGES) $(TEST_PACKAGES),\
+	$(call install_missing,$(BUILD_PACKAGES) $(TEST_PACKAGES) $(STACK_PACKAGES),\
 	command -v node >/dev/null 2>&1 || missing="$$missing nodejs npm"; \
 	command -v python3 >/dev/null 2>&1 || missing="$$missing python3";)
 
@@ -72,6 +78,18 @@ e2e-deps: deps
 	     $(E2E_DIR)/node_modules/.pwtune-lock 2>/dev/null; then \
 		echo "installing playwright-core (npm ci in $(E2E_DIR))"; \
 		cd $(E2E_DIR) && npm ci --no-audit --no-fund --loglevel=error && \
+		cp package-lock.json node_modules/.pwtune-lock; \
+	fi
+
+# The node stack's probe: the argon2 npm package at the version
+# engine/probes/node/package-lock.json pins (it ships prebuilt binaries).
+PROBE_NODE_DIR := engine/probes/node
+probe-deps: deps
+	@if [ ! -f $(PROBE_NODE_DIR)/node_modules/argon2/package.json ] || \
+	   ! cmp -s $(PROBE_NODE_DIR)/package-lock.json \
+	     $(PROBE_NODE_DIR)/node_modules/.pwtune-lock 2>/dev/null; then \
+		echo "installing argon2 (npm ci in $(PROBE_NODE_DIR))"; \
+		cd $(PROBE_NODE_DIR) && npm ci --no-audit --no-fund --loglevel=error && \
 		cp package-lock.json node_modules/.pwtune-lock; \
 	fi
 
@@ -88,11 +106,11 @@ run: build
 	$(BUILD)/daemon/pwtuned --state-dir $(STATE_DIR) --listen 127.0.0.1:8421
 
 # Then the smoke fuzzing (FUZZ_SECONDS per target; 0 skips it).
-test: deps build e2e-deps
+test: deps build e2e-deps probe-deps
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 	@if [ "$(FUZZ_SECONDS)" != 0 ]; then $(MAKE) --no-print-directory fuzz; fi
 
-test-asan: deps e2e-deps
+test-asan: deps e2e-deps probe-deps
 	cmake -S . -B $(ASAN_BUILD) -DWERROR=ON -DASAN=ON -DUBSAN=ON \
 		-DCMAKE_BUILD_TYPE=Debug
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
