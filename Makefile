@@ -3,7 +3,7 @@
 #   make run        install what is missing, build, start pwtune on this host
 #   make test       install, build with -Werror, run every test through ctest
 #   make test-asan  the same suite built with AddressSanitizer and UBSan
-#   make build | bench | deps | clean
+#   make build | bench | bench-stacks | deps | probe-deps | clean
 #
 # `make deps` installs the Debian packages the project needs when they are
 # missing: as root with apt-get, otherwise it prints the command to run.
@@ -123,6 +123,12 @@ test-asan: deps e2e-deps probe-deps
 bench: build
 	$(BUILD)/bench/bench_backends
 	$(BUILD)/bench/bench_fleet
+
+# Do answers hold in the runtime that hashes? Each installed stack's
+# runtime times the daemon's answer for 100, 250, 500 ms (about 5 minutes;
+# not in `make bench`, which it would make several times longer).
+bench-stacks: build probe-deps
+	/usr/bin/python3 bench/stacks/run.py --pwtuned $(BUILD)/daemon/pwtuned
 
 # The seed grid: m = 32 MiB .. 1 GiB x t = 1, 3, 6 (several minutes).
 bench-seed: build
