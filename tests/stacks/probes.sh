@@ -4,7 +4,8 @@
 # hashes give a header line and one point line of valid JSON, exit 0; bad
 # usage exits 2 and says why on stderr. A probe whose runtime is missing
 # (not built, or exit 3 with its one error line) is skipped with its
-# reason; the test fails if no probe ran at all.
+# reason; the test fails if no probe ran at all. Python without its site
+# directories and probe.js away from node_modules show the exit-3 path.
 #
 # PROBE_DIR is the probe directory of the build (set by ctest).
 . "$(dirname "$0")/../cli/lib.sh" || exit 1
@@ -130,6 +131,33 @@ have java || java_missing="java is not installed (default-jdk-headless)"
 	"$BCPROV is not installed (libbcprov-java)")
 probe java-bouncycastle "$java_missing" "$BAD" -- \
 	java -cp "$D/java:$BCPROV" Probe
+
+# The missing-library path (exit 3, one error line on stdout): Python
+# without its site directories, probe.js copied where no node_modules is.
+# missing_lib NAME -- COMMAND...
+missing_lib() {
+	local name=$1
+	shift 2
+	"$@" 1 8192:2:1:1 >"$TMP/out" 2>"$TMP/err"
+	local rc=$?
+	if [ $rc = 3 ] && [ "$(wc -l <"$TMP/out")" = 1 ] &&
+		grep -q '^{"error":"[^"]*not installed[^"]*"}$' "$TMP/out"; then
+		ok "$name: exit 3, $(cat "$TMP/out")"
+	else
+		bad "$name: exit $rc, wanted 3 and one error line"
+		sed 's/^/  stdout: /' "$TMP/out" | head -3
+	fi
+}
+if [ -z "$py_missing" ]; then
+	missing_lib "python3 -S probe.py argon2-cffi" -- \
+		/usr/bin/python3 -S "$D/probe.py" argon2-cffi
+fi
+if [ -z "$node_missing" ]; then
+	mkdir -p "$TMP/nomodules"
+	cp "$D/probe.js" "$TMP/nomodules/"
+	missing_lib "probe.js without node_modules" -- \
+		env NODE_PATH= node "$TMP/nomodules/probe.js"
+fi
 
 echo "$ran probes ran, $skipped skipped"
 [ "$ran" -gt 0 ] || bad "no probe ran: no runtime installed, or none built"
