@@ -6,7 +6,9 @@ For every client stack whose runtime is installed here, ask the daemon for
 time the parameters it gives IN THAT RUNTIME, with the small timers beside
 this file (time.c, time.php, time.py, time.js, time.go, Time.java: not
 pwtune, not its probes): 3 warm-up hashes, then --samples timed ones (15),
-p95 at the nearest rank. Prints a table (p95 / target, its ratio to
+p95 at the nearest rank; with --rounds R, in R rounds where the stacks
+take turns (each round warmed up again), so that a load that comes and
+goes on a shared host weighs on every stack alike. Prints a table (p95 / target, its ratio to
 libsodium's, within [0.85, 1.00] or not) and exits 1 when any stack and
 target is out of that range (0 otherwise).
 
@@ -14,7 +16,7 @@ Before that it times each runtime at one fixed point (m = 64 MiB, t = 3,
 p = 1), to check the timers against the probes' figures.
 
     /usr/bin/python3 bench/stacks/run.py [--url URL] [--pwtuned PATH]
-        [--samples N] [--targets 100,250,500] [--stacks a,b]
+        [--samples N] [--rounds R] [--targets 100,250,500] [--stacks a,b]
         [--no-fixed | --fixed-only]
 
 Without --url it starts its own pwtuned (--pwtuned, build/daemon/pwtuned
@@ -317,6 +319,9 @@ def main():
     ap.add_argument("--pwtuned",
                     default=os.path.join(ROOT, "build", "daemon", "pwtuned"))
     ap.add_argument("--samples", type=int, default=15)
+    ap.add_argument("--rounds", type=int, default=1,
+                    help="time each answer in R rounds, the stacks taking "
+                    "turns (each round warms up again)")
     ap.add_argument("--targets", default="100,250,500")
     ap.add_argument("--stacks", help="only these (comma-separated)")
     ap.add_argument("--no-fixed", action="store_true",
@@ -326,6 +331,8 @@ def main():
     a = ap.parse_args()
     if a.samples < 15:
         ap.error("--samples: at least 15")
+    if not 1 <= a.rounds <= a.samples:
+        ap.error("--rounds: from 1 to --samples")
     targets = [int(x) for x in a.targets.split(",")]
 
     tmp = tempfile.mkdtemp(prefix="pwtune-bench-timers-")
@@ -361,6 +368,9 @@ def main():
                   "per-stack answers yet): every stack is timed with the "
                   "top-level (libsodium) answer.")
 
+        # The answers first, then the timing: with --rounds R, R rounds
+        # in which the stacks take turns, each a process of WARMUP warm-up
+        # hashes and samples / R timed ones.
         rows = []
         for s in stacks:
             for tgt in targets:
@@ -368,33 +378,44 @@ def main():
                 if per_stack:
                     q += "&stack=" + s
                 st, j = d.get(q)
-                row = {"stack": s, "target": tgt, "error": None}
+                row = {"stack": s, "target": tgt, "error": None, "ms": []}
                 if st != 200 or not isinstance(j, dict) or \
                         not all(k in j for k in ("m_kib", "t", "p")):
                     row["error"] = "HTTP %d: %s" % (
                         st, json.dumps(j)[:200] if j else "no answer")
-                    rows.append(row)
-                    continue
-                row.update(m_kib=j["m_kib"], t=j["t"], p=j["p"])
-                try:
-                    ms = timers.time(s, j["m_kib"], j["t"], j["p"], WARMUP,
-                                     a.samples)
-                    row["p95"] = p95(ms)
-                    row["ratio"] = row["p95"] / tgt
-                except (RuntimeError, subprocess.TimeoutExpired) as e:
-                    row["error"] = str(e)
+                else:
+                    row.update(m_kib=j["m_kib"], t=j["t"], p=j["p"])
                 rows.append(row)
-                log("%s %d ms: %s" % (s, tgt, row.get("error") or
+        per_round = -(-a.samples // a.rounds)
+        for tgt in targets:
+            for _ in range(a.rounds):
+                for row in rows:
+                    if row["target"] != tgt or row["error"]:
+                        continue
+                    try:
+                        row["ms"] += timers.time(
+                            row["stack"], row["m_kib"], row["t"], row["p"],
+                            WARMUP, per_round)
+                    except (RuntimeError, subprocess.TimeoutExpired) as e:
+                        row["error"] = str(e)
+            for row in rows:
+                if row["target"] != tgt:
+                    continue
+                if not row["error"]:
+                    row["p95"] = p95(row["ms"])
+                    row["ratio"] = row["p95"] / tgt
+                log("%s %d ms: %s" % (row["stack"], tgt, row["error"] or
                                       "p95 %.1f ms" % row["p95"]))
 
         base = {r["target"]: r["ratio"] for r in rows
                 if r["stack"] == "libsodium" and "ratio" in r}
-        print("Parameters from %s, timed in each runtime (%d warm-up, %d "
-              "timed, p95 at the nearest rank):" % (
+        print("Parameters from %s, timed in each runtime (%s%d warm-up, "
+              "%d timed, p95 at the nearest rank):" % (
                   "GET /v1/recommendation?target_ms=T&stack=NAME"
                   if per_stack else
                   "GET /v1/recommendation?target_ms=T (no stack support)",
-                  WARMUP, a.samples))
+                  "%d rounds of " % a.rounds if a.rounds > 1 else "",
+                  WARMUP, per_round if a.rounds > 1 else a.samples))
         print("%-20s %6s %8s %3s %3s %9s %8s %8s %8s" % (
             "stack", "target", "m_kib", "t", "p", "p95 ms", "p95/tgt",
             "vs sodium", "in range"))
