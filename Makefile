@@ -3,7 +3,7 @@
 #   make run        install what is missing, build, start pwtune on this host
 #   make test       install, build with -Werror, run every test through ctest
 #   make test-asan  the same suite built with AddressSanitizer and UBSan
-#   make build | bench | deps | clean
+#   make build | bench | bench-stacks | deps | probe-deps | clean
 #
 # `make deps` installs the Debian packages the project needs when they are
 # missing: as root with apt-get, otherwise it prints the command to run.
@@ -28,12 +28,18 @@ TEST_PACKAGES := argon2 sqlite3 curl wrk php-cli golang-go cryptsetup-bin \
 # packaging.container: the image built and run for real, without a
 # registry (a debootstrap base, podman with runc).
 TEST_PACKAGES += podman debootstrap runc
+# The runtimes the stack probes time (docs/STACKS.md): PHP (password_hash
+# and the sodium extension, in php-cli), Debian's Python bindings for
+# /usr/bin/python3, Go with x/crypto/argon2 for GOPATH builds, a JDK with
+# BouncyCastle. Node's argon2 comes from npm (make probe-deps).
+STACK_PACKAGES := php-cli python3-argon2 python3-nacl golang-go \
+	golang-golang-x-crypto-dev default-jdk-headless libbcprov-java
 
 PREFIX  ?= /usr/local
 DESTDIR ?=
 
-.PHONY: all deps deps-build e2e-deps build run test test-asan install fuzz \
-	bench bench-seed bench-accuracy clean
+.PHONY: all deps deps-build e2e-deps probe-deps build run test test-asan \
+	install fuzz bench bench-seed bench-accuracy bench-stacks clean
 
 all: build
 
@@ -62,7 +68,7 @@ deps-build:
 	$(call install_missing,$(BUILD_PACKAGES),)
 
 deps:
-	$(call install_missing,$(BUILD_PACKAGES) $(TEST_PACKAGES),\
+	$(call install_missing,$(BUILD_PACKAGES) $(TEST_PACKAGES) $(STACK_PACKAGES),\
 	command -v node >/dev/null 2>&1 || missing="$$missing nodejs npm"; \
 	command -v python3 >/dev/null 2>&1 || missing="$$missing python3";)
 
@@ -75,6 +81,18 @@ e2e-deps: deps
 	     $(E2E_DIR)/node_modules/.pwtune-lock 2>/dev/null; then \
 		echo "installing playwright-core (npm ci in $(E2E_DIR))"; \
 		cd $(E2E_DIR) && npm ci --no-audit --no-fund --loglevel=error && \
+		cp package-lock.json node_modules/.pwtune-lock; \
+	fi
+
+# The node stack's probe: the argon2 npm package at the version
+# engine/probes/node/package-lock.json pins (it ships prebuilt binaries).
+PROBE_NODE_DIR := engine/probes/node
+probe-deps: deps
+	@if [ ! -f $(PROBE_NODE_DIR)/node_modules/argon2/package.json ] || \
+	   ! cmp -s $(PROBE_NODE_DIR)/package-lock.json \
+	     $(PROBE_NODE_DIR)/node_modules/.pwtune-lock 2>/dev/null; then \
+		echo "installing argon2 (npm ci in $(PROBE_NODE_DIR))"; \
+		cd $(PROBE_NODE_DIR) && npm ci --no-audit --no-fund --loglevel=error && \
 		cp package-lock.json node_modules/.pwtune-lock; \
 	fi
 
@@ -91,11 +109,11 @@ run: build
 	$(BUILD)/daemon/pwtuned --state-dir $(STATE_DIR) --listen 127.0.0.1:8421
 
 # Then the smoke fuzzing (FUZZ_SECONDS per target; 0 skips it).
-test: deps build e2e-deps
+test: deps build e2e-deps probe-deps
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 	@if [ "$(FUZZ_SECONDS)" != 0 ]; then $(MAKE) --no-print-directory fuzz; fi
 
-test-asan: deps e2e-deps
+test-asan: deps e2e-deps probe-deps
 	cmake -S . -B $(ASAN_BUILD) -DWERROR=ON -DASAN=ON -DUBSAN=ON \
 		-DCMAKE_BUILD_TYPE=Debug
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
@@ -108,6 +126,12 @@ test-asan: deps e2e-deps
 bench: build
 	$(BUILD)/bench/bench_backends
 	$(BUILD)/bench/bench_fleet
+
+# Do answers hold in the runtime that hashes? Each installed stack's
+# runtime times the daemon's answer for 100, 250, 500 ms (about 5 minutes;
+# not in `make bench`, which it would make several times longer).
+bench-stacks: build probe-deps
+	/usr/bin/python3 bench/stacks/run.py --pwtuned $(BUILD)/daemon/pwtuned
 
 # The seed grid: m = 32 MiB .. 1 GiB x t = 1, 3, 6 (several minutes).
 bench-seed: build
