@@ -12,6 +12,7 @@
  */
 #include <sys/stat.h>
 
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -528,16 +529,16 @@ rec_stack_probe(const struct rec_opts *o, struct model *m)
 	struct probe_opts		 po;
 	struct probe_result		 r;
 	struct model_stack		 st;
-	struct stat			 sb;
 	const char			*dir;
-	char				 err[256];
+	char				 err[256], where[PATH_MAX];
 	size_t				 n, i;
 
 	if (sd == NULL)
 		return;
-	if ((dir = getenv("PWTUNE_PROBE_DIR")) == NULL || dir[0] == '\0')
-		dir = stat(PWTUNE_PROBE_DIR, &sb) == 0 && S_ISDIR(sb.st_mode) ?
-		    PWTUNE_PROBE_DIR : PWTUNE_PROBE_DIR_INSTALLED;
+	if ((dir = getenv("PWTUNE_PROBE_DIR")) == NULL || dir[0] == '\0') {
+		probe_default_dir(PWTUNE_PROBE_DIR, where, sizeof(where));
+		dir = where;
+	}
 	memset(&st, 0, sizeof(st));
 	snprintf(st.name, sizeof(st.name), "%s", sd->name);
 	st.how = MODEL_STACK_LIBRARY;

@@ -457,15 +457,11 @@ config_finish(struct config *c, char *err, size_t errlen)
 	}
 	/*
 	 * The probes: those of the build tree when it is there (pwtuned run
-	 * from its build directory), else the installed ones.
+	 * from its build directory), else those installed beside it.
 	 */
-	if (c->probe_dir[0] == '\0') {
-		struct stat	sb;
-
-		snprintf(c->probe_dir, sizeof(c->probe_dir), "%s",
-		    stat(PWTUNE_PROBE_DIR, &sb) == 0 && S_ISDIR(sb.st_mode) ?
-		    PWTUNE_PROBE_DIR : PWTUNE_PROBE_DIR_INSTALLED);
-	}
+	if (c->probe_dir[0] == '\0')
+		probe_default_dir(PWTUNE_PROBE_DIR, c->probe_dir,
+		    sizeof(c->probe_dir));
 	if (c->max_connections_per_ip > c->max_connections) {
 		snprintf(err, errlen, "max_connections_per_ip (%u) is over "
 		    "max_connections (%u)", c->max_connections_per_ip,

@@ -10,6 +10,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
@@ -638,4 +639,26 @@ done:
 	free(errio.buf);
 	r->seconds = probe_now() - t0;
 	return rc;
+}
+
+void
+probe_default_dir(const char *build_dir, char *buf, size_t len)
+{
+	struct stat	 sb;
+	char		 exe[PATH_MAX], *slash;
+	ssize_t		 n;
+
+	if (build_dir != NULL && stat(build_dir, &sb) == 0 &&
+	    S_ISDIR(sb.st_mode)) {
+		snprintf(buf, len, "%s", build_dir);
+		return;
+	}
+	if ((n = readlink("/proc/self/exe", exe, sizeof(exe) - 1)) <= 0) {
+		snprintf(buf, len, "/usr/share/pwtune/probes");
+		return;
+	}
+	exe[n] = '\0';
+	if ((slash = strrchr(exe, '/')) != NULL)
+		*slash = '\0';		/* .../sbin */
+	snprintf(buf, len, "%s/../share/pwtune/probes", exe);
 }

@@ -114,4 +114,12 @@ int	 probe_resolve(const struct stack_def *sd, const char *dir,
 /* "ok", "not installed", "skipped", "timeout", ... */
 const char *probe_status_name(enum probe_status s);
 
+/*
+ * The probe directory of a program: build_dir when it is a directory
+ * (the program runs from its build tree), else ../share/pwtune/probes
+ * beside the running executable (/usr/sbin/pwtuned ->
+ * /usr/share/pwtune/probes), whatever prefix it was installed at.
+ */
+void	 probe_default_dir(const char *build_dir, char *buf, size_t len);
+
 #endif /* PWTUNE_PROBE_H */

@@ -17,41 +17,41 @@ static const struct stack_def catalogue[] = {
 	{ "libsodium", "C: libsodium crypto_pwhash_str_alg()",
 	    "libsodium (its own SIMD code, chosen at run time)",
 	    KDF_BACKEND_LIBSODIUM, 1, "c",
-	    { "{dir}/probe-c", "libsodium" }, "libsodium23" },
+	    { "{dir}/probe-c", "libsodium", 0 }, "libsodium23", 0 },
 	{ "libargon2", "C: libargon2 argon2id_hash_encoded()", DEBIAN_ARGON2,
 	    KDF_BACKEND_LIBARGON2, 0, "c",
-	    { "{dir}/probe-c", "libargon2" }, "libargon2-1" },
+	    { "{dir}/probe-c", "libargon2", 0 }, "libargon2-1", 0 },
 	{ "php", "PHP password_hash(PASSWORD_ARGON2ID)", DEBIAN_ARGON2,
 	    KDF_BACKEND_LIBARGON2, 0, "php",
-	    { "php", "{dir}/probe.php", "password_hash" }, "php-cli" },
+	    { "php", "{dir}/probe.php", "password_hash", 0 }, "php-cli", 0 },
 	{ "php-sodium", "PHP sodium_crypto_pwhash_str()",
 	    "libsodium, through PHP's sodium extension",
 	    KDF_BACKEND_LIBSODIUM, 1, "php-sodium",
-	    { "php", "{dir}/probe.php", "sodium" }, "php-cli" },
+	    { "php", "{dir}/probe.php", "sodium", 0 }, "php-cli", 0 },
 	{ "python-argon2-cffi", "Python argon2-cffi PasswordHasher",
 	    DEBIAN_ARGON2 ", through cffi", KDF_BACKEND_LIBARGON2, 0,
 	    "python",
-	    { "/usr/bin/python3", "{dir}/probe.py", "argon2-cffi" },
-	    "python3-argon2" },
+	    { "/usr/bin/python3", "{dir}/probe.py", "argon2-cffi", 0 },
+	    "python3-argon2", 0 },
 	{ "python-pynacl", "Python PyNaCl nacl.pwhash.argon2id.str()",
 	    "libsodium, through cffi", KDF_BACKEND_LIBSODIUM, 1,
 	    "python-pynacl",
-	    { "/usr/bin/python3", "{dir}/probe.py", "pynacl" },
-	    "python3-nacl" },
+	    { "/usr/bin/python3", "{dir}/probe.py", "pynacl", 0 },
+	    "python3-nacl", 0 },
 	{ "go", "Go golang.org/x/crypto/argon2 IDKey()",
 	    "x/crypto/argon2 (Go, its own SSE4.1 code)",
-	    KDF_BACKEND_LIBARGON2, 0, "go", { "{dir}/probe-go" },
-	    "golang-go golang-golang-x-crypto-dev" },
+	    KDF_BACKEND_LIBARGON2, 0, "go", { "{dir}/probe-go", 0 },
+	    "golang-go golang-golang-x-crypto-dev", 0 },
 	{ "node-argon2", "Node.js argon2 (npm) hash()",
 	    "the argon2 npm package's own build of the reference library",
-	    KDF_BACKEND_LIBARGON2, 0, "node", { "node", "{dir}/probe.js" },
-	    "nodejs (and npm install argon2)" },
+	    KDF_BACKEND_LIBARGON2, 0, "node", { "node", "{dir}/probe.js", 0 },
+	    "nodejs (and npm install argon2)", 2 },	/* timeCost >= 2 */
 	{ "java-bouncycastle",
 	    "Java BouncyCastle Argon2BytesGenerator (Spring Security's "
 	    "Argon2PasswordEncoder)", "BouncyCastle (pure Java)",
 	    KDF_BACKEND_LIBARGON2, 0, "java",
 	    { "java", "-cp", "{dir}/java:/usr/share/java/bcprov.jar",
-	    "Probe" }, "default-jre-headless libbcprov-java" },
+	    "Probe", 0 }, "default-jre-headless libbcprov-java", 0 },
 };
 
 #define NCATALOGUE	(sizeof(catalogue) / sizeof(catalogue[0]))
@@ -320,7 +320,7 @@ stack_probe_points(const struct model *m, const struct stack_def *sd,
 	/* The small point first: the warm-up runs at it, and it is cheap. */
 	if (budget_kib >= 16384) {
 		out[np].m_kib = 16384;
-		out[np].t = 1;
+		out[np].t = sd->t_min > 1 ? sd->t_min : 1;
 		out[np].p = 1;
 		out[np].n = STACK_PROBE_SAMPLES;
 		np++;
@@ -332,6 +332,7 @@ stack_probe_points(const struct model *m, const struct stack_def *sd,
 		q.backend = sd->base;
 		q.parallelism = 1;
 		q.memory_max_kib = budget_kib;
+		q.t_min = sd->t_min;
 		if (tune_recommend(m, &q, &a, err, sizeof(err)) == -1)
 			continue;
 		for (j = 0; j < np; j++)
@@ -411,6 +412,8 @@ stack_recommend(const struct model *m, const char *name,
 		return -1;
 	}
 	aim.backend = stack_base(m, name);
+	if (sd != NULL && sd->t_min > aim.t_min)
+		aim.t_min = sd->t_min;
 	if (sd != NULL && sd->p1_only) {
 		if (q->parallelism > 1) {
 			snprintf(err, errlen, "%s computes p = 1 only",

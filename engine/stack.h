@@ -51,6 +51,7 @@ struct stack_def {
 	 */
 	const char		*argv[STACK_ARGV_MAX];
 	const char		*packages;	/* Debian's, that provide it */
+	uint32_t		 t_min;		/* its least t (0: 1) */
 };
 
 /* A measurement in a stack: one probe point or one observation. */

@@ -196,6 +196,15 @@ tune_max_t(const struct model *m, const struct model_curve *c, uint32_t m_kib,
 	return lo;
 }
 
+/* The smallest t at mm under floor f that the client takes; 0: none. */
+static uint32_t
+tune_min_t(const struct tune_query *q, enum tune_floor f, uint32_t mm)
+{
+	uint32_t	lo = tune_floor_min_t(f, q->variant, mm);
+
+	return lo != 0 && lo < q->t_min ? q->t_min : lo;
+}
+
 /*
  * Search (m, t) on the 1 MiB grid from m_cap down, under floor f. Returns
  * 1 with the pick, or 0 when nothing admissible fits.
@@ -209,7 +218,7 @@ tune_search(const struct model *m, const struct model_curve *c,
 	double		best = -1, cost;
 
 	for (mm = m_cap; mm >= MIB_KIB && mm >= 8 * p; mm -= MIB_KIB) {
-		lo = tune_floor_min_t(f, q->variant, mm);
+		lo = tune_min_t(q, f, mm);
 		if ((t = tune_max_t(m, c, mm, lo, q)) == 0)
 			continue;
 		if (q->objective == TUNE_MEMORY_FIRST) {
@@ -376,7 +385,7 @@ tune_recommend(const struct model *m, const struct tune_query *q,
 
 	/* Not met: the admissible parameters that come closest. */
 	for (mm = (uint32_t)cap; mm >= MIB_KIB && mm >= 8 * p; mm -= MIB_KIB) {
-		if ((t = tune_floor_min_t(q->floor, q->variant, mm)) == 0)
+		if ((t = tune_min_t(q, q->floor, mm)) == 0)
 			continue;
 		ms = tune_pred(m, c, mm, t, q);
 		if (best < 0 || ms < best) {

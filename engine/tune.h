@@ -60,6 +60,7 @@ struct tune_query {
 	enum kdf_backend	backend;	/* AUTO: libsodium if measured */
 	enum tune_floor		floor;
 	enum tune_objective	objective;
+	uint32_t		t_min;		/* the client's least t; 0: 1 */
 };
 
 struct tune_answer {

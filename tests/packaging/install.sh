@@ -12,11 +12,13 @@ for f in usr/bin/pwtune usr/sbin/pwtuned \
 	etc/pwtuned/pwtuned.conf usr/share/doc/pwtune/pwtuned.conf.example \
 	usr/share/doc/pwtune/OPERATIONS.md usr/share/doc/pwtune/README.md \
 	usr/share/man/man1/pwtune.1 usr/share/man/man5/pwtuned.conf.5 \
-	usr/share/man/man8/pwtuned.8 usr/share/bash-completion/completions/pwtune; do
+	usr/share/man/man8/pwtuned.8 usr/share/bash-completion/completions/pwtune \
+	usr/share/pwtune/probes/probe-c usr/share/pwtune/probes/probe.php \
+	usr/share/pwtune/probes/probe.py usr/share/pwtune/probes/probe.js; do
 	[ -f "$D/$f" ] && ok "installed: /$f" || bad "missing: /$f"
 done
 [ -x "$D/usr/bin/pwtune" ] && [ -x "$D/usr/sbin/pwtuned" ] && ok "programs executable" || bad "programs not executable"
-extra=$(cd "$D" && find . -type f | sed 's|^\./||' | grep -vE '^(usr/(s?bin|lib/systemd/system|share/(man|doc/pwtune|bash-completion))|etc/pwtuned)/' )
+extra=$(cd "$D" && find . -type f | sed 's|^\./||' | grep -vE '^(usr/(s?bin|lib/systemd/system|share/(man|doc/pwtune|bash-completion|pwtune/probes))|etc/pwtuned)/' )
 [ -z "$extra" ] && ok "nothing else installed" || bad "unexpected files: $extra"
 grep -qxF 'ExecStart=/usr/sbin/pwtuned -c /etc/pwtuned/pwtuned.conf --state-dir /var/lib/pwtuned' \
 	"$D/usr/lib/systemd/system/pwtuned.service" && ok "unit: ExecStart names the installed paths" ||

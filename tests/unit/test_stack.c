@@ -201,6 +201,29 @@ TEST(default_and_library_only_stacks)
 	q.parallelism = 0;
 	ASSERT_EQ(stack_recommend(&mdl, "go", &q, &a, err, sizeof(err)), 0);
 	ASSERT_STR_CONTAINS(a.notes, "was not measured on this host");
+	/*
+	 * The argon2 npm package takes timeCost >= 2 only: where the
+	 * library's answer has t = 1, node's has 2 (and less memory).
+	 */
+	{
+		static const double	targets[] = { 25, 50, 100, 250, 500,
+					    1000, 2000 };
+		size_t			i, seen = 0;
+
+		for (i = 0; i < sizeof(targets) / sizeof(targets[0]); i++) {
+			q.target_ms = targets[i];
+			if (stack_recommend(&mdl, "libargon2", &q, &b, err,
+			    sizeof(err)) != 0 || b.t != 1)
+				continue;
+			seen++;
+			ASSERT_EQ(stack_recommend(&mdl, "node-argon2", &q, &a,
+			    err, sizeof(err)), 0);
+			ASSERT(a.t >= 2);
+			ASSERT(a.m_kib < b.m_kib);
+			ASSERT(a.predicted_ms <= q.target_ms);
+		}
+		ASSERT(seen > 0);
+	}
 }
 
 TEST(probe_points_where_answers_fall)
