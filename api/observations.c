@@ -249,12 +249,9 @@ h_observations_get(struct api_server *s, struct MHD_Connection *c,
 		    (json_int_t)obs[i].nsamples, "median_ms", obs[i].median_ms,
 		    "p95_ms", obs[i].p95_ms, "created", obs[i].created);
 
-		/*
-		 * TODO: "source" (probe or service) once struct
-		 * db_observation carries it (db/, the probe runner's work):
-		 * json_object_set_new(o, "source",
-		 *     json_string(obs[i].source));
-		 */
+		/* A probe's point (the runner's) or a service's post. */
+		json_object_set_new(o, "source", json_string(
+		    obs[i].source[0] != '\0' ? obs[i].source : "service"));
 		json_object_set_new(o, "predicted_ms", obs[i].predicted_ms >=
 		    0 ? json_real(obs[i].predicted_ms) : json_null());
 		json_object_set_new(o, "ratio", obs[i].predicted_ms > 0 ?

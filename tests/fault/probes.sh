@@ -64,6 +64,10 @@ n=$(sqlite3 "$DB" "SELECT count(*) FROM observations WHERE source = 'probe' AND 
 [ "$n" = 4 ] && ok "libsodium's 4 points stored as probe observations of run 1" || bad "probe observations: $n"
 p=$(alive) && bad "probe process $p left running" || ok "the hung probe and its child are gone"
 expect_http 200 "GET /v1/recommendation?target_ms=100 answers" GET "/v1/recommendation?target_ms=100"
+expect_body "the other stacks answer, the failed ones say why" \
+	"[s['how'] for s in j['stacks'] if s['name'] == 'libsodium'] == ['probed here'] and any(s['name'] == 'libargon2' and 'timed out' in s.get('why', '') for s in j['stacks'])"
+expect_http 200 "GET /v1/observations?stack=libsodium" GET "/v1/observations?stack=libsodium"
+expect_body "the probe's points, marked as such" "len(j['observations']) == 4 and all(o['source'] == 'probe' for o in j['observations'])"
 stop_daemon
 
 # A restart loads run 1 with its stacks from the store.
