@@ -98,10 +98,19 @@ api_stack_json(const struct model *m, const char *name,
 	if (st->how == MODEL_STACK_LIBRARY)
 		corr = json_null();
 	else
-		corr = json_pack("{s:f, s:f, s:I, s:I, s:f}", "c", st->c, "d",
-		    st->d, "probe_points", (json_int_t)st->nprobe,
+	{
+		json_t	*knots = json_array();
+		size_t	 i;
+
+		for (i = 0; i < st->nknots; i++)
+			json_array_append_new(knots, json_pack("[f, f]",
+			    st->knot_x[i], st->knot_y[i]));
+		corr = json_pack("{s:f, s:f, s:I, s:I, s:f, s:o, s:o}", "c",
+		    st->c, "d", st->d, "probe_points", (json_int_t)st->nprobe,
 		    "observations", (json_int_t)st->nobs, "fit_error",
-		    st->fit_error);
+		    st->fit_error, "knots", knots, "p95_over_median",
+		    st->spread95 > 0 ? json_real(st->spread95) : json_null());
+	}
 	json_object_set_new(j, "correction", corr);
 	/*
 	 * What the default answer would take here: not at all when this

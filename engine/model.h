@@ -79,10 +79,22 @@ enum model_stack_how {
 	MODEL_STACK_OBSERVED	/* services posted observations */
 };
 
+#define MODEL_STACK_KNOTS	8
+
 struct model_stack {
 	char			name[MODEL_STACK_NAME];
 	enum model_stack_how	how;
 	double			c, d;		/* time = c x curve + d ms */
+	/*
+	 * Measured at two or more times of the curve: the stack's median
+	 * (y) against the curve's p50 (x) at each, ascending in both,
+	 * joined linearly in log-log, c x curve + d's place.
+	 */
+	double			knot_x[MODEL_STACK_KNOTS];
+	double			knot_y[MODEL_STACK_KNOTS];
+	size_t			nknots;
+	double			spread95;	/* its p95 / median; 0: the
+						   curve's */
 	size_t			nprobe;		/* probe points fitted */
 	size_t			nobs;		/* observations fitted */
 	double			fit_error;	/* median relative, 0.03 = 3 % */

@@ -216,6 +216,113 @@ stack_line(const double *x, const double *y, const double *w,
 	*d = dd;
 }
 
+/*
+ * The knots of st from the points not dropped: points within 3 % of each
+ * other's curve time merged (weighted by samples), ascending; each
+ * median at least the one before (time never falls as the curve's
+ * rises), so the join is monotone and can be inverted. With fewer than
+ * two knots, none: c x + d stands. fit_error becomes the error of each
+ * inner knot as its neighbours' join predicts it (a median), when there
+ * is one.
+ */
+static void
+stack_knots(const double *x, const double *y, const double *w,
+    const int *drop, size_t n, struct model_stack *st)
+{
+	double	kx[64], ky[64], kw[64], e[64], t, v;
+	size_t	idx[64], i, j, nk = 0, ne = 0;
+
+	for (i = 0, j = 0; i < n; i++)
+		if (!drop[i])
+			idx[j++] = i;
+	n = j;
+	/* Insertion sort by x: a handful of points. */
+	for (i = 1; i < n; i++)
+		for (j = i; j > 0 && x[idx[j]] < x[idx[j - 1]]; j--) {
+			size_t	tmp = idx[j];
+
+			idx[j] = idx[j - 1];
+			idx[j - 1] = tmp;
+		}
+	for (i = 0; i < n; i++) {
+		size_t	k = idx[i];
+
+		if (nk > 0 && x[k] <= kx[nk - 1] * 1.03) {
+			kx[nk - 1] = (kx[nk - 1] * kw[nk - 1] + x[k] * w[k]) /
+			    (kw[nk - 1] + w[k]);
+			ky[nk - 1] = (ky[nk - 1] * kw[nk - 1] + y[k] * w[k]) /
+			    (kw[nk - 1] + w[k]);
+			kw[nk - 1] += w[k];
+			continue;
+		}
+		kx[nk] = x[k];
+		ky[nk] = y[k];
+		kw[nk] = w[k];
+		nk++;
+	}
+	st->nknots = 0;
+	if (nk < 2)
+		return;
+	/* Each inner knot against its neighbours' join, before the rest. */
+	for (i = 1; i + 1 < nk; i++) {
+		t = log(kx[i] / kx[i - 1]) / log(kx[i + 1] / kx[i - 1]);
+		v = exp(log(ky[i - 1]) + t * log(ky[i + 1] / ky[i - 1]));
+		e[ne++] = fabs(v - ky[i]) / ky[i];
+	}
+	if (ne > 0)
+		st->fit_error = median_of(e, ne);
+	if (nk > MODEL_STACK_KNOTS)
+		nk = MODEL_STACK_KNOTS;
+	for (i = 0; i < nk; i++) {
+		st->knot_x[i] = kx[i];
+		st->knot_y[i] = i > 0 && ky[i] < st->knot_y[i - 1] ?
+		    st->knot_y[i - 1] : ky[i];
+	}
+	st->nknots = nk;
+}
+
+/* The stack's median for a curve p50 of x ms. */
+static double
+stack_time(const struct model_stack *st, double x)
+{
+	const double	*kx = st->knot_x, *ky = st->knot_y;
+	size_t		 i, n = st->nknots;
+	double		 t;
+
+	if (n < 2)
+		return st->c * x + st->d;
+	if (x <= kx[0])
+		return x * ky[0] / kx[0];
+	if (x >= kx[n - 1])
+		return x * ky[n - 1] / kx[n - 1];
+	for (i = 0; i + 1 < n && x > kx[i + 1]; i++)
+		;
+	t = log(x / kx[i]) / log(kx[i + 1] / kx[i]);
+	return exp(log(ky[i]) + t * log(ky[i + 1] / ky[i]));
+}
+
+/* The curve p50 at which the stack's median is y ms (stack_time's). */
+static double
+stack_inverse(const struct model_stack *st, double y)
+{
+	const double	*kx = st->knot_x, *ky = st->knot_y;
+	size_t		 i, n = st->nknots;
+	double		 t;
+
+	if (n < 2)
+		return (y - st->d) / st->c;
+	if (y <= ky[0])
+		return y * kx[0] / ky[0];
+	if (y >= ky[n - 1])
+		return y * kx[n - 1] / ky[n - 1];
+	for (i = 0; i + 1 < n && y > ky[i + 1]; i++)
+		;
+	if (ky[i + 1] <= ky[i])
+		return kx[i];
+	t = log(y / ky[i]) / log(ky[i + 1] / ky[i]);
+	return exp(log(kx[i]) + t * log(kx[i + 1] / kx[i]));
+}
+
 int
 stack_fit(const struct model *m, const char *name,
     const struct stack_point *pts, size_t n, struct model_stack *out,
@@ -224,10 +331,11 @@ stack_fit(const struct model *m, const char *name,
 	const struct model_curve	*cv;
 	struct model_prediction		 pr;
 	enum kdf_backend		 base = stack_base(m, name);
-	double				 x[64], y[64], w[64], e[64];
+	double				 x[64], y[64], w[64], e[64], sp[64];
 	double				 c, d;
 	int				 drop[64];
 	size_t				 i, nx = 0, nprobe = 0, nobs = 0, ne, wi;
+	size_t				 nsp = 0;
 
 	for (i = 0; i < n && nx < sizeof(x) / sizeof(x[0]); i++) {
 		if ((cv = model_curve_find(m, base, KDF_ALG_ARGON2ID,
@@ -242,6 +350,9 @@ stack_fit(const struct model *m, const char *name,
 		w[nx] = (double)(pts[i].n > 0 ? pts[i].n : 1);
 		drop[nx] = 0;
 		nx++;
+		/* Its own spread, where samples can tell one. */
+		if (pts[i].n >= 3 && pts[i].p95_ms >= pts[i].median_ms)
+			sp[nsp++] = pts[i].p95_ms / pts[i].median_ms;
 		if (pts[i].probe)
 			nprobe++;
 		else
@@ -298,6 +409,13 @@ stack_fit(const struct model *m, const char *name,
 	out->nprobe = nprobe;
 	out->nobs = nobs;
 	out->fit_error = ne > 0 ? median_of(e, ne) : 0;
+	out->spread95 = nsp > 0 ? median_of(sp, nsp) : 0;
+	/*
+	 * The knots take every point: what is far off a line is not far
+	 * off a curve (a small m's fixed cost, a large m's caches).
+	 */
+	memset(drop, 0, sizeof(drop));
+	stack_knots(x, y, w, drop, nx, out);
 	return 0;
 }
 
@@ -349,6 +467,21 @@ stack_probe_points(const struct model *m, const struct stack_def *sd,
 	return np;
 }
 
+/*
+ * The stack's time at percentile q from the curve's p50 and its time at
+ * q: its own spread at p95 when it measured one, else the curve's time at
+ * q mapped.
+ */
+static double
+stack_at(const struct model_stack *st, double p50, double pq, int q)
+{
+	if (q == 50)
+		return stack_time(st, p50);
+	if (q == 95 && st->spread95 > 0)
+		return stack_time(st, p50) * st->spread95;
+	return stack_time(st, pq);
+}
+
 int
 stack_predict(const struct model *m, const char *name, enum kdf_alg variant,
     uint32_t m_kib, uint32_t t, uint32_t p, uint32_t k, int q, double *ms)
@@ -356,17 +489,13 @@ stack_predict(const struct model *m, const char *name, enum kdf_alg variant,
 	const struct model_curve	*cv;
 	const struct model_stack	*st = model_stack_find(m, name);
 	struct model_prediction		 pr;
-	double				 c = 1, d = 0;
 
 	if ((cv = model_curve_find(m, stack_base(m, name), variant, p)) ==
 	    NULL)
 		return -1;
 	model_predict(m, cv, m_kib, t, k > 0 ? k : 1, q, &pr);
-	if (st != NULL && st->how != MODEL_STACK_LIBRARY) {
-		c = st->c;
-		d = st->d;
-	}
-	*ms = c * pr.ms + d;
+	*ms = st != NULL && st->how != MODEL_STACK_LIBRARY ?
+	    stack_at(st, pr.p50_ms, pr.ms, q) : pr.ms;
 	return 0;
 }
 
@@ -399,7 +528,7 @@ stack_recommend(const struct model *m, const char *name,
 	const struct stack_def		*sd;
 	const struct model_stack	*st;
 	struct tune_query		 aim = *q;
-	double				 c = 1, d = 0;
+	double				 h, spread, lib50 = 0;
 	int				 rc;
 
 	if (name == NULL || name[0] == '\0')
@@ -429,18 +558,39 @@ stack_recommend(const struct model *m, const char *name,
 		return -1;
 	}
 	if (st != NULL && st->how != MODEL_STACK_LIBRARY) {
-		c = st->c;
-		d = st->d;
+		/*
+		 * Searched on the curve for the time whose stack time fits:
+		 * at p50 with the stack's own spread when it has one, else
+		 * the curve's percentile mapped; the headroom tune adds is
+		 * taken out first and put back (the map is not linear).
+		 */
+		h = m->loo_median < TUNE_HEADROOM_MIN ? TUNE_HEADROOM_MIN :
+		    m->loo_median > TUNE_HEADROOM_MAX ? TUNE_HEADROOM_MAX :
+		    m->loo_median;
+		spread = 1;
+		if (q->percentile == 95 && st->spread95 > 0) {
+			spread = st->spread95;
+			aim.percentile = 50;
+		}
+		aim.target_ms = (1 + h) * stack_inverse(st, q->target_ms /
+		    ((1 + h) * spread));
+		if (!(aim.target_ms >= TUNE_TARGET_MIN_MS))
+			aim.target_ms = TUNE_TARGET_MIN_MS;
+		if (aim.target_ms > TUNE_TARGET_MAX_MS)
+			aim.target_ms = TUNE_TARGET_MAX_MS;
 	}
-	aim.target_ms = (q->target_ms - d) / c;
-	if (aim.target_ms < TUNE_TARGET_MIN_MS)
-		aim.target_ms = TUNE_TARGET_MIN_MS;
 	rc = tune_recommend(m, &aim, a, err, errlen);
 	if (rc == -1)
 		return -1;
 	a->target_ms = q->target_ms;
-	a->predicted_ms = c * a->predicted_ms + d;
-	a->predicted_p50_ms = c * a->predicted_p50_ms + d;
+	a->percentile = q->percentile;
+	if (st != NULL && st->how != MODEL_STACK_LIBRARY) {
+		lib50 = a->predicted_p50_ms;
+		a->predicted_ms = stack_at(st, lib50, a->predicted_ms,
+		    q->percentile);
+		a->predicted_p50_ms = stack_time(st, lib50);
+		a->met = a->met && a->predicted_ms <= q->target_ms;
+	}
 	if (a->predicted_p50_ms > 0)
 		a->capacity_per_s = a->k * 1000.0 / a->predicted_p50_ms;
 	if (rc == 1) {
@@ -452,16 +602,17 @@ stack_recommend(const struct model *m, const char *name,
 		    name, (unsigned)a->m_kib, (unsigned)a->t, (unsigned)a->p,
 		    a->predicted_ms);
 	}
-	if (st != NULL && st->how == MODEL_STACK_PROBED)
-		stack_note(a, "For %s: measured here by its probe (%zu points"
-		    "%s): a hash takes %.2f x the %s curve %+.1f ms.", name,
-		    st->nprobe, st->nobs ? " and services' observations" : "",
-		    c, kdf_backend_name(aim.backend), d);
-	else if (st != NULL && st->how == MODEL_STACK_OBSERVED)
-		stack_note(a, "For %s: corrected by %zu observations its "
-		    "services posted: a hash takes %.2f x the %s curve "
-		    "%+.1f ms.", name, st->nobs, c,
-		    kdf_backend_name(aim.backend), d);
+	if (st != NULL && st->how != MODEL_STACK_LIBRARY && lib50 > 0)
+		stack_note(a, "For %s: %s (%zu point%s%s): a hash of these "
+		    "parameters takes %.2f x what %s's curve gives%s.", name,
+		    st->how == MODEL_STACK_PROBED ? "measured here by its "
+		    "probe" : "corrected by its services' observations",
+		    st->nprobe + st->nobs, st->nprobe + st->nobs == 1 ? "" :
+		    "s", st->how == MODEL_STACK_PROBED && st->nobs ?
+		    ", services' observations among them" : "",
+		    a->predicted_p50_ms / lib50, kdf_backend_name(aim.backend),
+		    q->percentile == 95 && st->spread95 > 0 ?
+		    ", and its p95 is its own median's spread" : "");
 	else if (sd != NULL && strcmp(stack_how_text(st),
 	    "library measured here") != 0)
 		stack_note(a, "For %s: its runtime was not measured on this "
