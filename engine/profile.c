@@ -62,7 +62,7 @@ profile_points(enum profile_kind kind, int cpus,
     size_t *n)
 {
 	static const uint32_t	quick_m[] = { 8, 16, 32, 64, 128, 256, 512 };
-	static const uint32_t	quick_argon2_m[] = { 8, 32, 128, 512 };
+	static const uint32_t	quick_argon2_m[] = { 8, 32, 128, 256 };
 	static const uint32_t	full_m[] = { 32, 64, 128, 256, 512, 1024 };
 	static const uint32_t	full_t[] = { 1, 3, 6 };
 	static const enum kdf_backend all[] = { KDF_BACKEND_LIBARGON2,

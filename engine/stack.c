@@ -409,7 +409,15 @@ stack_fit(const struct model *m, const char *name,
 	out->nprobe = nprobe;
 	out->nobs = nobs;
 	out->fit_error = ne > 0 ? median_of(e, ne) : 0;
-	out->spread95 = nsp > 0 ? median_of(sp, nsp) : 0;
+	/*
+	 * Its spread: the largest of its points' p95 / median. A point's
+	 * p95 of a few samples is their largest, and the largest over the
+	 * points is the p95 of all their samples pooled (what 15 or 20
+	 * hashes timed in a row show at p95), not the typical point's.
+	 */
+	for (i = 0, out->spread95 = 0; i < nsp; i++)
+		if (sp[i] > out->spread95)
+			out->spread95 = sp[i] < 3 ? sp[i] : 3;
 	/*
 	 * The knots take every point: what is far off a line is not far
 	 * off a curve (a small m's fixed cost, a large m's caches).
@@ -426,7 +434,7 @@ stack_probe_points(const struct model *m, const struct stack_def *sd,
 	static const struct {
 		double		target_ms;
 		uint32_t	n;
-	} aims[] = { { 100, 5 }, { 250, 4 }, { 500, 3 } };
+	} aims[] = { { 100, 4 }, { 250, 3 }, { 500, 3 } };
 	struct tune_query	q;
 	struct tune_answer	a;
 	char			err[256];

@@ -1,0 +1,87 @@
+# tests/api/stack_runtimes.sh: answers that hold in the runtime that
+# hashes. A real start-up run (memory capped at 64 MiB) with the probes of
+# PHP and Python's argon2-cffi; then for each, the answer for 100 ms at p95
+# with stack=NAME is timed in that runtime itself (not by pwtune): its p95
+# must stay under the target, loosely (x 1.20: the tight bound, [0.85,
+# 1.00], is bench/stacks'), and it must be below what the runtime takes
+# for the library's answer when that one is over the target.
+. "$(dirname "$0")/lib.sh" || exit 1
+
+PY=/usr/bin/python3
+have_php=0 have_py=0
+command -v php >/dev/null 2>&1 &&
+	php -r 'exit(defined("PASSWORD_ARGON2ID") ? 0 : 1);' && have_php=1
+[ -x "$PY" ] && "$PY" -c 'import argon2' 2>/dev/null && have_py=1
+if [ $have_php = 0 ] && [ $have_py = 0 ]; then
+	echo "SKIP: neither php with PASSWORD_ARGON2ID nor $PY with argon2-cffi (make deps installs them)"
+	exit 77
+fi
+probes=""
+[ $have_php = 1 ] && probes="php"
+[ $have_py = 1 ] && probes="${probes:+$probes,}python-argon2-cffi"
+
+start_daemon PWTUNED_STARTUP_PROFILE=quick PWTUNED_PROBES="$probes" \
+	PWTUNED_MEMORY_MAX=64MiB
+# The start-up run: libsodium, libargon2, then the probes (bounded).
+for _ in $(seq 240); do
+	req GET "/v1/recommendation?target_ms=100"
+	if grep -q '"stacks"' "$TMP/body" && python3 - "$TMP/body" "$probes" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+want = sys.argv[2].split(",")
+got = {s["name"]: s.get("how") for s in j.get("stacks", [])}
+sys.exit(0 if all(got.get(n) == "probed here" for n in want) else 1)
+PY
+	then break; fi
+	sleep 0.5
+done
+expect_body "every probe ran ($probes)" \
+	"all(s.get('how') == 'probed here' for s in j['stacks'] if s['name'] in '$probes'.split(','))"
+
+# time_in NAME M T P: p95 (nearest rank) of 12 hashes after 2 warm-ups,
+# in the runtime of stack NAME, in ms.
+time_in() {
+	case $1 in
+	php) php -r '
+		[$m, $t, $p] = [(int)$argv[1], (int)$argv[2], (int)$argv[3]];
+		$o = ["memory_cost" => $m, "time_cost" => $t, "threads" => $p];
+		$s = [];
+		for ($i = 0; $i < 14; $i++) {
+			$a = hrtime(true);
+			password_hash("correct horse", PASSWORD_ARGON2ID, $o);
+			if ($i >= 2) $s[] = (hrtime(true) - $a) / 1e6;
+		}
+		sort($s);
+		printf("%.1f\n", $s[(int)ceil(0.95 * count($s)) - 1]);' "$2" "$3" "$4" ;;
+	python-argon2-cffi) "$PY" -c '
+import math, sys, time
+from argon2 import PasswordHasher
+m, t, p = map(int, sys.argv[1:4])
+ph = PasswordHasher(time_cost=t, memory_cost=m, parallelism=p)
+s = []
+for i in range(14):
+    a = time.perf_counter()
+    ph.hash("correct horse")
+    if i >= 2:
+        s.append((time.perf_counter() - a) * 1000)
+s.sort()
+print("%.1f" % s[math.ceil(0.95 * len(s)) - 1])' "$2" "$3" "$4" ;;
+	esac
+}
+
+field() { python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print($1)" "$TMP/body"; }
+
+for name in ${probes//,/ }; do
+	expect_http 200 "$name: 200" GET "/v1/recommendation?target_ms=100&stack=$name"
+	expect_body "$name: the answer is for $name" "j['for'] == '$name'"
+	read -r m t p <<<"$(field "j['m_kib'], j['t'], j['p']")"
+	ms=$(time_in "$name" "$m" "$t" "$p")
+	echo "  $name: m=$m t=$t p=$p: p95 $ms ms in the runtime (target 100)"
+	if awk -v v="$ms" 'BEGIN { exit !(v > 0 && v <= 120) }'; then
+		ok "$name: its answer holds in $name ($ms ms <= 1.20 x 100)"
+	else
+		bad "$name: its answer took $ms ms at p95 in $name (target 100)"
+	fi
+done
+stop_daemon
+finish
