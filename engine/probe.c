@@ -391,6 +391,13 @@ probe_lines(struct probe_result *r, struct probe_io *io, int *header,
 }
 
 /* The deadline: predicted work x 4 + the runtime's start, capped. */
+/* Untimed hashes before each point: the stack's own count, else opts'. */
+static unsigned
+probe_warmup(const struct stack_def *sd, const struct probe_opts *o)
+{
+	return sd->warmup > 0 ? sd->warmup : o->warmup;
+}
+
 static double
 probe_deadline(const struct stack_def *sd, const struct stack_probe_point
     *pts, size_t n, const struct probe_opts *o)
@@ -407,7 +414,7 @@ probe_deadline(const struct stack_def *sd, const struct stack_probe_point
 		if (stack_predict(o->model, sd->name, KDF_ALG_ARGON2ID,
 		    pts[i].m_kib, pts[i].t, pts[i].p, 1, 50, &ms) == -1)
 			return max;
-		sum += ms * (pts[i].n + (i == 0 ? o->warmup : 0));
+		sum += ms * (pts[i].n + probe_warmup(sd, o));
 	}
 	sum = sum * 4 / 1000 + PROBE_START_S;
 	return sum < max ? sum : max;
@@ -476,7 +483,7 @@ probe_run(const struct stack_def *sd, const char *dir,
 		    20));
 		return -1;
 	}
-	snprintf(args[i], PROBE_ARG_MAX, "%u", o->warmup);
+	snprintf(args[i], PROBE_ARG_MAX, "%u", probe_warmup(sd, o));
 	argv[i] = args[i];
 	i++;
 	for (na = 0; na < r->nasked; na++, i++) {

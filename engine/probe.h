@@ -6,7 +6,7 @@
  * argv, "{dir}" the probe directory):
  *
  *   RUNTIME PROGRAM [MODE] WARMUP POINT...
- *     WARMUP  untimed hashes at the first point's parameters
+ *     WARMUP  untimed hashes before each point, at its parameters
  *     POINT   M_KIB:T:P:N, N timed hashes at those parameters
  *
  * and prints JSON lines on its standard output as they come: first a
@@ -59,7 +59,8 @@ struct probe_opts {
 	uint64_t		 rss_allowance;	/* 0: PROBE_RSS_ALLOWANCE */
 	double			 timeout;	/* seconds; 0: derived */
 	double			 timeout_max;	/* 0: PROBE_TIMEOUT_MAX */
-	unsigned		 warmup;	/* untimed hashes */
+	unsigned		 warmup;	/* untimed, before each point
+						   (the stack's own, if any) */
 	const struct model	*model;		/* predicts the deadline;
 						   NULL: timeout_max */
 	volatile int		*cancel;	/* non-zero: kill, give up */

@@ -34,7 +34,7 @@
 #define STACK_C_MAX		8.0
 #define STACK_PROBE_POINTS	4	/* points a probe measures */
 #define STACK_PROBE_SAMPLES	5	/* timed hashes per point */
-#define STACK_PROBE_WARMUP	2	/* untimed hashes first */
+#define STACK_PROBE_WARMUP	1	/* untimed hashes before each point */
 #define STACK_ARGV_MAX		8
 
 /* One stack of the catalogue. */
@@ -52,6 +52,12 @@ struct stack_def {
 	const char		*argv[STACK_ARGV_MAX];
 	const char		*packages;	/* Debian's, that provide it */
 	uint32_t		 t_min;		/* its least t (0: 1) */
+	/*
+	 * Untimed hashes before each point of its probe (0:
+	 * STACK_PROBE_WARMUP): a collector's heap and a JIT settle at each
+	 * size only after a few.
+	 */
+	unsigned		 warmup;
 };
 
 /* A measurement in a stack: one probe point or one observation. */

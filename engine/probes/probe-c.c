@@ -218,14 +218,12 @@ main(int argc, char **argv)
 		    PROBE_LIBARGON2_VERSION);
 	fflush(stdout);
 
-	for (i = 0; i < warmup; i++)
-		if ((err = hash_once(lib, &pts[0], buf, buflen)) != NULL)
-			fail(err);
 	for (j = 0; j < npts; j++) {
-		/* One untimed hash at each later point. */
-		if (j > 0 && warmup > 0 &&
-		    (err = hash_once(lib, &pts[j], buf, buflen)) != NULL)
-			fail(err);
+		/* Untimed hashes, at each point. */
+		for (i = 0; i < warmup; i++)
+			if ((err = hash_once(lib, &pts[j], buf, buflen)) !=
+			    NULL)
+				fail(err);
 		for (k = 0; k < pts[j].n; k++) {
 			t0 = now_ms();
 			err = hash_once(lib, &pts[j], buf, buflen);

@@ -109,11 +109,9 @@ async function main(argv) {
 			process.exit(1);
 		}
 	};
-	for (let i = 0; i < warmup; i++)
-		await hash(points[0]);
-	for (const [j, pt] of points.entries()) {
-		if (j > 0 && warmup > 0)
-			await hash(pt);	// one untimed at each later point
+	for (const pt of points) {
+		for (let i = 0; i < warmup; i++)
+			await hash(pt);	// untimed, at each point
 		const samples = [];
 		for (let k = 0; k < pt.n; k++) {
 			const a = process.hrtime.bigint();

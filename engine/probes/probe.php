@@ -106,12 +106,9 @@ if ($mode === 'password_hash') {
 	};
 }
 
-[$m0, $t0, $p0] = $points[0];
-for ($i = 0; $i < $warmup; $i++)
-	$hash($m0, $t0, $p0);
-foreach ($points as $j => [$m, $t, $p, $n]) {
-	if ($j > 0 && $warmup > 0)
-		$hash($m, $t, $p);	/* one untimed at each later point */
+foreach ($points as [$m, $t, $p, $n]) {
+	for ($i = 0; $i < $warmup; $i++)
+		$hash($m, $t, $p);	/* untimed, at each point */
 	$samples = [];
 	for ($k = 0; $k < $n; $k++) {
 		$a = hrtime(true);

@@ -99,14 +99,10 @@ def main(argv):
             line({"error": "%s: %s" % (type(e).__name__, e)})
             sys.exit(1)
 
-    m0, t0, p0, _ = points[0]
-    h = hasher(m0, t0, p0)
-    for _ in range(warmup):
-        run(h)
-    for j, (m, t, p, n) in enumerate(points):
+    for m, t, p, n in points:
         h = hasher(m, t, p)
-        if j > 0 and warmup > 0:
-            run(h)  # one untimed at each later point
+        for _ in range(warmup):
+            run(h)  # untimed, at each point
         samples = []
         for _ in range(n):
             a = time.monotonic_ns()

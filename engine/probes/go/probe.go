@@ -101,12 +101,9 @@ func main() {
 		Library string `json:"library"`
 	}{"go", "Go " + strings.TrimPrefix(runtime.Version(), "go"),
 		"golang.org/x/crypto/argon2 " + libVersion})
-	for i := uint64(0); i < warmup; i++ {
-		hash(pts[0])
-	}
-	for j, pt := range pts {
-		if j > 0 && warmup > 0 {
-			hash(pt) // one untimed at each later point
+	for _, pt := range pts {
+		for i := uint64(0); i < warmup; i++ {
+			hash(pt) // untimed, at each point
 		}
 		samples := make([]float64, 0, pt.n)
 		for k := uint64(0); k < pt.n; k++ {

@@ -126,13 +126,9 @@ public final class Probe {
 		    " Argon2BytesGenerator (pure Java)") + "}");
 
 		try {
-			long[] p0 = pts.get(0);
-			for (long i = 0; i < warmup; i++)
-				Bc.encode((int)p0[0], (int)p0[1], (int)p0[2]);
-			for (int j = 0; j < pts.size(); j++) {
-				long[] pt = pts.get(j);
-				/* One untimed at each later point. */
-				if (j > 0 && warmup > 0)
+			for (long[] pt : pts) {
+				/* Untimed, at each point. */
+				for (long i = 0; i < warmup; i++)
 					Bc.encode((int)pt[0], (int)pt[1],
 					    (int)pt[2]);
 				StringBuilder b = new StringBuilder();
