@@ -217,6 +217,20 @@ stack_line(const double *x, const double *y, const double *w,
 }
 
 /*
+ * How many standard deviations the largest of n normal samples lies over
+ * their median, on average.
+ */
+static double
+stack_max_sd(size_t n)
+{
+	static const double	c[] = { 0, 0, 0.56, 0.85, 1.03, 1.16, 1.27,
+				    1.35, 1.42, 1.49, 1.54 };
+
+	return n < sizeof(c) / sizeof(c[0]) ? c[n] : 1.54 + 0.02 *
+	    (double)(n - 10);
+}
+
+/*
  * The knots of st from the points not dropped: points within 3 % of each
  * other's curve time merged (weighted by samples), ascending; each
  * median at least the one before (time never falls as the curve's
@@ -350,9 +364,16 @@ stack_fit(const struct model *m, const char *name,
 		w[nx] = (double)(pts[i].n > 0 ? pts[i].n : 1);
 		drop[nx] = 0;
 		nx++;
-		/* Its own spread, where samples can tell one. */
+		/*
+		 * Its own spread, where samples can tell one: the p95 of a
+		 * few samples is their largest, which lies about c_n
+		 * standard deviations over the median (0.85 of 3 normal
+		 * samples, 1.03 of 4, 1.16 of 5, 1.54 of 10): the relative
+		 * deviation each point shows.
+		 */
 		if (pts[i].n >= 3 && pts[i].p95_ms >= pts[i].median_ms)
-			sp[nsp++] = pts[i].p95_ms / pts[i].median_ms;
+			sp[nsp++] = (pts[i].p95_ms / pts[i].median_ms - 1) /
+			    stack_max_sd(pts[i].n);
 		if (pts[i].probe)
 			nprobe++;
 		else
@@ -410,14 +431,17 @@ stack_fit(const struct model *m, const char *name,
 	out->nobs = nobs;
 	out->fit_error = ne > 0 ? median_of(e, ne) : 0;
 	/*
-	 * Its spread: the largest of its points' p95 / median. A point's
-	 * p95 of a few samples is their largest, and the largest over the
-	 * points is the p95 of all their samples pooled (what 15 or 20
-	 * hashes timed in a row show at p95), not the typical point's.
+	 * Its spread at p95: the median of the points' deviations (one
+	 * point's pause does not set it), 1.7 of them over the median: the
+	 * p95 of 15 to 20 hashes timed in a row (at the nearest rank, their
+	 * largest or next to it).
 	 */
-	for (i = 0, out->spread95 = 0; i < nsp; i++)
-		if (sp[i] > out->spread95)
-			out->spread95 = sp[i] < 3 ? sp[i] : 3;
+	out->spread95 = 0;
+	if (nsp > 0) {
+		out->spread95 = 1 + STACK_P95_SD * median_of(sp, nsp);
+		if (out->spread95 > 3)
+			out->spread95 = 3;
+	}
 	/*
 	 * The knots take every point: what is far off a line is not far
 	 * off a curve (a small m's fixed cost, a large m's caches).

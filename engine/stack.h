@@ -35,6 +35,7 @@
 #define STACK_PROBE_POINTS	4	/* points a probe measures */
 #define STACK_PROBE_SAMPLES	5	/* timed hashes per point */
 #define STACK_PROBE_WARMUP	1	/* untimed hashes before each point */
+#define STACK_P95_SD		1.7	/* p95 of ~15 hashes: sd over median */
 #define STACK_ARGV_MAX		8
 
 /* One stack of the catalogue. */
