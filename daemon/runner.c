@@ -330,6 +330,24 @@ runner_model_copy(const struct model *m)
 }
 
 /* Fit rep's points into a new model of run id: NULL with err. */
+/*
+ * The stacks of the model in use, into m (a run's model before its
+ * probes): until this run's probes have measured them, answers for a
+ * stack keep the correction it had, not the library's alone; after a
+ * cancel among the probes, too.
+ */
+static void
+runner_keep_stacks(struct daemon *d, struct model *m)
+{
+	pthread_mutex_lock(&d->lock);
+	if (d->model != NULL && m->nstacks == 0) {
+		memcpy(m->stacks, d->model->stacks,
+		    d->model->nstacks * sizeof(m->stacks[0]));
+		m->nstacks = d->model->nstacks;
+	}
+	pthread_mutex_unlock(&d->lock);
+}
+
 static struct model *
 runner_fit(const struct report *rep, int64_t id, char *err, size_t errlen)
 {
@@ -639,6 +657,7 @@ runner_run(struct daemon *d, struct db *db, int64_t id, const char *profile)
 			rep.n = split;
 			if ((m = runner_fit(&rep, id, err, sizeof(err))) !=
 			    NULL) {
+				runner_keep_stacks(d, m);
 				runner_swap_model(d, m, id);
 				log_info("run %lld: %s model in use, %zu points "
 				    "to come", (long long)id, kdf_backend_name(
@@ -669,6 +688,7 @@ runner_run(struct daemon *d, struct db *db, int64_t id, const char *profile)
 			if (db_model_put(db, id, m, err, sizeof(err)) != DB_OK)
 				log_warn("run %lld: model not stored: %s",
 				    (long long)id, err);
+			runner_keep_stacks(d, m);
 			runner_swap_model(d, m, id);
 			log_info("model from run %lld in use: leave-one-out "
 			    "error median %.1f %%, worst %.1f %%", (long long)id,

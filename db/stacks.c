@@ -129,8 +129,11 @@ db_model_stack(struct db *db, const char *host_id, struct model *m,
 		return rc;
 	}
 	n = stack_points(probe, np, pts, 0, sizeof(pts) / sizeof(pts[0]));
-	/* Services' observations alone need a few before they count. */
-	if (np > 0 || ns >= FLEET_STACK_MIN_OBS)
+	/*
+	 * Services' observations need a few before they count, with a
+	 * probe's points too: one post does not move a stack.
+	 */
+	if (ns >= FLEET_STACK_MIN_OBS)
 		n = stack_points(svc, ns, pts, n, sizeof(pts) /
 		    sizeof(pts[0]));
 	free(probe);

