@@ -224,7 +224,15 @@ void	 api_stacks_add(json_t *j, const struct model *m,
 /* The answer a of stack name as JSON: tune_answer_to_json's, with "for",
    "how", "why" (not probed, when known) and "snippet" (its own). */
 json_t	*api_stack_answer_json(const struct model *m, const char *name,
-	    const struct tune_answer *a);
+	    const struct tune_query *q, const struct tune_answer *a);
+/*
+ * The answer's "snippets": each language's at its own stack's answer to
+ * q (php: php, python: python-argon2-cffi, go, node: node-argon2, java:
+ * java-bouncycastle, c: the default stack), fallback's where a stack
+ * cannot answer. The snippet of a stack carries that stack's parameters.
+ */
+json_t	*api_stack_snippets(const struct model *m, const struct tune_query *q,
+	    const struct tune_answer *fallback);
 /* The stack the answer a holds for ("libsodium", "libargon2"). */
 const char *api_stack_for(const struct model *m, const struct tune_answer *a);
 /* 1 when the stack's runtime (or library) was measured on m's host. */

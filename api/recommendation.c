@@ -140,7 +140,7 @@ api_answer_locked(const struct model *m, const struct api_state *st,
 			    qq.variant, 1) == NULL;
 			return;
 		}
-		a->j = api_stack_answer_json(m, a->stack, &ta);
+		a->j = api_stack_answer_json(m, a->stack, &qq, &ta);
 	} else {
 		/* The default answer is its stack's (corrected if measured). */
 		a->rc = qq.backend == KDF_BACKEND_AUTO && qq.parallelism <= 1 ?
@@ -301,6 +301,15 @@ h_recommendation(struct api_server *s, struct MHD_Connection *c,
 	    sc.kind == API_SCOPE_HOST ? s->env.host->host_id : NULL, rep) ==
 	    -1)
 		return 0;
+	/* A stack's limits are the query's to keep: a usage error. */
+	if (sc.stack[0] != '\0' && stack_find(sc.stack) != NULL &&
+	    stack_find(sc.stack)->p1_only && q.parallelism > 1) {
+		snprintf(err, sizeof(err), "%s computes p = 1 only: "
+		    "parallelism must be 1 or auto with stack=%s", sc.stack,
+		    sc.stack);
+		api_fail(rep, PROB_BAD_PARAM, "parallelism", err, NULL, 0);
+		return 0;
+	}
 	/* Other hosts: answered in fleet.c. */
 	if (sc.kind != API_SCOPE_HOST)
 		return api_recommend_scoped(s, &q, key, &sc, rep);

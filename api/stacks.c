@@ -139,6 +139,46 @@ api_stack_json(const struct model *m, const char *name,
 	return j;
 }
 
+json_t *
+api_stack_snippets(const struct model *m, const struct tune_query *q,
+    const struct tune_answer *fallback)
+{
+	static const struct {
+		const char	*lang, *stack;	/* NULL: the default's */
+	} map[] = { { "php", "php" }, { "python", "python-argon2-cffi" },
+	    { "go", "go" }, { "node", "node-argon2" },
+	    { "java", "java-bouncycastle" }, { "c", NULL } };
+	const struct stack_def		*sd;
+	const struct model_stack	*st;
+	struct model_stack		 tmp;
+	struct tune_answer		 a;
+	json_t				*out, *base;
+	char				 err[512], *snip;
+	size_t				 i;
+
+	if ((out = json_object()) == NULL ||
+	    (base = tune_snippets(fallback)) == NULL) {
+		json_decref(out);
+		return NULL;
+	}
+	for (i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
+		sd = stack_find(map[i].stack != NULL ? map[i].stack :
+		    stack_default(m));
+		snip = NULL;
+		if (sd != NULL && stack_recommend(m, sd->name, q, &a, err,
+		    sizeof(err)) != -1) {
+			st = api_stack_entry(m, sd->name, &tmp);
+			snip = stack_snippet(sd, &a, api_stack_measured(st));
+		}
+		json_object_set_new(out, map[i].lang, snip != NULL ?
+		    json_string(snip) : json_incref(json_object_get(base,
+		    map[i].lang)));
+		free(snip);
+	}
+	json_decref(base);
+	return out;
+}
+
 void
 api_stacks_add(json_t *j, const struct model *m, const struct tune_query *q,
     const struct tune_answer *dflt)
@@ -160,11 +200,13 @@ api_stacks_add(json_t *j, const struct model *m, const struct tune_query *q,
 			    m->stacks[i].name, NULL, q, dflt, notes));
 	json_object_set_new(j, "for", json_string(api_stack_for(m, dflt)));
 	json_object_set_new(j, "stacks", list);
+	/* Each language's snippet carries its own stack's parameters. */
+	json_object_set_new(j, "snippets", api_stack_snippets(m, q, dflt));
 }
 
 json_t *
 api_stack_answer_json(const struct model *m, const char *name,
-    const struct tune_answer *a)
+    const struct tune_query *q, const struct tune_answer *a)
 {
 	const struct stack_def		*sd = stack_find(name);
 	const struct model_stack	*st;
@@ -175,6 +217,7 @@ api_stack_answer_json(const struct model *m, const char *name,
 	if ((j = tune_answer_to_json(a, m)) == NULL)
 		return NULL;
 	st = api_stack_entry(m, name, &tmp);
+	json_object_set_new(j, "snippets", api_stack_snippets(m, q, a));
 	json_object_set_new(j, "for", json_string(name));
 	json_object_set_new(j, "how", json_string(stack_how_text(st)));
 	if (st->how != MODEL_STACK_PROBED && st->why[0] != '\0')

@@ -498,12 +498,12 @@ rec_print_stacks(const struct model *m, const struct tune_query *q,
 /* The stack's answer: how its model was obtained, and its own snippet. */
 static void
 rec_print_stack(const struct model *m, const char *name,
-    const struct tune_answer *a)
+    const struct tune_query *q, const struct tune_answer *a)
 {
 	json_t		*j;
 	const char	*why, *snip;
 
-	if ((j = api_stack_answer_json(m, name, a)) == NULL)
+	if ((j = api_stack_answer_json(m, name, q, a)) == NULL)
 		return;
 	printf("\nStack:       %s (%s)\n", name, json_string_value(
 	    json_object_get(j, "how")));
@@ -659,12 +659,13 @@ rec_print_text(const struct rec_opts *o, const struct model *m,
 			printf("  - %s\n", line);
 	}
 	if (o->stack != NULL) {
-		rec_print_stack(m, o->stack, a);
+		rec_print_stack(m, o->stack, &o->q, a);
 		return;
 	}
 	rec_print_stacks(m, &o->q, a);
-	snips = tune_snippets(a);
-	printf("\nSnippets:\n");
+	/* Each at its own stack's answer (the table above). */
+	snips = api_stack_snippets(m, &o->q, a);
+	printf("\nSnippets (each with its own stack's parameters):\n");
 	json_object_foreach(snips, lang, code)
 		printf("\n--- %s\n%s", lang, json_string_value(code));
 	json_decref(snips);
@@ -745,7 +746,7 @@ cmd_recommend(int argc, char **argv)
 	}
 	if (o.json) {
 		if (o.stack != NULL)
-			j = api_stack_answer_json(&m, o.stack, &a);
+			j = api_stack_answer_json(&m, o.stack, &o.q, &a);
 		else if ((j = tune_answer_to_json(&a, &m)) != NULL)
 			api_stacks_add(j, &m, &o.q, &a);
 		if (measured >= 0)

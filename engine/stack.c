@@ -231,6 +231,48 @@ stack_max_sd(size_t n)
 	    (double)(n - 10);
 }
 
+static double
+median3(double a, double b, double c)
+{
+	if (a > b) {
+		double	t = a;
+
+		a = b;
+		b = t;
+	}
+	return c < a ? a : c > b ? b : c;
+}
+
+/*
+ * One knot far off its neighbours is a moment's noise, not the runtime:
+ * each inner knot's ratio to the curve is the median of its own and its
+ * neighbours'; an end knot off its neighbour by over 25 % where that one
+ * agrees with the next within 10 % takes its neighbour's ratio.
+ */
+static void
+stack_knots_filter(const double *kx, double *ky, size_t nk)
+{
+	double	r[64], f[64];
+	size_t	i;
+
+	if (nk < 3)
+		return;
+	for (i = 0; i < nk; i++)
+		r[i] = ky[i] / kx[i];
+	f[0] = r[0];
+	f[nk - 1] = r[nk - 1];
+	for (i = 1; i + 1 < nk; i++)
+		f[i] = median3(r[i - 1], r[i], r[i + 1]);
+	if (fabs(r[0] - f[1]) > 0.25 * f[1] &&
+	    fabs(f[1] - f[2]) <= 0.10 * f[2])
+		f[0] = f[1];
+	if (fabs(r[nk - 1] - f[nk - 2]) > 0.25 * f[nk - 2] &&
+	    fabs(f[nk - 2] - f[nk - 3]) <= 0.10 * f[nk - 3])
+		f[nk - 1] = f[nk - 2];
+	for (i = 0; i < nk; i++)
+		ky[i] = f[i] * kx[i];
+}
+
 /*
  * The knots of st from the points not dropped: points within 3 % of each
  * other's curve time merged (weighted by samples), ascending; each
@@ -288,6 +330,7 @@ stack_knots(const double *x, const double *y, const double *w,
 		st->fit_error = median_of(e, ne);
 	if (nk > MODEL_STACK_KNOTS)
 		nk = MODEL_STACK_KNOTS;
+	stack_knots_filter(kx, ky, nk);
 	for (i = 0; i < nk; i++) {
 		/* Kept within what a runtime can be against its library. */
 		if (ky[i] < STACK_C_MIN * kx[i])
@@ -658,7 +701,7 @@ stack_recommend(const struct model *m, const char *name,
 		    ", services' observations among them" : "",
 		    a->predicted_p50_ms / lib50, kdf_backend_name(aim.backend),
 		    q->percentile == 95 && st->spread95 > 0 ?
-		    ", and its p95 is its own median's spread" : "");
+		    ", its p95 from the spread its own hashes showed" : "");
 	else if (sd != NULL && strcmp(stack_how_text(st),
 	    "library measured here") != 0)
 		stack_note(a, "For %s: its runtime was not measured on this "

@@ -289,7 +289,14 @@ function showStackPanel(name) {
   row(dl, 'Measured', st.how + (st.why ? ' (' + st.why + ')' : '')).id = 'stack-how';
   row(dl, 'Parameters', 'm = ' + st.m_kib + ' KiB (' + mib(st.m_kib) + '), t = ' + st.t + ', p = ' + st.p + (st.met ? '' : ' (the closest admissible: over the target)'));
   row(dl, 'Predicted', ms(st.predicted_ms) + ' (median ' + ms(st.predicted_p50_ms) + ')');
-  if (st.correction) row(dl, 'Correction', '× ' + st.correction.c.toFixed(2) + ' ' + (st.correction.d >= 0 ? '+ ' : '− ') + Math.abs(st.correction.d).toFixed(1) + ' ms, from ' + st.correction.probe_points + ' probe points and ' + st.correction.observations + ' observations');
+  if (st.correction) {
+    const c = st.correction;
+    row(dl, 'Correction', (c.knots && c.knots.length >= 2
+      ? 'its own times at ' + c.knots.length + ' measured points'
+      : '× ' + c.c.toFixed(2) + ' ' + (c.d >= 0 ? '+ ' : '− ') + Math.abs(c.d).toFixed(1) + ' ms') +
+      ', from ' + c.probe_points + ' probe points and ' + c.observations + ' observations' +
+      (c.p95_over_median ? '; p95 ' + c.p95_over_median.toFixed(2) + ' × its median' : ''));
+  }
   const ratio = ratioText(st.default_answer_ratio);
   if (ratio) row(dl, 'The default answer here', ratio).className = st.default_answer_ratio > 1 ? 'error' : '';
   const parts = [dl];
@@ -834,7 +841,8 @@ async function loadObservations() {
         el('td', st.factor === null ? 'none yet (' + res.min_observations + ' needed)' : '× ' + st.factor.toFixed(2), 'num'));
       return tr;
     }));
-    $('observations').tBodies[0].replaceChildren(...res.observations.slice(0, 20).map((o) => {
+    // Services' posts; a stack's probe points show in its tab.
+    $('observations').tBodies[0].replaceChildren(...res.observations.filter((o) => o.source !== 'probe').slice(0, 20).map((o) => {
       const tr = el('tr');
       tr.append(el('td', o.stack), el('td', o.variant + ' m=' + o.m_kib + ' t=' + o.t + ' p=' + o.p + (o.k > 1 ? ' k=' + o.k : '')),
         el('td', ms(o.median_ms), 'num'), el('td', o.predicted_ms === null ? '—' : ms(o.predicted_ms), 'num'),

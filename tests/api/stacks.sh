@@ -87,5 +87,12 @@ expect_body "answers for php from libargon2, its m as in stacks" \
 	"j['for'] == 'php' and j['backend'] == 'libargon2' and j['m_kib'] == $PHP_M and \"'memory_cost' => $PHP_M\" in j['snippet']"
 expect_body "... and its snippet says to time it where it runs (not installed here)" \
 	"'POST the result to' in j['snippet'] and j['how'] == 'library measured, runtime not installed here'"
+expect_body "stack=php: every language's snippet carries its own stack's answer" \
+	"\"'memory_cost' => $PHP_M,\" in j['snippets']['php'] and 'timeCost: 1,' not in j['snippets']['node']"
+expect_http 200 "the default answer again" GET "/v1/recommendation?target_ms=250"
+expect_body "the default's snippets: php's at php's m, C's at the default's own" \
+	"\"'memory_cost' => $PHP_M,\" in j['snippets']['php'] and str(j['m_kib']) in j['snippets']['c'] and str(j['m_kib']) not in j['snippets']['php']"
+expect_http 400 "stack=php-sodium&parallelism=2: a usage error" GET "/v1/recommendation?target_ms=250&stack=php-sodium&parallelism=2"
+expect_body "named: parallelism" "j['param'] == 'parallelism' and 'p = 1 only' in j['detail']"
 stop_daemon
 finish

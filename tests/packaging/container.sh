@@ -238,6 +238,22 @@ else
 fi
 RUN1=$(json "$TMP/answer" 'j["model"]["run_id"]')
 echo "  answer: $(json "$TMP/answer" 'j["phc_prefix"]'), run $RUN1"
+# The first answer comes from the run's libsodium points; the run ends
+# after libargon2's and the stacks' probes (the image's C probe: libsodium
+# and libargon2 measured here, the other runtimes not installed).
+done_=""
+for _ in $(seq 240); do
+	curl -s -o "$TMP/run" --max-time 5 "http://127.0.0.1:$P1/v1/runs/$RUN1"
+	[ "$(json "$TMP/run" 'j.get("status")' 2>/dev/null)" = done ] &&
+		{ done_=1; break; }
+	sleep 0.5
+done
+[ -n "$done_" ] && ok "$C1: start-up run $RUN1 done ($(($(date +%s) - t)) s)" ||
+	bad "$C1: run $RUN1 not done: $(head -c 300 "$TMP/run")"
+wait_answer "$P1" 10 >/dev/null
+[ "$(json "$TMP/answer" '[s["how"] for s in j["stacks"] if s["name"] in ("libsodium", "libargon2")]')" = "['probed here', 'probed here']" ] &&
+	ok "$C1: the image's probe measured libsodium and libargon2" ||
+	bad "$C1: stacks: $(json "$TMP/answer" '[(s["name"], s.get("how"), s.get("why")) for s in j["stacks"]]')"
 
 # GET /v1/hosts: this host's budget and what set it.
 curl -s --max-time 5 -o "$TMP/hosts" "http://127.0.0.1:$P1/v1/hosts"

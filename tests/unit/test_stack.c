@@ -109,6 +109,33 @@ TEST(one_far_point_does_not_bend_the_fit)
 	ASSERT(fabs(st.c - 1.3) < 0.02);
 }
 
+TEST(one_noisy_knot_is_the_neighbours)
+{
+	struct stack_point	pts[8];
+	struct model_stack	st;
+	char			err[256];
+	double			ms;
+	size_t			n;
+
+	fit(1);
+	n = points(pts, 1.0, 0);
+	/* One point measured in a busy moment: 2.5 x its neighbours. */
+	pts[2].median_ms *= 2.5;
+	ASSERT_EQ(stack_fit(&mdl, "php", pts, n, &st, err, sizeof(err)), 0);
+	ASSERT_EQ(model_stack_set(&mdl, &st), 0);
+	ASSERT_EQ(stack_predict(&mdl, "php", KDF_ALG_ARGON2ID, pts[2].m_kib,
+	    pts[2].t, 1, 1, 50, &ms), 0);
+	ASSERT(fabs(ms - pts[2].median_ms / 2.5) / ms < 0.01);
+	/* The last one too: its neighbour's ratio. */
+	n = points(pts, 1.0, 0);
+	pts[n - 1].median_ms *= 0.5;
+	ASSERT_EQ(stack_fit(&mdl, "php", pts, n, &st, err, sizeof(err)), 0);
+	ASSERT_EQ(model_stack_set(&mdl, &st), 0);
+	ASSERT_EQ(stack_predict(&mdl, "php", KDF_ALG_ARGON2ID,
+	    pts[n - 1].m_kib, pts[n - 1].t, 1, 1, 50, &ms), 0);
+	ASSERT(fabs(ms - pts[n - 1].median_ms / 0.5) / ms < 0.01);
+}
+
 TEST(a_point_out_of_range_does_not_move_a_stack_past_it)
 {
 	struct stack_point	pts[8];
@@ -373,6 +400,7 @@ TEST_LIST(
 	TEST_ENTRY(catalogue_names_and_lookup),
 	TEST_ENTRY(fit_recovers_slope_and_fixed_cost),
 	TEST_ENTRY(one_far_point_does_not_bend_the_fit),
+	TEST_ENTRY(one_noisy_knot_is_the_neighbours),
 	TEST_ENTRY(a_point_out_of_range_does_not_move_a_stack_past_it),
 	TEST_ENTRY(observations_alone_correct_by_the_median_ratio),
 	TEST_ENTRY(answer_holds_in_the_stack),
