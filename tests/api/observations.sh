@@ -52,7 +52,14 @@ done
 expect_http 200 "stack= with four observations" GET "/v1/recommendation?target_ms=250&stack=$S"
 expect_body "not corrected yet, and it says why" \
 	"j['stack']['applied'] is False and j['stack']['observations'] == 4 and 'needs 5' in j['stack']['note']"
+refits() { grep -c "stacks refitted from observations: .*$S (observations" "$TMP/log"; }
+R0=$(refits)
 obs "{\"stack\": \"$S\", \"m_kib\": 19456, \"t\": 2, \"samples_ms\": [$TWICE]}"
+# The fifth brings it into the host's model when the runner is next idle
+# (within a second or two); the kept answers below are asked after that.
+for _ in $(seq 50); do [ "$(refits)" -gt "$R0" ] && break; sleep 0.1; done
+[ "$(refits)" -gt "$R0" ] && ok "the runner refitted $S into the model" ||
+	bad "no refit of $S in the log"
 expect_http 200 "the plain answer for 125 ms" GET "/v1/recommendation?target_ms=125"
 HALF=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["phc_prefix"])' "$TMP/body")
 expect_http 200 "stack= with five observations" GET "/v1/recommendation?target_ms=250&stack=$S"
