@@ -23,8 +23,13 @@
 
 #include "measure.h"
 
+/*
+ * Under ASan: no RLIMIT_AS (ASan reserves terabytes of address space), and
+ * libargon2's memory stays mmap'd per hash: ASan's malloc keeps what is
+ * freed in quarantine (256 MiB), which a cgroup's budget does not hold.
+ */
 #if defined(__SANITIZE_ADDRESS__)
-#define MEASURE_RLIMIT_AS	0	/* ASan reserves terabytes of address space */
+#define MEASURE_RLIMIT_AS	0
 #elif defined(__has_feature)
 #if __has_feature(address_sanitizer)
 #define MEASURE_RLIMIT_AS	0
@@ -156,7 +161,7 @@ measure_child(const struct kdf_params *kp, uint64_t as_limit)
 	signal(SIGPIPE, SIG_DFL);
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	/* libargon2's memory as its clients take it (engine/kdf_argon2.c). */
-	kdf_argon2_libc_memory(1);
+	kdf_argon2_libc_memory(MEASURE_RLIMIT_AS);
 	if (as_limit > 0 && MEASURE_RLIMIT_AS) {
 		rl.rlim_cur = rl.rlim_max = as_limit;
 		setrlimit(RLIMIT_AS, &rl);
