@@ -52,7 +52,7 @@ struct child_report {
 	char	err[200];
 };
 
-static double
+double
 measure_now(void)
 {
 	struct timespec	ts;

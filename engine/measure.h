@@ -166,4 +166,7 @@ int	 measure_effective_parallelism(const struct kdf_params *kp,
 	    int max_k, const struct measure_opts *o, double *speedups,
 	    int *effective, char *err, size_t errlen);
 
+/* Seconds on the monotonic clock (the harness's and the probes'). */
+double	 measure_now(void);
+
 #endif /* PWTUNE_MEASURE_H */

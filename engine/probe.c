@@ -36,15 +36,6 @@ struct probe_io {
 	int	 fd;
 };
 
-static double
-probe_now(void)
-{
-	struct timespec	ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 const char *
 probe_status_name(enum probe_status s)
 {
@@ -494,7 +485,7 @@ probe_run(const struct stack_def *sd, const char *dir,
 
 	memset(r, 0, sizeof(*r));
 	error_line[0] = err_first[0] = '\0';
-	t0 = probe_now();
+	t0 = measure_now();
 
 	if (probe_resolve(sd, dir, path, sizeof(path), r->why + 15,
 	    sizeof(r->why) - 15) == -1) {
@@ -591,13 +582,13 @@ probe_run(const struct stack_def *sd, const char *dir,
 			killed = 1;
 			break;
 		}
-		if (probe_now() >= deadline) {
+		if (measure_now() >= deadline) {
 			probe_why(r, PROBE_TIMEOUT, "timed out after %.0f s",
 			    r->deadline_s);
 			killed = 1;
 			break;
 		}
-		if (probe_now() >= next_rss) {
+		if (measure_now() >= next_rss) {
 			rss = probe_group_rss(r->pid);
 			if (rss > r->peak_rss_kib)
 				r->peak_rss_kib = rss;
@@ -609,7 +600,7 @@ probe_run(const struct stack_def *sd, const char *dir,
 				killed = 1;
 				break;
 			}
-			next_rss = probe_now() + PROBE_RSS_POLL_MS / 1000.0;
+			next_rss = measure_now() + PROBE_RSS_POLL_MS / 1000.0;
 		}
 		pfd[0].fd = out_eof ? -1 : out.fd;
 		pfd[0].events = POLLIN;
@@ -695,7 +686,7 @@ done:
 		close(pe[1]);
 	free(out.buf);
 	free(errio.buf);
-	r->seconds = probe_now() - t0;
+	r->seconds = measure_now() - t0;
 	return rc;
 }
 
