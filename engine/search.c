@@ -1,0 +1,438 @@
+/*
+ * engine/search.c: one target, measured (search.h says how).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "measure.h"
+#include "search.h"
+#include "units.h"
+
+#define MIB_KIB			1024u
+#define SEARCH_SCALE_KIB	(16 * MIB_KIB)
+#define SEARCH_CV_GUESS		0.03	/* before the answer's own samples */
+
+struct search_run {
+	const struct tune_query		*q;
+	const struct search_opts	*o;
+	struct search_result		*r;
+	struct measure_opts		 mo;
+	enum kdf_backend		 backend;
+	uint32_t			 p, cap;
+	double				 z;
+	double				 pooled[MEASURE_SAMPLES_MAX];
+	size_t				 npooled;
+};
+
+static double
+search_z(int pct)
+{
+	return pct == 99 ? 2.326 : pct == 95 ? 1.645 : 0;
+}
+
+static int
+search_cmp(const void *a, const void *b)
+{
+	double	x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+double
+search_percentile(const double *samples, size_t n, int pct, double *unc)
+{
+	double	 sorted[MEASURE_SAMPLES_MAX], dev[MEASURE_SAMPLES_MAX];
+	double	 med, cv, z = search_z(pct), est;
+	size_t	 i;
+
+	*unc = 1;
+	if (n == 0)
+		return 0;
+	if (n > MEASURE_SAMPLES_MAX)
+		n = MEASURE_SAMPLES_MAX;
+	memcpy(sorted, samples, n * sizeof(*sorted));
+	qsort(sorted, n, sizeof(*sorted), search_cmp);
+	med = stats_percentile(sorted, n, 50);
+	if (!(med > 0))
+		return 0;
+	for (i = 0; i < n; i++)
+		dev[i] = fabs(sorted[i] - med);
+	qsort(dev, n, sizeof(*dev), search_cmp);
+	cv = 1.4826 * stats_percentile(dev, n, 50) / med;
+	if (cv < SEARCH_CV_MIN)
+		cv = SEARCH_CV_MIN;
+	est = med * (1 + z * cv);
+	/* A few samples: the second largest is a floor for a tail. */
+	if (z > 0 && n >= 3 && sorted[n - 2] > est)
+		est = sorted[n - 2];
+	*unc = cv * med * sqrt((1 + z * z / 2) / (double)n) / est;
+	return est;
+}
+
+/* The smallest t at mm the floor and the client admit; 0: none. */
+static uint32_t
+search_min_t(const struct tune_query *q, uint32_t mm)
+{
+	uint32_t	lo = tune_floor_min_t(q->floor, q->variant, mm);
+
+	return lo != 0 && lo < q->t_min ? q->t_min : lo;
+}
+
+/*
+ * The memory-first guess for a percentile of aim ms when a hash takes
+ * rate ms per KiB and pass: the smallest admissible t, the most memory
+ * that fits; past the cap, more passes. Returns 0 when nothing admissible
+ * fits.
+ */
+static int
+search_guess(const struct search_run *s, double aim, double rate,
+    uint32_t *m_out, uint32_t *t_out)
+{
+	uint32_t	t = s->q->t_min > 1 ? s->q->t_min : 1, lo, i;
+	double		fit;
+
+	for (i = 0; i < 16; i++) {
+		fit = aim / (rate * t);
+		if (fit > s->cap)
+			fit = s->cap;
+		fit -= fmod(fit, MIB_KIB);
+		if (fit < MIB_KIB || fit < 8.0 * s->p)
+			return 0;
+		if ((lo = search_min_t(s->q, (uint32_t)fit)) == 0)
+			return 0;
+		if (lo <= t)
+			break;
+		t = lo;
+	}
+	if (fit >= s->cap) {
+		while (t < TUNE_T_MAX && rate * s->cap * (t + 1) <= aim)
+			t++;
+	}
+	*m_out = (uint32_t)fit;
+	*t_out = t;
+	return 1;
+}
+
+/* Measure (m, t) for rounds rounds; the samples are pooled when keep. */
+static int
+search_measure(struct search_run *s, uint32_t m_kib, uint32_t t,
+    size_t rounds, int keep, double *median, char *err, size_t errlen)
+{
+	struct measure_point	pt;
+	struct measure_result	mr;
+	struct measure_opts	mo = s->mo;
+	size_t			i;
+
+	if (s->o->cancel != NULL && *s->o->cancel) {
+		snprintf(err, errlen, "cancelled");
+		return -1;
+	}
+	if (s->o->progress != NULL)
+		s->o->progress(s->o->progress_ctx, m_kib, t, s->r->steps);
+	memset(&pt, 0, sizeof(pt));
+	kdf_params_init(&pt.kp, s->q->variant);
+	pt.kp.backend = s->backend;
+	pt.kp.m_kib = m_kib;
+	pt.kp.t = t;
+	pt.kp.p = s->p;
+	pt.k = s->q->k;
+	mo.fixed_rounds = rounds;
+	memset(&mr, 0, sizeof(mr));
+	measure_point_run(&pt, &mo, &mr);
+	s->r->steps++;
+	s->r->hashes += (mr.rounds + (size_t)mo.warmup_rounds) * s->q->k;
+	if (mr.status != MEASURE_OK || mr.nsamples == 0) {
+		snprintf(err, errlen, "m = %u KiB, t = %u: %s%s%s",
+		    (unsigned)m_kib, (unsigned)t,
+		    measure_status_name(mr.status), mr.reason[0] ? ": " : "",
+		    mr.reason);
+		measure_result_release(&mr);
+		return -1;
+	}
+	*median = mr.st.median;
+	if (keep) {
+		for (i = 0; i < mr.nsamples &&
+		    s->npooled < MEASURE_SAMPLES_MAX; i++)
+			s->pooled[s->npooled++] = mr.samples[i];
+		s->r->noisy |= mr.noisy;
+	}
+	measure_result_release(&mr);
+	return 0;
+}
+
+/*
+ * Measure (m, t) fully: the samples the estimate needs, a second set when
+ * the first leaves it unsure. Returns the percentile's estimate, or -1.
+ */
+static double
+search_full(struct search_run *s, uint32_t m_kib, uint32_t t, size_t n,
+    double *median, char *err, size_t errlen)
+{
+	double	est, unc;
+	size_t	rounds = (n + s->q->k - 1) / s->q->k;
+
+	s->npooled = 0;
+	s->r->noisy = 0;
+	if (search_measure(s, m_kib, t, rounds, 1, median, err, errlen) == -1)
+		return -1;
+	est = search_percentile(s->pooled, s->npooled, s->q->percentile, &unc);
+	if (unc > 0.03 && search_measure(s, m_kib, t, rounds, 1, median, err,
+	    errlen) == -1)
+		return -1;
+	est = search_percentile(s->pooled, s->npooled, s->q->percentile, &unc);
+	s->r->samples = s->npooled;
+	s->r->uncertainty = unc;
+	return est;
+}
+
+/* The answer's fields from its measured parameters. */
+static void
+search_fill(const struct search_run *s, uint32_t m_kib, uint32_t t,
+    double est, double median)
+{
+	struct tune_answer	*a = &s->r->a;
+
+	a->variant = s->q->variant;
+	a->backend = s->backend;
+	a->k = s->q->k;
+	a->percentile = s->q->percentile;
+	a->target_ms = s->q->target_ms;
+	a->floor = s->q->floor;
+	a->objective = TUNE_MEMORY_FIRST;
+	a->m_cap_kib = s->cap;
+	a->m_kib = m_kib;
+	a->t = t;
+	a->p = s->p;
+	a->predicted_ms = est;
+	a->predicted_p50_ms = median;
+	a->capacity_per_s = median > 0 ? 1000.0 * s->q->k / median : 0;
+	a->in_flight_kib = (uint64_t)s->q->k * m_kib;
+	a->gpu_guesses_per_s = TUNE_GPU_BANDWIDTH /
+	    (1024.0 * m_kib * (3.0 * t - 1));
+	a->usd_per_1e9_guesses = 1e9 / a->gpu_guesses_per_s / 3600 *
+	    TUNE_GPU_USD_HOUR;
+	snprintf(a->phc_prefix, sizeof(a->phc_prefix), "$%s$v=19$m=%u,t=%u,"
+	    "p=%u", kdf_alg_name(s->q->variant), (unsigned)m_kib,
+	    (unsigned)t, (unsigned)s->p);
+}
+
+static int
+search_check(const struct tune_query *q, const struct search_opts *o,
+    char *err, size_t errlen)
+{
+	if (!(q->target_ms >= TUNE_TARGET_MIN_MS &&
+	    q->target_ms <= TUNE_TARGET_MAX_MS)) {
+		snprintf(err, errlen, "target_ms must be from %d to %d",
+		    TUNE_TARGET_MIN_MS, TUNE_TARGET_MAX_MS);
+		return -1;
+	}
+	if (q->percentile != 50 && q->percentile != 95 && q->percentile != 99) {
+		snprintf(err, errlen, "percentile must be 50, 95 or 99");
+		return -1;
+	}
+	if (q->k < 1 || q->k > MEASURE_K_MAX) {
+		snprintf(err, errlen, "a measured search takes 1 to %d hashes "
+		    "at once, not %u", MEASURE_K_MAX, (unsigned)q->k);
+		return -1;
+	}
+	if (!kdf_alg_is_argon2(q->variant)) {
+		snprintf(err, errlen, "variant must be argon2id, argon2i or "
+		    "argon2d");
+		return -1;
+	}
+	if (q->objective != TUNE_MEMORY_FIRST) {
+		snprintf(err, errlen, "a measured search answers memory-first "
+		    "only");
+		return -1;
+	}
+	if (o->mem_budget / 1024 / q->k < MIB_KIB) {
+		snprintf(err, errlen, "less than 1 MiB of memory for each of "
+		    "%u hashes at once", (unsigned)q->k);
+		return -1;
+	}
+	return 0;
+}
+
+/* The admissible (m, t) with the least memory traffic, for a target the
+   floor does not let any answer meet. */
+static int
+search_closest(const struct search_run *s, uint32_t *m_out, uint32_t *t_out)
+{
+	uint32_t	mm, t;
+	double		best = -1;
+
+	for (mm = s->cap; mm >= MIB_KIB && mm >= 8 * s->p; mm -= MIB_KIB) {
+		if ((t = search_min_t(s->q, mm)) == 0)
+			continue;
+		if (best < 0 || (double)mm * t < best) {
+			best = (double)mm * t;
+			*m_out = mm;
+			*t_out = t;
+		}
+	}
+	return best >= 0;
+}
+
+/* The best answer measured so far: the most work within the target. */
+struct search_best {
+	struct tune_answer	a;
+	size_t			samples;
+	double			uncertainty;
+	int			noisy, set;
+};
+
+static void
+search_keep(const struct search_run *s, struct search_best *b)
+{
+	if (s->r->a.predicted_ms > SEARCH_BAND_HI * s->q->target_ms ||
+	    (b->set && (double)b->a.m_kib * b->a.t >=
+	    (double)s->r->a.m_kib * s->r->a.t))
+		return;
+	b->a = s->r->a;
+	b->samples = s->r->samples;
+	b->uncertainty = s->r->uncertainty;
+	b->noisy = s->r->noisy;
+	b->set = 1;
+}
+
+/*
+ * One hash at the first guess, then full measurements moving m by the
+ * measured ratio. Returns 0 with the answer in s->r, 1 when nothing
+ * admissible was measured within the target, -1 on a failure.
+ */
+static int
+search_loop(struct search_run *s, double rate, char *err, size_t errlen)
+{
+	const double		target = s->q->target_ms;
+	size_t			n = s->o->samples ? s->o->samples :
+				    SEARCH_SAMPLES;
+	struct search_best	best;
+	uint32_t		m, t, m2, t2;
+	double			est, med, infl = 1 + s->z * SEARCH_CV_GUESS;
+	size_t			step;
+
+	memset(&best, 0, sizeof(best));
+	if (!search_guess(s, SEARCH_AIM * target / infl, rate, &m, &t))
+		return 1;
+	if (search_measure(s, m, t, 1, 0, &med, err, errlen) == -1)
+		return -1;
+	rate = med / ((double)m * t);
+	if (!search_guess(s, SEARCH_AIM * target / infl, rate, &m, &t))
+		return 1;
+	for (step = 0; step < SEARCH_STEPS_MAX; step++) {
+		if ((est = search_full(s, m, t, n, &med, err, errlen)) < 0)
+			return -1;
+		search_fill(s, m, t, est, med);
+		search_keep(s, &best);
+		s->r->in_band = est <= SEARCH_BAND_HI * target &&
+		    est >= SEARCH_BAND_LO * target;
+		if (s->r->in_band)
+			return 0;
+		rate = med / ((double)m * t);
+		infl = est / med;
+		if (!search_guess(s, SEARCH_AIM * target / infl, rate, &m2,
+		    &t2))
+			break;
+		if (est > SEARCH_BAND_HI * target &&
+		    (double)m2 * t2 >= (double)m * t) {
+			/* Over, and the guess would not move: a step down. */
+			m2 = m - (m / 32 > MIB_KIB ? m / 32 : MIB_KIB);
+			m2 -= m2 % MIB_KIB;
+			if (m2 < MIB_KIB || search_min_t(s->q, m2) == 0 ||
+			    search_min_t(s->q, m2) > t)
+				break;
+			t2 = t;
+		} else if (m2 == m && t2 == t)
+			return 0;	/* under the band: t's grain, the cap */
+		else if (best.set && m2 == best.a.m_kib && t2 == best.a.t)
+			break;		/* measured already */
+		m = m2;
+		t = t2;
+	}
+	if (!best.set)
+		return 1;
+	s->r->a = best.a;
+	s->r->samples = best.samples;
+	s->r->uncertainty = best.uncertainty;
+	s->r->noisy = best.noisy;
+	s->r->in_band = best.a.predicted_ms >= SEARCH_BAND_LO * target;
+	return 0;
+}
+
+int
+search_target(const struct tune_query *q, const struct search_opts *o,
+    struct search_result *r, char *err, size_t errlen)
+{
+	struct search_run	*s;
+	double			 med, t0 = measure_now();
+	uint32_t		 m0, mm = 0, tt = 0;
+	uint64_t		 cap;
+	int			 rc;
+
+	memset(r, 0, sizeof(*r));
+	if (search_check(q, o, err, errlen) == -1)
+		return -1;
+	if ((s = calloc(1, sizeof(*s))) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	s->q = q;
+	s->o = o;
+	s->r = r;
+	s->z = search_z(q->percentile);
+	s->p = q->parallelism > 0 ? q->parallelism : 1;
+	s->backend = kdf_backend_resolve(q->backend, q->variant);
+	if (s->backend == KDF_BACKEND_LIBSODIUM && s->p > 1)
+		s->backend = KDF_BACKEND_LIBARGON2;
+	cap = o->mem_budget / 1024 / q->k;
+	if (q->memory_max_kib > 0 && q->memory_max_kib / q->k < cap)
+		cap = q->memory_max_kib / q->k;
+	if (cap > KDF_ARGON2_M_MAX)
+		cap = KDF_ARGON2_M_MAX;
+	s->cap = (uint32_t)(cap - cap % MIB_KIB);
+	measure_opts_init(&s->mo, o->cpus > 0 ? o->cpus : 1);
+	s->mo.mem_budget = o->mem_budget;
+	s->mo.cancel = o->cancel;
+	s->mo.warmup_rounds = 0;
+	s->mo.remeasure_noisy = 0;
+
+	/* The scale: a small hash, twice after one to warm the caches. */
+	m0 = s->cap < SEARCH_SCALE_KIB ? s->cap : SEARCH_SCALE_KIB;
+	s->mo.warmup_rounds = 1;
+	rc = search_measure(s, m0, 1, 2, 0, &med, err, errlen);
+	s->mo.warmup_rounds = 0;
+	if (rc == 0)
+		rc = search_loop(s, med / m0, err, errlen);
+	if (rc == 1 && r->a.m_kib == 0) {
+		/* Nothing admissible fits: the closest answer, measured. */
+		if (!search_closest(s, &mm, &tt)) {
+			snprintf(err, errlen, "no parameters within %u KiB per "
+			    "hash meet the %s floor: raise memory_max or lower "
+			    "concurrency", (unsigned)s->cap,
+			    tune_floor_name(q->floor));
+			rc = -1;
+		} else if ((med = search_full(s, mm, tt, o->samples ?
+		    o->samples : SEARCH_SAMPLES, &r->a.predicted_p50_ms, err,
+		    errlen)) < 0)
+			rc = -1;
+		else
+			search_fill(s, mm, tt, med, r->a.predicted_p50_ms);
+	}
+	if (rc >= 0) {
+		r->a.met = r->a.predicted_ms <= q->target_ms;
+		if (!r->a.met)
+			snprintf(err, errlen, "target of %.0f ms at p%d cannot "
+			    "be met above the %s floor: the closest admissible "
+			    "answer, m = %u KiB, t = %u, p = %u, took %.1f ms",
+			    q->target_ms, q->percentile,
+			    tune_floor_name(q->floor), (unsigned)r->a.m_kib,
+			    (unsigned)r->a.t, (unsigned)r->a.p,
+			    r->a.predicted_ms);
+		rc = r->a.met ? 0 : 1;
+	}
+	r->seconds = measure_now() - t0;
+	free(s);
+	return rc;
+}

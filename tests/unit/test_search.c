@@ -1,0 +1,167 @@
+/*
+ * tests/unit/test_search.c: one target, measured: the percentile's
+ * estimate, the memory-first answer, the memory cap, and a target the
+ * floor does not let any answer meet. Small hashes only (m <= 64 MiB).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "host.h"
+#include "search.h"
+#include "test.h"
+#define MIB_KIB	1024u
+
+/* The estimate: the median plus z robust deviations, a tail's floor. */
+TEST(percentile_estimate)
+{
+	double	flat[] = { 100, 100, 100, 100, 100, 100 };
+	double	spread[] = { 96, 98, 100, 102, 104, 100, 99, 101 };
+	double	tail[] = { 100, 100, 100, 100, 180, 170 };
+	double	unc, e;
+
+	/* No spread: 1 % of the median taken as the least deviation. */
+	e = search_percentile(flat, 6, 95, &unc);
+	ASSERT(fabs(e - 101.645) < 1e-6);
+	ASSERT(unc > 0 && unc < 0.02);
+	e = search_percentile(flat, 6, 50, &unc);
+	ASSERT(fabs(e - 100) < 1e-9);
+	/* MAD 1.5 x 1.4826 = 2.22 % of 100: p95 = 103.66. */
+	e = search_percentile(spread, 8, 95, &unc);
+	ASSERT(e > 103.5 && e < 103.8);
+	ASSERT(search_percentile(spread, 8, 99, &unc) > e);
+	/* Two slow samples in six: the second largest bounds p95 below. */
+	e = search_percentile(tail, 6, 95, &unc);
+	ASSERT(fabs(e - 170) < 1e-9);
+	ASSERT_EQ(search_percentile(tail, 0, 95, &unc), 0);
+}
+
+static void
+query(struct tune_query *q, double target, uint64_t memory_max_kib,
+    enum tune_floor floor)
+{
+	tune_query_init(q);
+	q->target_ms = target;
+	q->memory_max_kib = memory_max_kib;
+	q->floor = floor;
+}
+
+static void
+opts(struct search_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->mem_budget = 64ULL << 20;
+	o->cpus = 1;
+}
+
+/* A target the memory reaches first: m at the cap, t = 1 or more. */
+TEST(memory_first_answer_is_measured)
+{
+	struct tune_query	q;
+	struct search_opts	o;
+	struct search_result	r;
+	char			err[256] = "";
+	int			rc;
+
+	query(&q, 40, 64 * MIB_KIB, TUNE_FLOOR_NONE);
+	opts(&o);
+	rc = search_target(&q, &o, &r, err, sizeof(err));
+	printf("# 40 ms: m = %u KiB, t = %u, p95 %.1f ms (+-%.1f %%), "
+	    "%zu hashes, %zu steps, %.2f s, in band %d\n", (unsigned)r.a.m_kib,
+	    (unsigned)r.a.t, r.a.predicted_ms, 100 * r.uncertainty, r.hashes,
+	    r.steps, r.seconds, r.in_band);
+	if (rc != 0)
+		TEST_FAIL("search_target: %d %s", rc, err);
+	ASSERT(r.a.met);
+	ASSERT(r.a.predicted_ms > 0 && r.a.predicted_ms <= 40);
+	ASSERT(r.a.predicted_p50_ms > 0 &&
+	    r.a.predicted_p50_ms <= r.a.predicted_ms);
+	ASSERT(r.a.m_kib >= MIB_KIB && r.a.m_kib <= 64 * MIB_KIB);
+	ASSERT_EQ(r.a.m_kib % MIB_KIB, 0);
+	ASSERT(r.a.t >= 1);
+	/* Memory-first: t grows only when m reached its cap. */
+	ASSERT(r.a.t == 1 || r.a.m_kib == 64 * MIB_KIB);
+	ASSERT(r.samples >= SEARCH_SAMPLES);
+	ASSERT(r.hashes >= r.samples + 3);
+	ASSERT(r.steps >= 2 && r.steps <= SEARCH_STEPS_MAX + 3);
+	ASSERT(strstr(r.a.phc_prefix, "$argon2id$v=19$m=") != NULL);
+}
+
+/* A cap of 4 MiB: m stays at it, more passes fill the target. */
+TEST(cap_reached_more_passes)
+{
+	struct tune_query	q;
+	struct search_opts	o;
+	struct search_result	r;
+	char			err[256] = "";
+	int			rc;
+
+	query(&q, 40, 4 * MIB_KIB, TUNE_FLOOR_NONE);
+	opts(&o);
+	rc = search_target(&q, &o, &r, err, sizeof(err));
+	printf("# cap 4 MiB: m = %u KiB, t = %u, p95 %.1f ms, %zu hashes\n",
+	    (unsigned)r.a.m_kib, (unsigned)r.a.t, r.a.predicted_ms, r.hashes);
+	if (rc != 0)
+		TEST_FAIL("search_target: %d %s", rc, err);
+	ASSERT_EQ(r.a.m_kib, 4 * MIB_KIB);
+	ASSERT(r.a.t > 1);
+	ASSERT(r.a.predicted_ms <= 40);
+}
+
+/* 1 ms above OWASP's floor: not met, the closest row measured. */
+TEST(floor_decides_a_target_too_low)
+{
+	struct tune_query	q;
+	struct search_opts	o;
+	struct search_result	r;
+	char			err[256] = "";
+	int			rc;
+
+	query(&q, 1, 0, TUNE_FLOOR_OWASP);
+	opts(&o);
+	rc = search_target(&q, &o, &r, err, sizeof(err));
+	printf("# 1 ms, owasp: rc %d m = %u KiB, t = %u, %.1f ms: %s\n", rc,
+	    (unsigned)r.a.m_kib, (unsigned)r.a.t, r.a.predicted_ms, err);
+	ASSERT_EQ(rc, 1);
+	ASSERT(!r.a.met);
+	ASSERT(tune_floor_min_t(TUNE_FLOOR_OWASP, KDF_ALG_ARGON2ID,
+	    r.a.m_kib) != 0);
+	ASSERT(r.a.t >= tune_floor_min_t(TUNE_FLOOR_OWASP, KDF_ALG_ARGON2ID,
+	    r.a.m_kib));
+	ASSERT(r.a.predicted_ms > 1);
+	ASSERT(strstr(err, "cannot be met above the owasp floor") != NULL);
+}
+
+TEST(bad_queries_are_refused)
+{
+	struct tune_query	q;
+	struct search_opts	o;
+	struct search_result	r;
+	char			err[256] = "";
+
+	opts(&o);
+	query(&q, 0, 0, TUNE_FLOOR_NONE);
+	ASSERT_EQ(search_target(&q, &o, &r, err, sizeof(err)), -1);
+	ASSERT_STR_CONTAINS(err, "target_ms");
+	query(&q, 50, 0, TUNE_FLOOR_NONE);
+	q.k = MEASURE_K_MAX + 1;
+	ASSERT_EQ(search_target(&q, &o, &r, err, sizeof(err)), -1);
+	ASSERT_STR_CONTAINS(err, "hashes at once");
+	query(&q, 50, 0, TUNE_FLOOR_NONE);
+	q.objective = TUNE_ATTACKER_COST;
+	ASSERT_EQ(search_target(&q, &o, &r, err, sizeof(err)), -1);
+	ASSERT_STR_CONTAINS(err, "memory-first");
+	query(&q, 50, 0, TUNE_FLOOR_NONE);
+	o.mem_budget = 512 * 1024;
+	ASSERT_EQ(search_target(&q, &o, &r, err, sizeof(err)), -1);
+	ASSERT_STR_CONTAINS(err, "less than 1 MiB");
+	ASSERT_EQ(r.hashes, 0);
+}
+
+TEST_LIST(
+	TEST_ENTRY(percentile_estimate),
+	TEST_ENTRY(memory_first_answer_is_measured),
+	TEST_ENTRY(cap_reached_more_passes),
+	TEST_ENTRY(floor_decides_a_target_too_low),
+	TEST_ENTRY(bad_queries_are_refused)
+)
