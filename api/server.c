@@ -89,6 +89,68 @@ api_now(void)
 }
 
 /*
+ * The token in the file fd (path, for messages) is read into buf (len: its
+ * length, to the first line's end): a regular file only its owner may
+ * read, of a line of 16 characters or more. 0, or -1 with err. fd is
+ * closed.
+ */
+static int
+api_token_read(int fd, const char *path, char *buf, size_t buflen,
+    size_t *len, char *err, size_t errlen)
+{
+	struct stat	sb;
+	ssize_t		n;
+
+	if (fstat(fd, &sb) == -1 || !S_ISREG(sb.st_mode)) {
+		close(fd);
+		snprintf(err, errlen, "token file %s is not a regular file",
+		    path);
+		return -1;
+	}
+	if (sb.st_mode & 077) {
+		close(fd);
+		snprintf(err, errlen, "token file %s can be read by others "
+		    "(mode %03o): chmod 600 it", path,
+		    (unsigned)(sb.st_mode & 0777));
+		return -1;
+	}
+	n = read(fd, buf, buflen - 1);
+	close(fd);
+	if (n <= 0) {
+		snprintf(err, errlen, "token file %s is empty", path);
+		return -1;
+	}
+	buf[n] = '\0';
+	*len = strcspn(buf, "\r\n");
+	if (*len < 16) {
+		sodium_memzero(buf, buflen);
+		snprintf(err, errlen, "token in %s is shorter than 16 "
+		    "characters", path);
+		return -1;
+	}
+	return 0;
+}
+
+int
+api_token_check(const char *path, char *err, size_t errlen)
+{
+	char	buf[512];
+	size_t	len;
+	int	fd, rc;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1) {
+		if (errno == ENOENT)
+			return 1;
+		snprintf(err, errlen, "token file %s: %s", path,
+		    strerror(errno));
+		return -1;
+	}
+	rc = api_token_read(fd, path, buf, sizeof(buf), &len, err, errlen);
+	sodium_memzero(buf, sizeof(buf));
+	return rc;
+}
+
+/*
  * The token: hex in a file only its owner may read. On first start with
  * none, a random one is written there (0600); the path is logged, never
  * the token.
@@ -99,8 +161,6 @@ api_token_load(struct api_server *s, const char *path, char *err,
 {
 	uint8_t		raw[API_TOKEN_LEN];
 	char		hex[2 * API_TOKEN_LEN + 2], buf[512];
-	struct stat	sb;
-	ssize_t		n;
 	size_t		len;
 	int		fd;
 
@@ -134,33 +194,9 @@ api_token_load(struct api_server *s, const char *path, char *err,
 			return -1;
 		}
 	}
-	if (fstat(fd, &sb) == -1 || !S_ISREG(sb.st_mode)) {
-		close(fd);
-		snprintf(err, errlen, "token file %s is not a regular file",
-		    path);
+	if (api_token_read(fd, path, buf, sizeof(buf), &len, err,
+	    errlen) == -1)
 		return -1;
-	}
-	if (sb.st_mode & 077) {
-		close(fd);
-		snprintf(err, errlen, "token file %s can be read by others "
-		    "(mode %03o): chmod 600 it", path,
-		    (unsigned)(sb.st_mode & 0777));
-		return -1;
-	}
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0) {
-		snprintf(err, errlen, "token file %s is empty", path);
-		return -1;
-	}
-	buf[n] = '\0';
-	len = strcspn(buf, "\r\n");
-	if (len < 16) {
-		sodium_memzero(buf, sizeof(buf));
-		snprintf(err, errlen, "token in %s is shorter than 16 "
-		    "characters", path);
-		return -1;
-	}
 	pthread_mutex_lock(&s->lock);
 	crypto_generichash(s->token_digest, sizeof(s->token_digest),
 	    (const uint8_t *)buf, len, NULL, 0);
