@@ -18,8 +18,9 @@ pwtune_v=$("$PWTUNE" --version | awk '{print $2}')
 	bad "pwtuned $(awk '{print $2}' "$TMP/out"), pwtune $pwtune_v"
 grep -q -- '--version' <("$PWTUNED" --help) && ok "--help lists --version" || bad "--help: no --version"
 
-# conf NAME LINES...: a configuration in $TMP/NAME.conf, its state under
-# $TMP/NAME (not made: -n must not make it).
+# conf NAME LINES...: a configuration in $TMP/NAME.conf (LINES from line
+# 5 on: a key again overrides), its state under $TMP/NAME (not made: -n
+# must not make it).
 conf() {
 	local name=$1
 	shift
@@ -27,6 +28,7 @@ conf() {
 		echo "state_dir = $TMP/$name"
 		echo "startup_profile = none"
 		echo "probes = none"
+		echo "listen = 127.0.0.1:0"
 		printf '%s\n' "$@"
 	} >"$TMP/$name.conf"
 }
@@ -41,7 +43,7 @@ refused() {
 		ok "$name: -n says $n" || bad "$name: -n said: $n (wanted one line with $text)"
 	[ ! -e "$TMP/$name" ] && ok "$name: -n made nothing" ||
 		bad "$name: -n made $TMP/$name"
-	timeout 20 "$PWTUNED" -c "$TMP/$name.conf" --listen 127.0.0.1:0 >"$TMP/out" 2>"$TMP/err"
+	timeout 20 "$PWTUNED" -c "$TMP/$name.conf" >"$TMP/out" 2>"$TMP/err"
 	s=$?
 	[ "$s" -ne 0 ] && [ "$s" -ne 124 ] && ok "$name: start-up refuses too (exit $s)" ||
 		bad "$name: start-up exit $s"
@@ -52,7 +54,7 @@ refused() {
 # The listen address: a host name passes the syntax, but not bind().
 conf hostname "listen = localhost:18431"
 refused hostname "listen"
-grep -qF "$TMP/hostname.conf:4:" <("$PWTUNED" -n -c "$TMP/hostname.conf" 2>&1) &&
+grep -qF "$TMP/hostname.conf:5:" <("$PWTUNED" -n -c "$TMP/hostname.conf" 2>&1) &&
 	ok "hostname: the file and line named" || bad "hostname: no file:line"
 
 # A state directory whose parent is missing (mkdir fails).
@@ -88,7 +90,7 @@ conf webempty "web_root = $TMP/empty-web"
 refused webempty "web_root $TMP/empty-web has no readable index.html"
 
 # A good configuration passes -n, makes nothing, then starts.
-conf good "listen = 127.0.0.1:0" "web_root = $SRC/web"
+conf good "web_root = $SRC/web"
 expect_status 0 "good: -n passes" -- "$PWTUNED" -n -c "$TMP/good.conf"
 grep -qx "configuration OK" "$TMP/out" && ok "good: configuration OK" || bad "good: printed $(cat "$TMP/out")"
 [ ! -e "$TMP/good" ] && ok "good: -n made nothing" || bad "good: -n made $TMP/good"
