@@ -105,6 +105,25 @@ runner_point(void *ctx, size_t i, const struct measure_result *r)
 	}
 }
 
+/* The model now in use, its error and its verdict, in one line. */
+static void
+runner_log_model(const struct model *m, int64_t id)
+{
+	char	loo[96];
+
+	if (m->loo_known)
+		snprintf(loo, sizeof(loo), "leave-one-out error median "
+		    "%.1f %%, worst %.1f %%", 100 * m->loo_median,
+		    100 * m->loo_worst);
+	else
+		snprintf(loo, sizeof(loo), "leave-one-out error unknown");
+	if (m->quality == MODEL_QUALITY_POOR)
+		log_warn("model from run %lld in use: %s; poor: %s",
+		    (long long)id, loo, m->quality_why);
+	else
+		log_info("model from run %lld in use: %s", (long long)id, loo);
+}
+
 /* Swap m in as the current model (taking ownership). */
 static void
 runner_swap_model(struct daemon *d, struct model *m, int64_t run)
@@ -152,6 +171,7 @@ runner_load_model(struct daemon *d, struct db *db, char *err, size_t errlen)
 	if (strptime(rep.created, "%Y-%m-%dT%H:%M:%SZ", &tm) != NULL)
 		when = timegm(&tm);
 	report_release(&rep);
+	runner_log_model(m, id);
 	runner_swap_model(d, m, id);
 	pthread_mutex_lock(&d->lock);
 	d->last_done = when;
@@ -690,9 +710,7 @@ runner_run(struct daemon *d, struct db *db, int64_t id, const char *profile)
 				    (long long)id, err);
 			runner_keep_stacks(d, m);
 			runner_swap_model(d, m, id);
-			log_info("model from run %lld in use: leave-one-out "
-			    "error median %.1f %%, worst %.1f %%", (long long)id,
-			    100 * m->loo_median, 100 * m->loo_worst);
+			runner_log_model(m, id);
 			/* Only this thread swaps models: m stays valid. */
 			if ((ms = runner_probes(&ctx, m, rep.mem_budget)) !=
 			    NULL && !d->cancel) {
