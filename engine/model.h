@@ -54,7 +54,7 @@
 					   error: 4 parameters + 2 */
 #define MODEL_LOO_WORST_MAX	0.25	/* worse: a poor model */
 #define MODEL_NOISY_MAX_DIV	3	/* over 1/3 of points noisy: poor */
-#define MODEL_QUALITY_WHY	256	/* bytes of the verdict's reason */
+#define MODEL_QUALITY_WHY	512	/* bytes of the verdict's reason */
 
 enum model_quality {
 	MODEL_QUALITY_GOOD,
