@@ -261,6 +261,17 @@ tune_fill(const struct model *m, const struct model_curve *c,
 	    (unsigned)p);
 }
 
+int
+tune_quality_note(const struct model *m, char *buf, size_t len)
+{
+	if (m->quality != MODEL_QUALITY_POOR)
+		return 0;
+	snprintf(buf, len, "the model is poor: %s. Treat the predicted times "
+	    "as rough and measure again (pwtune bench, or POST /v1/runs) on "
+	    "a quiet host.", m->quality_why);
+	return 1;
+}
+
 /* Advice the measurements support. */
 static void
 tune_advise(const struct model *m, const struct tune_query *q,
@@ -269,12 +280,11 @@ tune_advise(const struct model *m, const struct tune_query *q,
 	const struct model_curve	*other;
 	struct model_prediction		 mine, theirs;
 	char				 size[32];
+	char				 poor[MODEL_QUALITY_WHY + 160];
 
 	/* First: what the rest of the answer stands on. */
-	if (m->quality == MODEL_QUALITY_POOR)
-		tune_note(a, "the model is poor: %s. Treat the predicted "
-		    "times as rough and measure again (pwtune bench, or POST "
-		    "/v1/runs) on a quiet host.", m->quality_why);
+	if (tune_quality_note(m, poor, sizeof(poor)))
+		tune_note(a, "%s", poor);
 	if (a->backend == KDF_BACKEND_LIBSODIUM &&
 	    (other = model_curve_find(m, KDF_BACKEND_LIBARGON2, q->variant,
 	    a->p)) != NULL) {
