@@ -506,8 +506,8 @@ model_judge(const struct report *rep, struct model *m)
 			    MODEL_LOO_MIN_POINTS);
 	}
 	if (m->loo_known && m->loo_worst > MODEL_LOO_WORST_MAX)
-		judge_add(m, "leave-one-out error up to %.1f %% (over %.0f %%): "
-		    "an answer may miss its target by as much",
+		judge_add(m, "leave-one-out error up to %.1f %% (over %.0f "
+		    "%%): an answer may miss its target by as much",
 		    100 * m->loo_worst, 100 * MODEL_LOO_WORST_MAX);
 	if (m->nnoisy * MODEL_NOISY_MAX_DIV > m->npoints)
 		judge_add(m, "%zu of %zu points flagged noisy (over a third): "

@@ -76,7 +76,7 @@ struct model_curve {
 	size_t			nrows;
 	double			loo_median;	/* relative error, 0.05 = 5 % */
 	double			loo_worst;
-	size_t			loo_n;		/* 0: unknown (too few points) */
+	size_t			loo_n;		/* 0: unknown (too few) */
 	size_t			npoints;	/* k = 1 points fitted */
 };
 
@@ -131,7 +131,7 @@ struct model {
 	double			loo_worst;
 	int			loo_known;	/* 0: no curve had enough
 						   points (both 0) */
-	size_t			npoints;	/* Argon2 points fitted, any k */
+	size_t			npoints;	/* Argon2 points fitted */
 	size_t			nnoisy;		/* of them flagged noisy */
 	enum model_quality	quality;
 	char			quality_why[MODEL_QUALITY_WHY]; /* one line */
