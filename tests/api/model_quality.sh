@@ -2,7 +2,8 @@
 # Issue 19, honest models: a model fitted on too few points (4: no
 # leave-one-out error, null and not 0), or with a point 3 x off and
 # flagged noisy (worst error over 25 %), is poor; every answer's notes say
-# so, /readyz stays 200 with model_quality "poor" and the reason, and
+# so (the presets' too), /readyz stays 200 with model_quality "poor" and
+# the reason, and
 # pwtuned_model_poor is 1. The same run's points as measured is good: no
 # note. Each store is this host's run made from tests/data/quick-run.json
 # (nothing hashed), imported, then pwtuned started on it.
@@ -58,6 +59,8 @@ expect_body "4 points: the answer's notes say the model is poor, and why" \
 	"$POOR_NOTE and any('fitted on 4 points at k = 1: too few for a leave-one-out error' in n for n in j['notes'])"
 expect_body "4 points: the answer's leave-one-out errors are null, not 0" \
 	"j['model']['loo_median_error'] is None and j['model']['loo_worst_error'] is None and j['model']['quality'] == 'poor'"
+expect_http 200 "4 points: GET /v1/presets" GET /v1/presets
+expect_body "4 points: the presets' times come with the note" "$POOR_NOTE"
 expect_http 200 "4 points: GET /v1/model" GET /v1/model
 expect_body "4 points: the model's errors are null, its curve's too" \
 	"j['model']['error']['loo_median'] is None and j['model']['error']['loo_worst'] is None and all(c['error']['loo_median'] is None and c['error']['points'] == 4 for c in j['model']['curves']) and j['model']['quality'] == 'poor'"
@@ -100,6 +103,8 @@ with_run good
 expect_http 200 "a good run: an answer" GET "/v1/recommendation?target_ms=250"
 expect_body "a good run: no note about the model" \
 	"not any('model is poor' in n for n in j['notes']) and j['model']['quality'] == 'good' and 0 < j['model']['loo_worst_error'] < 0.25"
+expect_http 200 "a good run: GET /v1/presets" GET /v1/presets
+expect_body "a good run: the presets come with no note" "j['notes'] == []"
 expect_http 200 "a good run: /readyz" GET /readyz
 expect_body "a good run: /readyz says good" \
 	"j['model_quality'] == 'good' and j['model_quality_reason'].startswith('fitted on 14 points')"
