@@ -575,7 +575,9 @@ async function loadModel(force) {
     const model = await api('/v1/model');
     if (modelRunId !== undefined && modelRunId !== model.run_id) answerSoon();
     modelRunId = model.run_id;
-    const vkey = model.run_id + ':' + model.verifications.length;
+    // A run's first model (its first backend) and its whole one share
+    // the run id: the curves and the verdict tell them apart.
+    const vkey = [model.run_id, model.model.curves.length, model.model.quality, model.points.length, model.verifications.length].join(':');
     if (!force && modelRun === vkey) return;
     modelRun = vkey;
     const err = model.model.error || {};

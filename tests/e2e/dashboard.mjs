@@ -70,6 +70,8 @@ const sleep = (n) => new Promise((r) => setTimeout(r, n));
 // warning colour; the noisy banner and the chart's triangles for the
 // points flagged noisy; the memory axis from the smallest size measured.
 async function modelWarnings(page, label) {
+  // The page asks again now: what it drew came from an earlier question.
+  await page.evaluate(() => loadModel(true));
   const model = await get('/v1/model');
   const poor = model.model.quality === 'poor';
   await page.waitForFunction((p) => document.getElementById('model-warning').hidden === !p, poor, { timeout: 10000 }).catch(() => {});
@@ -254,7 +256,7 @@ try {
   const csp = resp ? resp.headers()['content-security-policy'] || '' : '';
   check(/script-src 'self'/.test(csp) && !/unsafe-inline/.test(csp), 'a strict Content-Security-Policy', csp);
   await page.waitForSelector('#answer-params', { timeout: 15000 });
-  await page.waitForFunction(() => document.querySelector('#host dt') && document.querySelector('#host dt').textContent === 'CPU', null, { timeout: 10000 });
+  await page.waitForFunction(() => document.querySelector('#host dt') && document.querySelector('#host dt').textContent === 'Name', null, { timeout: 10000 });
   const hostText = await page.textContent('#host');
   check(/Memory budget/.test(hostText) && /(MemAvailable|cgroup|configuration)/.test(hostText), 'the host shows its memory budget and what set it', hostText);
   check(/libsodium \d/.test(hostText) && /Fingerprint/.test(hostText), 'the host shows library versions and its fingerprint');
