@@ -107,6 +107,10 @@ struct api_state {
 	int64_t			 running_run;	/* 0: idle */
 	int64_t			 queued_run;	/* created, not started */
 	size_t			 points_done, points_total;
+	size_t			 points_measured;	/* status ok */
+	const char		*step;		/* "points", "probes",
+						   "verifications"; static */
+	size_t			 step_done, step_total;
 	double			 eta;
 	time_t			 last_done;	/* newest finished run; 0 */
 	int			 store_up;

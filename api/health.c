@@ -3,6 +3,7 @@
  * GET /readyz (a model answers; the store's state beside it).
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "api_impl.h"
 
@@ -17,11 +18,32 @@ h_healthz(struct api_server *s, struct MHD_Connection *c,
 	return api_ok(rep, 200, json_pack("{s:s, s:s}", "status", "ok",
 	    "version", PWTUNE_VERSION), NULL);
 }
+/* The model's verdict, copied under the host's lock. */
+struct api_quality {
+	int	have;
+	enum model_quality q;
+	char	why[MODEL_QUALITY_WHY];
+};
+
+static void
+api_quality_get(const struct model *m, const struct api_state *st,
+    void *arg)
+{
+	struct api_quality	*aq = arg;
+
+	(void)st;
+	if ((aq->have = m != NULL)) {
+		aq->q = m->quality;
+		snprintf(aq->why, sizeof(aq->why), "%s", m->quality_why);
+	}
+}
+
 int
 h_readyz(struct api_server *s, struct MHD_Connection *c,
     struct api_request *r, const char *arg, struct api_reply *rep)
 {
 	struct api_state	hs;
+	struct api_quality	aq;
 	int64_t			run;
 	int			have, up;
 	char			why[256];
@@ -35,9 +57,17 @@ h_readyz(struct api_server *s, struct MHD_Connection *c,
 	run = hs.model_run;
 	if (!have)
 		return api_no_model(s, rep);
-	/* Answers come from the model in memory, store or no store. */
-	return api_ok(rep, 200, json_pack("{s:b, s:I, s:{s:s, s:b, s:s?}}",
-	    "ready", 1, "model_run", (json_int_t)run, "store", "engine",
-	    api_store_is_pg(s) ? "postgresql" : "sqlite",
+	memset(&aq, 0, sizeof(aq));
+	s->env.with_model(s->env.ctx, api_quality_get, &aq);
+	/*
+	 * Answers come from the model in memory, store or no store; a poor
+	 * model still answers (ready), and says so.
+	 */
+	return api_ok(rep, 200, json_pack("{s:b, s:I, s:s, s:s, "
+	    "s:{s:s, s:b, s:s?}}",
+	    "ready", 1, "model_run", (json_int_t)run,
+	    "model_quality", model_quality_name(aq.have ? aq.q :
+	    MODEL_QUALITY_GOOD), "model_quality_reason", aq.why,
+	    "store", "engine", api_store_is_pg(s) ? "postgresql" : "sqlite",
 	    "reachable", up, "error", up ? NULL : why), NULL);
 }

@@ -133,17 +133,24 @@ api_metrics_locked(const struct model *m, const struct api_state *st,
 	    m != NULL, m != NULL && st->model_stale);
 	if (m == NULL)
 		return;
-	api_out(t, "# HELP pwtuned_model_loo_error_ratio Leave-one-out "
-	    "relative error of the model in use (0.1: 10 %%).\n"
-	    "# TYPE pwtuned_model_loo_error_ratio gauge\n"
-	    "pwtuned_model_loo_error_ratio{stat=\"median\"} %.4f\n"
-	    "pwtuned_model_loo_error_ratio{stat=\"worst\"} %.4f\n"
-	    "# HELP pwtuned_model_error Leave-one-out relative error of the "
-	    "model in use (deprecated: use pwtuned_model_loo_error_ratio).\n"
-	    "# TYPE pwtuned_model_error gauge\n"
-	    "pwtuned_model_error{stat=\"median\"} %.4f\n"
-	    "pwtuned_model_error{stat=\"worst\"} %.4f\n",
-	    m->loo_median, m->loo_worst, m->loo_median, m->loo_worst);
+	/* The verdict of engine/model.h: 1 when answers carry the note. */
+	api_out(t, "# HELP pwtuned_model_poor 1 when the model in use is "
+	    "poor (too few or too noisy points, or a large error).\n"
+	    "# TYPE pwtuned_model_poor gauge\npwtuned_model_poor %d\n",
+	    m->quality == MODEL_QUALITY_POOR);
+	if (m->loo_known)	/* absent: too few points to know it */
+		api_out(t, "# HELP pwtuned_model_loo_error_ratio Leave-one-out "
+		    "relative error of the model in use (0.1: 10 %%).\n"
+		    "# TYPE pwtuned_model_loo_error_ratio gauge\n"
+		    "pwtuned_model_loo_error_ratio{stat=\"median\"} %.4f\n"
+		    "pwtuned_model_loo_error_ratio{stat=\"worst\"} %.4f\n"
+		    "# HELP pwtuned_model_error Leave-one-out relative error of "
+		    "the model in use (deprecated: use "
+		    "pwtuned_model_loo_error_ratio).\n"
+		    "# TYPE pwtuned_model_error gauge\n"
+		    "pwtuned_model_error{stat=\"median\"} %.4f\n"
+		    "pwtuned_model_error{stat=\"worst\"} %.4f\n",
+		    m->loo_median, m->loo_worst, m->loo_median, m->loo_worst);
 	tune_query_init(&q);
 	if (tune_recommend(m, &q, &a, err, sizeof(err)) == 0)
 		api_metrics_answer(t, &a);

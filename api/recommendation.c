@@ -356,6 +356,12 @@ h_recommendation(struct api_server *s, struct MHD_Connection *c,
 	return api_ok_text(rep, 200, ans.body, ans.etag);
 }
 
+/* The presets and the notes beside them, for api_presets_locked(). */
+struct api_presets_arg {
+	json_t	*list;
+	json_t	*notes;
+};
+
 /* The common presets, with what the model in use predicts for each. */
 static void
 api_presets_locked(const struct model *m, const struct api_state *st,
@@ -365,12 +371,17 @@ api_presets_locked(const struct model *m, const struct api_state *st,
 	const struct model_curve	*curve;
 	struct model_prediction		 pr;
 	struct tune_query		 q;
-	json_t				*list = arg, *item;
+	struct api_presets_arg		*pa = arg;
+	json_t				*list = pa->list, *item;
 	size_t				 n, i;
 	uint32_t			 p;
 	char				 err[256];
+	char				 poor[MODEL_QUALITY_WHY + 160];
 
 	(void)st;
+	/* The times below stand on the model: a poor one says so. */
+	if (m != NULL && tune_quality_note(m, poor, sizeof(poor)))
+		json_array_append_new(pa->notes, json_string(poor));
 	pre = preset_list(&n);
 	tune_query_init(&q);
 	for (i = 0; i < n; i++) {
@@ -409,11 +420,12 @@ int
 h_presets(struct api_server *s, struct MHD_Connection *c,
     struct api_request *r, const char *arg, struct api_reply *rep)
 {
-	json_t	*list = json_array();
+	struct api_presets_arg	pa = { json_array(), json_array() };
 
 	(void)c;
 	(void)r;
 	(void)arg;
-	s->env.with_model(s->env.ctx, api_presets_locked, list);
-	return api_ok(rep, 200, json_pack("{s:o}", "presets", list), NULL);
+	s->env.with_model(s->env.ctx, api_presets_locked, &pa);
+	return api_ok(rep, 200, json_pack("{s:o, s:o}", "presets", pa.list,
+	    "notes", pa.notes), NULL);
 }

@@ -31,10 +31,23 @@ api_run_json(struct api_server *s, const struct db_run *run)
 	    "finished", run->finished,
 	    "error", run->error);
 	api_state(s, &hs);
+	/*
+	 * Points counted as the run's points_done and the log count them;
+	 * probes and verifications after them are steps, counted apart.
+	 * done and total: the old names of points_done and points_total.
+	 */
 	if (hs.running_run == run->id)
-		json_object_set_new(j, "progress", json_pack("{s:I, s:I, s:f}",
-		    "done", (json_int_t)hs.points_done, "total",
-		    (json_int_t)hs.points_total, "eta_s", hs.eta));
+		json_object_set_new(j, "progress", json_pack("{s:I, s:I, s:I, "
+		    "s:s, s:I, s:I, s:f, s:I, s:I}",
+		    "points_done", (json_int_t)hs.points_done,
+		    "points_total", (json_int_t)hs.points_total,
+		    "points_measured", (json_int_t)hs.points_measured,
+		    "step", hs.step != NULL ? hs.step : "points",
+		    "step_done", (json_int_t)hs.step_done,
+		    "step_total", (json_int_t)hs.step_total,
+		    "eta_s", hs.eta,
+		    "done", (json_int_t)hs.points_done,
+		    "total", (json_int_t)hs.points_total));
 	else if (hs.pending_run == run->id) {
 		/* Ended, but the store could not record it yet. */
 		json_object_set_new(j, "status", json_string(

@@ -645,10 +645,17 @@ rec_print_text(const struct rec_opts *o, const struct model *m,
 	    "960 GB/s of memory bandwidth;\n               about $%.0f per "
 	    "10^9 guesses at $3.50 per GPU-hour\n", a->gpu_guesses_per_s,
 	    a->usd_per_1e9_guesses);
-	printf("  Model:       %s run of %s (%zu points measured), "
-	    "leave-one-out error median %.1f %%, worst %.1f %%\n",
-	    rep->profile, rep->created, ok, 100 * m->loo_median,
-	    100 * m->loo_worst);
+	if (m->loo_known)
+		printf("  Model:       %s run of %s (%zu points measured), "
+		    "leave-one-out error median %.1f %%, worst %.1f %%\n",
+		    rep->profile, rep->created, ok, 100 * m->loo_median,
+		    100 * m->loo_worst);
+	else
+		printf("  Model:       %s run of %s (%zu points measured), "
+		    "leave-one-out error unknown (too few points)\n",
+		    rep->profile, rep->created, ok);
+	printf("  Quality:     %s (%s)\n", model_quality_name(m->quality),
+	    m->quality_why);
 	if (a->notes[0] != '\0') {
 		char	copy[sizeof(a->notes)], *line, *save = NULL;
 

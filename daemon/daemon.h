@@ -94,7 +94,15 @@ struct daemon {
 	enum db_trigger		 queued_trigger;
 	int64_t			 queued_run;		/* created, not started */
 	int64_t			 running_run;		/* 0: idle */
-	size_t			 points_done, points_total;
+	/*
+	 * A running run: its points ended (measured, skipped or failed)
+	 * and measured, of points_total (the profile's points); then the
+	 * step it is at ("points", "probes", "verifications": a static
+	 * string) and that step's progress, counted apart from the points.
+	 */
+	size_t			 points_done, points_total, points_measured;
+	const char		*step;
+	size_t			 step_done, step_total;
 	double			 eta;
 	volatile int		 cancel;
 	time_t			 last_end;		/* newest run's end */

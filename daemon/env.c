@@ -24,6 +24,10 @@ env_fill(const struct daemon *d, struct api_state *st)
 	st->queued_run = d->queued_run;
 	st->points_done = d->points_done;
 	st->points_total = d->points_total;
+	st->points_measured = d->points_measured;
+	st->step = d->step;
+	st->step_done = d->step_done;
+	st->step_total = d->step_total;
 	st->eta = d->eta;
 	st->last_done = d->last_done;
 	st->store_up = d->store_up;

@@ -33,8 +33,6 @@ struct runner_ctx {
 	struct db	*db;
 	int64_t		 run;
 	int		 store_failed;
-	size_t		 extra;		/* probes and verifications after
-					   the points */
 	size_t		 offset;	/* in the run, of the list measured */
 	size_t		 total;		/* points of the run */
 };
@@ -74,7 +72,10 @@ runner_progress(void *ctx, const struct measure_progress *p)
 
 	pthread_mutex_lock(&rc->d->lock);
 	rc->d->points_done = rc->offset + p->done;
-	rc->d->points_total = rc->total + rc->extra;
+	rc->d->points_total = rc->total;
+	rc->d->step = "points";
+	rc->d->step_done = rc->offset + p->done;
+	rc->d->step_total = rc->total;
 	rc->d->eta = p->eta;
 	pthread_mutex_unlock(&rc->d->lock);
 	if (p->current == NULL || p->round == 0) {
@@ -95,6 +96,11 @@ runner_point(void *ctx, size_t i, const struct measure_result *r)
 	/* A point a cancel stopped before it ran was not measured. */
 	if (r->status == MEASURE_CANCELLED)
 		return;
+	if (r->status == MEASURE_OK) {
+		pthread_mutex_lock(&rc->d->lock);
+		rc->d->points_measured++;
+		pthread_mutex_unlock(&rc->d->lock);
+	}
 	i += rc->offset;
 	st = db_run_add_point(rc->db, rc->run, i, r, err, sizeof(err));
 	store_note(rc->d, st, err);
@@ -103,6 +109,25 @@ runner_point(void *ctx, size_t i, const struct measure_result *r)
 		    (long long)rc->run, i + 1, err);
 		rc->store_failed = 1;
 	}
+}
+
+/* The model now in use, its error and its verdict, in one line. */
+static void
+runner_log_model(const struct model *m, int64_t id)
+{
+	char	loo[96];
+
+	if (m->loo_known)
+		snprintf(loo, sizeof(loo), "leave-one-out error median "
+		    "%.1f %%, worst %.1f %%", 100 * m->loo_median,
+		    100 * m->loo_worst);
+	else
+		snprintf(loo, sizeof(loo), "leave-one-out error unknown");
+	if (m->quality == MODEL_QUALITY_POOR)
+		log_warn("model from run %lld in use: %s; poor: %s",
+		    (long long)id, loo, m->quality_why);
+	else
+		log_info("model from run %lld in use: %s", (long long)id, loo);
 }
 
 /* Swap m in as the current model (taking ownership). */
@@ -152,6 +177,7 @@ runner_load_model(struct daemon *d, struct db *db, char *err, size_t errlen)
 	if (strptime(rep.created, "%Y-%m-%dT%H:%M:%SZ", &tm) != NULL)
 		when = timegm(&tm);
 	report_release(&rep);
+	runner_log_model(m, id);
 	runner_swap_model(d, m, id);
 	pthread_mutex_lock(&d->lock);
 	d->last_done = when;
@@ -290,7 +316,9 @@ runner_verify(struct daemon *d, struct db *db, const struct model *m,
 
 	for (i = 0; i < d->cfg.nverify_targets && !d->cancel; i++) {
 		pthread_mutex_lock(&d->lock);
-		d->points_done = d->points_total - d->cfg.nverify_targets + i;
+		d->step = "verifications";
+		d->step_done = i;
+		d->step_total = d->cfg.nverify_targets;
 		pthread_mutex_unlock(&d->lock);
 		tune_query_init(&q);
 		q.target_ms = d->cfg.verify_targets[i];
@@ -513,16 +541,15 @@ runner_probes(struct runner_ctx *ctx, const struct model *m,
 	po.mem_budget = budget;
 	po.model = m;
 	po.cancel = &d->cancel;
-	/* The progress counts the probes, then the verifications. */
-	ctx->extra = nrun + d->cfg.nverify_targets;
 	probed[0] = not[0] = '\0';
 	for (i = 0; i < n; i++) {
 		const struct stack_def	*sd = &all[i];
 
 		pthread_mutex_lock(&d->lock);
 		on = config_probe_enabled(&d->cfg, sd->name);
-		d->points_done = ctx->total + step;
-		d->points_total = ctx->total + ctx->extra;
+		d->step = "probes";
+		d->step_done = step;
+		d->step_total = nrun;
 		pthread_mutex_unlock(&d->lock);
 		if (!on) {
 			snprintf(why[i], sizeof(why[i]), "disabled by "
@@ -589,11 +616,33 @@ runner_probes(struct runner_ctx *ctx, const struct model *m,
 	return out;
 }
 
+/*
+ * The run's end in one line, its points counted as the store counts them
+ * (points_done: each point that ended, measured or not), then how many
+ * were measured and why the others were not.
+ */
+static void
+runner_log_end(const struct report *rep, int64_t id, enum db_run_status fin)
+{
+	size_t	i, done = 0, ok = 0, skipped = 0;
+
+	for (i = 0; i < rep->n; i++) {
+		if (rep->results[i].status == MEASURE_CANCELLED)
+			continue;
+		done++;
+		ok += rep->results[i].status == MEASURE_OK;
+		skipped += rep->results[i].status == MEASURE_SKIPPED;
+	}
+	log_info("run %lld %s: %zu of %zu points done: %zu measured, %zu "
+	    "skipped (over the memory budget), %zu failed", (long long)id,
+	    db_run_status_name(fin), done, rep->n, ok, skipped,
+	    done - ok - skipped);
+}
+
 static void
 runner_run(struct daemon *d, struct db *db, int64_t id, const char *profile)
 {
-	struct runner_ctx	 ctx = { d, db, id, 0, d->cfg.nverify_targets,
-				    0, 0 };
+	struct runner_ctx	 ctx = { d, db, id, 0, 0, 0 };
 	struct report		 rep;
 	struct measure_opts	 mo;
 	struct measure_point	*pts = NULL;
@@ -631,8 +680,11 @@ runner_run(struct daemon *d, struct db *db, int64_t id, const char *profile)
 	rep.n = n;
 	ctx.total = n;
 	pthread_mutex_lock(&d->lock);
-	d->points_done = 0;
-	d->points_total = n + ctx.extra;
+	d->points_done = d->points_measured = 0;
+	d->points_total = n;
+	d->step = "points";
+	d->step_done = 0;
+	d->step_total = n;
 	pthread_mutex_unlock(&d->lock);
 	if (db_run_set_status(db, id, DB_RUN_RUNNING, NULL, err,
 	    sizeof(err)) != DB_OK)
@@ -690,9 +742,7 @@ runner_run(struct daemon *d, struct db *db, int64_t id, const char *profile)
 				    (long long)id, err);
 			runner_keep_stacks(d, m);
 			runner_swap_model(d, m, id);
-			log_info("model from run %lld in use: leave-one-out "
-			    "error median %.1f %%, worst %.1f %%", (long long)id,
-			    100 * m->loo_median, 100 * m->loo_worst);
+			runner_log_model(m, id);
 			/* Only this thread swaps models: m stays valid. */
 			if ((ms = runner_probes(&ctx, m, rep.mem_budget)) !=
 			    NULL && !d->cancel) {
@@ -743,8 +793,7 @@ runner_run(struct daemon *d, struct db *db, int64_t id, const char *profile)
 		    why != NULL ? why : "");
 		pthread_mutex_unlock(&d->lock);
 	}
-	log_info("run %lld %s: %zu of %zu points measured", (long long)id,
-	    db_run_status_name(fin), ok, n);
+	runner_log_end(&rep, id, fin);
 	if (fin == DB_RUN_DONE) {
 		if (db_retention(db, d->host.host_id, d->cfg.retention_runs, id,
 		    &n, err, sizeof(err)) == DB_OK && n > 0)
@@ -877,7 +926,9 @@ runner_loop(void *arg)
 		runner_run(d, db, id, profile);
 		pthread_mutex_lock(&d->lock);
 		d->running_run = 0;
-		d->points_done = d->points_total = 0;
+		d->points_done = d->points_total = d->points_measured = 0;
+		d->step = NULL;
+		d->step_done = d->step_total = 0;
 	}
 	pthread_mutex_unlock(&d->lock);
 	db_close(db);

@@ -206,6 +206,16 @@ fleet_recommend(const struct fleet_host *hosts, size_t n,
 	}
 	out->a = cand[chosen];
 	out->holds = any_holds;
+	/* The chosen host's answer says if its model is poor; the others'
+	   say it here, each predicted time standing on its host's model. */
+	for (j = 0; j < n; j++) {
+		size_t	len = strlen(out->a.notes);
+
+		if (j != chosen && hosts[j].m->quality == MODEL_QUALITY_POOR)
+			snprintf(out->a.notes + len, sizeof(out->a.notes) -
+			    len, "host %s's model is poor: %s.\n",
+			    hosts[j].host_id, hosts[j].m->quality_why);
+	}
 	decider = chosen;
 	worst = -1;
 	for (j = 0; j < n; j++) {

@@ -480,6 +480,9 @@ host_probe(const char *root, struct host_info *h, char *err, size_t errlen)
 	if (host_read(root, "/proc/sys/kernel/osrelease", h->kernel,
 	    sizeof(h->kernel)) == -1)
 		host_note(h, "no kernel release");
+	if (host_read(root, "/proc/sys/kernel/hostname", h->hostname,
+	    sizeof(h->hostname)) == -1)
+		h->hostname[0] = '\0';
 	snprintf(h->libsodium_version, sizeof(h->libsodium_version), "%s",
 	    sodium_version_string());
 	snprintf(h->libargon2_version, sizeof(h->libargon2_version), "%s",

@@ -42,6 +42,8 @@ struct host_info {
 	uint64_t	cg_mem_limit;	/* bytes; 0: none */
 	uint64_t	cg_mem_usage;	/* bytes */
 	char		kernel[HOST_TEXT_MAX];
+	char		hostname[HOST_TEXT_MAX]; /* for people; in neither the
+						    id nor the fingerprint */
 	char		libsodium_version[32];
 	char		libargon2_version[32];
 	char		host_id[33];	/* hex, stable for the machine */

@@ -3,6 +3,7 @@
  * for the form of the model and why).
  */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -437,6 +438,87 @@ fit_concurrency(const struct report *rep, struct model *m)
 	}
 }
 
+const char *
+model_quality_name(enum model_quality q)
+{
+	return q == MODEL_QUALITY_POOR ? "poor" : "good";
+}
+
+/* Append one reason to the verdict's line. */
+static void
+judge_add(struct model *m, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void
+judge_add(struct model *m, const char *fmt, ...)
+{
+	size_t	len = strlen(m->quality_why);
+	va_list	ap;
+
+	if (len > 0 && len + 2 < sizeof(m->quality_why)) {
+		memcpy(m->quality_why + len, "; ", 3);
+		len += 2;
+	}
+	va_start(ap, fmt);
+	vsnprintf(m->quality_why + len, sizeof(m->quality_why) - len, fmt,
+	    ap);
+	va_end(ap);
+	m->quality = MODEL_QUALITY_POOR;
+}
+
+/*
+ * The verdict (model.h): too few points on a curve for an error, a worst
+ * error over MODEL_LOO_WORST_MAX, or too many noisy points.
+ */
+static void
+model_judge(const struct report *rep, struct model *m)
+{
+	const struct model_curve	*c;
+	size_t				 i;
+
+	m->quality = MODEL_QUALITY_GOOD;
+	m->quality_why[0] = '\0';
+	m->npoints = m->nnoisy = 0;
+	for (i = 0; i < rep->n; i++) {
+		const struct measure_result *r = &rep->results[i];
+
+		if (r->status != MEASURE_OK ||
+		    !kdf_alg_is_argon2(r->pt.kp.alg) || r->st.median <= 0)
+			continue;
+		m->npoints++;
+		m->nnoisy += r->noisy != 0;
+	}
+	for (i = 0; i < m->ncurves; i++) {
+		c = &m->curves[i];
+		if (c->loo_n > 0)
+			continue;
+		if (m->ncurves == 1)
+			judge_add(m, "fitted on %zu point%s at k = 1: too few "
+			    "for a leave-one-out error (%d needed)",
+			    c->npoints, c->npoints == 1 ? "" : "s",
+			    MODEL_LOO_MIN_POINTS);
+		else
+			judge_add(m, "the %s %s p = %u curve was fitted on %zu "
+			    "point%s: too few for a leave-one-out error (%d "
+			    "needed)", kdf_backend_name(c->backend),
+			    kdf_alg_name(c->variant), (unsigned)c->p,
+			    c->npoints, c->npoints == 1 ? "" : "s",
+			    MODEL_LOO_MIN_POINTS);
+	}
+	if (m->loo_known && m->loo_worst > MODEL_LOO_WORST_MAX)
+		judge_add(m, "leave-one-out error up to %.1f %% (over %.0f "
+		    "%%): an answer may miss its target by as much",
+		    100 * m->loo_worst, 100 * MODEL_LOO_WORST_MAX);
+	if (m->nnoisy * MODEL_NOISY_MAX_DIV > m->npoints)
+		judge_add(m, "%zu of %zu points flagged noisy (over a third): "
+		    "the host was busy or the spread wide", m->nnoisy,
+		    m->npoints);
+	if (m->quality == MODEL_QUALITY_GOOD)
+		snprintf(m->quality_why, sizeof(m->quality_why), "fitted on "
+		    "%zu points, leave-one-out error up to %.1f %%, %zu "
+		    "noisy", m->npoints, 100 * m->loo_worst, m->nnoisy);
+}
+
 int
 model_fit(const struct report *rep, struct model *m, char *err, size_t errlen)
 {
@@ -497,9 +579,11 @@ model_fit(const struct report *rep, struct model *m, char *err, size_t errlen)
 			n++;
 		}
 		fit_rows(o, n, -1, c);
-		/* Leave each point out, refit, predict it. */
+		c->npoints = n;
+		/* Leave each point out, refit, predict it (if there are
+		   enough to refit without it). */
 		ne = 0;
-		for (i = 0; n >= 3 && i < n; i++) {
+		for (i = 0; n >= MODEL_LOO_MIN_POINTS && i < n; i++) {
 			tmp = *c;
 			fit_rows(o, n, (long)i, &tmp);
 			errs[ne] = fabs(curve_t1(&tmp, o[i].m_kib, o[i].t,
@@ -518,9 +602,17 @@ model_fit(const struct report *rep, struct model *m, char *err, size_t errlen)
 		if (all_err[i] > m->loo_worst)
 			m->loo_worst = all_err[i];
 	m->loo_median = median_of(all_err, nall);
+	m->loo_known = nall > 0;
 	fit_concurrency(rep, m);
 	free(o);
+	model_judge(rep, m);
 	return 0;
+}
+
+json_t *
+model_json_error(int known, double e)
+{
+	return known ? json_real(e) : json_null();
 }
 
 json_t *
@@ -538,14 +630,16 @@ model_to_json(const struct model *m)
 			    "s:i}", "m_kib", (json_int_t)c->rows[j].m_kib,
 			    "first_ms", c->rows[j].a_ms, "per_pass_ms",
 			    c->rows[j].b_ms, "t_measured", c->rows[j].nt));
+		/* No error measured: null, not 0. */
 		json_array_append_new(curves, json_pack("{s:s, s:s, s:I, s:o, "
-		    "s:{s:f, s:f, s:I}}",
+		    "s:{s:o, s:o, s:I}}",
 		    "backend", kdf_backend_name(c->backend),
 		    "variant", kdf_alg_name(c->variant),
 		    "p", (json_int_t)c->p,
 		    "rows", rows,
-		    "error", "loo_median", c->loo_median, "loo_worst",
-		    c->loo_worst, "points", (json_int_t)c->loo_n));
+		    "error", "loo_median", model_json_error(c->loo_n > 0,
+		    c->loo_median), "loo_worst", model_json_error(c->loo_n > 0,
+		    c->loo_worst), "points", (json_int_t)c->npoints));
 	}
 	for (i = 0; i < m->nconc; i++)
 		json_array_append_new(conc, json_pack("{s:I, s:I, s:f, s:f, "
@@ -553,8 +647,12 @@ model_to_json(const struct model *m)
 		    (json_int_t)m->conc[i].m_kib, "factor", m->conc[i].factor,
 		    "p95_over_median", m->conc[i].f95, "p99_over_median",
 		    m->conc[i].f99));
-	return json_pack("{s:o, s:o, s:{s:f, s:f}, s:i}",
+	return json_pack("{s:o, s:o, s:{s:o, s:o}, s:i, s:s, s:s}",
 	    "curves", curves, "concurrency", conc,
-	    "error", "loo_median", m->loo_median, "loo_worst", m->loo_worst,
-	    "effective_cpus", m->effective_cpus);
+	    "error", "loo_median", model_json_error(m->loo_known,
+	    m->loo_median), "loo_worst", model_json_error(m->loo_known,
+	    m->loo_worst),
+	    "effective_cpus", m->effective_cpus,
+	    "quality", model_quality_name(m->quality),
+	    "quality_reason", m->quality_why);
 }

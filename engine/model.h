@@ -24,6 +24,15 @@
  * factors (p95 / median, p99 / median) from the spread measured there.
  * The fit's error is measured on points it did not see: each k = 1 point
  * is left out in turn, the rest refitted, the point predicted.
+ *
+ * Quality: a verdict made once per fit, that every answer, /readyz, the
+ * metrics and the dashboard repeat. The smallest curve that can be refitted
+ * without a point has two sizes, each with a first-pass and a per-pass
+ * cost: four parameters; the point left out must leave them determined and
+ * one point over, so a curve with fewer than MODEL_LOO_MIN_POINTS points at
+ * k = 1 has no leave-one-out error (unknown, not 0). A model is poor when a
+ * curve has no error, when the worst error is over MODEL_LOO_WORST_MAX, or
+ * when more than a third of its points were flagged noisy; good otherwise.
  */
 #ifndef PWTUNE_MODEL_H
 #define PWTUNE_MODEL_H
@@ -41,6 +50,16 @@
 #define MODEL_EXTRAPOLATE	2.0	/* at most 2 x the largest m measured */
 #define MODEL_STACKS_MAX	16
 #define MODEL_STACK_NAME	64	/* bytes of a stack name, NUL too */
+#define MODEL_LOO_MIN_POINTS	6	/* k = 1 points for a leave-one-out
+					   error: 4 parameters + 2 */
+#define MODEL_LOO_WORST_MAX	0.25	/* worse: a poor model */
+#define MODEL_NOISY_MAX_DIV	3	/* over 1/3 of points noisy: poor */
+#define MODEL_QUALITY_WHY	512	/* bytes of the verdict's reason */
+
+enum model_quality {
+	MODEL_QUALITY_GOOD,
+	MODEL_QUALITY_POOR
+};
 
 struct model_row {
 	uint32_t	m_kib;
@@ -57,7 +76,8 @@ struct model_curve {
 	size_t			nrows;
 	double			loo_median;	/* relative error, 0.05 = 5 % */
 	double			loo_worst;
-	size_t			loo_n;
+	size_t			loo_n;		/* 0: unknown (too few) */
+	size_t			npoints;	/* k = 1 points fitted */
 };
 
 struct model_conc {
@@ -109,6 +129,12 @@ struct model {
 	size_t			nconc;
 	double			loo_median;	/* over every curve */
 	double			loo_worst;
+	int			loo_known;	/* 0: no curve had enough
+						   points (both 0) */
+	size_t			npoints;	/* Argon2 points fitted */
+	size_t			nnoisy;		/* of them flagged noisy */
+	enum model_quality	quality;
+	char			quality_why[MODEL_QUALITY_WHY]; /* one line */
 	uint64_t		mem_budget;	/* bytes, from the run */
 	int			effective_cpus;
 	char			host_id[33];
@@ -128,11 +154,15 @@ struct model_prediction {
 /* model.c */
 
 /*
- * Fit a model from rep's points (status ok; Argon2 only). Returns 0, or -1
- * with the reason in err when nothing can be fitted (no point at k = 1).
+ * Fit a model from rep's points (status ok; Argon2 only), and judge it
+ * (m->quality, m->quality_why). Returns 0, or -1 with the reason in err
+ * when nothing can be fitted (no point at k = 1).
  */
 int	 model_fit(const struct report *rep, struct model *m, char *err,
 	    size_t errlen);
+
+/* "good" or "poor". */
+const char *model_quality_name(enum model_quality q);
 
 /* The curve for backend, variant and p, or NULL. */
 const struct model_curve *model_curve_find(const struct model *m,
@@ -150,7 +180,13 @@ void	 model_predict(const struct model *m, const struct model_curve *c,
 uint32_t model_curve_min_m(const struct model_curve *c);
 uint32_t model_curve_max_m(const struct model_curve *c);
 
-/* The model as JSON: curves with their rows and errors, concurrency. */
+/*
+ * The model as JSON: curves with their rows and errors (null when
+ * unknown), concurrency, and the quality verdict with its reason.
+ */
 json_t	*model_to_json(const struct model *m);
+
+/* A leave-one-out error as JSON: e when known, else null (new ref). */
+json_t	*model_json_error(int known, double e);
 
 #endif /* PWTUNE_MODEL_H */

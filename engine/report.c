@@ -50,10 +50,11 @@ report_host_to_json(const struct host_info *h, int effective_cpus)
 		json_array_append_new(flags, json_string("avx2"));
 	if (h->has_avx512f)
 		json_array_append_new(flags, json_string("avx512f"));
-	return json_pack("{s:s, s:s, s:s, s:o, s:i, s:i, s:f, s:i, s:i, "
+	return json_pack("{s:s, s:s, s:s, s:s, s:o, s:i, s:i, s:f, s:i, s:i, "
 	    "s:I, s:I, s:I, s:I, s:I, s:s, s:s, s:s, s:s}",
 	    "host_id", h->host_id,
 	    "fingerprint", h->fingerprint,
+	    "hostname", h->hostname,
 	    "cpu_model", h->cpu_model,
 	    "cpu_flags", flags,
 	    "online_cpus", h->online_cpus,
@@ -436,6 +437,8 @@ report_host_from_json(const json_t *host, struct host_info *h,
 	    sizeof(h->cpu_model), 0, err, errlen) == -1 ||
 	    report_get_string(host, "kernel", h->kernel, sizeof(h->kernel), 0,
 	    err, errlen) == -1 ||
+	    report_get_string(host, "hostname", h->hostname,
+	    sizeof(h->hostname), 0, err, errlen) == -1 ||
 	    report_get_string(host, "libsodium_version", h->libsodium_version,
 	    sizeof(h->libsodium_version), 0, err, errlen) == -1 ||
 	    report_get_string(host, "libargon2_version", h->libargon2_version,

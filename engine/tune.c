@@ -261,6 +261,17 @@ tune_fill(const struct model *m, const struct model_curve *c,
 	    (unsigned)p);
 }
 
+int
+tune_quality_note(const struct model *m, char *buf, size_t len)
+{
+	if (m->quality != MODEL_QUALITY_POOR)
+		return 0;
+	snprintf(buf, len, "the model is poor: %s. Treat the predicted times "
+	    "as rough and measure again (pwtune bench, or POST /v1/runs) on "
+	    "a quiet host.", m->quality_why);
+	return 1;
+}
+
 /* Advice the measurements support. */
 static void
 tune_advise(const struct model *m, const struct tune_query *q,
@@ -269,7 +280,11 @@ tune_advise(const struct model *m, const struct tune_query *q,
 	const struct model_curve	*other;
 	struct model_prediction		 mine, theirs;
 	char				 size[32];
+	char				 poor[MODEL_QUALITY_WHY + 160];
 
+	/* First: what the rest of the answer stands on. */
+	if (tune_quality_note(m, poor, sizeof(poor)))
+		tune_note(a, "%s", poor);
 	if (a->backend == KDF_BACKEND_LIBSODIUM &&
 	    (other = model_curve_find(m, KDF_BACKEND_LIBARGON2, q->variant,
 	    a->p)) != NULL) {
@@ -548,9 +563,12 @@ tune_answer_to_json(const struct tune_answer *a, const struct model *m)
 	    "extrapolated", a->extrapolated);
 	if (j != NULL && m != NULL)
 		json_object_set_new(j, "model", json_pack("{s:s, s:s, s:I, "
-		    "s:f, s:f}", "host_id", m->host_id, "run_created",
-		    m->created, "run_id", (json_int_t)m->run_id,
-		    "loo_median_error", m->loo_median, "loo_worst_error",
-		    m->loo_worst));
+		    "s:o, s:o, s:s, s:s}", "host_id", m->host_id,
+		    "run_created", m->created, "run_id", (json_int_t)m->run_id,
+		    "loo_median_error", model_json_error(m->loo_known,
+		    m->loo_median), "loo_worst_error",
+		    model_json_error(m->loo_known, m->loo_worst),
+		    "quality", model_quality_name(m->quality),
+		    "quality_reason", m->quality_why));
 	return j;
 }

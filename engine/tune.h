@@ -123,6 +123,12 @@ const struct model_curve *tune_curve(const struct model *m,
 int	 tune_needs_rehash(const char *encoded, const struct tune_answer *a,
 	    struct tune_rehash *out, char *err, size_t errlen);
 
+/*
+ * The note every answer from a poor model starts with, into buf: 1, or 0
+ * (buf untouched) when the model is good.
+ */
+int	 tune_quality_note(const struct model *m, char *buf, size_t len);
+
 /* The answer as JSON, snippets and model provenance included. */
 json_t	*tune_answer_to_json(const struct tune_answer *a,
 	    const struct model *m);

@@ -143,18 +143,26 @@ function liveRun(h) {
   return runsNow.find((r) => active(r) && (h ? r.host_id === h.id : !!r.progress)) || null;
 }
 
-// Where a run in progress is. Its points come first, then the answers
-// for the verify targets (progress counts both); the run stays "running"
-// until both are done, and only then is it this host's last run.
+// A run's points as the run, its progress and the log count them: each
+// point that ended, measured or skipped, of the profile's points.
+function pointsOf(r) {
+  const p = r.progress;
+  return p ? { done: p.points_done, total: p.points_total } : { done: r.points_done, total: r.points_total };
+}
+
+// Where a run in progress is. Its points come first, then the stacks'
+// probes and the answers for the verify targets, steps counted apart from
+// the points; the run stays "running" until they are done, and only then
+// is it this host's last run.
 function runPhase(r) {
   const name = 'run #' + r.id;
   if (r.status === 'queued') return name + ' queued';
   const p = r.progress;
-  if (!p) return name + ' in progress: ' + r.points_done + ' of ' + r.points_total + ' points done';
-  if (p.done < r.points_total || r.points_total === 0) return name + ' in progress: ' + p.done + ' of ' + r.points_total + ' points done';
-  const n = p.total - r.points_total;
-  return name + ' in progress: its ' + r.points_total + ' points done, ' +
-    (n > 0 ? 'verifying the answers (' + Math.min(n, p.done - r.points_total + 1) + ' of ' + n + ')' : 'fitting the model');
+  const pts = pointsOf(r);
+  if (!p || p.step === 'points') return name + ' in progress: ' + pts.done + ' of ' + pts.total + ' points done';
+  const of = ' (' + Math.min(p.step_total, p.step_done + 1) + ' of ' + p.step_total + ')';
+  return name + ' in progress: its ' + pts.total + ' points done, ' +
+    (p.step === 'verifications' ? 'verifying the answers' + of : 'probing the stacks' + of);
 }
 
 // Stale means the host's facts changed since its newest finished run. No
@@ -172,6 +180,8 @@ function renderHost() {
     return;
   }
   const f = h.facts;
+  row(dl, 'Name', f.hostname || h.id.slice(0, 8)).id = 'host-name';
+  document.title = 'pwtune: ' + (f.hostname || h.id.slice(0, 8));
   row(dl, 'CPU', f.cpu_model + ' (' + f.online_cpus + ' online, ' + h.effective_cpus + ' effective)');
   const fp = el('code', h.current_fingerprint || h.fingerprint);
   row(dl, 'Fingerprint', fp);
@@ -375,7 +385,8 @@ function showAnswer(a, out) {
   row(dl, 'Floor', a.floor.name + (a.floor.decided ? ' (decided the answer)' : a.floor.met ? ' (met)' : ''));
   row(dl, 'Attacker', Math.round(a.attacker.gpu_guesses_per_s).toLocaleString('en') + ' guesses per second on one GPU, $' + a.attacker.usd_per_1e9_guesses.toFixed(0) + ' per billion guesses');
   if (a.stale) row(dl, 'Note', 'the model was measured before the host changed: re-benchmark').className = 'stale-text';
-  for (const n of a.notes || []) row(dl, 'Note', n);
+  // The note of a poor model in the warning colour, first.
+  for (const n of a.notes || []) row(dl, 'Note', n).className = /^the model is poor: /.test(n) ? 'warn-text' : '';
   out.replaceChildren(dl);
 }
 
@@ -425,6 +436,12 @@ function key(o) {
 
 function drawMemory(model) {
   const series = new Map();
+  // The memory axis spans the sizes measured and drawn, not from 0 or
+  // the power of ten below them.
+  const sizes = model.points.filter((p) => p.k === 1).map((p) => p.m_kib / 1024)
+    .concat(...model.lines.map((l) => l.points.map((p) => p.m_kib / 1024)));
+  const lo = sizes.length ? Math.min(...sizes) : undefined;
+  const hi = sizes.length ? Math.max(...sizes) : undefined;
   const colour = (k) => {
     if (!series.has(k)) series.set(k, PALETTE[series.size % PALETTE.length]);
     return series.get(k);
@@ -443,10 +460,16 @@ function drawMemory(model) {
     if (p.k !== 1) continue;
     const k = key(p);
     if (!groups.has(k)) groups.set(k, []);
-    groups.get(k).push({ x: p.m_kib / 1024, y: p.stats.median_ms, yMin: p.stats.min_ms, yMax: p.stats.p95_ms });
+    groups.get(k).push({ x: p.m_kib / 1024, y: p.stats.median_ms, yMin: p.stats.min_ms, yMax: p.stats.p95_ms, noisy: !!(p.noise && p.noise.noisy) });
   }
+  // A noisy point: a larger triangle ringed in the warning colour.
+  const warn = cssVar('--warn-fg');
   for (const [k, data] of groups) {
-    datasets.push({ type: 'scatter', label: k + ' measured', data, borderColor: colour(k), backgroundColor: colour(k), pointRadius: 3.5, errorBars: true });
+    datasets.push({
+      type: 'scatter', label: k + ' measured', data, borderColor: colour(k), backgroundColor: colour(k), errorBars: true,
+      pointStyle: data.map((d) => (d.noisy ? 'triangle' : 'circle')), pointRadius: data.map((d) => (d.noisy ? 7 : 3.5)),
+      pointBorderColor: data.map((d) => (d.noisy ? warn : colour(k))), pointBorderWidth: data.map((d) => (d.noisy ? 2 : 1)),
+    });
   }
   drawChart('chart-memory', {
     data: { datasets },
@@ -454,7 +477,7 @@ function drawMemory(model) {
     options: {
       parsing: true,
       scales: {
-        x: { type: 'logarithmic', title: { display: true, text: 'memory (MiB)' } },
+        x: { type: 'logarithmic', min: lo && lo / 1.1, max: hi && hi * 1.1, title: { display: true, text: 'memory (MiB)' } },
         y: { type: 'logarithmic', title: { display: true, text: 'ms per hash' } },
       },
       plugins: { legend: { position: 'bottom', labels: { boxWidth: 12 } } },
@@ -527,6 +550,21 @@ function drawVerify(model) {
   });
 }
 
+// A poor model (engine/model.h's verdict) and noisy points, as banners
+// a reader cannot miss.
+function showModelWarnings(model) {
+  const poor = model.model.quality === 'poor';
+  const w = $('model-warning');
+  w.textContent = poor ? 'Poor model: ' + model.model.quality_reason + '. Predicted times are rough: re-benchmark on a quiet host.' : '';
+  w.hidden = !poor;
+  const pts = model.points.filter((p) => p.status === undefined || p.status === 'ok');
+  const noisy = pts.filter((p) => p.noise && p.noise.noisy);
+  const n = $('noisy-warning');
+  n.textContent = noisy.length ? noisy.length + ' of ' + pts.length + ' points were flagged noisy (the host was busy or the spread wide; triangles in the chart): ' +
+    noisy.map((p) => p.backend + ' ' + mib(p.m_kib) + ' t=' + p.t + (p.k > 1 ? ' k=' + p.k : '')).join(', ') + '.' : '';
+  n.hidden = noisy.length === 0;
+}
+
 let modelRun = null;
 // The run of the model in use when last asked (0: none yet). A run puts
 // its model in use once its points are measured, before its answers are
@@ -537,17 +575,24 @@ async function loadModel(force) {
     const model = await api('/v1/model');
     if (modelRunId !== undefined && modelRunId !== model.run_id) answerSoon();
     modelRunId = model.run_id;
-    const vkey = model.run_id + ':' + model.verifications.length;
+    // A run's first model (its first backend) and its whole one share
+    // the run id: the curves and the verdict tell them apart.
+    const vkey = [model.run_id, model.model.curves.length, model.model.quality, model.points.length, model.verifications.length].join(':');
     if (!force && modelRun === vkey) return;
     modelRun = vkey;
     const err = model.model.error || {};
-    $('model-summary').textContent = 'Model from run #' + model.run_id + ' (' + age(model.created) + '), ' + model.points.length + ' points measured; leave-one-out error median ' + (100 * (err.loo_median || 0)).toFixed(1) + ' %, worst ' + (100 * (err.loo_worst || 0)).toFixed(1) + ' %; ' + model.verifications.length + ' verified answers.';
+    const pct = (v) => (v === null || v === undefined ? 'unknown' : (100 * v).toFixed(1) + ' %');
+    $('model-summary').textContent = 'Model from run #' + model.run_id + ' (' + age(model.created) + '), ' + model.points.length + ' points measured; leave-one-out error ' +
+      (err.loo_median === null || err.loo_median === undefined ? 'unknown (too few points)' : 'median ' + pct(err.loo_median) + ', worst ' + pct(err.loo_worst)) + '; ' + model.verifications.length + ' verified answers.';
+    showModelWarnings(model);
     drawMemory(model);
     drawConcurrency(model);
     drawVerify(model);
     $('conc-series').onchange = () => drawConcurrency(model);
   } catch (e) {
     if (e.status === 503) modelRunId = 0;
+    $('model-warning').hidden = true;
+    $('noisy-warning').hidden = true;
     $('model-summary').textContent = e.status === 503 ? 'No model yet (' + e.message + ').' : 'Error: ' + e.message;
   }
 }
@@ -619,13 +664,15 @@ async function poll() {
   try {
     const r = await api('/v1/runs/' + id);
     runUpdated(r);
-    const done = r.progress ? r.progress.done : r.points_done;
-    const total = r.progress ? r.progress.total : r.points_total;
+    const { done, total } = pointsOf(r);
+    const p = r.progress;
     const bar = $('run-progress');
     bar.max = Math.max(1, total);
     bar.value = done;
     $('run-progress-label').textContent = 'Run #' + id;
-    $('run-progress-text').textContent = r.status + ': ' + done + ' of ' + total + ' points' + (r.progress && r.progress.eta_s > 0 ? ', about ' + Math.round(r.progress.eta_s) + ' s left' : '');
+    $('run-progress-text').textContent = r.status + ': ' + done + ' of ' + total + ' points' +
+      (p && p.step !== 'points' ? ', ' + (p.step === 'verifications' ? 'verifying the answers' : 'probing the stacks') + ' (' + Math.min(p.step_total, p.step_done + 1) + ' of ' + p.step_total + ')' : '') +
+      (p && p.step === 'points' && p.eta_s > 0 ? ', about ' + Math.round(p.eta_s) + ' s left' : '');
     if (r.status === 'queued' || r.status === 'running') {
       setTimeout(poll, 1000);
       return;
@@ -644,6 +691,14 @@ async function poll() {
   }
 }
 
+// A run's noisy points: a warning badge, not grey text.
+function noisyCell(n) {
+  const td = el('td');
+  if (n > 0) td.appendChild(el('span', n + ' noisy', 'badge warn'));
+  else td.textContent = 'none';
+  return td;
+}
+
 async function loadRuns() {
   const body = $('runs').tBodies[0];
   try {
@@ -653,13 +708,12 @@ async function loadRuns() {
     body.replaceChildren(...runs.map((r) => {
       const tr = el('tr');
       tr.dataset.status = r.status;
-      const done = r.progress ? r.progress.done : r.points_done;
-      const total = r.progress ? r.progress.total : r.points_total;
+      const { done, total } = pointsOf(r);
       const status = el('td', r.status, 'status-' + r.status);
       if (r.error) status.title = r.error;
       tr.append(el('td', '#' + r.id), status, el('td', r.trigger), el('td', r.profile),
         el('td', duration(r.started, r.finished)), el('td', done + '/' + total),
-        el('td', r.noisy_points > 0 ? r.noisy_points + ' noisy' : 'none'), el('td', r.created.replace('T', ' ').replace('Z', ' UTC')));
+        noisyCell(r.noisy_points), el('td', r.created.replace('T', ' ').replace('Z', ' UTC')));
       if ((r.status === 'running' || r.status === 'queued') && !watching) watch(r.id);
       return tr;
     }));
@@ -785,10 +839,12 @@ function renderHosts() {
     const tr = el('tr');
     tr.dataset.host = h.id;
     const live = liveRun(h);
-    const name = el('th', h.facts.cpu_model || h.id);
+    const f = h.facts || {};
+    const name = el('th', f.hostname || f.cpu_model || h.id);
     name.scope = 'row';
-    name.appendChild(el('small', ' ' + h.id.slice(0, 8) + (h.this_host ? ' (this host)' : '')));
-    if (h.slowest) {
+    name.appendChild(el('small', ' ' + (f.hostname && f.cpu_model ? f.cpu_model + ' ' : '') + h.id.slice(0, 8) + (h.this_host ? ' (this host)' : '')));
+    // Slowest among two or more: a lone host is compared with nothing.
+    if (h.slowest && res.hosts.length >= 2) {
       tr.className = 'slowest';
       name.appendChild(el('span', 'slowest', 'badge'));
     }

@@ -16,7 +16,7 @@ for _ in $(seq 50); do
 	grep -q '"status":"running"' "$TMP/body" && grep -q '"progress"' "$TMP/body" && break
 	sleep 0.1
 done
-expect_body "GET shows it running, with progress" 'j["status"] == "running" and j["progress"]["total"] >= j["points_total"]'
+expect_body "GET shows it running, with progress over the run's points" 'j["status"] == "running" and j["progress"]["points_total"] == j["points_total"] and j["progress"]["total"] == j["points_total"]'
 expect_http 409 "a second POST: 409" POST /v1/runs "${A[@]}"
 expect_body "409 says when to retry" 'int(h["retry-after"]) > 0 and j["status"] == 409'
 expect_http 200 "answers go on during the run" GET "/v1/recommendation?target_ms=250"

@@ -1,8 +1,9 @@
-// tests/e2e/dashboard.mjs BASE TOKEN ARTIFACTS [fresh]: the dashboard in
-// headless Chromium. Each check prints "ok" or "FAILED"; the exit status
+// tests/e2e/dashboard.mjs BASE TOKEN ARTIFACTS [fresh|lone]: the dashboard
+// in headless Chromium. Each check prints "ok" or "FAILED"; the exit status
 // is the number of failures (capped). Screenshots go to ARTIFACTS. With
 // "fresh", the page of a host with an empty store during its start-up
-// run; without, the whole page over a seeded store.
+// run; with "lone", a store of this host alone, its run with noisy points
+// and a poor model; without, the whole page over a seeded store.
 import { chromium } from 'playwright-core';
 import process from 'node:process';
 import path from 'node:path';
@@ -64,6 +65,68 @@ async function get(p) {
 
 const sleep = (n) => new Promise((r) => setTimeout(r, n));
 
+// The page's warnings against the API's model: the poor-model banner
+// shown when (and only when) the model is poor, with its reason, in the
+// warning colour; the noisy banner and the chart's triangles for the
+// points flagged noisy; the memory axis from the smallest size measured.
+async function modelWarnings(page, label) {
+  // The page asks again now: what it drew came from an earlier question.
+  await page.evaluate(() => loadModel(true));
+  const model = await get('/v1/model');
+  const poor = model.model.quality === 'poor';
+  await page.waitForFunction((p) => document.getElementById('model-warning').hidden === !p, poor, { timeout: 10000 }).catch(() => {});
+  const w = await page.$eval('#model-warning', (e) => ({ hidden: e.hidden, text: e.textContent, bg: getComputedStyle(e).backgroundColor, fg: getComputedStyle(e).color }));
+  const muted = await page.$eval('#model-summary', (e) => getComputedStyle(e).color);
+  if (poor) {
+    check(!w.hidden && w.text.startsWith('Poor model: ') && w.text.includes(model.model.quality_reason), label + ': a poor model is a visible banner with its reason', JSON.stringify(w));
+    check(!/rgba\(0, 0, 0, 0\)|transparent/.test(w.bg) && w.fg !== muted, label + ': the banner is coloured, not grey text', JSON.stringify(w) + ' muted ' + muted);
+  } else check(w.hidden, label + ': no poor-model banner for a good model', JSON.stringify(w));
+  const noisy = model.points.filter((p) => p.noise && p.noise.noisy);
+  const n = await page.$eval('#noisy-warning', (e) => ({ hidden: e.hidden, text: e.textContent }));
+  check(noisy.length ? !n.hidden && n.text.startsWith(noisy.length + ' of ' + model.points.length + ' points were flagged noisy') : n.hidden,
+    label + ': the noisy banner follows the API (' + noisy.length + ' noisy)', JSON.stringify(n));
+  const chart = await page.evaluate(() => {
+    const c = window.Chart.getChart(document.getElementById('chart-memory'));
+    const tri = c.data.datasets.filter((d) => / measured$/.test(d.label)).reduce((k, d) => k + (Array.isArray(d.pointStyle) ? d.pointStyle.filter((s) => s === 'triangle').length : 0), 0);
+    return { tri, min: c.scales.x.min, max: c.scales.x.max };
+  });
+  const k1 = model.points.filter((p) => p.k === 1);
+  check(chart.tri === k1.filter((p) => p.noise && p.noise.noisy).length, label + ': each noisy point is a triangle in the memory chart', JSON.stringify(chart));
+  const lo = Math.min(...k1.map((p) => p.m_kib / 1024));
+  check(chart.min >= lo / 1.2 && chart.min <= lo, label + ': the memory axis starts at the data (' + lo + ' MiB)', JSON.stringify(chart));
+  return { poor, noisy: noisy.length };
+}
+
+// A store of this host alone: its name in the host block and the table,
+// not marked slowest (nothing to compare with), its noisy points and its
+// poor model as warnings, the answer's note about it in colour.
+async function loneHost(browser) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, colorScheme: 'light' });
+  const page = await context.newPage();
+  watchPage(page);
+  const resp = await page.goto(base + '/', { waitUntil: 'load' });
+  check(resp && resp.status() === 200, 'GET / is 200 (a lone host)');
+  await page.waitForSelector('#answer-params', { timeout: 15000 });
+  await page.waitForSelector('#host-name', { timeout: 10000 });
+  const name = await page.textContent('#host-name');
+  check(name === 'lone-test-host', 'the host block shows the host\'s name', name);
+  check(/lone-test-host/.test(await page.title()), 'the page title names the host', await page.title());
+  await page.waitForSelector('#hosts tbody tr', { timeout: 10000 });
+  const rows = await page.$$eval('#hosts tbody tr', (r) => r.map((x) => ({ head: x.cells[0].textContent, slowest: x.classList.contains('slowest') || /slowest/.test(x.textContent) })));
+  check(rows.length === 1 && rows[0].head.startsWith('lone-test-host'), 'the hosts table names the host', JSON.stringify(rows));
+  check(rows.length === 1 && !rows[0].slowest, 'a lone host is not marked slowest', JSON.stringify(rows));
+  await page.waitForFunction(() => window.Chart && window.Chart.getChart(document.getElementById('chart-memory')), null, { timeout: 10000 });
+  const w = await modelWarnings(page, 'a lone host');
+  check(w.poor && w.noisy === 5, 'the lone host\'s model is poor, with 5 noisy points (the API)', JSON.stringify(w));
+  const note = await page.$$eval('#answer-params dd', (d) => d.filter((x) => /^the model is poor: /.test(x.textContent)).map((x) => x.className));
+  check(note.length === 1 && note[0] === 'warn-text', 'the answer\'s note about the poor model is in the warning colour', JSON.stringify(note));
+  await page.waitForSelector('#runs tbody tr', { timeout: 10000 });
+  const badge = await page.$$eval('#runs tbody tr .badge.warn', (b) => b.map((x) => x.textContent));
+  check(badge.length === 1 && badge[0] === '5 noisy', 'the run\'s noisy points are a warning badge', JSON.stringify(badge));
+  await shot(page, 'lone-host');
+  await context.close();
+}
+
 // What the page says of this host: the host block's Last run and Stale,
 // the header's stale flag, and this host's row in the hosts table.
 async function hostState(page) {
@@ -116,7 +179,7 @@ async function freshHost(browser) {
   for (let i = 0; i < 1200; i++) {
     const r = await get('/v1/runs/' + run.id);
     if (r.status !== 'running') break;
-    if (r.progress && r.progress.done >= r.points_total) {
+    if (r.progress && r.progress.step === 'verifications') {
       verifying = true;
       break;
     }
@@ -137,6 +200,11 @@ async function freshHost(browser) {
     const r = await get('/v1/runs/' + run.id);
     check(answered && r.status === 'running', 'while its answers are verified, the calculator answers', (answered ? 'answered' : await page.textContent('#answer')) + '; run ' + r.status);
     await shot(page, 'fresh-verifying');
+    // Its libargon2 curve has 4 points under the 64 MiB cap: too few
+    // for a leave-one-out error, a poor model, a banner that says so.
+    await page.waitForFunction(() => window.Chart && window.Chart.getChart(document.getElementById('chart-memory')), null, { timeout: 10000 }).catch(() => {});
+    const w = await modelWarnings(page, 'a fresh host');
+    check(w.poor, 'a fresh host under a 64 MiB cap: its model is poor (4 libargon2 points)', JSON.stringify(w));
   }
 
   // The run ends: its age, still no stale flag.
@@ -164,12 +232,12 @@ const browser = await chromium.launch({
   headless: true,
   args: process.getuid && process.getuid() === 0 ? ['--no-sandbox'] : [],
 });
-if (mode === 'fresh') {
+if (mode === 'fresh' || mode === 'lone') {
   try {
-    await freshHost(browser);
+    await (mode === 'fresh' ? freshHost(browser) : loneHost(browser));
     noErrors();
   } catch (e) {
-    bad('the browser test of a fresh host ran to its end', e.stack || String(e));
+    bad('the browser test of a ' + mode + ' host ran to its end', e.stack || String(e));
   } finally {
     await browser.close();
   }
@@ -188,7 +256,7 @@ try {
   const csp = resp ? resp.headers()['content-security-policy'] || '' : '';
   check(/script-src 'self'/.test(csp) && !/unsafe-inline/.test(csp), 'a strict Content-Security-Policy', csp);
   await page.waitForSelector('#answer-params', { timeout: 15000 });
-  await page.waitForFunction(() => document.querySelector('#host dt') && document.querySelector('#host dt').textContent === 'CPU', null, { timeout: 10000 });
+  await page.waitForFunction(() => document.querySelector('#host dt') && document.querySelector('#host dt').textContent === 'Name', null, { timeout: 10000 });
   const hostText = await page.textContent('#host');
   check(/Memory budget/.test(hostText) && /(MemAvailable|cgroup|configuration)/.test(hostText), 'the host shows its memory budget and what set it', hostText);
   check(/libsodium \d/.test(hostText) && /Fingerprint/.test(hostText), 'the host shows library versions and its fingerprint');
@@ -197,6 +265,9 @@ try {
   await page.waitForFunction(() => /\d/.test(document.getElementById('version').textContent), null, { timeout: 5000 }).catch(() => {});
   const footer = await page.textContent('#version');
   check(footer === 'pwtuned ' + (await get('/healthz')).version, 'the footer shows the version /healthz gives', footer);
+  const self = ((await get('/v1/hosts')).hosts || []).find((h) => h.this_host) || { facts: {} };
+  const shownName = await page.textContent('#host-name');
+  check(!!self.facts.hostname && shownName === self.facts.hostname, 'the host block shows the host\'s name', shownName + ' vs ' + self.facts.hostname);
 
   // ---- the calculator matches the API, and follows the slider ----
   const q1 = await page.getAttribute('#answer', 'data-query');
@@ -276,6 +347,7 @@ try {
   check(memSets.some((l) => / model$/.test(l)) && memSets.some((l) => / measured$/.test(l)), 'the memory chart has the model\'s lines and the measured points', memSets.join(', '));
   const scales = await page.evaluate(() => { const c = window.Chart.getChart(document.getElementById('chart-memory')); return [c.scales.x.type, c.scales.y.type]; });
   check(scales[0] === 'logarithmic' && scales[1] === 'logarithmic', 'time against memory on log scales', scales.join(','));
+  await modelWarnings(page, 'a seeded host');
   await shot(page, 'desktop-light');
 
   // ---- the hosts table ----

@@ -72,6 +72,70 @@ TEST(fit_recovers_known_costs)
 	ASSERT(mdl.loo_worst < 0.05);
 }
 
+/* A small report: n points (m = 8 MiB up, t = 1 and 3), no noise. */
+static void
+small_report(struct report *rep, size_t n)
+{
+	size_t	i;
+
+	memset(rep, 0, sizeof(*rep));
+	snprintf(rep->host.host_id, sizeof(rep->host.host_id), "synth");
+	snprintf(rep->host.fingerprint, sizeof(rep->host.fingerprint), "fp");
+	rep->effective_cpus = 1;
+	rep->mem_budget = 8ULL << 30;
+	rep->results = calloc(32, sizeof(*rep->results));
+	for (i = 0; i < n; i++)
+		synthetic_point(rep, KDF_BACKEND_LIBSODIUM,
+		    8192u << (i / 2), i % 2 ? 3 : 1, 1, 1);
+}
+
+TEST(model_quality_verdict)
+{
+	struct report	rep;
+	char		err[256];
+
+	/* The whole grid, the truth in the model's family: good. */
+	fit(0);
+	ASSERT_EQ(mdl.quality, MODEL_QUALITY_GOOD);
+	ASSERT_EQ(mdl.loo_known, 1);
+	ASSERT_STR_CONTAINS(mdl.quality_why, "fitted on");
+
+	/* 4 points: no leave-one-out error (unknown, not 0), poor. */
+	small_report(&rep, 4);
+	ASSERT_EQ(model_fit(&rep, &mdl, err, sizeof(err)), 0);
+	ASSERT_EQ(mdl.loo_known, 0);
+	ASSERT_EQ(mdl.curves[0].loo_n, 0);
+	ASSERT_EQ(mdl.curves[0].npoints, 4);
+	ASSERT_EQ(mdl.quality, MODEL_QUALITY_POOR);
+	ASSERT_STR_CONTAINS(mdl.quality_why, "too few for a leave-one-out");
+	report_release(&rep);
+
+	/* MODEL_LOO_MIN_POINTS points: an error, and good. */
+	small_report(&rep, MODEL_LOO_MIN_POINTS);
+	ASSERT_EQ(model_fit(&rep, &mdl, err, sizeof(err)), 0);
+	ASSERT_EQ(mdl.loo_known, 1);
+	ASSERT_EQ(mdl.quality, MODEL_QUALITY_GOOD);
+	report_release(&rep);
+
+	/* One point 3x off: its error is large, poor. */
+	small_report(&rep, 8);
+	synthetic_point(&rep, KDF_BACKEND_LIBSODIUM, 3 * 8192, 1, 1, 3);
+	ASSERT_EQ(model_fit(&rep, &mdl, err, sizeof(err)), 0);
+	ASSERT(mdl.loo_worst > MODEL_LOO_WORST_MAX);
+	ASSERT_EQ(mdl.quality, MODEL_QUALITY_POOR);
+	ASSERT_STR_CONTAINS(mdl.quality_why, "leave-one-out error up to");
+	report_release(&rep);
+
+	/* Three of 8 points noisy: over a third, poor. */
+	small_report(&rep, 8);
+	rep.results[0].noisy = rep.results[3].noisy = rep.results[5].noisy = 1;
+	ASSERT_EQ(model_fit(&rep, &mdl, err, sizeof(err)), 0);
+	ASSERT_EQ(mdl.nnoisy, 3);
+	ASSERT_EQ(mdl.quality, MODEL_QUALITY_POOR);
+	ASSERT_STR_CONTAINS(mdl.quality_why, "3 of 8 points flagged noisy");
+	report_release(&rep);
+}
+
 TEST(concurrency_depends_on_m)
 {
 	const struct model_curve	*c;
@@ -714,6 +778,7 @@ TEST(fits_on_several_threads_at_once)
 
 TEST_LIST(
 	TEST_ENTRY(fit_recovers_known_costs),
+	TEST_ENTRY(model_quality_verdict),
 	TEST_ENTRY(concurrency_depends_on_m),
 	TEST_ENTRY(fit_a_linear_model_would_miss),
 	TEST_ENTRY(monotone_in_the_target),
