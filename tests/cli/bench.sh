@@ -104,7 +104,7 @@ PY
 
 # Bad options.
 expect_status 2 "m = 0" -- "$PWTUNE" bench --m 0
-expect_stderr "m = 0: named" "bad value 0 for --m"
+expect_stderr "m = 0: named" "pwtune bench: --m must be a list of sizes such as 64MiB,1GiB (a bare number is KiB), from 1 KiB to just under 4 TiB, not 0"
 expect_status 2 "unknown preset" -- "$PWTUNE" bench --preset Nope
 expect_stderr "unknown preset: named" "unknown preset Nope"
 expect_status 2 "unknown profile" -- "$PWTUNE" bench --profile slow
