@@ -237,9 +237,8 @@ bench_parse(int argc, char **argv, struct bench_opts *o)
 			o->profile = v;
 		} else if (strcmp(a, "--preset") == 0) {
 			if (v == NULL || preset_find(v) == NULL)
-				return cli_bad_value(BENCH, a, v, "a known "
-				    "preset (unknown preset: see pwtune bench "
-				    "--list-presets)");
+				return cli_bad_value(BENCH, a, v, "a preset "
+				    "that pwtune bench --list-presets lists");
 			o->preset = v;
 		} else if (strcmp(a, "--m") == 0 ||
 		    strcmp(a, "--memory") == 0) {
