@@ -40,6 +40,7 @@ struct bench_opts {
 	int			 no_json;
 	const char		*csv;
 	const char		*db;
+	const char		*show;
 	int			 markdown;
 	int			 quiet;
 };
@@ -61,15 +62,22 @@ bench_usage(FILE *fp)
 "                    [--backend libsodium,libargon2] [--repeats N]\n"
 "                    [--memory-max SIZE] [--json FILE | --no-json]\n"
 "                    [--csv FILE] [--db STORE] [--markdown] [--baseline B] [-q]\n"
-"Measures Argon2 on this host, each point in child processes, and prints a\n"
-"table per backend. Without options: the quick profile.\n"
+"       pwtune bench --show FILE [--markdown] [--baseline B]\n"
+"Measures Argon2 on this host, each point in child processes, and prints\n"
+"one table, the backends of each point row by row, Ratio against the\n"
+"baseline's Mean, noisy points as warnings under it. Without options: the\n"
+"quick profile.\n"
 "  --profile P        quick (about 20 s) or full (the seed grid: m = 32 MiB\n"
 "                     .. 1 GiB x t = 1, 3, 6 x p = 1 and the cores)\n"
 "  --preset NAME      a known parameter set (pwtune bench --list-presets)\n"
 "  --m LIST           memory sizes: 64MiB,256MiB,1GiB or KiB as integers\n"
+"                     (--memory LIST is the same)\n"
+"  -m LIST            memory as log2 of KiB, as in argon2: 16,18 is\n"
+"                     64 MiB and 256 MiB\n"
 "  --t LIST           passes (default 3)\n"
 "  --p LIST           lanes (default 1)\n"
-"  --concurrency LIST hashes at once (default 1)\n"
+"  --concurrency LIST hashes at once (default 1; -k is KiB elsewhere in\n"
+"                     pwtune and not taken here)\n"
 "  --variant V        argon2id (default), argon2i or argon2d\n"
 "  --backend LIST     libsodium, libargon2 (default: both)\n"
 "  --baseline B       the backend Ratio compares with (default libsodium)\n"
@@ -83,8 +91,14 @@ bench_usage(FILE *fp)
 "  --csv FILE         also write one CSV row per point\n"
 "  --db STORE         also store the run in STORE (an SQLite file or a\n"
 "                     postgresql:// URI), point by point as each finishes\n"
-"  --markdown         print the tables as GitHub markdown\n"
-"  -q, --quiet        no progress bar\n", fp);
+"  --markdown         print the table as GitHub markdown\n"
+"  --show FILE        print the table of a run saved with --json (or\n"
+"                     pwtune db export), measuring nothing\n"
+"  -q, --quiet        no progress bar\n"
+"The JSON and CSV files and the memory budget are checked before the first\n"
+"hash. Exit status: 0 measured (points skipped or failed are listed),\n"
+"2 bad usage or a budget under the smallest point, 3 a file or store that\n"
+"cannot be written or opened, not enough memory, or interrupted.\n", fp);
 }
 
 /*
@@ -255,13 +269,13 @@ bench_parse(int argc, char **argv, struct bench_opts *o)
 				    "16,18 is 64 MiB and 256 MiB; for sizes "
 				    "use --m 64MiB,256MiB)");
 		} else if (strcmp(a, "--t") == 0 || strcmp(a, "-t") == 0) {
-			if (v == NULL ||
-			    bench_parse_u32_list(v, 1, 1000, o->t, &o->nt) == -1)
+			if (v == NULL || bench_parse_u32_list(v, 1, 1000,
+			    o->t, &o->nt) == -1)
 				return cli_bad_value(BENCH, a, v, "a list of "
 				    "whole numbers from 1 to 1000 (passes)");
 		} else if (strcmp(a, "--p") == 0 || strcmp(a, "-p") == 0) {
-			if (v == NULL ||
-			    bench_parse_u32_list(v, 1, 255, o->p, &o->np) == -1)
+			if (v == NULL || bench_parse_u32_list(v, 1, 255,
+			    o->p, &o->np) == -1)
 				return cli_bad_value(BENCH, a, v, "a list of "
 				    "whole numbers from 1 to 255 (lanes)");
 		} else if (strcmp(a, "--concurrency") == 0) {
@@ -304,6 +318,10 @@ bench_parse(int argc, char **argv, struct bench_opts *o)
 		} else if (strcmp(a, "--csv") == 0) {
 			if ((o->csv = v) == NULL)
 				return cli_bad_value(BENCH, a, v, "a file");
+		} else if (strcmp(a, "--show") == 0) {
+			if ((o->show = v) == NULL)
+				return cli_bad_value(BENCH, a, v, "a file "
+				    "written by pwtune bench --json");
 		} else if (strcmp(a, "--db") == 0) {
 			if ((o->db = v) == NULL)
 				return cli_bad_value(BENCH, a, v, "a store (an "
@@ -317,6 +335,12 @@ bench_parse(int argc, char **argv, struct bench_opts *o)
 		    "--preset and a grid (--m, --t, --p, --concurrency)");
 	if (o->json != NULL && o->no_json)
 		return cli_usage_error(BENCH, "--json and --no-json together");
+	if (o->show != NULL && (o->profile != NULL || o->preset != NULL ||
+	    o->nm + o->nt + o->np + o->nk + o->nb > 0 || o->json != NULL ||
+	    o->csv != NULL || o->db != NULL || o->repeats > 0 ||
+	    o->memory_max > 0))
+		return cli_usage_error(BENCH, "--show prints a saved run: "
+		    "only --markdown and --baseline go with it");
 	return 0;
 }
 
@@ -409,6 +433,39 @@ bench_db_log(void *ctx, const char *msg)
 {
 	(void)ctx;
 	cli_warnx("%s", msg);
+}
+
+/* --show FILE: the table of a saved run, nothing measured. */
+static int
+bench_show(const struct bench_opts *o)
+{
+	struct report	 rep;
+	json_t		*j;
+	char		 err[4200];
+	size_t		 i;
+	int		 rc;
+
+	if ((rc = cli_load_json(o->show, &j, err, sizeof(err))) != 0) {
+		cli_warnx("bench: --show %s", err);
+		return rc;
+	}
+	rc = report_from_json(j, &rep, err, sizeof(err));
+	json_decref(j);
+	if (rc == -1) {
+		cli_warnx("bench: --show %s: %s", o->show, err);
+		return CLI_EXIT_USAGE;
+	}
+	rc = o->has_baseline ? (int)o->baseline : -1;
+	for (i = 0; rc == -1 && i < rep.n; i++)
+		if (rep.results[i].pt.kp.backend == KDF_BACKEND_LIBSODIUM)
+			rc = KDF_BACKEND_LIBSODIUM;
+	if (rc == -1)
+		rc = rep.n > 0 ? (int)kdf_backend_resolve(
+		    rep.results[0].pt.kp.backend, rep.results[0].pt.kp.alg) :
+		    KDF_BACKEND_LIBSODIUM;
+	bench_print(stdout, &rep, (enum kdf_backend)rc, o->markdown);
+	report_release(&rep);
+	return fflush(stdout) == 0 ? CLI_EXIT_OK : CLI_EXIT_ENV;
 }
 
 /*
@@ -532,6 +589,8 @@ cmd_bench(int argc, char **argv)
 	case -1:
 		return CLI_EXIT_USAGE;
 	}
+	if (o.show != NULL)
+		return bench_show(&o);
 	if ((rc = bench_preflight(&o, jsonpath, sizeof(jsonpath),
 	    &min_need)) != 0)
 		return rc;

@@ -133,7 +133,8 @@ soak_parse(int argc, char **argv, struct soak_opts *o)
 			if (cli_flag_u32(SOAK, a, v, 1, KDF_ARGON2_M_MAX, "KiB",
 			    &o->kp.m_kib) == -1)
 				return -1;
-		} else if (strcmp(a, "-t") == 0 || strcmp(a, "--timeCost") == 0 ||
+		} else if (strcmp(a, "-t") == 0 ||
+		    strcmp(a, "--timeCost") == 0 ||
 		    strcmp(a, "--time-cost") == 0) {
 			if (cli_flag_u32(SOAK, a, v, 1, KDF_ARGON2_T_MAX,
 			    "passes", &o->kp.t) == -1)

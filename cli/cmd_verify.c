@@ -50,7 +50,8 @@ verify_parse(int argc, char **argv, struct verify_opts *o)
 		if (cli_is_help(a))
 			return 1;
 		if (strcmp(a, "--backend") == 0) {
-			if (v == NULL || kdf_backend_parse(v, &o->backend) == -1)
+			if (v == NULL ||
+			    kdf_backend_parse(v, &o->backend) == -1)
 				return cli_bad_value(VERIFY, a, v, "auto, "
 				    "libargon2 or libsodium");
 			i++;
