@@ -126,8 +126,8 @@ cli_flag_u32(const char *cmd, const char *flag, const char *v, uint32_t min,
 	if (v != NULL && cli_parse_u32(v, min, max, out) == 0)
 		return 0;
 	snprintf(allowed, sizeof(allowed), "a whole number from %lu to "
-	    "%lu%s%s%s", (unsigned long)min, (unsigned long)max, what ? " (" : "",
-	    what ? what : "", what ? ")" : "");
+	    "%lu%s%s%s", (unsigned long)min, (unsigned long)max,
+	    what ? " (" : "", what ? what : "", what ? ")" : "");
 	return cli_bad_value(cmd, flag, v, allowed);
 }
 

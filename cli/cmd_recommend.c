@@ -108,8 +108,8 @@ rec_unknown_stack(const char *name)
 	char	names[512];
 
 	stack_names(names, sizeof(names));
-	cli_warnx("recommend: unknown stack %s: known are %s, or a name with "
-	    "observations in the store (--db)", name, names);
+	cli_usage_error("recommend", "unknown stack %.60s: known are %s, or "
+	    "a name with observations in the store (--db)", name, names);
 }
 
 #define REC	"recommend"
