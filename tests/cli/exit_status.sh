@@ -7,6 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 RUN=${RUN:?RUN must name tests/data/quick-run.json}
 P=$PWTUNE
+cd "$TMP" || exit 1
 
 # bad_value CMD-AS-TYPED FIRST-LINE -- COMMAND...: exit 2, two lines on
 # stderr, the first exactly FIRST-LINE, the second the pointer to help.
@@ -63,6 +64,46 @@ bad_value "db check" "pwtune db check: unknown option --limit" -- \
 	"$P" db check --db "$TMP/none.db" --limit 5
 bad_value db "pwtune db: the command must be list, export, import or check, not frob" -- \
 	"$P" db frob
+
+# Every flag that takes a value, in every command: a bad value and a
+# missing one are exit 2 and two lines, the first naming the flag.
+sweep() { # CMD FLAG...: zz9 as the value, then no value
+	local cmd=$1 flag n rc line
+	shift
+	for flag in "$@"; do
+		for args in "$flag zz9" "$flag"; do
+			# shellcheck disable=SC2086
+			"$P" $cmd $args </dev/null >/dev/null 2>"$TMP/err"
+			rc=$?
+			n=$(wc -l <"$TMP/err")
+			line=$(head -1 "$TMP/err")
+			case $line in
+			"pwtune $cmd: $flag "*) named=1 ;;
+			*) named=0 ;;
+			esac
+			if [ "$rc" -eq 2 ] && [ "$n" -eq 2 ] && [ "$named" -eq 1 ]; then
+				ok "$cmd $args: 2, one line naming $flag"
+			else
+				bad "$cmd $args: exit $rc, $n lines: $line"
+			fi
+		done
+	done
+}
+sweep hash -t -m -k --memory -p -l -v --backend
+sweep verify --backend
+sweep recommend --target-ms --percentile --concurrency --memory-max \
+	--parallelism --variant --backend --floor --objective --format --check \
+	--scope --max-age-days
+sweep bench --profile --preset -m --m --memory --t --p --concurrency \
+	--variant --backend --baseline --repeats --memory-max
+sweep stress --iterations --output-type --salt-length --password-length \
+	--secret-length --ad-length --hash-length --type --version -m -k \
+	--memory --memory-cost --time-cost -t --parallelism -p --backend \
+	--saltLength --memoryCost
+sweep soak --threads --runtime --collect-stats -m -k --memory --memoryCost \
+	-t -p --type --backend
+sweep "db list" --limit
+sweep "db export" --run
 
 # A missing or unreadable file, a store that cannot be opened, a host
 # without the memory asked for: 3, naming the file.
