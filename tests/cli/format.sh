@@ -4,6 +4,7 @@
 # table the text; from a saved run (--from) and from a store (--db), so
 # that nothing long is measured.
 . "$(dirname "$0")/lib.sh"
+cd "$TMP" || exit 1
 RUN=${RUN:?RUN must name tests/data/quick-run.json}
 P=$PWTUNE
 
@@ -33,10 +34,25 @@ expect_status 1 "phc, target missed" -- "$P" recommend --target-ms 1 --from "$RU
 [ "$(wc -l <"$TMP/out")" -eq 1 ] && ok "phc, target missed: still one line" || bad "phc: $(cat "$TMP/out")"
 expect_stderr "phc, target missed: why" "cannot be met"
 
-# From a store.
-"$P" db import --db "$TMP/s.db" "$RUN" >/dev/null 2>&1 || bad "seed the store"
+# From a store: the saved run as this host's (its host block from one
+# small point measured here), imported.
+"$P" bench --m 1MiB --t 1 --backend libsodium --repeats 1 -q --json "$TMP/here.json" >/dev/null 2>&1 ||
+	bad "one point here"
+python3 - "$RUN" "$TMP/here.json" "$TMP/seed.json" <<'PY' || bad "seed"
+import json, sys
+run, here = (json.load(open(f)) for f in sys.argv[1:3])
+run["host"] = here["host"]
+json.dump(run, open(sys.argv[3], "w"))
+PY
+"$P" db import --db "$TMP/s.db" "$TMP/seed.json" >/dev/null 2>&1 || bad "seed the store"
 expect_status 0 "env from a store" -- "$P" recommend --target-ms 250 --db "$TMP/s.db" --format env
-grep -qx 'ARGON2_M_KIB=[0-9]* ARGON2_T=[0-9]* ARGON2_P=[0-9]*' "$TMP/out" && ok "env from a store: the line" || bad "env from a store: $(cat "$TMP/out")"
+[ "$(cat "$TMP/out")" = "ARGON2_M_KIB=$m ARGON2_T=$t ARGON2_P=$p" ] && ok "env from a store: the same line" || bad "env from a store: $(cat "$TMP/out")"
+[ ! -s "$TMP/err" ] && ok "env from a store: nothing on stderr" || bad "env from a store: $(cat "$TMP/err")"
+
+# A store with no run of this host: nothing to answer from, exit 3.
+: >"$TMP/empty.db"
+expect_status 3 "a store without a run" -- "$P" recommend --target-ms 250 --db "$TMP/empty.db" --format env
+[ ! -s "$TMP/out" ] && ok "a store without a run: nothing printed" || bad "printed: $(cat "$TMP/out")"
 
 # What the terse forms cannot carry is refused.
 expect_status 2 "phc with --presets" -- "$P" recommend --target-ms 250 --from "$RUN" --format phc --presets
