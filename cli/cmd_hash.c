@@ -30,10 +30,11 @@ static void
 hash_usage(FILE *fp)
 {
 	fputs(
-"Usage:  pwtune hash [-h] salt [-i|-d|-id] [-t iterations] "
-"[-m log2(memory in KiB) | -k memory in KiB | --memory SIZE]\n"
-"                    [-p parallelism] "
-"[-l hash length] [-e|-r] [-v (10|13)]\n"
+"Usage:  pwtune hash [-h] salt [-i|-d|-id] [-t iterations]\n"
+"                    [-m log2(memory in KiB) | -k memory in KiB | "
+"--memory SIZE]\n"
+"                    [-p parallelism] [-l hash length] [-e|-r] "
+"[-v (10|13)]\n"
 "                    [--backend libargon2|libsodium] [--json] "
 "[--secret-file FILE] [--ad DATA]\n"
 "\tPassword is read from stdin (all its bytes, as the reference argon2\n"

@@ -74,7 +74,7 @@ soak_usage(FILE *fp)
 "                   [--type i|d|id] [--backend libargon2|libsodium]\n"
 "N threads (default 2) hash and verify in a loop for --runtime seconds\n"
 "(default 60), printing a CSV line every --collect-stats seconds (default\n"
-"10): T,C,%CPU,RSS,RSSmin,PeakRSS,FDs,Threads. Then the totals and the\n"
+"10): T,C,%CPU,RSS,RSSidle,PeakRSS,FDs,Threads. Then the totals and the\n"
 "RSS trend per hour. Defaults: Argon2id, m = 19 MiB, t = 2, p = 1.\n"
 "-m N is 2^N KiB (as in argon2), -k N is N KiB, --memory takes a size\n"
 "(19MiB). Exit status: 0 ok, 1 a hash did not verify, 2 bad usage,\n"
