@@ -1,7 +1,7 @@
 /*
  * cli/cli.h: the pwtune command, one file per subcommand:
  *
- *   pwtune.c            subcommand dispatch
+ *   pwtune.c            subcommand dispatch, pwtune help, --version
  *   cmd_hash.c          pwtune hash (drop-in for the reference argon2)
  *   cmd_verify.c        pwtune verify
  *   cmd_bench.c         pwtune bench; bench_output.c its tables and files
@@ -14,7 +14,8 @@
  *                       own path for scope=)
  *   cli_measure.c       the host probe and progress bar bench and
  *                       recommend share
- *   cli_util.c          password input, numbers, files, memory check
+ *   cli_util.c          usage errors, flags' values, password input,
+ *                       files, memory check
  *
  * Exit statuses mean one thing in every subcommand (pwtune(1), EXIT
  * STATUS): 0 success; 1 a negative answer (a password that does not
@@ -78,13 +79,13 @@ int	 cli_read_password(uint8_t *buf, size_t max, size_t *len,
 /* Returns 0, -1 when it holds more than bufsize, -2 when unreadable. */
 int	 cli_read_file(const char *path, uint8_t *buf, size_t bufsize,
 	    size_t *len, char *err, size_t errlen);
+/* The exit status of a cli_read_* failure. */
+#define CLI_READ_EXIT(rc)	((rc) == -2 ? CLI_EXIT_ENV : CLI_EXIT_USAGE)
 /*
  * Add associated data ad and the secret read from secret_file (into
  * secret) to in; either may be NULL. Returns 0, or as cli_read_file with
  * err.
  */
-/* The exit status of a cli_read_* failure. */
-#define CLI_READ_EXIT(rc)	((rc) == -2 ? CLI_EXIT_ENV : CLI_EXIT_USAGE)
 int	 cli_add_secret_ad(struct kdf_input *in, const char *secret_file,
 	    const char *ad, uint8_t secret[KDF_SECRET_MAX], char *err,
 	    size_t errlen);
