@@ -1,7 +1,9 @@
 /*
- * cli/bench_output.c: how `pwtune bench` shows its results: a table per
- * backend like BenchmarkDotNet's (aligned text, or GitHub markdown), the
- * points that were not measured and why, and CSV.
+ * cli/bench_output.c: how `pwtune bench` shows its results: one table
+ * like BenchmarkDotNet's (aligned text, or GitHub markdown) where the
+ * backends compared sit row by row, each point's baseline first; a Ratio
+ * column that holds numbers only; the noisy points as warnings under the
+ * table, and the points that were not measured and why; and CSV.
  */
 #include <math.h>
 #include <stdio.h>
@@ -92,35 +94,80 @@ row_cells(const struct report *rep, const struct measure_result *r,
 	fmt_ms(cells[7], sizeof(cells[7]), r->st.stddev);
 	fmt_ms(cells[8], sizeof(cells[8]), r->st.median);
 	fmt_ms(cells[9], sizeof(cells[9]), r->st.p95);
+	/* A number, or NA: noise is said under the table, not in here. */
 	base = find_baseline(rep, r, baseline);
 	if (base != NULL && base->st.mean > 0)
-		snprintf(cells[10], sizeof(cells[10]), "%.2f%s",
-		    r->st.mean / base->st.mean, r->noisy ? " noisy" : "");
+		snprintf(cells[10], sizeof(cells[10]), "%.2f",
+		    r->st.mean / base->st.mean);
 	else
-		snprintf(cells[10], sizeof(cells[10]), "?%s",
-		    r->noisy ? " noisy" : "");
+		snprintf(cells[10], sizeof(cells[10]), "NA");
 }
 
-/* Print one table: the points of backend b, aligned or as markdown. */
+static int
+backend_rank(const struct measure_result *r, enum kdf_backend baseline)
+{
+	enum kdf_backend	b = kdf_backend_resolve(r->pt.kp.backend,
+				    r->pt.kp.alg);
+
+	if (b == baseline)
+		return 0;
+	return b == KDF_BACKEND_LIBSODIUM ? 1 : b == KDF_BACKEND_LIBARGON2 ?
+	    2 : 3;
+}
+
+/*
+ * The order of the rows: by the point (algorithm, m, t, p, k), then the
+ * baseline's row first and the other backends under it; the order of the
+ * run where all that is equal. Insertion sort: REPORT_POINTS_MAX rows.
+ */
+static int
+row_before(const struct report *rep, size_t i, size_t j,
+    enum kdf_backend baseline)
+{
+	const struct measure_result	*a = &rep->results[i];
+	const struct measure_result	*b = &rep->results[j];
+	const struct kdf_params		*x = &a->pt.kp, *y = &b->pt.kp;
+
+	if (x->alg != y->alg)
+		return x->alg < y->alg;
+	if (x->m_kib != y->m_kib)
+		return x->m_kib < y->m_kib;
+	if (x->cost != y->cost)
+		return x->cost < y->cost;
+	if (x->t != y->t)
+		return x->t < y->t;
+	if (x->p != y->p)
+		return x->p < y->p;
+	if (a->pt.k != b->pt.k)
+		return a->pt.k < b->pt.k;
+	if (backend_rank(a, baseline) != backend_rank(b, baseline))
+		return backend_rank(a, baseline) < backend_rank(b, baseline);
+	return i < j;
+}
+
+/* Print the one table, aligned or as markdown. */
 static void
-print_table(FILE *fp, const struct report *rep, enum kdf_backend b,
-    enum kdf_backend baseline, int markdown)
+print_table(FILE *fp, const struct report *rep, enum kdf_backend baseline,
+    int markdown)
 {
 	static char	cells[REPORT_POINTS_MAX][COLS][48];
-	size_t		width[COLS], rows = 0, i, c;
+	static size_t	order[REPORT_POINTS_MAX];
+	size_t		width[COLS], rows, i, j, c, k;
 
+	rows = rep->n < REPORT_POINTS_MAX ? rep->n : REPORT_POINTS_MAX;
+	for (i = 0; i < rows; i++) {
+		for (j = i; j > 0 && row_before(rep, i, order[j - 1],
+		    baseline); j--)
+			order[j] = order[j - 1];
+		order[j] = i;
+	}
 	for (c = 0; c < COLS; c++)
 		width[c] = strlen(headers[c]);
-	for (i = 0; i < rep->n && rows < REPORT_POINTS_MAX; i++) {
-		const struct kdf_params	*kp = &rep->results[i].pt.kp;
-
-		if (kdf_backend_resolve(kp->backend, kp->alg) != b)
-			continue;
-		row_cells(rep, &rep->results[i], baseline, cells[rows]);
+	for (i = 0; i < rows; i++) {
+		row_cells(rep, &rep->results[order[i]], baseline, cells[i]);
 		for (c = 0; c < COLS; c++)
-			if (strlen(cells[rows][c]) > width[c])
-				width[c] = strlen(cells[rows][c]);
-		rows++;
+			if (strlen(cells[i][c]) > width[c])
+				width[c] = strlen(cells[i][c]);
 	}
 	if (rows == 0)
 		return;
@@ -135,8 +182,6 @@ print_table(FILE *fp, const struct report *rep, enum kdf_backend b,
 	}
 	fputs(markdown ? "|\n" : "\n", fp);
 	for (c = 0; c < COLS; c++) {
-		size_t	k;
-
 		fputs(markdown ? "|" : c > 0 ? "  " : "", fp);
 		for (k = 0; k < width[c] + (markdown ? 1 : 0); k++)
 			fputc('-', fp);
@@ -159,14 +204,24 @@ print_table(FILE *fp, const struct report *rep, enum kdf_backend b,
 	}
 }
 
+/* A point as the warnings name it: libsodium.Argon2id m=64 MiB t=3 ... */
+static void
+point_name(const struct measure_result *r, char *buf, size_t len)
+{
+	char	name[64], m[32];
+
+	method_name(r, name, sizeof(name));
+	units_format_kib(r->pt.kp.m_kib, m, sizeof(m));
+	snprintf(buf, len, "%s m=%s t=%u p=%u k=%u", name, m,
+	    (unsigned)r->pt.kp.t, (unsigned)r->pt.kp.p, (unsigned)r->pt.k);
+}
+
 void
 bench_print(FILE *fp, const struct report *rep, enum kdf_backend baseline,
     int markdown)
 {
-	static const enum kdf_backend order[] = { KDF_BACKEND_LIBSODIUM,
-	    KDF_BACKEND_LIBARGON2, KDF_BACKEND_LIBCRYPT };
 	const struct host_info	*h = &rep->host;
-	char			 budget[32], name[64];
+	char			 budget[32], name[128];
 	size_t			 i, noisy = 0, notrun = 0;
 
 	units_format_kib(rep->mem_budget >> 10, budget, sizeof(budget));
@@ -178,24 +233,33 @@ bench_print(FILE *fp, const struct report *rep, enum kdf_backend baseline,
 	    "confidence half-width; Ratio is Mean against %s\n",
 	    h->libsodium_version, h->libargon2_version,
 	    kdf_backend_name(baseline));
-	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++)
-		print_table(fp, rep, order[i], baseline, markdown);
+	print_table(fp, rep, baseline, markdown);
 
+	/* As BenchmarkDotNet: what to doubt, under the table. */
 	for (i = 0; i < rep->n; i++) {
 		const struct measure_result *r = &rep->results[i];
 
-		if (r->status == MEASURE_OK) {
-			noisy += r->noisy != 0;
+		if (r->status != MEASURE_OK || !r->noisy)
 			continue;
-		}
+		if (noisy++ == 0)
+			fputs("\nWarnings:\n", fp);
+		point_name(r, name, sizeof(name));
+		fprintf(fp, "  Noisy: %s: StdDev %.0f %% of Mean, load %.2f "
+		    "before and %.2f after, steal %.1f %%%s\n", name,
+		    r->st.mean > 0 ? 100 * r->st.stddev / r->st.mean : 0,
+		    r->load_before, r->load_after, r->steal_pct,
+		    r->remeasured ? " (measured again)" : "");
+	}
+	for (i = 0; i < rep->n; i++) {
+		const struct measure_result *r = &rep->results[i];
+
+		if (r->status == MEASURE_OK)
+			continue;
 		if (notrun++ == 0)
 			fputs("\nNot measured:\n", fp);
-		method_name(r, name, sizeof(name));
-		units_format_kib(r->pt.kp.m_kib, budget, sizeof(budget));
-		fprintf(fp, "  %s m=%s t=%u p=%u k=%u: %s: %s\n", name,
-		    budget, (unsigned)r->pt.kp.t, (unsigned)r->pt.kp.p,
-		    (unsigned)r->pt.k, measure_status_name(r->status),
-		    r->reason);
+		point_name(r, name, sizeof(name));
+		fprintf(fp, "  %s: %s: %s\n", name,
+		    measure_status_name(r->status), r->reason);
 	}
 	if (noisy > 0)
 		fprintf(fp, "\n%zu point%s flagged noisy: the host was busy or "

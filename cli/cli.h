@@ -1,7 +1,7 @@
 /*
  * cli/cli.h: the pwtune command, one file per subcommand:
  *
- *   pwtune.c            subcommand dispatch
+ *   pwtune.c            subcommand dispatch, pwtune help, --version
  *   cmd_hash.c          pwtune hash (drop-in for the reference argon2)
  *   cmd_verify.c        pwtune verify
  *   cmd_bench.c         pwtune bench; bench_output.c its tables and files
@@ -14,11 +14,16 @@
  *                       own path for scope=)
  *   cli_measure.c       the host probe and progress bar bench and
  *                       recommend share
- *   cli_util.c          password input, numbers, files, memory check
+ *   cli_util.c          usage errors, flags' values, password input,
+ *                       files, memory check
  *
- * Exit codes are the same for every subcommand: 0 success, 1 a negative
- * answer or a failure at run time (a hash that does not verify, a library
- * error), 2 bad usage or bad input (the message says which).
+ * Exit statuses mean one thing in every subcommand (pwtune(1), EXIT
+ * STATUS): 0 success; 1 a negative answer (a password that does not
+ * verify, a target that cannot be met, a store that is not ok); 2 bad
+ * usage or bad input (a flag's value, a malformed file or hash: the
+ * message names it); 3 the environment failed (a file missing or
+ * unreadable or unwritable, a store unreachable, out of memory, a library
+ * error at run time, an interrupted run).
  */
 #ifndef PWTUNE_CLI_H
 #define PWTUNE_CLI_H
@@ -30,29 +35,66 @@
 #include "report.h"
 
 #define CLI_EXIT_OK	0
-#define CLI_EXIT_FAIL	1
-#define CLI_EXIT_USAGE	2
+#define CLI_EXIT_NO	1	/* a negative answer */
+#define CLI_EXIT_USAGE	2	/* bad usage or input */
+#define CLI_EXIT_ENV	3	/* file, store, memory */
 
 /* cli_util.c */
 void	 cli_warnx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int	 cli_parse_u32(const char *s, uint32_t min, uint32_t max,
 	    uint32_t *out);
 /*
+ * Usage errors, one line each, as pwtuned's configuration errors are:
+ * "pwtune CMD: WHAT", then one line saying where the help is. cmd is the
+ * subcommand as typed ("hash", "db list"). Each returns -1.
+ */
+int	 cli_usage_error(const char *cmd, const char *fmt, ...)
+	    __attribute__((format(printf, 2, 3)));
+/* "FLAG must be ALLOWED, not GIVEN" (or "FLAG needs a value: ALLOWED"). */
+int	 cli_bad_value(const char *cmd, const char *flag, const char *given,
+	    const char *allowed);
+/* Parse v as a whole number from min to max into *out, or say why. */
+int	 cli_flag_u32(const char *cmd, const char *flag, const char *v,
+	    uint32_t min, uint32_t max, const char *what, uint32_t *out);
+/* A size with a unit (64MiB) or KiB as a whole number, up to max_kib. */
+int	 cli_flag_size(const char *cmd, const char *flag, const char *v,
+	    uint64_t max_kib, uint64_t *kib);
+/*
+ * -m N: 2^N KiB, N from 3 to 32, as the reference argon2 command reads
+ * it; a size with a unit is refused with the flags that take one.
+ */
+int	 cli_flag_log2(const char *cmd, const char *flag, const char *v,
+	    uint64_t *kib);
+/* Is arg -h or --help? */
+int	 cli_is_help(const char *arg);
+/*
  * Read the password from standard input into buf, which holds max + 2
  * bytes: all of a pipe's bytes as they are (like the reference argon2
- * command), or one line without echo from a terminal. Returns 0, or -1
- * when none was read or it is longer than max bytes (buf is wiped).
+ * command), or one line without echo from a terminal. Returns 0, -1
+ * when none was read or it is longer than max bytes (buf is wiped), or -2
+ * when standard input cannot be read.
  */
 int	 cli_read_password(uint8_t *buf, size_t max, size_t *len,
 	    char *err, size_t errlen);
+/* Returns 0, -1 when it holds more than bufsize, -2 when unreadable. */
 int	 cli_read_file(const char *path, uint8_t *buf, size_t bufsize,
 	    size_t *len, char *err, size_t errlen);
+/* The exit status of a cli_read_* failure. */
+#define CLI_READ_EXIT(rc)	((rc) == -2 ? CLI_EXIT_ENV : CLI_EXIT_USAGE)
 /*
  * Add associated data ad and the secret read from secret_file (into
- * secret) to in; either may be NULL. Returns 0, or -1 with err.
+ * secret) to in; either may be NULL. Returns 0, or as cli_read_file with
+ * err.
  */
 int	 cli_add_secret_ad(struct kdf_input *in, const char *secret_file,
 	    const char *ad, uint8_t secret[KDF_SECRET_MAX], char *err,
+	    size_t errlen);
+/*
+ * Load the JSON in path ("-": standard input) into *out. Returns 0, or
+ * the exit status with err: CLI_EXIT_ENV when the file cannot be opened
+ * or read, CLI_EXIT_USAGE when it is not JSON.
+ */
+int	 cli_load_json(const char *path, json_t **out, char *err,
 	    size_t errlen);
 int	 cli_check_memory(uint64_t need, char *err, size_t errlen);
 double	 cli_now(void);
@@ -74,9 +116,10 @@ struct cli_progress {
 
 /*
  * Probe the host into rep (host, budget under memory_max, effective
- * parallelism) and set up mo for it. Returns 0, or -1 with err.
+ * parallelism) and set up mo for it. Returns 0, or -1 with err, before
+ * the first hash when the budget is under need bytes (0: no check).
  */
-int	 cli_probe(struct report *rep, uint64_t memory_max,
+int	 cli_probe(struct report *rep, uint64_t memory_max, uint64_t need,
 	    struct measure_opts *mo, volatile int *cancel, char *err,
 	    size_t errlen);
 /* A measure progress callback: a bar on stderr; ctx: struct cli_progress. */
@@ -84,6 +127,8 @@ void	 cli_progress_print(void *ctx, const struct measure_progress *p);
 
 /* cmd_db.c */
 int	 cmd_db(int argc, char **argv);
+/* The exit status of a db_status (enum db_status, db.h). */
+int	 cli_db_exit(int status);
 
 /* cmd_bench.c */
 int	 cmd_bench(int argc, char **argv);
@@ -91,10 +136,22 @@ int	 cmd_bench(int argc, char **argv);
 /* cmd_recommend.c */
 int	 cmd_recommend(int argc, char **argv);
 
+/* How recommend prints its answer (--format). */
+enum rec_format {
+	REC_TABLE,		/* the text for people */
+	REC_JSON,		/* the API's object (--json) */
+	REC_PHC,		/* $argon2id$v=19$m=...,t=...,p=... alone */
+	REC_ENV			/* ARGON2_M_KIB=... ARGON2_T=... ARGON2_P=... */
+};
+
+struct tune_answer;
+/* The one line of --format phc or env. */
+void	 rec_print_terse(const struct tune_answer *a, enum rec_format f);
+
 struct tune_query;
 /* recommend_scope.c: --scope group|fleet from a shared store. */
 int	 rec_scope(const char *store, const char *scope, const char *group,
-	    unsigned max_age, const struct tune_query *q, int as_json);
+	    unsigned max_age, const struct tune_query *q, enum rec_format f);
 
 /* cmd_repl.c */
 int	 cmd_repl(int argc, char **argv);

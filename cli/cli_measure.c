@@ -11,8 +11,8 @@
 #include "units.h"
 
 int
-cli_probe(struct report *rep, uint64_t memory_max, struct measure_opts *mo,
-    volatile int *cancel, char *err, size_t errlen)
+cli_probe(struct report *rep, uint64_t memory_max, uint64_t need,
+    struct measure_opts *mo, volatile int *cancel, char *err, size_t errlen)
 {
 	struct measure_opts	po;
 	struct kdf_params	probe;
@@ -24,6 +24,16 @@ cli_probe(struct report *rep, uint64_t memory_max, struct measure_opts *mo,
 		return -1;
 	rep->mem_budget = host_memory_budget(&rep->host, memory_max,
 	    &rep->budget_source);
+	if (need > 0 && rep->mem_budget > 0 && need > rep->mem_budget) {
+		char	have[32], want[32];
+
+		units_format_kib(rep->mem_budget >> 10, have, sizeof(have));
+		units_format_kib((need + 1023) >> 10, want, sizeof(want));
+		snprintf(err, errlen, "the memory budget here is %s (%s), "
+		    "under the %s the smallest point needs (nothing measured)",
+		    have, host_budget_source_name(rep->budget_source), want);
+		return -1;
+	}
 	cpus = host_usable_cpus(&rep->host);
 	measure_opts_init(mo, cpus);
 	mo->mem_budget = rep->mem_budget;

@@ -18,17 +18,33 @@
 
 #include "cli.h"
 #include "host.h"
+#include "kdf.h"
+#include "units.h"
 
+/*
+ * "pwtune: what", or "pwtune CMD: what" when the message starts with a
+ * subcommand's name, as the usage errors do.
+ */
 void
 cli_warnx(const char *fmt, ...)
 {
+	static const char *const cmds[] = { "hash", "verify", "recommend",
+	    "bench", "stress", "soak", "repl", "db", "help" };
 	va_list	ap;
+	char	msg[4096];
+	size_t	i, n;
 
-	fputs("pwtune: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		n = strlen(cmds[i]);
+		if (strncmp(msg, cmds[i], n) == 0 &&
+		    (msg[n] == ':' || msg[n] == ' '))
+			break;
+	}
+	fprintf(stderr, "pwtune%s%s\n", i < sizeof(cmds) / sizeof(cmds[0]) ?
+	    " " : ": ", msg);
 }
 
 int
@@ -45,6 +61,121 @@ cli_parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out)
 		return -1;
 	*out = (uint32_t)v;
 	return 0;
+}
+
+/*
+ * A value as given, for a message: printable bytes only, and not all of a
+ * long one.
+ */
+static void
+cli_shown(const char *v, char *buf, size_t len)
+{
+	size_t	i, n = 0;
+
+	for (i = 0; v[i] != '\0' && n + 4 < len; i++) {
+		if (i == 60) {
+			memcpy(buf + n, "...", 3);
+			n += 3;
+			break;
+		}
+		buf[n++] = v[i] >= 0x20 && v[i] < 0x7f ? v[i] : '?';
+	}
+	buf[n] = '\0';
+}
+
+static void
+cli_hint(const char *cmd)
+{
+	fprintf(stderr, "Try 'pwtune help %s' for its options.\n", cmd);
+}
+
+int
+cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list	ap;
+
+	fprintf(stderr, "pwtune %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	cli_hint(cmd);
+	return -1;
+}
+
+int
+cli_bad_value(const char *cmd, const char *flag, const char *given,
+    const char *allowed)
+{
+	char	shown[80];
+
+	if (given == NULL)
+		return cli_usage_error(cmd, "%s needs a value: %s", flag,
+		    allowed);
+	cli_shown(given, shown, sizeof(shown));
+	return cli_usage_error(cmd, "%s must be %s, not %s", flag, allowed,
+	    shown[0] != '\0' ? shown : "empty");
+}
+
+int
+cli_flag_u32(const char *cmd, const char *flag, const char *v, uint32_t min,
+    uint32_t max, const char *what, uint32_t *out)
+{
+	char	allowed[160];
+
+	if (v != NULL && cli_parse_u32(v, min, max, out) == 0)
+		return 0;
+	snprintf(allowed, sizeof(allowed), "a whole number from %lu to "
+	    "%lu%s%s%s", (unsigned long)min, (unsigned long)max,
+	    what ? " (" : "", what ? what : "", what ? ")" : "");
+	return cli_bad_value(cmd, flag, v, allowed);
+}
+
+int
+cli_flag_size(const char *cmd, const char *flag, const char *v,
+    uint64_t max_kib, uint64_t *kib)
+{
+	char	allowed[160], top[32];
+
+	if (v != NULL && units_parse_kib(v, max_kib, kib) == 0)
+		return 0;
+	if (max_kib == KDF_ARGON2_M_MAX)
+		snprintf(top, sizeof(top), "just under 4 TiB");
+	else
+		units_format_kib(max_kib, top, sizeof(top));
+	snprintf(allowed, sizeof(allowed), "a size such as 64MiB or 1GiB "
+	    "(a bare number is KiB), from 1 KiB to %s", top);
+	return cli_bad_value(cmd, flag, v, allowed);
+}
+
+int
+cli_flag_log2(const char *cmd, const char *flag, const char *v,
+    uint64_t *kib)
+{
+	static const char	allowed[] = "a whole number from 3 to 32 "
+	    "(log2 of KiB: 16 is 64 MiB)";
+	uint64_t		size;
+	uint32_t		n;
+	char			shown[80];
+
+	if (v != NULL && cli_parse_u32(v, 3, 32, &n) == 0) {
+		/* 2^32 KiB is one more than Argon2 takes: its cap. */
+		*kib = n == 32 ? KDF_ARGON2_M_MAX : (uint64_t)1 << n;
+		return 0;
+	}
+	if (v != NULL && units_parse_kib(v, UINT64_MAX / 2, &size) == 0 &&
+	    strspn(v, "0123456789") != strlen(v)) {
+		cli_shown(v, shown, sizeof(shown));
+		return cli_usage_error(cmd, "%s must be %s, not %s: for a size "
+		    "use -k KiB or --memory %s", flag, allowed, shown, shown);
+	}
+	return cli_bad_value(cmd, flag, v, allowed);
+}
+
+int
+cli_is_help(const char *arg)
+{
+	return strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0;
 }
 
 /* Read everything from fd into buf; -1 when it holds more than bufsize. */
@@ -117,7 +248,7 @@ cli_read_password(uint8_t *buf, size_t max, size_t *len, char *err,
 		if (rc == -2) {
 			snprintf(err, errlen, "standard input: %s",
 			    strerror(errno));
-			return -1;
+			return -2;
 		}
 		if (rc == -1) {
 			sodium_memzero(buf, max + 2);
@@ -142,13 +273,13 @@ cli_read_file(const char *path, uint8_t *buf, size_t bufsize, size_t *len,
 
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return -1;
+		return -2;
 	}
 	rc = cli_read_all(fd, buf, bufsize, len);
 	close(fd);
 	if (rc == -2) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return -1;
+		return -2;
 	}
 	if (rc == -1) {
 		sodium_memzero(buf, bufsize);
@@ -164,18 +295,48 @@ cli_add_secret_ad(struct kdf_input *in, const char *secret_file,
     const char *ad, uint8_t secret[KDF_SECRET_MAX], char *err, size_t errlen)
 {
 	char	why[256];
+	int	rc;
 
 	if (ad != NULL) {
 		in->ad = (const uint8_t *)ad;
 		in->adlen = strlen(ad);
 	}
 	if (secret_file != NULL) {
-		if (cli_read_file(secret_file, secret, KDF_SECRET_MAX,
-		    &in->secretlen, why, sizeof(why)) == -1) {
+		if ((rc = cli_read_file(secret_file, secret, KDF_SECRET_MAX,
+		    &in->secretlen, why, sizeof(why))) != 0) {
 			snprintf(err, errlen, "secret file %s", why);
-			return -1;
+			return rc;
 		}
 		in->secret = secret;
+	}
+	return 0;
+}
+
+int
+cli_load_json(const char *path, json_t **out, char *err, size_t errlen)
+{
+	json_error_t	 jerr;
+	FILE		*fp;
+
+	*out = NULL;
+	if (strcmp(path, "-") == 0)
+		fp = stdin;
+	else if ((fp = fopen(path, "r")) == NULL) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return CLI_EXIT_ENV;
+	}
+	*out = json_loadf(fp, JSON_REJECT_DUPLICATES, &jerr);
+	if (*out == NULL && ferror(fp)) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		if (fp != stdin)
+			fclose(fp);
+		return CLI_EXIT_ENV;
+	}
+	if (fp != stdin)
+		fclose(fp);
+	if (*out == NULL) {
+		snprintf(err, errlen, "%s:%d: %s", path, jerr.line, jerr.text);
+		return CLI_EXIT_USAGE;
 	}
 	return 0;
 }

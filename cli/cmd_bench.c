@@ -2,6 +2,10 @@
  * cli/cmd_bench.c: `pwtune bench`: measure a profile, a preset or a grid
  * on this host, print a table per backend and save the results as JSON.
  */
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -36,6 +40,7 @@ struct bench_opts {
 	int			 no_json;
 	const char		*csv;
 	const char		*db;
+	const char		*show;
 	int			 markdown;
 	int			 quiet;
 };
@@ -57,15 +62,22 @@ bench_usage(FILE *fp)
 "                    [--backend libsodium,libargon2] [--repeats N]\n"
 "                    [--memory-max SIZE] [--json FILE | --no-json]\n"
 "                    [--csv FILE] [--db STORE] [--markdown] [--baseline B] [-q]\n"
-"Measures Argon2 on this host, each point in child processes, and prints a\n"
-"table per backend. Without options: the quick profile.\n"
+"       pwtune bench --show FILE [--markdown] [--baseline B]\n"
+"Measures Argon2 on this host, each point in child processes, and prints\n"
+"one table, the backends of each point row by row, Ratio against the\n"
+"baseline's Mean, noisy points as warnings under it. Without options: the\n"
+"quick profile.\n"
 "  --profile P        quick (about 20 s) or full (the seed grid: m = 32 MiB\n"
 "                     .. 1 GiB x t = 1, 3, 6 x p = 1 and the cores)\n"
 "  --preset NAME      a known parameter set (pwtune bench --list-presets)\n"
 "  --m LIST           memory sizes: 64MiB,256MiB,1GiB or KiB as integers\n"
+"                     (--memory LIST is the same)\n"
+"  -m LIST            memory as log2 of KiB, as in argon2: 16,18 is\n"
+"                     64 MiB and 256 MiB\n"
 "  --t LIST           passes (default 3)\n"
 "  --p LIST           lanes (default 1)\n"
-"  --concurrency LIST hashes at once (default 1)\n"
+"  --concurrency LIST hashes at once (default 1; -k is KiB elsewhere in\n"
+"                     pwtune and not taken here)\n"
 "  --variant V        argon2id (default), argon2i or argon2d\n"
 "  --backend LIST     libsodium, libargon2 (default: both)\n"
 "  --baseline B       the backend Ratio compares with (default libsodium)\n"
@@ -79,8 +91,14 @@ bench_usage(FILE *fp)
 "  --csv FILE         also write one CSV row per point\n"
 "  --db STORE         also store the run in STORE (an SQLite file or a\n"
 "                     postgresql:// URI), point by point as each finishes\n"
-"  --markdown         print the tables as GitHub markdown\n"
-"  -q, --quiet        no progress bar\n", fp);
+"  --markdown         print the table as GitHub markdown\n"
+"  --show FILE        print the table of a run saved with --json (or\n"
+"                     pwtune db export), measuring nothing\n"
+"  -q, --quiet        no progress bar\n"
+"The JSON and CSV files and the memory budget are checked before the first\n"
+"hash. Exit status: 0 measured (points skipped or failed are listed),\n"
+"2 bad usage or a budget under the smallest point, 3 a file or store that\n"
+"cannot be written or opened, not enough memory, or interrupted.\n", fp);
 }
 
 /*
@@ -128,6 +146,18 @@ bench_one_size(const char *tok, size_t i, void *ctx)
 	return units_parse_kib(tok, KDF_ARGON2_M_MAX, &((uint64_t *)ctx)[i]);
 }
 
+/* -m: 2^N KiB, as in the reference argon2 command. */
+static int
+bench_one_log2(const char *tok, size_t i, void *ctx)
+{
+	uint32_t	n;
+
+	if (cli_parse_u32(tok, 3, 32, &n) == -1)
+		return -1;
+	((uint64_t *)ctx)[i] = n == 32 ? KDF_ARGON2_M_MAX : (uint64_t)1 << n;
+	return 0;
+}
+
 static int
 bench_one_backend(const char *tok, size_t i, void *ctx)
 {
@@ -172,11 +202,14 @@ bench_list_presets(void)
 	}
 }
 
-/* Returns 0, 1 for an early exit with status 0, or -1 (usage printed). */
+#define BENCH	"bench"
+
+/* Returns 0, 1 for an early exit with status 0, or -1 after saying why. */
 static int
 bench_parse(int argc, char **argv, struct bench_opts *o)
 {
 	const char	*a, *v;
+	char		 allowed[160];
 	int		 i;
 
 	memset(o, 0, sizeof(*o));
@@ -184,7 +217,7 @@ bench_parse(int argc, char **argv, struct bench_opts *o)
 	for (i = 1; i < argc; i++) {
 		a = argv[i];
 		v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+		if (cli_is_help(a)) {
 			bench_usage(stdout);
 			return 1;
 		}
@@ -204,91 +237,111 @@ bench_parse(int argc, char **argv, struct bench_opts *o)
 			o->quiet = 1;
 			continue;
 		}
-		if (v == NULL) {
-			cli_warnx("bench: %s needs a value", a);
-			goto usage;
-		}
+		if (strcmp(a, "-k") == 0)
+			return cli_usage_error(BENCH, "-k is the memory in KiB "
+			    "in pwtune (as in argon2), not taken here: for "
+			    "hashes at once use --concurrency");
 		i++;
 		if (strcmp(a, "--profile") == 0) {
 			enum profile_kind kind;
 
-			if (profile_parse(v, &kind) == -1)
-				goto bad;
+			if (v == NULL || profile_parse(v, &kind) == -1)
+				return cli_bad_value(BENCH, a, v,
+				    "quick or full");
 			o->profile = v;
 		} else if (strcmp(a, "--preset") == 0) {
-			if (preset_find(v) == NULL) {
-				cli_warnx("bench: unknown preset %s (see "
-				    "--list-presets)", v);
-				goto usage;
-			}
+			if (v == NULL || preset_find(v) == NULL)
+				return cli_bad_value(BENCH, a, v, "a preset "
+				    "that pwtune bench --list-presets lists");
 			o->preset = v;
-		} else if (strcmp(a, "--m") == 0 || strcmp(a, "-m") == 0) {
-			if (bench_parse_list(v, &o->nm, bench_one_size,
-			    o->m) == -1)
-				goto bad;
+		} else if (strcmp(a, "--m") == 0 ||
+		    strcmp(a, "--memory") == 0) {
+			if (v == NULL || bench_parse_list(v, &o->nm,
+			    bench_one_size, o->m) == -1)
+				return cli_bad_value(BENCH, a, v, "a list of "
+				    "sizes such as 64MiB,1GiB (a bare number "
+				    "is KiB), from 1 KiB to just under 4 TiB");
+		} else if (strcmp(a, "-m") == 0) {
+			if (v == NULL || bench_parse_list(v, &o->nm,
+			    bench_one_log2, o->m) == -1)
+				return cli_bad_value(BENCH, a, v, "a list of "
+				    "whole numbers from 3 to 32 (log2 of KiB: "
+				    "16,18 is 64 MiB and 256 MiB; for sizes "
+				    "use --m 64MiB,256MiB)");
 		} else if (strcmp(a, "--t") == 0 || strcmp(a, "-t") == 0) {
-			if (bench_parse_u32_list(v, 1, 1000, o->t, &o->nt) == -1)
-				goto bad;
+			if (v == NULL || bench_parse_u32_list(v, 1, 1000,
+			    o->t, &o->nt) == -1)
+				return cli_bad_value(BENCH, a, v, "a list of "
+				    "whole numbers from 1 to 1000 (passes)");
 		} else if (strcmp(a, "--p") == 0 || strcmp(a, "-p") == 0) {
-			if (bench_parse_u32_list(v, 1, 255, o->p, &o->np) == -1)
-				goto bad;
-		} else if (strcmp(a, "--concurrency") == 0 ||
-		    strcmp(a, "-k") == 0) {
-			if (bench_parse_u32_list(v, 1, MEASURE_K_MAX, o->k,
-			    &o->nk) == -1)
-				goto bad;
+			if (v == NULL || bench_parse_u32_list(v, 1, 255,
+			    o->p, &o->np) == -1)
+				return cli_bad_value(BENCH, a, v, "a list of "
+				    "whole numbers from 1 to 255 (lanes)");
+		} else if (strcmp(a, "--concurrency") == 0) {
+			snprintf(allowed, sizeof(allowed), "a list of whole "
+			    "numbers from 1 to %d (hashes at once)",
+			    MEASURE_K_MAX);
+			if (v == NULL || bench_parse_u32_list(v, 1,
+			    MEASURE_K_MAX, o->k, &o->nk) == -1)
+				return cli_bad_value(BENCH, a, v, allowed);
 		} else if (strcmp(a, "--variant") == 0) {
-			if (kdf_alg_parse(v, &o->variant) == -1 ||
+			if (v == NULL || kdf_alg_parse(v, &o->variant) == -1 ||
 			    !kdf_alg_is_argon2(o->variant))
-				goto bad;
+				return cli_bad_value(BENCH, a, v,
+				    "argon2id, argon2i or argon2d");
 		} else if (strcmp(a, "--backend") == 0) {
-			if (bench_parse_list(v, &o->nb, bench_one_backend,
-			    o->backends) == -1)
-				goto bad;
+			if (v == NULL || bench_parse_list(v, &o->nb,
+			    bench_one_backend, o->backends) == -1)
+				return cli_bad_value(BENCH, a, v, "libsodium, "
+				    "libargon2 or both (libsodium,libargon2)");
 		} else if (strcmp(a, "--baseline") == 0) {
-			if (kdf_backend_parse(v, &o->baseline) == -1 ||
-			    o->baseline == KDF_BACKEND_AUTO)
-				goto bad;
+			if (v == NULL || kdf_backend_parse(v, &o->baseline) ==
+			    -1 || o->baseline == KDF_BACKEND_AUTO)
+				return cli_bad_value(BENCH, a, v,
+				    "libsodium, libargon2 or libcrypt");
 			o->has_baseline = 1;
 		} else if (strcmp(a, "--repeats") == 0) {
-			if (cli_parse_u32(v, 1, 1000, &o->repeats) == -1)
-				goto bad;
+			if (cli_flag_u32(BENCH, a, v, 1, 1000, "rounds",
+			    &o->repeats) == -1)
+				return -1;
 		} else if (strcmp(a, "--memory-max") == 0) {
 			uint64_t kib;
 
-			if (units_parse_kib(v, UNITS_MEMORY_MAX_KIB,
+			if (cli_flag_size(BENCH, a, v, UNITS_MEMORY_MAX_KIB,
 			    &kib) == -1)
-				goto bad;
+				return -1;
 			o->memory_max = kib * 1024;
 		} else if (strcmp(a, "--json") == 0) {
-			o->json = v;
+			if ((o->json = v) == NULL)
+				return cli_bad_value(BENCH, a, v, "a file");
 		} else if (strcmp(a, "--csv") == 0) {
-			o->csv = v;
+			if ((o->csv = v) == NULL)
+				return cli_bad_value(BENCH, a, v, "a file");
+		} else if (strcmp(a, "--show") == 0) {
+			if ((o->show = v) == NULL)
+				return cli_bad_value(BENCH, a, v, "a file "
+				    "written by pwtune bench --json");
 		} else if (strcmp(a, "--db") == 0) {
-			o->db = v;
-		} else {
-			cli_warnx("bench: unknown option %s", a);
-			goto usage;
-		}
-		continue;
-bad:
-		cli_warnx("bench: bad value %s for %s", v, a);
-		goto usage;
+			if ((o->db = v) == NULL)
+				return cli_bad_value(BENCH, a, v, "a store (an "
+				    "SQLite file or a postgresql:// URI)");
+		} else
+			return cli_usage_error(BENCH, "unknown option %s", a);
 	}
 	if ((o->profile != NULL) + (o->preset != NULL) +
-	    (o->nm + o->nt + o->np + o->nk > 0) > 1) {
-		cli_warnx("bench: choose one of --profile, --preset and a grid "
-		    "(--m, --t, --p, --concurrency)");
-		goto usage;
-	}
-	if (o->json != NULL && o->no_json) {
-		cli_warnx("bench: --json and --no-json together");
-		goto usage;
-	}
+	    (o->nm + o->nt + o->np + o->nk > 0) > 1)
+		return cli_usage_error(BENCH, "choose one of --profile, "
+		    "--preset and a grid (--m, --t, --p, --concurrency)");
+	if (o->json != NULL && o->no_json)
+		return cli_usage_error(BENCH, "--json and --no-json together");
+	if (o->show != NULL && (o->profile != NULL || o->preset != NULL ||
+	    o->nm + o->nt + o->np + o->nk + o->nb > 0 || o->json != NULL ||
+	    o->csv != NULL || o->db != NULL || o->repeats > 0 ||
+	    o->memory_max > 0))
+		return cli_usage_error(BENCH, "--show prints a saved run: "
+		    "only --markdown and --baseline go with it");
 	return 0;
-usage:
-	bench_usage(stderr);
-	return -1;
 }
 
 /* The points of a preset or a grid, for every backend asked. */
@@ -382,6 +435,137 @@ bench_db_log(void *ctx, const char *msg)
 	cli_warnx("%s", msg);
 }
 
+/* --show FILE: the table of a saved run, nothing measured. */
+static int
+bench_show(const struct bench_opts *o)
+{
+	struct report	 rep;
+	json_t		*j;
+	char		 err[4200];
+	size_t		 i;
+	int		 rc;
+
+	if ((rc = cli_load_json(o->show, &j, err, sizeof(err))) != 0) {
+		cli_warnx("bench: --show %s", err);
+		return rc;
+	}
+	rc = report_from_json(j, &rep, err, sizeof(err));
+	json_decref(j);
+	if (rc == -1) {
+		cli_warnx("bench: --show %s: %s", o->show, err);
+		return CLI_EXIT_USAGE;
+	}
+	rc = o->has_baseline ? (int)o->baseline : -1;
+	for (i = 0; rc == -1 && i < rep.n; i++)
+		if (rep.results[i].pt.kp.backend == KDF_BACKEND_LIBSODIUM)
+			rc = KDF_BACKEND_LIBSODIUM;
+	if (rc == -1)
+		rc = rep.n > 0 ? (int)kdf_backend_resolve(
+		    rep.results[0].pt.kp.backend, rep.results[0].pt.kp.alg) :
+		    KDF_BACKEND_LIBSODIUM;
+	bench_print(stdout, &rep, (enum kdf_backend)rc, o->markdown);
+	report_release(&rep);
+	return fflush(stdout) == 0 ? CLI_EXIT_OK : CLI_EXIT_ENV;
+}
+
+/*
+ * Can path be written? Tried before anything is measured: path (or, for
+ * the JSON written beside it and renamed, its .tmp) is opened for writing
+ * without truncating it, and removed again when it was not there.
+ */
+static int
+bench_can_write(const char *path, int beside, char *err, size_t errlen)
+{
+	struct stat	 sb;
+	char		 tmp[4096];
+	const char	*try = path;
+	int		 fd, existed;
+
+	if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+		snprintf(err, errlen, "%s cannot be written: %s", path,
+		    strerror(EISDIR));
+		return -1;
+	}
+	if (beside) {
+		snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+		try = tmp;
+	}
+	existed = access(try, F_OK) == 0;
+	if ((fd = open(try, O_WRONLY | O_CREAT | O_CLOEXEC, 0666)) == -1) {
+		snprintf(err, errlen, "%s cannot be written: %s", path,
+		    strerror(errno));
+		return -1;
+	}
+	close(fd);
+	if (!existed)
+		unlink(try);
+	return 0;
+}
+
+/* The memory the smallest point needs (its m times its k), in bytes. */
+static uint64_t
+bench_min_need(const struct bench_opts *o)
+{
+	struct measure_point	*pts = NULL;
+	enum profile_kind	 kind = PROFILE_QUICK;
+	uint64_t		 need, min = 0;
+	size_t			 n = 0, i;
+	int			 rc;
+
+	if (o->preset != NULL || o->nm + o->nt + o->np + o->nk > 0)
+		rc = bench_grid_points(o, &pts, &n);
+	else {
+		if (o->profile != NULL)
+			profile_parse(o->profile, &kind);
+		/* The smallest point is at k = 1, whatever the cores. */
+		rc = profile_points(kind, 1, o->nb ? o->backends : NULL,
+		    o->nb, &pts, &n);
+	}
+	for (i = 0; rc == 0 && i < n; i++) {
+		need = kdf_params_memory(&pts[i].kp) * pts[i].k;
+		if (min == 0 || need < min)
+			min = need;
+	}
+	free(pts);
+	return min;
+}
+
+/*
+ * Before the first hash: the files the results go to can be written, and
+ * the memory budget holds a point. Returns 0, or the exit status.
+ */
+static int
+bench_preflight(struct bench_opts *o, char *jsonpath, size_t len,
+    uint64_t *min_need)
+{
+	char	err[4200], need[32], given[32];
+
+	if (!o->no_json && o->json == NULL) {
+		struct tm	tm;
+		time_t		now = time(NULL);
+
+		gmtime_r(&now, &tm);
+		strftime(jsonpath, len, "bench_%Y%m%dT%H%M%SZ.json", &tm);
+		o->json = jsonpath;
+	}
+	if ((!o->no_json && bench_can_write(o->json, 1, err,
+	    sizeof(err)) == -1) || (o->csv != NULL &&
+	    bench_can_write(o->csv, 0, err, sizeof(err)) == -1)) {
+		cli_warnx("bench: %s (nothing measured)", err);
+		return CLI_EXIT_ENV;
+	}
+	*min_need = bench_min_need(o);
+	if (o->memory_max > 0 && *min_need > o->memory_max) {
+		units_format_kib((*min_need + 1023) >> 10, need, sizeof(need));
+		units_format_kib(o->memory_max >> 10, given, sizeof(given));
+		cli_usage_error(BENCH, "--memory-max must be at least %s, what "
+		    "the smallest point needs, not %s (nothing measured)",
+		    need, given);
+		return CLI_EXIT_USAGE;
+	}
+	return 0;
+}
+
 int
 cmd_bench(int argc, char **argv)
 {
@@ -396,7 +580,8 @@ cmd_bench(int argc, char **argv)
 	enum profile_kind	 kind = PROFILE_QUICK;
 	char			 err[512], jsonpath[64];
 	size_t			 n = 0, i, ok;
-	int			 rc = CLI_EXIT_FAIL;
+	uint64_t		 min_need;
+	int			 rc = CLI_EXIT_ENV;
 
 	switch (bench_parse(argc, argv, &o)) {
 	case 1:
@@ -404,19 +589,25 @@ cmd_bench(int argc, char **argv)
 	case -1:
 		return CLI_EXIT_USAGE;
 	}
+	if (o.show != NULL)
+		return bench_show(&o);
+	if ((rc = bench_preflight(&o, jsonpath, sizeof(jsonpath),
+	    &min_need)) != 0)
+		return rc;
+	rc = CLI_EXIT_ENV;
 	memset(&rep, 0, sizeof(rep));
 	memset(&bs, 0, sizeof(bs));
 	/* Open the store first: a bad path should fail before measuring. */
 	if (o.db != NULL && db_open(o.db, &dbo, &bs.db, err, sizeof(err)) !=
 	    DB_OK) {
 		cli_warnx("bench: %s", err);
-		return CLI_EXIT_FAIL;
+		return CLI_EXIT_ENV;
 	}
-	if (cli_probe(&rep, o.memory_max, &mo, &bench_cancel, err,
+	if (cli_probe(&rep, o.memory_max, min_need, &mo, &bench_cancel, err,
 	    sizeof(err)) == -1) {
 		cli_warnx("bench: %s", err);
 		db_close(bs.db);
-		return CLI_EXIT_FAIL;
+		return CLI_EXIT_ENV;
 	}
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = bench_on_signal;
@@ -509,31 +700,22 @@ cmd_bench(int argc, char **argv)
 
 	rc = CLI_EXIT_OK;
 	if (!o.no_json) {
-		if (o.json == NULL) {
-			struct tm	tm;
-			time_t		now = time(NULL);
-
-			gmtime_r(&now, &tm);
-			strftime(jsonpath, sizeof(jsonpath),
-			    "bench_%Y%m%dT%H%M%SZ.json", &tm);
-			o.json = jsonpath;
-		}
 		if (bench_write_json(o.json, &rep, err, sizeof(err)) == -1) {
 			cli_warnx("bench: %s", err);
-			rc = CLI_EXIT_FAIL;
+			rc = CLI_EXIT_ENV;
 		} else
 			printf("\nResults written to %s\n", o.json);
 	}
 	if (o.csv != NULL && bench_write_csv(o.csv, &rep, err,
 	    sizeof(err)) == -1) {
 		cli_warnx("bench: %s", err);
-		rc = CLI_EXIT_FAIL;
+		rc = CLI_EXIT_ENV;
 	}
 	if (bs.failed)
-		rc = CLI_EXIT_FAIL;
+		rc = CLI_EXIT_ENV;
 	if (bench_cancel) {
 		cli_warnx("bench: cancelled");
-		rc = CLI_EXIT_FAIL;
+		rc = CLI_EXIT_ENV;
 	}
 	free(pts);
 	report_release(&rep);
@@ -545,5 +727,5 @@ fail:
 	free(pts);
 	report_release(&rep);
 	db_close(bs.db);
-	return CLI_EXIT_FAIL;
+	return CLI_EXIT_ENV;
 }

@@ -23,6 +23,30 @@
 
 #define IMPORT_MAX	(64 << 20)	/* bytes of JSON */
 
+#define DB	"db"
+
+/*
+ * The exit status of a store's failure: corrupt (check's answer) or no
+ * such run is a negative answer; a file that is not a store was named by
+ * mistake; the rest (missing, unreadable, unreachable, busy, full) is the
+ * environment.
+ */
+int
+cli_db_exit(int status)
+{
+	switch (status) {
+	case DB_OK:
+		return CLI_EXIT_OK;
+	case DB_ERR_CORRUPT:
+	case DB_ERR_NOTFOUND:
+		return CLI_EXIT_NO;
+	case DB_ERR_INVALID:
+		return CLI_EXIT_USAGE;
+	default:
+		return CLI_EXIT_ENV;
+	}
+}
+
 static void
 db_usage(FILE *fp)
 {
@@ -31,12 +55,17 @@ db_usage(FILE *fp)
 "       pwtune db export [--db STORE] [--run ID]       > results.json\n"
 "       pwtune db import [--db STORE] results.json     (- for stdin)\n"
 "       pwtune db check  [--db STORE]\n"
-"--db (a file, or a postgresql:// URI) defaults to $PWTUNE_DB. export writes the newest finished run\n"
-"unless --run names one, in the format of pwtune bench --json; import\n"
-"stores such a file as a finished run; check runs SQLite's\n"
+"--db (a file, or a postgresql:// URI) defaults to $PWTUNE_DB. export\n"
+"writes the newest finished run unless --run names one, in the format\n"
+"of pwtune bench --json; import stores such a file as a finished run;\n"
+"check runs SQLite's\n"
 "integrity_check (exit 0 when it says ok) and changes nothing. Only an\n"
 "SQLite file (or a file that does not exist yet, for import) is a store:\n"
-"any other file is refused and left as it is.\n", fp);
+"any other file is refused and left as it is.\n"
+"Exit status: 0 ok, 1 check found the store corrupt or the run asked for\n"
+"is not there, 2 bad usage or input (a malformed JSON file, a file that\n"
+"is not a store), 3 a file or store that is missing, unreadable or\n"
+"unreachable.\n", fp);
 }
 
 static void
@@ -52,11 +81,12 @@ db_cmd_list(struct db *db, uint32_t limit)
 	struct db_run	*runs;
 	size_t		 n, i;
 	char		 err[512];
+	int		 st;
 
-	if (db_runs_list(db, NULL, limit, &runs, &n, err, sizeof(err)) !=
-	    DB_OK) {
-		cli_warnx("db: %s", err);
-		return CLI_EXIT_FAIL;
+	if ((st = db_runs_list(db, NULL, limit, &runs, &n, err,
+	    sizeof(err))) != DB_OK) {
+		cli_warnx("db list: %s", err);
+		return cli_db_exit(st);
 	}
 	printf("%6s  %-8s  %-24s  %-8s  %-11s  %7s  %-20s  %s\n", "Run",
 	    "Host", "Profile", "Trigger", "Status", "Points", "Created",
@@ -77,16 +107,16 @@ db_cmd_export(struct db *db, int64_t id)
 	struct report	 rep;
 	json_t		*j;
 	char		 err[512];
-	int		 rc;
+	int		 rc, st;
 
-	if (id == 0 && db_run_latest_done(db, NULL, NULL, &id, err,
-	    sizeof(err)) != DB_OK) {
+	if (id == 0 && (st = db_run_latest_done(db, NULL, NULL, &id, err,
+	    sizeof(err))) != DB_OK) {
 		cli_warnx("db export: %s", err);
-		return CLI_EXIT_FAIL;
+		return cli_db_exit(st);
 	}
-	if (db_run_report(db, id, &rep, err, sizeof(err)) != DB_OK) {
+	if ((st = db_run_report(db, id, &rep, err, sizeof(err))) != DB_OK) {
 		cli_warnx("db export: %s", err);
-		return CLI_EXIT_FAIL;
+		return cli_db_exit(st);
 	}
 	j = report_to_json(&rep, 1);
 	report_release(&rep);
@@ -95,19 +125,21 @@ db_cmd_export(struct db *db, int64_t id)
 	fputc('\n', stdout);
 	if (rc != 0 || fflush(stdout) != 0) {
 		cli_warnx("db export: cannot write: %s", strerror(errno));
-		return CLI_EXIT_FAIL;
+		return CLI_EXIT_ENV;
 	}
 	return CLI_EXIT_OK;
 }
 
-/* Read and check the JSON to import, before any store is opened. */
+/*
+ * Read and check the JSON to import, before any store is opened: a file
+ * missing or unreadable is 3, one that is not a run is 2.
+ */
 static int
 db_load_report(const char *path, struct report *rep)
 {
-	json_error_t	 jerr;
 	json_t		*j;
 	struct stat	 sb;
-	char		 err[512];
+	char		 err[4200];
 	int		 rc;
 
 	if (strcmp(path, "-") != 0 && stat(path, &sb) == 0 &&
@@ -116,12 +148,9 @@ db_load_report(const char *path, struct report *rep)
 		    IMPORT_MAX >> 20);
 		return CLI_EXIT_USAGE;
 	}
-	j = strcmp(path, "-") == 0 ?
-	    json_loadf(stdin, JSON_REJECT_DUPLICATES, &jerr) :
-	    json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
-	if (j == NULL) {
-		cli_warnx("db import: %s:%d: %s", path, jerr.line, jerr.text);
-		return CLI_EXIT_USAGE;
+	if ((rc = cli_load_json(path, &j, err, sizeof(err))) != 0) {
+		cli_warnx("db import: %s", err);
+		return rc;
 	}
 	rc = report_from_json(j, rep, err, sizeof(err));
 	json_decref(j);
@@ -137,10 +166,11 @@ db_cmd_import(struct db *db, const char *path, struct report *rep)
 {
 	char	 err[512];
 	int64_t	 id;
+	int	 st;
 
-	if (db_import_report(db, rep, &id, err, sizeof(err)) != DB_OK) {
+	if ((st = db_import_report(db, rep, &id, err, sizeof(err))) != DB_OK) {
 		cli_warnx("db import: %s", err);
-		return CLI_EXIT_FAIL;
+		return cli_db_exit(st);
 	}
 	printf("imported %s as run %lld (host %s, %zu points)\n", path,
 	    (long long)id, rep->host.host_id, rep->n);
@@ -161,6 +191,56 @@ db_remove_new(const char *path)
 	}
 }
 
+/* Parse the verb's options. Returns 0, 1 for help, or -1 (said why). */
+static int
+db_parse(int argc, char **argv, const char **path, const char **file,
+    uint32_t *limit, uint32_t *runid)
+{
+	const char	*verb = argv[1], *a, *v;
+	char		 cmd[32];
+	int		 i;
+
+	snprintf(cmd, sizeof(cmd), "db %s", verb);
+	for (i = 2; i < argc; i++) {
+		a = argv[i];
+		v = i + 1 < argc ? argv[i + 1] : NULL;
+		if (cli_is_help(a))
+			return 1;
+		if (strcmp(a, "--db") == 0) {
+			if ((*path = v) == NULL)
+				return cli_bad_value(cmd, a, v, "a store (an "
+				    "SQLite file or a postgresql:// URI)");
+			i++;
+		} else if (strcmp(a, "--run") == 0 &&
+		    strcmp(verb, "export") == 0) {
+			if (cli_flag_u32(cmd, a, v, 1, UINT32_MAX, "a run id",
+			    runid) == -1)
+				return -1;
+			i++;
+		} else if (strcmp(a, "--limit") == 0 &&
+		    strcmp(verb, "list") == 0) {
+			if (cli_flag_u32(cmd, a, v, 1, DB_RUNS_LIST_MAX, "runs",
+			    limit) == -1)
+				return -1;
+			i++;
+		} else if (*file == NULL && strcmp(verb, "import") == 0 &&
+		    (a[0] != '-' || strcmp(a, "-") == 0))
+			*file = a;
+		else if (a[0] == '-')
+			return cli_usage_error(cmd, "unknown option %s", a);
+		else
+			return cli_usage_error(cmd, "unexpected argument %.60s",
+			    a);
+	}
+	if (*path == NULL)
+		return cli_usage_error(cmd, "name the store with --db STORE "
+		    "or PWTUNE_DB");
+	if (strcmp(verb, "import") == 0 && *file == NULL)
+		return cli_usage_error(cmd, "name the JSON file to import "
+		    "(- for standard input)");
+	return 0;
+}
+
 int
 cmd_db(int argc, char **argv)
 {
@@ -170,50 +250,28 @@ cmd_db(int argc, char **argv)
 	const char		*verb, *path = getenv("PWTUNE_DB"), *file = NULL;
 	char			 err[512], result[4096];
 	uint32_t		 limit = 50, runid = 0;
-	int			 i, rc, created;
+	int			 rc, st, created;
 
-	if (argc < 2 || strcmp(argv[1], "-h") == 0 ||
-	    strcmp(argv[1], "--help") == 0) {
-		db_usage(argc < 2 ? stderr : stdout);
-		return argc < 2 ? CLI_EXIT_USAGE : CLI_EXIT_OK;
+	if (argc >= 2 && cli_is_help(argv[1])) {
+		db_usage(stdout);
+		return CLI_EXIT_OK;
+	}
+	if (argc < 2) {
+		cli_usage_error(DB, "which: list, export, import or check");
+		return CLI_EXIT_USAGE;
 	}
 	verb = argv[1];
-	for (i = 2; i < argc; i++) {
-		if (strcmp(argv[i], "--db") == 0 && i + 1 < argc)
-			path = argv[++i];
-		else if (strcmp(argv[i], "--run") == 0 && i + 1 < argc) {
-			if (cli_parse_u32(argv[++i], 1, UINT32_MAX, &runid) ==
-			    -1) {
-				cli_warnx("db: bad run id %s", argv[i]);
-				return CLI_EXIT_USAGE;
-			}
-		} else if (strcmp(argv[i], "--limit") == 0 && i + 1 < argc) {
-			if (cli_parse_u32(argv[++i], 1, DB_RUNS_LIST_MAX,
-			    &limit) == -1) {
-				cli_warnx("db: bad limit %s", argv[i]);
-				return CLI_EXIT_USAGE;
-			}
-		} else if (file == NULL && strcmp(verb, "import") == 0 &&
-		    (argv[i][0] != '-' || strcmp(argv[i], "-") == 0))
-			file = argv[i];
-		else {
-			cli_warnx("db: unexpected argument %s", argv[i]);
-			db_usage(stderr);
-			return CLI_EXIT_USAGE;
-		}
-	}
 	if (strcmp(verb, "list") && strcmp(verb, "export") &&
 	    strcmp(verb, "import") && strcmp(verb, "check")) {
-		cli_warnx("db: unknown command %s", verb);
-		db_usage(stderr);
+		cli_bad_value(DB, "the command", verb,
+		    "list, export, import or check");
 		return CLI_EXIT_USAGE;
 	}
-	if (path == NULL) {
-		cli_warnx("db: name the store with --db STORE or PWTUNE_DB");
-		return CLI_EXIT_USAGE;
-	}
-	if (strcmp(verb, "import") == 0 && file == NULL) {
-		cli_warnx("db import: name the JSON file to import");
+	switch (db_parse(argc, argv, &path, &file, &limit, &runid)) {
+	case 1:
+		db_usage(stdout);
+		return CLI_EXIT_OK;
+	case -1:
 		return CLI_EXIT_USAGE;
 	}
 	/*
@@ -226,8 +284,9 @@ cmd_db(int argc, char **argv)
 	if (strcmp(verb, "import") != 0) {
 		if (!db_is_postgresql(path) && access(path, F_OK) == -1) {
 			db_locator_redact(path, result, sizeof(result));
-			cli_warnx("db: %s: %s", result, strerror(errno));
-			return CLI_EXIT_FAIL;
+			cli_warnx("db %s: %s: %s", verb, result,
+			    strerror(errno));
+			return CLI_EXIT_ENV;
 		}
 		o.readonly = 1;
 	} else {
@@ -237,14 +296,16 @@ cmd_db(int argc, char **argv)
 		    ":memory:") != 0 && access(path, F_OK) == -1 &&
 		    errno == ENOENT;
 	}
-	if (db_open(path, &o, &db, err, sizeof(err)) != DB_OK) {
-		cli_warnx("db: %s", err);
+	if ((st = db_open(path, &o, &db, err, sizeof(err))) != DB_OK) {
+		cli_warnx("db %s: %s", verb, err);
 		if (strcmp(verb, "import") == 0) {
 			if (created)
 				db_remove_new(path);
 			report_release(&rep);
 		}
-		return CLI_EXIT_FAIL;
+		/* check's answer about a corrupt store is a negative one. */
+		return st == DB_ERR_CORRUPT && strcmp(verb, "check") != 0 ?
+		    CLI_EXIT_ENV : cli_db_exit(st);
 	}
 	if (strcmp(verb, "list") == 0)
 		rc = db_cmd_list(db, limit);
@@ -258,13 +319,13 @@ cmd_db(int argc, char **argv)
 			db_remove_new(path);
 			return rc;
 		}
-	} else if (db_check(db, result, sizeof(result), err, sizeof(err)) !=
-	    DB_OK) {
+	} else if ((st = db_check(db, result, sizeof(result), err,
+	    sizeof(err))) != DB_OK) {
 		cli_warnx("db check: %s", err);
-		rc = CLI_EXIT_FAIL;
+		rc = cli_db_exit(st);
 	} else {
 		printf("%s\n", result);
-		rc = strcmp(result, "ok") == 0 ? CLI_EXIT_OK : CLI_EXIT_FAIL;
+		rc = strcmp(result, "ok") == 0 ? CLI_EXIT_OK : CLI_EXIT_NO;
 	}
 	db_close(db);
 	return rc;

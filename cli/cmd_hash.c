@@ -6,7 +6,6 @@
  * which is p times too high for p > 1), and a bad argument exits 2 with a
  * message that names it, before anything is printed.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,9 +30,11 @@ static void
 hash_usage(FILE *fp)
 {
 	fputs(
-"Usage:  pwtune hash [-h] salt [-i|-d|-id] [-t iterations] "
-"[-m log2(memory in KiB) | -k memory in KiB] [-p parallelism] "
-"[-l hash length] [-e|-r] [-v (10|13)]\n"
+"Usage:  pwtune hash [-h] salt [-i|-d|-id] [-t iterations]\n"
+"                    [-m log2(memory in KiB) | -k memory in KiB | "
+"--memory SIZE]\n"
+"                    [-p parallelism] [-l hash length] [-e|-r] "
+"[-v (10|13)]\n"
 "                    [--backend libargon2|libsodium] [--json] "
 "[--secret-file FILE] [--ad DATA]\n"
 "\tPassword is read from stdin (all its bytes, as the reference argon2\n"
@@ -44,8 +45,10 @@ hash_usage(FILE *fp)
 "\t-d\t\tUse Argon2d instead of Argon2i\n"
 "\t-id\t\tUse Argon2id instead of Argon2i\n"
 "\t-t N\t\tSets the number of iterations to N (default = 3)\n"
-"\t-m N\t\tSets the memory usage of 2^N KiB (default 12)\n"
+"\t-m N\t\tSets the memory usage of 2^N KiB, N from 3 to 32 (default 12)\n"
 "\t-k N\t\tSets the memory usage of N KiB (default 4096)\n"
+"\t--memory SIZE\tSets the memory usage to SIZE (64MiB, 1GiB; a bare\n"
+"\t\t\tnumber is KiB)\n"
 "\t-p N\t\tSets parallelism to N threads (default 1)\n"
 "\t-l N\t\tSets hash output length to N bytes (default 32, at most 64)\n"
 "\t-e\t\tOutput only encoded hash\n"
@@ -63,28 +66,14 @@ hash_usage(FILE *fp)
 	    fp);
 }
 
-static void hash_usage_error(const char *fmt, ...)
-    __attribute__((format(printf, 1, 2)));
+#define HASH	"hash"
 
-static void
-hash_usage_error(const char *fmt, ...)
-{
-	va_list	ap;
-
-	fputs("pwtune hash: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	hash_usage(stderr);
-}
-
-/* Parse argv into *o. Returns -1 after printing usage, 1 for help. */
+/* Parse argv into *o. Returns -1 after saying why, 1 for help. */
 static int
 hash_parse(int argc, char **argv, struct hash_opts *o)
 {
 	const char	*a, *v;
-	uint32_t	 n;
+	uint64_t	 kib;
 	int		 i;
 
 	memset(o, 0, sizeof(*o));
@@ -97,7 +86,7 @@ hash_parse(int argc, char **argv, struct hash_opts *o)
 	for (i = 1; i < argc; i++) {
 		a = argv[i];
 		v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0)
+		if (cli_is_help(a))
 			return 1;
 		if (strcmp(a, "-i") == 0)
 			o->kp.alg = KDF_ALG_ARGON2I;
@@ -112,27 +101,35 @@ hash_parse(int argc, char **argv, struct hash_opts *o)
 		else if (strcmp(a, "--json") == 0)
 			o->json = 1;
 		else if (strcmp(a, "-t") == 0) {
-			if (cli_parse_u32(v, 1, KDF_ARGON2_T_MAX, &o->kp.t) == -1)
-				goto bad;
+			if (cli_flag_u32(HASH, a, v, 1, KDF_ARGON2_T_MAX,
+			    "passes", &o->kp.t) == -1)
+				return -1;
 			i++;
 		} else if (strcmp(a, "-m") == 0) {
-			if (cli_parse_u32(v, 1, 32, &n) == -1)
-				goto bad;
-			o->kp.m_kib = n == 32 ? UINT32_MAX : (uint32_t)1 << n;
+			if (cli_flag_log2(HASH, a, v, &kib) == -1)
+				return -1;
+			o->kp.m_kib = (uint32_t)kib;
 			i++;
 		} else if (strcmp(a, "-k") == 0) {
-			if (cli_parse_u32(v, 1, KDF_ARGON2_M_MAX,
-			    &o->kp.m_kib) == -1)
-				goto bad;
+			if (cli_flag_u32(HASH, a, v, 1, KDF_ARGON2_M_MAX,
+			    "KiB", &o->kp.m_kib) == -1)
+				return -1;
+			i++;
+		} else if (strcmp(a, "--memory") == 0) {
+			if (cli_flag_size(HASH, a, v, KDF_ARGON2_M_MAX,
+			    &kib) == -1)
+				return -1;
+			o->kp.m_kib = (uint32_t)kib;
 			i++;
 		} else if (strcmp(a, "-p") == 0) {
-			if (cli_parse_u32(v, 1, KDF_ARGON2_P_MAX, &o->kp.p) == -1)
-				goto bad;
+			if (cli_flag_u32(HASH, a, v, 1, KDF_ARGON2_P_MAX,
+			    "lanes", &o->kp.p) == -1)
+				return -1;
 			i++;
 		} else if (strcmp(a, "-l") == 0) {
-			if (cli_parse_u32(v, KDF_HASH_MIN, KDF_HASH_MAX,
-			    &o->kp.hashlen) == -1)
-				goto bad;
+			if (cli_flag_u32(HASH, a, v, KDF_HASH_MIN, KDF_HASH_MAX,
+			    "bytes", &o->kp.hashlen) == -1)
+				return -1;
 			i++;
 		} else if (strcmp(a, "-v") == 0) {
 			if (v != NULL && strcmp(v, "10") == 0)
@@ -140,46 +137,37 @@ hash_parse(int argc, char **argv, struct hash_opts *o)
 			else if (v != NULL && strcmp(v, "13") == 0)
 				o->kp.version = 0x13;
 			else
-				goto bad;
+				return cli_bad_value(HASH, a, v, "10 or 13");
 			i++;
 		} else if (strcmp(a, "--backend") == 0) {
 			if (v == NULL ||
 			    kdf_backend_parse(v, &o->kp.backend) == -1 ||
 			    o->kp.backend == KDF_BACKEND_LIBCRYPT)
-				goto bad;
+				return cli_bad_value(HASH, a, v,
+				    "libargon2, libsodium or auto");
 			i++;
 		} else if (strcmp(a, "--secret-file") == 0) {
 			if ((o->secret_file = v) == NULL)
-				goto bad;
+				return cli_bad_value(HASH, a, v, "a file");
 			i++;
 		} else if (strcmp(a, "--ad") == 0) {
 			if ((o->ad = v) == NULL)
-				goto bad;
+				return cli_bad_value(HASH, a, v,
+				    "the associated data");
 			i++;
-		} else if (a[0] == '-') {
-			hash_usage_error("unknown option %s", a);
-			return -1;
-		} else if (o->salt != NULL) {
-			hash_usage_error("one salt only: unexpected %s", a);
-			return -1;
-		} else
-			o->salt = a;
-		continue;
-bad:
-		if (v == NULL)
-			hash_usage_error("option %s needs a value", a);
+		} else if (a[0] == '-')
+			return cli_usage_error(HASH, "unknown option %s", a);
+		else if (o->salt != NULL)
+			return cli_usage_error(HASH, "one salt only: "
+			    "unexpected %s", a);
 		else
-			hash_usage_error("bad value %s for %s", v, a);
-		return -1;
+			o->salt = a;
 	}
-	if (o->salt == NULL) {
-		hash_usage_error("missing salt");
-		return -1;
-	}
-	if (o->encoded_only + o->raw_only + o->json > 1) {
-		hash_usage_error("choose one of -e, -r and --json");
-		return -1;
-	}
+	if (o->salt == NULL)
+		return cli_usage_error(HASH, "missing salt (the first "
+		    "argument)");
+	if (o->encoded_only + o->raw_only + o->json > 1)
+		return cli_usage_error(HASH, "choose one of -e, -r and --json");
 	return 0;
 }
 
@@ -224,7 +212,7 @@ cmd_hash(int argc, char **argv)
 	char			 hex[2 * KDF_HASH_MAX + 1];
 	char			 err[256];
 	double			 t0, seconds;
-	int			 rc = CLI_EXIT_USAGE, vr;
+	int			 rc = CLI_EXIT_USAGE, vr, r;
 
 	switch (hash_parse(argc, argv, &o)) {
 	case 1:
@@ -237,24 +225,27 @@ cmd_hash(int argc, char **argv)
 	memset(&in, 0, sizeof(in));
 	in.salt = (const uint8_t *)o.salt;
 	in.saltlen = strlen(o.salt);
-	if (cli_add_secret_ad(&in, o.secret_file, o.ad, secret, err,
-	    sizeof(err)) == -1) {
-		cli_warnx("%s", err);
+	if ((r = cli_add_secret_ad(&in, o.secret_file, o.ad, secret, err,
+	    sizeof(err))) != 0) {
+		cli_warnx("hash: %s", err);
+		rc = CLI_READ_EXIT(r);
 		goto done;
 	}
 	/* Check what can be checked before asking for the password. */
 	if (kdf_params_check(&o.kp, &in, err, sizeof(err)) == -1) {
-		cli_warnx("%s", err);
+		cli_warnx("hash: %s", err);
 		goto done;
 	}
 	if (cli_check_memory(kdf_params_memory(&o.kp), err, sizeof(err)) ==
 	    -1) {
-		cli_warnx("m = %u KiB: %s", (unsigned)o.kp.m_kib, err);
+		cli_warnx("hash: m = %u KiB: %s", (unsigned)o.kp.m_kib, err);
+		rc = CLI_EXIT_ENV;
 		goto done;
 	}
-	if (cli_read_password(pwd, KDF_PASSWORD_MAX, &in.pwdlen, err,
-	    sizeof(err)) == -1) {
-		cli_warnx("%s", err);
+	if ((r = cli_read_password(pwd, KDF_PASSWORD_MAX, &in.pwdlen, err,
+	    sizeof(err))) != 0) {
+		cli_warnx("hash: %s", err);
+		rc = CLI_READ_EXIT(r);
 		goto done;
 	}
 	in.pwd = pwd;
@@ -263,7 +254,7 @@ cmd_hash(int argc, char **argv)
 	if (kdf_hash(&o.kp, &in, raw, encoded, sizeof(encoded), err,
 	    sizeof(err)) == -1) {
 		cli_warnx("%s", err);
-		rc = CLI_EXIT_FAIL;
+		rc = CLI_EXIT_ENV;
 		goto done;
 	}
 	seconds = cli_now() - t0;
@@ -272,7 +263,7 @@ cmd_hash(int argc, char **argv)
 	if (vr != KDF_VERIFY_OK) {
 		cli_warnx("the new hash does not verify: %s",
 		    vr == KDF_VERIFY_MISMATCH ? "mismatch" : err);
-		rc = CLI_EXIT_FAIL;
+		rc = CLI_EXIT_ENV;
 		goto done;
 	}
 
@@ -280,7 +271,7 @@ cmd_hash(int argc, char **argv)
 	if (o.json) {
 		if (hash_print_json(&o, hex, encoded, seconds) == -1) {
 			cli_warnx("cannot write JSON");
-			rc = CLI_EXIT_FAIL;
+			rc = CLI_EXIT_ENV;
 			goto done;
 		}
 	} else if (o.raw_only)
@@ -297,7 +288,7 @@ cmd_hash(int argc, char **argv)
 		printf("%2.3f seconds\n", seconds);
 		printf("Verification ok\n");
 	}
-	rc = fflush(stdout) == 0 ? CLI_EXIT_OK : CLI_EXIT_FAIL;
+	rc = fflush(stdout) == 0 ? CLI_EXIT_OK : CLI_EXIT_ENV;
 done:
 	sodium_memzero(pwd, sizeof(pwd));
 	sodium_memzero(secret, sizeof(secret));

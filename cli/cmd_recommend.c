@@ -7,11 +7,13 @@
  * The same engine the daemon uses.
  *
  * Exit status: 0 an answer that meets the target; 1 the target cannot be
- * met above the floor (the closest admissible answer is printed) or a
- * failure; 2 bad usage.
+ * met above the floor (the closest admissible answer is printed); 2 bad
+ * usage or input; 3 a file or store that cannot be read, or a measurement
+ * that could not run (cli.h).
  */
 #include <sys/stat.h>
 
+#include <errno.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -22,6 +24,7 @@
 #include "api.h"
 #include "cli.h"
 #include "db.h"
+#include "phc.h"
 #include "presets.h"
 #include "probe.h"
 #include "profile.h"
@@ -41,7 +44,7 @@ struct rec_opts {
 	const char		*group;
 	const char		*stack;		/* NULL: the default answer */
 	unsigned		 max_age_days;
-	int			 json;
+	enum rec_format		 format;
 	int			 verify;
 	int			 presets;
 	int			 quiet;
@@ -65,7 +68,8 @@ rec_usage(FILE *fp)
 "                        [--parallelism auto|N] [--variant V] [--backend B]\n"
 "                        [--floor owasp|rfc9106|none]\n"
 "                        [--objective memory-first|attacker-cost]\n"
-"                        [--verify] [--json] [--from FILE | --db STORE]\n"
+"                        [--verify] [--format table|json|phc|env] [--json]\n"
+"                        [--from FILE | --db STORE]\n"
 "                        [--check ENCODED] [--presets] [--stack NAME] [-q]\n"
 "       pwtune recommend --target-ms MS --db STORE --scope group --group NAME\n"
 "                        | --scope fleet  [--max-age-days N] [query options]\n"
@@ -76,6 +80,10 @@ rec_usage(FILE *fp)
 "--from names a pwtune bench --json file or --db a store with a finished\n"
 "run of this host.\n"
 "  --verify       measure the answer at K; step down if it is over target\n"
+"  --format F     table (default), json (--json: the API's object), phc\n"
+"                 (the PHC prefix alone: $argon2id$v=19$m=...,t=...,p=...)\n"
+"                 or env (ARGON2_M_KIB=... ARGON2_T=... ARGON2_P=..., one\n"
+"                 line for eval \"$(pwtune recommend ... --format env)\")\n"
 "  --check HASH   needs-rehash of an encoded hash against the answer\n"
 "  --presets      the time of the known presets here\n"
 "  --stack NAME   the answer that holds in client stack NAME (php, go, ...;\n"
@@ -85,8 +93,12 @@ rec_usage(FILE *fp)
 "                 fresh run in STORE (a shared postgresql:// store), decided\n"
 "                 by the slowest; --scope fleet: every host in STORE\n"
 "  --max-age-days N  runs older than N days are stale (default 30; 0: any)\n"
+"  --concurrency and --memory-max are spelled out: -k is the memory in\n"
+"  KiB in pwtune (as in argon2), and is not taken here.\n"
 "Exit status: 0 answered, 1 the target cannot be met above the floor\n"
-"(the closest admissible answer is printed), 2 bad usage.\n", fp);
+"(the closest admissible answer is printed), 2 bad usage or input (a\n"
+"malformed --from file or --check hash), 3 a file or store that cannot\n"
+"be read, or a measurement that could not run.\n", fp);
 }
 
 /* An unknown --stack: what the known names are. */
@@ -96,29 +108,145 @@ rec_unknown_stack(const char *name)
 	char	names[512];
 
 	stack_names(names, sizeof(names));
-	cli_warnx("recommend: unknown stack %s: known are %s, or a name with "
-	    "observations in the store (--db)", name, names);
+	cli_usage_error("recommend", "unknown stack %.60s: known are %s, or "
+	    "a name with observations in the store (--db)", name, names);
 }
 
+#define REC	"recommend"
+
+static int
+rec_parse_format(const char *a, const char *v, struct rec_opts *o)
+{
+	static const char *const names[] = { "table", "json", "phc", "env" };
+	size_t	i;
+
+	for (i = 0; v != NULL && i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(v, names[i]) == 0) {
+			o->format = (enum rec_format)i;
+			return 0;
+		}
+	return cli_bad_value(REC, a, v, "table, json, phc (the PHC prefix "
+	    "alone) or env (ARGON2_M_KIB=... ARGON2_T=... ARGON2_P=...)");
+}
+
+/* The options that take a value. Returns 0, or -1 after saying why. */
+static int
+rec_parse_value(const char *a, const char *v, struct rec_opts *o,
+    int *have_target)
+{
+	struct phc_argon2	 ph;
+	char			 allowed[400], why[200];
+	uint64_t		 kib;
+	uint32_t		 u;
+
+	if (strcmp(a, "--target-ms") == 0) {
+		if (cli_flag_u32(REC, a, v, TUNE_TARGET_MIN_MS,
+		    TUNE_TARGET_MAX_MS, "milliseconds", &u) == -1)
+			return -1;
+		o->q.target_ms = u;
+		*have_target = 1;
+	} else if (strcmp(a, "--percentile") == 0) {
+		if (v == NULL || cli_parse_u32(v, 50, 99, &u) == -1 ||
+		    (u != 50 && u != 95 && u != 99))
+			return cli_bad_value(REC, a, v, "50, 95 or 99");
+		o->q.percentile = (int)u;
+	} else if (strcmp(a, "--concurrency") == 0) {
+		if (cli_flag_u32(REC, a, v, 1, MEASURE_K_MAX * 16,
+		    "hashes at once", &o->q.k) == -1)
+			return -1;
+	} else if (strcmp(a, "--memory-max") == 0) {
+		if (cli_flag_size(REC, a, v, UNITS_MEMORY_MAX_KIB, &kib) == -1)
+			return -1;
+		o->q.memory_max_kib = kib;
+	} else if (strcmp(a, "--parallelism") == 0) {
+		if (v != NULL && strcmp(v, "auto") == 0)
+			o->q.parallelism = 0;
+		else if (v == NULL ||
+		    cli_parse_u32(v, 1, 255, &o->q.parallelism) == -1)
+			return cli_bad_value(REC, a, v, "auto or a whole "
+			    "number from 1 to 255 (lanes)");
+	} else if (strcmp(a, "--variant") == 0) {
+		if (v == NULL || kdf_alg_parse(v, &o->q.variant) == -1 ||
+		    !kdf_alg_is_argon2(o->q.variant))
+			return cli_bad_value(REC, a, v,
+			    "argon2id, argon2i or argon2d");
+	} else if (strcmp(a, "--backend") == 0) {
+		if (v == NULL || kdf_backend_parse(v, &o->q.backend) == -1 ||
+		    o->q.backend == KDF_BACKEND_LIBCRYPT)
+			return cli_bad_value(REC, a, v,
+			    "auto, libsodium or libargon2");
+	} else if (strcmp(a, "--floor") == 0) {
+		if (v == NULL || tune_floor_parse(v, &o->q.floor) == -1)
+			return cli_bad_value(REC, a, v,
+			    "owasp, rfc9106 or none");
+	} else if (strcmp(a, "--objective") == 0) {
+		if (v == NULL || tune_objective_parse(v, &o->q.objective) == -1)
+			return cli_bad_value(REC, a, v,
+			    "memory-first or attacker-cost");
+	} else if (strcmp(a, "--format") == 0) {
+		return rec_parse_format(a, v, o);
+	} else if (strcmp(a, "--from") == 0) {
+		if ((o->from = v) == NULL)
+			return cli_bad_value(REC, a, v, "a file written by "
+			    "pwtune bench --json");
+	} else if (strcmp(a, "--db") == 0) {
+		if ((o->db = v) == NULL)
+			return cli_bad_value(REC, a, v, "a store (an SQLite "
+			    "file or a postgresql:// URI)");
+	} else if (strcmp(a, "--check") == 0) {
+		/* What needs-rehash reads: checked before measuring. */
+		if (v == NULL || phc_decode(v, &ph, why, sizeof(why)) == -1) {
+			snprintf(allowed, sizeof(allowed), "an Argon2 PHC "
+			    "string ($argon2id$v=19$m=...,t=...,p=...$salt$"
+			    "hash: %s)", v == NULL ? "quote it" : why);
+			return cli_bad_value(REC, a, v, allowed);
+		}
+		memset(&ph, 0, sizeof(ph));
+		o->check = v;
+	} else if (strcmp(a, "--scope") == 0) {
+		if (v == NULL || (strcmp(v, "host") && strcmp(v, "group") &&
+		    strcmp(v, "fleet")))
+			return cli_bad_value(REC, a, v, "host, group or fleet");
+		o->scope = strcmp(v, "host") ? v : NULL;
+	} else if (strcmp(a, "--stack") == 0) {
+		if ((o->stack = v) == NULL)
+			return cli_bad_value(REC, a, v, "a client stack "
+			    "(php, go, ...)");
+	} else if (strcmp(a, "--group") == 0) {
+		if ((o->group = v) == NULL)
+			return cli_bad_value(REC, a, v, "a group's name");
+	} else if (strcmp(a, "--max-age-days") == 0) {
+		if (cli_flag_u32(REC, a, v, 0, 3650, "days; 0: any age",
+		    &o->max_age_days) == -1)
+			return -1;
+	} else if (strcmp(a, "-k") == 0) {
+		snprintf(allowed, sizeof(allowed), "-k is the memory in KiB in "
+		    "pwtune (as in argon2), not taken here: for hashes at "
+		    "once use --concurrency");
+		return cli_usage_error(REC, "%s", allowed);
+	} else
+		return cli_usage_error(REC, "unknown option %s", a);
+	return 0;
+}
+
+/* Returns 0, 1 for help, or -1 after saying why. */
 static int
 rec_parse(int argc, char **argv, struct rec_opts *o)
 {
 	const char	*a, *v;
-	uint32_t	 u;
-	uint64_t	 kib;
-	int		 i, have_target = 0;
+	int		 i, have_target = 0, terse;
 
 	memset(o, 0, sizeof(*o));
 	tune_query_init(&o->q);
 	o->max_age_days = 30;
 	for (i = 1; i < argc; i++) {
 		a = argv[i];
-		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+		if (cli_is_help(a)) {
 			rec_usage(stdout);
 			return 1;
 		}
 		if (strcmp(a, "--json") == 0) {
-			o->json = 1;
+			o->format = REC_JSON;
 			continue;
 		}
 		if (strcmp(a, "--verify") == 0) {
@@ -133,109 +261,34 @@ rec_parse(int argc, char **argv, struct rec_opts *o)
 			o->quiet = 1;
 			continue;
 		}
-		if ((v = i + 1 < argc ? argv[++i] : NULL) == NULL) {
-			cli_warnx("recommend: %s needs a value", a);
-			goto usage;
-		}
-		if (strcmp(a, "--target-ms") == 0) {
-			if (cli_parse_u32(v, TUNE_TARGET_MIN_MS,
-			    TUNE_TARGET_MAX_MS, &u) == -1)
-				goto bad;
-			o->q.target_ms = u;
-			have_target = 1;
-		} else if (strcmp(a, "--percentile") == 0) {
-			if (cli_parse_u32(v, 50, 99, &u) == -1 ||
-			    (u != 50 && u != 95 && u != 99))
-				goto bad;
-			o->q.percentile = (int)u;
-		} else if (strcmp(a, "--concurrency") == 0 ||
-		    strcmp(a, "-k") == 0) {
-			if (cli_parse_u32(v, 1, MEASURE_K_MAX * 16,
-			    &o->q.k) == -1)
-				goto bad;
-		} else if (strcmp(a, "--memory-max") == 0) {
-			if (units_parse_kib(v, UNITS_MEMORY_MAX_KIB,
-			    &kib) == -1)
-				goto bad;
-			o->q.memory_max_kib = kib;
-		} else if (strcmp(a, "--parallelism") == 0) {
-			if (strcmp(v, "auto") == 0)
-				o->q.parallelism = 0;
-			else if (cli_parse_u32(v, 1, 255, &o->q.parallelism) ==
-			    -1)
-				goto bad;
-		} else if (strcmp(a, "--variant") == 0) {
-			if (kdf_alg_parse(v, &o->q.variant) == -1 ||
-			    !kdf_alg_is_argon2(o->q.variant))
-				goto bad;
-		} else if (strcmp(a, "--backend") == 0) {
-			if (kdf_backend_parse(v, &o->q.backend) == -1 ||
-			    o->q.backend == KDF_BACKEND_LIBCRYPT)
-				goto bad;
-		} else if (strcmp(a, "--floor") == 0) {
-			if (tune_floor_parse(v, &o->q.floor) == -1)
-				goto bad;
-		} else if (strcmp(a, "--objective") == 0) {
-			if (tune_objective_parse(v, &o->q.objective) == -1)
-				goto bad;
-		} else if (strcmp(a, "--from") == 0) {
-			o->from = v;
-		} else if (strcmp(a, "--db") == 0) {
-			o->db = v;
-		} else if (strcmp(a, "--check") == 0) {
-			o->check = v;
-		} else if (strcmp(a, "--scope") == 0) {
-			if (strcmp(v, "host") && strcmp(v, "group") &&
-			    strcmp(v, "fleet"))
-				goto bad;
-			o->scope = strcmp(v, "host") ? v : NULL;
-		} else if (strcmp(a, "--stack") == 0) {
-			o->stack = v;
-		} else if (strcmp(a, "--group") == 0) {
-			o->group = v;
-		} else if (strcmp(a, "--max-age-days") == 0) {
-			if (cli_parse_u32(v, 0, 3650, &o->max_age_days) == -1)
-				goto bad;
-		} else {
-			cli_warnx("recommend: unknown option %s", a);
-			goto usage;
-		}
-		continue;
-bad:
-		cli_warnx("recommend: bad value %s for %s", v, a);
-		goto usage;
+		v = i + 1 < argc ? argv[++i] : NULL;
+		if (rec_parse_value(a, v, o, &have_target) == -1)
+			return -1;
 	}
-	if (!have_target && !o->presets) {
-		cli_warnx("recommend: --target-ms is required");
-		goto usage;
-	}
-	if (o->from != NULL && o->db != NULL) {
-		cli_warnx("recommend: --from and --db together");
-		goto usage;
-	}
+	terse = o->format == REC_PHC || o->format == REC_ENV;
+	if (!have_target && !o->presets)
+		return cli_usage_error(REC, "--target-ms is required");
+	if (o->from != NULL && o->db != NULL)
+		return cli_usage_error(REC, "--from and --db together: "
+		    "choose one");
+	if (terse && (o->presets || o->check != NULL))
+		return cli_usage_error(REC, "--format phc and env print the "
+		    "parameters alone: not with --presets or --check");
 	if (o->scope != NULL && (o->db == NULL || o->verify || o->presets ||
-	    o->check != NULL)) {
-		cli_warnx("recommend: --scope %s reads the hosts from a store: "
-		    "give --db STORE (and not --verify, --presets or --check)",
-		    o->scope);
-		goto usage;
-	}
+	    o->check != NULL))
+		return cli_usage_error(REC, "--scope %s reads the hosts from "
+		    "a store: give --db STORE (and not --verify, --presets or "
+		    "--check)", o->scope);
 	if (o->scope != NULL && strcmp(o->scope, "group") == 0 &&
-	    o->group == NULL) {
-		cli_warnx("recommend: --scope group needs --group NAME");
-		goto usage;
-	}
+	    o->group == NULL)
+		return cli_usage_error(REC, "--scope group needs --group NAME");
 	if (o->group != NULL && (o->scope == NULL ||
-	    strcmp(o->scope, "group") != 0)) {
-		cli_warnx("recommend: --group goes with --scope group");
-		goto usage;
-	}
-	if (o->stack != NULL && (o->scope != NULL || o->verify)) {
-		cli_warnx("recommend: --stack answers for this host from its "
-		    "model: not with --scope or --verify (which measures the "
-		    "library, not the stack's runtime)");
-		goto usage;
-	}
+	    strcmp(o->scope, "group") != 0))
+		return cli_usage_error(REC, "--group goes with --scope group");
+	if (o->stack != NULL && (o->scope != NULL || o->verify))
+		return cli_usage_error(REC, "--stack answers for this host "
+		    "from its model: not with --scope or --verify (which "
+		    "measures the library, not the stack's runtime)");
 	/* Only a store knows names that observations brought. */
 	if (o->stack != NULL && stack_find(o->stack) == NULL &&
 	    o->db == NULL) {
@@ -243,12 +296,12 @@ bad:
 		return -1;
 	}
 	return 0;
-usage:
-	rec_usage(stderr);
-	return -1;
 }
 
-/* Get the measurements: a file, the store, or the quick profile now. */
+/*
+ * Get the measurements: a file, the store, or the quick profile now.
+ * Returns 0, or the exit status (said why).
+ */
 static int
 rec_report(const struct rec_opts *o, struct report *rep, int64_t *run_id)
 {
@@ -259,31 +312,31 @@ rec_report(const struct rec_opts *o, struct report *rep, int64_t *run_id)
 	struct db		*db;
 	struct db_open_opts	 dbo = { 1, 0, 0, NULL, NULL };
 	enum kdf_backend	 base = KDF_BACKEND_LIBSODIUM;
-	json_error_t		 jerr;
 	json_t			*j;
-	char			 err[512];
+	char			 err[4200];
 	size_t			 n;
 	int			 rc;
 
 	*run_id = 0;
 	if (o->from != NULL) {
-		if ((j = json_load_file(o->from, JSON_REJECT_DUPLICATES,
-		    &jerr)) == NULL) {
-			cli_warnx("recommend: %s:%d: %s", o->from, jerr.line,
-			    jerr.text);
-			return -1;
+		/* Missing or unreadable: 3; not JSON or not a run: 2. */
+		if ((rc = cli_load_json(o->from, &j, err, sizeof(err))) != 0) {
+			cli_warnx("recommend: --from %s", err);
+			return rc;
 		}
 		rc = report_from_json(j, rep, err, sizeof(err));
 		json_decref(j);
-		if (rc == -1)
-			cli_warnx("recommend: %s: %s", o->from, err);
-		return rc;
+		if (rc == -1) {
+			cli_warnx("recommend: --from %s: %s", o->from, err);
+			return CLI_EXIT_USAGE;
+		}
+		return 0;
 	}
 	if (o->db != NULL) {
 		if (host_probe(NULL, &here, err, sizeof(err)) == -1 ||
 		    db_open(o->db, &dbo, &db, err, sizeof(err)) != DB_OK) {
 			cli_warnx("recommend: %s", err);
-			return -1;
+			return CLI_EXIT_ENV;
 		}
 		if (db_run_latest_done(db, here.host_id, NULL, run_id, err,
 		    sizeof(err)) != DB_OK ||
@@ -295,7 +348,7 @@ rec_report(const struct rec_opts *o, struct report *rep, int64_t *run_id)
 			cli_warnx("recommend: %s: %s (pwtune bench --db %s "
 			    "makes one)", where, err, where);
 			db_close(db);
-			return -1;
+			return CLI_EXIT_ENV;
 		}
 		db_close(db);
 		if (strcmp(rep->host.fingerprint, here.fingerprint) != 0)
@@ -307,9 +360,9 @@ rec_report(const struct rec_opts *o, struct report *rep, int64_t *run_id)
 	}
 
 	memset(rep, 0, sizeof(*rep));
-	if (cli_probe(rep, 0, &mo, &rec_cancel, err, sizeof(err)) == -1) {
+	if (cli_probe(rep, 0, 0, &mo, &rec_cancel, err, sizeof(err)) == -1) {
 		cli_warnx("recommend: %s", err);
-		return -1;
+		return CLI_EXIT_ENV;
 	}
 	profile_opts(PROFILE_QUICK, &mo);
 	/*
@@ -323,7 +376,7 @@ rec_report(const struct rec_opts *o, struct report *rep, int64_t *run_id)
 	    NULL) {
 		free(pts);
 		cli_warnx("recommend: out of memory");
-		return -1;
+		return CLI_EXIT_ENV;
 	}
 	rep->n = n;
 	snprintf(rep->profile, sizeof(rep->profile), "quick");
@@ -338,7 +391,7 @@ rec_report(const struct rec_opts *o, struct report *rep, int64_t *run_id)
 	free(pts);
 	if (rec_cancel) {
 		cli_warnx("recommend: cancelled");
-		return -1;
+		return CLI_EXIT_ENV;
 	}
 	return 0;
 }
@@ -678,6 +731,56 @@ rec_print_text(const struct rec_opts *o, const struct model *m,
 	json_decref(snips);
 }
 
+static void
+rec_print_json(const struct rec_opts *o, const struct model *m,
+    const struct tune_answer *a, const char *error, double measured,
+    int steps)
+{
+	struct tune_rehash	 rh;
+	json_t			*j;
+	char			 why[512];
+
+	if (o->stack != NULL)
+		j = api_stack_answer_json(m, o->stack, &o->q, a);
+	else if ((j = tune_answer_to_json(a, m)) != NULL)
+		api_stacks_add(j, m, &o->q, a);
+	if (j == NULL) {
+		cli_warnx("recommend: out of memory");
+		return;
+	}
+	if (measured >= 0)
+		json_object_set_new(j, "verified", json_pack("{s:f, s:i}",
+		    "measured_ms", measured, "steps_down", steps));
+	if (error != NULL)
+		json_object_set_new(j, "error", json_string(error));
+	if (o->check != NULL) {
+		if (tune_needs_rehash(o->check, a, &rh, why, sizeof(why)) == 0)
+			json_object_set_new(j, "needs_rehash", json_pack(
+			    "{s:b, s:b}", "differs", rh.differs, "weaker",
+			    rh.weaker));
+		else
+			json_object_set_new(j, "needs_rehash",
+			    json_pack("{s:s}", "error", why));
+	}
+	json_dumpf(j, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(6));
+	putchar('\n');
+	json_decref(j);
+}
+
+/*
+ * --format phc: the PHC prefix a hash of these parameters starts with;
+ * --format env: shell assignments, for eval "$(pwtune recommend ...)".
+ */
+void
+rec_print_terse(const struct tune_answer *a, enum rec_format f)
+{
+	if (f == REC_PHC)
+		printf("%s\n", a->phc_prefix);
+	else
+		printf("ARGON2_M_KIB=%u ARGON2_T=%u ARGON2_P=%u\n",
+		    (unsigned)a->m_kib, (unsigned)a->t, (unsigned)a->p);
+}
+
 int
 cmd_recommend(int argc, char **argv)
 {
@@ -687,7 +790,6 @@ cmd_recommend(int argc, char **argv)
 	struct tune_answer	 a;
 	struct tune_rehash	 rh;
 	struct sigaction	 sa;
-	json_t			*j;
 	char			 err[512], why[512];
 	double			 measured = -1;
 	int			 rc, steps = 0;
@@ -705,13 +807,15 @@ cmd_recommend(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	if (o.scope != NULL)
 		return rec_scope(o.db, o.scope, o.group, o.max_age_days * 86400,
-		    &o.q, o.json);
-	if (rec_report(&o, &rep, &run_id) == -1)
-		return CLI_EXIT_FAIL;
+		    &o.q, o.format);
+	if ((rc = rec_report(&o, &rep, &run_id)) != 0)
+		return rc;
 	if (model_fit(&rep, &m, err, sizeof(err)) == -1) {
 		cli_warnx("recommend: %s", err);
 		report_release(&rep);
-		return CLI_EXIT_FAIL;
+		/* The data named cannot make a model; or none was measured. */
+		return o.from != NULL || o.db != NULL ? CLI_EXIT_USAGE :
+		    CLI_EXIT_ENV;
 	}
 	m.run_id = run_id;
 	if (o.db != NULL)
@@ -741,57 +845,45 @@ cmd_recommend(int argc, char **argv)
 	if (rc == -1) {
 		cli_warnx("recommend: %s", err);
 		report_release(&rep);
-		/* A stack whose library was not measured: not a usage error. */
+		/* A stack whose library was not measured: a negative answer. */
 		return o.stack != NULL && stack_find(o.stack) != NULL &&
 		    model_curve_find(&m, stack_find(o.stack)->base,
-		    o.q.variant, 1) == NULL ? CLI_EXIT_FAIL : CLI_EXIT_USAGE;
+		    o.q.variant, 1) == NULL ? CLI_EXIT_NO : CLI_EXIT_USAGE;
 	}
 	if (rc == 0 && o.verify) {
 		rec_verify(&m, &o.q, &a, &measured, &steps);
 		if (measured >= 0 && o.db != NULL && run_id > 0)
 			rec_store_verification(o.db, run_id, &a, measured);
 	}
-	if (o.json) {
-		if (o.stack != NULL)
-			j = api_stack_answer_json(&m, o.stack, &o.q, &a);
-		else if ((j = tune_answer_to_json(&a, &m)) != NULL)
-			api_stacks_add(j, &m, &o.q, &a);
-		if (measured >= 0)
-			json_object_set_new(j, "verified", json_pack("{s:f, "
-			    "s:i}", "measured_ms", measured, "steps_down",
-			    steps));
-		if (rc == 1)
-			json_object_set_new(j, "error", json_string(err));
-		if (o.check != NULL) {
-			if (tune_needs_rehash(o.check, &a, &rh, why,
-			    sizeof(why)) == 0)
-				json_object_set_new(j, "needs_rehash",
-				    json_pack("{s:b, s:b}", "differs",
-				    rh.differs, "weaker", rh.weaker));
-			else
-				json_object_set_new(j, "needs_rehash",
-				    json_pack("{s:s}", "error", why));
-		}
-		json_dumpf(j, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(6));
-		putchar('\n');
-		json_decref(j);
-	} else {
-		if (rc == 1)
-			cli_warnx("recommend: %s", err);
+	if (rc == 1 && o.format != REC_JSON)
+		cli_warnx("recommend: %s", err);
+	switch (o.format) {
+	case REC_JSON:
+		rec_print_json(&o, &m, &a, rc == 1 ? err : NULL, measured,
+		    steps);
+		break;
+	case REC_PHC:
+	case REC_ENV:
+		rec_print_terse(&a, o.format);
+		break;
+	case REC_TABLE:
 		rec_print_text(&o, &m, &rep, &a, measured, steps);
-		if (o.check != NULL) {
-			if (tune_needs_rehash(o.check, &a, &rh, why,
-			    sizeof(why)) == 0)
-				printf("\nneeds-rehash of the hash given: "
-				    "%s (exact match, as libsodium, PHP and "
-				    "argon2-cffi decide), %s (weaker m, t or "
-				    "variant)\n", rh.differs ? "yes" : "no",
-				    rh.weaker ? "yes" : "no");
-			else
-				printf("\nneeds-rehash: the hash given does not "
-				    "parse: %s\n", why);
-		}
+		if (o.check == NULL)
+			break;
+		if (tune_needs_rehash(o.check, &a, &rh, why, sizeof(why)) == 0)
+			printf("\nneeds-rehash of the hash given: %s (exact "
+			    "match, as libsodium, PHP and argon2-cffi decide), "
+			    "%s (weaker m, t or variant)\n", rh.differs ?
+			    "yes" : "no", rh.weaker ? "yes" : "no");
+		else
+			printf("\nneeds-rehash: the hash given does not parse: "
+			    "%s\n", why);
+		break;
 	}
 	report_release(&rep);
-	return rc == 0 ? CLI_EXIT_OK : CLI_EXIT_FAIL;
+	if (fflush(stdout) != 0) {
+		cli_warnx("recommend: standard output: %s", strerror(errno));
+		return CLI_EXIT_ENV;
+	}
+	return rc == 0 ? CLI_EXIT_OK : CLI_EXIT_NO;
 }

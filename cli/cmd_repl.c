@@ -3,6 +3,9 @@
  * hash-cpu-bench CLI: choose a preset, type passwords, see each encoded
  * hash and how long it took; `preset NAME` changes the preset, `presets`
  * lists them, `exit` (or end of input) leaves.
+ *
+ * What it does not understand it never shows: a line typed at the preset
+ * prompt may be a password typed too early.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +16,12 @@
 
 #include "cli.h"
 #include "presets.h"
+
+#define REPL_HELP \
+	"Usage: pwtune repl [PRESET]\n" \
+	"Type passwords to hash them with a preset; 'preset NAME' changes " \
+	"it,\n'presets' lists them, 'help' prints this, 'exit' leaves. A " \
+	"line it does\nnot understand is never shown (it may be a password)."
 
 static void
 repl_list(FILE *fp)
@@ -62,16 +71,17 @@ cmd_repl(int argc, char **argv)
 	ssize_t			 n;
 	int			 tty = isatty(STDIN_FILENO);
 
-	if (argc > 1 && (strcmp(argv[1], "-h") == 0 ||
-	    strcmp(argv[1], "--help") == 0)) {
-		puts("Usage: pwtune repl [PRESET]\n"
-		    "Type passwords to hash them with a preset; 'preset NAME' "
-		    "changes it,\n'presets' lists them, 'exit' leaves.");
+	if (argc > 1 && cli_is_help(argv[1])) {
+		puts(REPL_HELP);
 		return CLI_EXIT_OK;
 	}
+	if (argc > 2) {
+		cli_usage_error("repl", "one preset at most");
+		return CLI_EXIT_USAGE;
+	}
 	if (argc > 1 && (pre = preset_find(argv[1])) == NULL) {
-		cli_warnx("repl: unknown preset %s", argv[1]);
-		repl_list(stderr);
+		cli_bad_value("repl", "the preset", argv[1], "a known preset "
+		    "(pwtune bench --list-presets)");
 		return CLI_EXIT_USAGE;
 	}
 	if (pre == NULL)
@@ -95,10 +105,16 @@ cmd_repl(int argc, char **argv)
 			repl_list(stdout);
 			continue;
 		}
+		if (strcmp(line, "help") == 0) {
+			puts(REPL_HELP);
+			continue;
+		}
 		if (pre == NULL || strncmp(line, "preset ", 7) == 0) {
 			s = pre == NULL ? line : line + 7;
 			if (preset_find(s) == NULL) {
-				printf("Unknown preset %s\n", s);
+				/* It may be a password: not shown. */
+				printf("Unknown preset (what was typed is not "
+				    "shown)\n");
 				if (pre == NULL)
 					repl_list(stdout);
 				continue;

@@ -69,15 +69,22 @@ soak_usage(FILE *fp)
 {
 	fputs(
 "Usage: pwtune soak [--threads N] [--runtime SECONDS]\n"
-"                   [--collect-stats SECONDS] [-m SIZE] [-t N] [-p N]\n"
+"                   [--collect-stats SECONDS] [-t N] [-p N]\n"
+"                   [-m LOG2KIB | -k KiB | --memory SIZE]\n"
 "                   [--type i|d|id] [--backend libargon2|libsodium]\n"
 "N threads (default 2) hash and verify in a loop for --runtime seconds\n"
 "(default 60), printing a CSV line every --collect-stats seconds (default\n"
-"10): T,C,%CPU,RSS,RSSmin,PeakRSS,FDs,Threads. Then the totals and the\n"
-"RSS trend per hour. Defaults: Argon2id, m = 19 MiB, t = 2, p = 1.\n",
+"10): T,C,%CPU,RSS,RSSidle,PeakRSS,FDs,Threads. Then the totals and the\n"
+"RSS trend per hour. Defaults: Argon2id, m = 19 MiB, t = 2, p = 1.\n"
+"-m N is 2^N KiB (as in argon2), -k N is N KiB, --memory takes a size\n"
+"(19MiB). Exit status: 0 ok, 1 a hash did not verify, 2 bad usage,\n"
+"3 not enough memory, a library error, or interrupted.\n",
 	    fp);
 }
 
+#define SOAK	"soak"
+
+/* Returns 0, 1 for help, or -1 after saying why. */
 static int
 soak_parse(int argc, char **argv, struct soak_opts *o)
 {
@@ -95,62 +102,62 @@ soak_parse(int argc, char **argv, struct soak_opts *o)
 	o->collect = 10;
 	for (i = 1; i < argc; i++) {
 		a = argv[i];
-		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-			soak_usage(stdout);
+		if (cli_is_help(a))
 			return 1;
-		}
-		if ((v = i + 1 < argc ? argv[++i] : NULL) == NULL) {
-			cli_warnx("soak: %s needs a value", a);
-			goto usage;
-		}
+		v = i + 1 < argc ? argv[++i] : NULL;
 		if (strcmp(a, "--threads") == 0 ||
 		    strcmp(a, "--javaThreads") == 0) {
-			if (cli_parse_u32(v, 1, SOAK_THREADS_MAX,
+			if (cli_flag_u32(SOAK, a, v, 1, SOAK_THREADS_MAX, NULL,
 			    &o->threads) == -1)
-				goto bad;
+				return -1;
 		} else if (strcmp(a, "--runtime") == 0) {
-			if (cli_parse_u32(v, 1, 30 * 86400, &o->runtime) == -1)
-				goto bad;
+			if (cli_flag_u32(SOAK, a, v, 1, 30 * 86400, "seconds",
+			    &o->runtime) == -1)
+				return -1;
 		} else if (strcmp(a, "--collect-stats") == 0 ||
 		    strcmp(a, "--collectStats") == 0) {
-			if (cli_parse_u32(v, 1, 86400, &o->collect) == -1)
-				goto bad;
-		} else if (strcmp(a, "-m") == 0 || strcmp(a, "--memory") == 0) {
-			if (units_parse_kib(v, KDF_ARGON2_M_MAX, &kib) == -1)
-				goto bad;
+			if (cli_flag_u32(SOAK, a, v, 1, 86400, "seconds",
+			    &o->collect) == -1)
+				return -1;
+		} else if (strcmp(a, "-m") == 0) {
+			if (cli_flag_log2(SOAK, a, v, &kib) == -1)
+				return -1;
 			o->kp.m_kib = (uint32_t)kib;
-		} else if (strcmp(a, "--memoryCost") == 0) {
-			if (cli_parse_u32(v, 1, KDF_ARGON2_M_MAX,
+		} else if (strcmp(a, "--memory") == 0) {
+			if (cli_flag_size(SOAK, a, v, KDF_ARGON2_M_MAX,
+			    &kib) == -1)
+				return -1;
+			o->kp.m_kib = (uint32_t)kib;
+		} else if (strcmp(a, "--memoryCost") == 0 ||
+		    strcmp(a, "--memory-cost") == 0 || strcmp(a, "-k") == 0) {
+			if (cli_flag_u32(SOAK, a, v, 1, KDF_ARGON2_M_MAX, "KiB",
 			    &o->kp.m_kib) == -1)
-				goto bad;
-		} else if (strcmp(a, "-t") == 0 || strcmp(a, "--timeCost") == 0) {
-			if (cli_parse_u32(v, 1, KDF_ARGON2_T_MAX, &o->kp.t) == -1)
-				goto bad;
+				return -1;
+		} else if (strcmp(a, "-t") == 0 ||
+		    strcmp(a, "--timeCost") == 0 ||
+		    strcmp(a, "--time-cost") == 0) {
+			if (cli_flag_u32(SOAK, a, v, 1, KDF_ARGON2_T_MAX,
+			    "passes", &o->kp.t) == -1)
+				return -1;
 		} else if (strcmp(a, "-p") == 0 ||
 		    strcmp(a, "--parallelism") == 0) {
-			if (cli_parse_u32(v, 1, KDF_ARGON2_P_MAX, &o->kp.p) == -1)
-				goto bad;
+			if (cli_flag_u32(SOAK, a, v, 1, KDF_ARGON2_P_MAX,
+			    "lanes", &o->kp.p) == -1)
+				return -1;
 		} else if (strcmp(a, "--type") == 0) {
-			if (kdf_alg_parse(v, &o->kp.alg) == -1 ||
+			if (v == NULL || kdf_alg_parse(v, &o->kp.alg) == -1 ||
 			    !kdf_alg_is_argon2(o->kp.alg))
-				goto bad;
+				return cli_bad_value(SOAK, a, v, "i, d or id");
 		} else if (strcmp(a, "--backend") == 0) {
-			if (kdf_backend_parse(v, &o->kp.backend) == -1 ||
+			if (v == NULL ||
+			    kdf_backend_parse(v, &o->kp.backend) == -1 ||
 			    o->kp.backend == KDF_BACKEND_LIBCRYPT)
-				goto bad;
-		} else {
-			cli_warnx("soak: unknown option %s", a);
-			goto usage;
-		}
-		continue;
-bad:
-		cli_warnx("soak: bad value %s for %s", v, a);
-		goto usage;
+				return cli_bad_value(SOAK, a, v,
+				    "libargon2, libsodium or auto");
+		} else
+			return cli_usage_error(SOAK, "unknown option %s", a);
 	}
 	return 0;
-usage:
-	soak_usage(stderr);
-	return -1;
 }
 
 static void *
@@ -294,10 +301,11 @@ cmd_soak(int argc, char **argv)
 	size_t			 rows = 0, i;
 	uint32_t		 started = 0;
 	char			 err[256], c0[16], c1[16];
-	int			 threads, rc = CLI_EXIT_FAIL;
+	int			 threads, rc = CLI_EXIT_ENV;
 
 	switch (soak_parse(argc, argv, &o)) {
 	case 1:
+		soak_usage(stdout);
 		return CLI_EXIT_OK;
 	case -1:
 		return CLI_EXIT_USAGE;
@@ -315,7 +323,7 @@ cmd_soak(int argc, char **argv)
 	if (cli_check_memory(kdf_params_memory(&o.kp) * o.threads, err,
 	    sizeof(err)) == -1) {
 		cli_warnx("soak: %u threads: %s", (unsigned)o.threads, err);
-		return CLI_EXIT_USAGE;
+		return CLI_EXIT_ENV;
 	}
 	if ((row_t = calloc(SOAK_ROWS_MAX, sizeof(double))) == NULL ||
 	    (row_idle = calloc(SOAK_ROWS_MAX, sizeof(double))) == NULL) {
@@ -442,9 +450,11 @@ join:
 		    "--collect-stats periods)\n");
 	if (atomic_load(&sh.failed)) {
 		cli_warnx("soak: %s", sh.err);
+		if (strcmp(sh.err, "a hash did not verify") == 0)
+			rc = CLI_EXIT_NO;
 		goto done;
 	}
-	rc = soak_interrupted ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+	rc = soak_interrupted ? CLI_EXIT_ENV : CLI_EXIT_OK;
 done:
 	free(row_t);
 	free(row_idle);

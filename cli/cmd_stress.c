@@ -30,14 +30,20 @@ stress_usage(FILE *fp)
 "Usage: pwtune stress [--iterations N] [--output-type encoded|raw]\n"
 "                     [--salt-length N] [--password-length N]\n"
 "                     [--secret-length N] [--ad-length N] [--hash-length N]\n"
-"                     [--type i|d|id] [--version 10|13] [-m SIZE]\n"
-"                     [--memory-cost KiB] [--time-cost N] [--parallelism N]\n"
+"                     [--type i|d|id] [--version 10|13]\n"
+"                     [-m LOG2KIB | -k KiB | --memory SIZE]\n"
+"                     [--time-cost N] [--parallelism N]\n"
 "                     [--backend libargon2|libsodium]\n"
 "Hashes and verifies N times (default 100) with random inputs and prints\n"
 "the configuration, then Hash, Verify and Total as [avg, min, max (95%)],\n"
-"in wall-clock milliseconds. The Jargon2 spellings (--memoryCost,\n"
+"in wall-clock milliseconds. The memory as everywhere in pwtune: -m N is\n"
+"2^N KiB (as in argon2), -k N and --memory-cost N are N KiB, --memory\n"
+"takes a size (64MiB). --version is Argon2's (10 or 13); -t is\n"
+"--time-cost, -p --parallelism. The Jargon2 spellings (--memoryCost,\n"
 "--timeCost, --saltLength, ...) are accepted too. Defaults: Argon2id,\n"
-"m = 32 MiB, t = 3, p = 1, 16-byte salt and hash, 64-byte password.\n",
+"m = 32 MiB, t = 3, p = 1, 16-byte salt and hash, 64-byte password.\n"
+"Exit status: 0 ok, 1 a hash did not verify, 2 bad usage, 3 not enough\n"
+"memory or a library error.\n",
 	    fp);
 }
 
@@ -48,6 +54,9 @@ stress_opt_is(const char *arg, const char *kebab, const char *camel)
 	return strcmp(arg, kebab) == 0 || strcmp(arg, camel) == 0;
 }
 
+#define STRESS	"stress"
+
+/* Returns 0, 1 for help, or -1 after saying why. */
 static int
 stress_parse(int argc, char **argv, struct stress_opts *o)
 {
@@ -66,86 +75,87 @@ stress_parse(int argc, char **argv, struct stress_opts *o)
 	o->pwd_len = 64;
 	for (i = 1; i < argc; i++) {
 		a = argv[i];
-		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-			stress_usage(stdout);
+		if (cli_is_help(a))
 			return 1;
-		}
-		if ((v = i + 1 < argc ? argv[++i] : NULL) == NULL) {
-			cli_warnx("stress: %s needs a value", a);
-			goto usage;
-		}
+		v = i + 1 < argc ? argv[++i] : NULL;
 		if (stress_opt_is(a, "--iterations", "--iterations")) {
-			if (cli_parse_u32(v, 1, 1000000, &o->iterations) == -1)
-				goto bad;
+			if (cli_flag_u32(STRESS, a, v, 1, 1000000, NULL,
+			    &o->iterations) == -1)
+				return -1;
 		} else if (stress_opt_is(a, "--output-type", "--outputType")) {
-			if (strcmp(v, "raw") == 0)
+			if (v != NULL && strcmp(v, "raw") == 0)
 				o->raw = 1;
-			else if (strcmp(v, "encoded") != 0)
-				goto bad;
+			else if (v == NULL || strcmp(v, "encoded") != 0)
+				return cli_bad_value(STRESS, a, v,
+				    "encoded or raw");
 		} else if (stress_opt_is(a, "--salt-length", "--saltLength")) {
-			if (cli_parse_u32(v, KDF_SALT_MIN, KDF_SALT_MAX,
-			    &o->salt_len) == -1)
-				goto bad;
+			if (cli_flag_u32(STRESS, a, v, KDF_SALT_MIN,
+			    KDF_SALT_MAX, "bytes", &o->salt_len) == -1)
+				return -1;
 		} else if (stress_opt_is(a, "--password-length",
 		    "--passwordLength")) {
-			if (cli_parse_u32(v, 1, KDF_PASSWORD_MAX,
-			    &o->pwd_len) == -1)
-				goto bad;
+			if (cli_flag_u32(STRESS, a, v, 1, KDF_PASSWORD_MAX,
+			    "bytes", &o->pwd_len) == -1)
+				return -1;
 		} else if (stress_opt_is(a, "--secret-length",
 		    "--secretLength")) {
-			if (cli_parse_u32(v, 0, KDF_SECRET_MAX,
-			    &o->secret_len) == -1)
-				goto bad;
+			if (cli_flag_u32(STRESS, a, v, 0, KDF_SECRET_MAX,
+			    "bytes", &o->secret_len) == -1)
+				return -1;
 		} else if (stress_opt_is(a, "--ad-length", "--adLength")) {
-			if (cli_parse_u32(v, 0, KDF_AD_MAX, &o->ad_len) == -1)
-				goto bad;
+			if (cli_flag_u32(STRESS, a, v, 0, KDF_AD_MAX, "bytes",
+			    &o->ad_len) == -1)
+				return -1;
 		} else if (stress_opt_is(a, "--hash-length", "--hashLength")) {
-			if (cli_parse_u32(v, KDF_HASH_MIN, KDF_HASH_MAX,
-			    &o->kp.hashlen) == -1)
-				goto bad;
+			if (cli_flag_u32(STRESS, a, v, KDF_HASH_MIN,
+			    KDF_HASH_MAX, "bytes", &o->kp.hashlen) == -1)
+				return -1;
 		} else if (strcmp(a, "--type") == 0) {
-			if (kdf_alg_parse(v, &o->kp.alg) == -1 ||
+			if (v == NULL || kdf_alg_parse(v, &o->kp.alg) == -1 ||
 			    !kdf_alg_is_argon2(o->kp.alg))
-				goto bad;
+				return cli_bad_value(STRESS, a, v,
+				    "i, d or id");
 		} else if (strcmp(a, "--version") == 0) {
-			if (strcmp(v, "13") == 0)
+			if (v != NULL && strcmp(v, "13") == 0)
 				o->kp.version = 0x13;
-			else if (strcmp(v, "10") == 0)
+			else if (v != NULL && strcmp(v, "10") == 0)
 				o->kp.version = 0x10;
 			else
-				goto bad;
-		} else if (strcmp(a, "-m") == 0 || strcmp(a, "--memory") == 0) {
-			if (units_parse_kib(v, KDF_ARGON2_M_MAX, &kib) == -1)
-				goto bad;
+				return cli_bad_value(STRESS, a, v,
+				    "Argon2's version, 10 or 13");
+		} else if (strcmp(a, "-m") == 0) {
+			if (cli_flag_log2(STRESS, a, v, &kib) == -1)
+				return -1;
 			o->kp.m_kib = (uint32_t)kib;
-		} else if (stress_opt_is(a, "--memory-cost", "--memoryCost")) {
-			if (cli_parse_u32(v, 1, KDF_ARGON2_M_MAX,
-			    &o->kp.m_kib) == -1)
-				goto bad;
+		} else if (strcmp(a, "--memory") == 0) {
+			if (cli_flag_size(STRESS, a, v, KDF_ARGON2_M_MAX,
+			    &kib) == -1)
+				return -1;
+			o->kp.m_kib = (uint32_t)kib;
+		} else if (stress_opt_is(a, "--memory-cost", "--memoryCost") ||
+		    strcmp(a, "-k") == 0) {
+			if (cli_flag_u32(STRESS, a, v, 1, KDF_ARGON2_M_MAX,
+			    "KiB", &o->kp.m_kib) == -1)
+				return -1;
 		} else if (stress_opt_is(a, "--time-cost", "--timeCost") ||
 		    strcmp(a, "-t") == 0) {
-			if (cli_parse_u32(v, 1, KDF_ARGON2_T_MAX, &o->kp.t) == -1)
-				goto bad;
+			if (cli_flag_u32(STRESS, a, v, 1, KDF_ARGON2_T_MAX,
+			    "passes", &o->kp.t) == -1)
+				return -1;
 		} else if (stress_opt_is(a, "--parallelism", "-p")) {
-			if (cli_parse_u32(v, 1, KDF_ARGON2_P_MAX, &o->kp.p) == -1)
-				goto bad;
+			if (cli_flag_u32(STRESS, a, v, 1, KDF_ARGON2_P_MAX,
+			    "lanes", &o->kp.p) == -1)
+				return -1;
 		} else if (strcmp(a, "--backend") == 0) {
-			if (kdf_backend_parse(v, &o->kp.backend) == -1 ||
+			if (v == NULL ||
+			    kdf_backend_parse(v, &o->kp.backend) == -1 ||
 			    o->kp.backend == KDF_BACKEND_LIBCRYPT)
-				goto bad;
-		} else {
-			cli_warnx("stress: unknown option %s", a);
-			goto usage;
-		}
-		continue;
-bad:
-		cli_warnx("stress: bad value %s for %s", v, a);
-		goto usage;
+				return cli_bad_value(STRESS, a, v,
+				    "libargon2, libsodium or auto");
+		} else
+			return cli_usage_error(STRESS, "unknown option %s", a);
 	}
 	return 0;
-usage:
-	stress_usage(stderr);
-	return -1;
 }
 
 static void
@@ -169,10 +179,11 @@ cmd_stress(int argc, char **argv)
 	char			 enc[KDF_ENCODED_MAX + 1], err[256];
 	double			*hash_ms = NULL, *verify_ms = NULL, t0, t_all;
 	uint32_t		 i, warm;
-	int			 rc = CLI_EXIT_FAIL, v;
+	int			 rc = CLI_EXIT_ENV, v;
 
 	switch (stress_parse(argc, argv, &o)) {
 	case 1:
+		stress_usage(stdout);
 		return CLI_EXIT_OK;
 	case -1:
 		return CLI_EXIT_USAGE;
@@ -189,7 +200,7 @@ cmd_stress(int argc, char **argv)
 	if (cli_check_memory(kdf_params_memory(&o.kp), err, sizeof(err)) ==
 	    -1) {
 		cli_warnx("stress: %s", err);
-		return CLI_EXIT_USAGE;
+		return CLI_EXIT_ENV;
 	}
 	if ((hash_ms = calloc(o.iterations, sizeof(double))) == NULL ||
 	    (verify_ms = calloc(o.iterations, sizeof(double))) == NULL) {
@@ -250,6 +261,8 @@ cmd_stress(int argc, char **argv)
 		if (v != KDF_VERIFY_OK) {
 			cli_warnx("stress: verify %u failed: %s", (unsigned)i,
 			    v == KDF_VERIFY_MISMATCH ? "mismatch" : err);
+			if (v == KDF_VERIFY_MISMATCH)
+				rc = CLI_EXIT_NO;
 			goto done;
 		}
 	}

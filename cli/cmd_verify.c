@@ -4,7 +4,8 @@
  * v=19 or none), scrypt ($7$) and bcrypt ($2b$, $2y$, $2a$).
  *
  * Exit 0 and "Verification ok"; exit 1 and "Verification failed"; exit 2
- * with the reason when the string is malformed or cannot be computed here.
+ * with the reason when the string is malformed or cannot be computed here;
+ * 3 when a file cannot be read or the host has not the memory it needs.
  */
 #include <stdio.h>
 #include <string.h>
@@ -13,6 +14,8 @@
 
 #include "cli.h"
 #include "kdf.h"
+
+#define VERIFY	"verify"
 
 static void
 verify_usage(FILE *fp)
@@ -25,7 +28,54 @@ verify_usage(FILE *fp)
 "\t$argon2i$..., $argon2d$...), a scrypt $7$ string or a bcrypt\n"
 "\t$2b$/$2y$/$2a$ string. Quote it: it contains $ signs.\n"
 "Exit status: 0 ok, 1 the password does not match, 2 a malformed string\n"
-"or bad usage.\n", fp);
+"or bad usage, 3 a file that cannot be read or not enough memory.\n", fp);
+}
+
+struct verify_opts {
+	enum kdf_backend	 backend;
+	const char		*encoded, *secret_file, *ad;
+};
+
+/* Returns 0, 1 for help, or -1 after saying why. */
+static int
+verify_parse(int argc, char **argv, struct verify_opts *o)
+{
+	int	i;
+
+	memset(o, 0, sizeof(*o));
+	o->backend = KDF_BACKEND_AUTO;
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (cli_is_help(a))
+			return 1;
+		if (strcmp(a, "--backend") == 0) {
+			if (v == NULL ||
+			    kdf_backend_parse(v, &o->backend) == -1)
+				return cli_bad_value(VERIFY, a, v, "auto, "
+				    "libargon2 or libsodium");
+			i++;
+		} else if (strcmp(a, "--secret-file") == 0) {
+			if ((o->secret_file = v) == NULL)
+				return cli_bad_value(VERIFY, a, v, "a file");
+			i++;
+		} else if (strcmp(a, "--ad") == 0) {
+			if ((o->ad = v) == NULL)
+				return cli_bad_value(VERIFY, a, v, "the "
+				    "associated data");
+			i++;
+		} else if (a[0] == '-' && a[1] != '\0')
+			return cli_usage_error(VERIFY, "unknown option %s", a);
+		else if (o->encoded != NULL)
+			/* Not shown: it could be a password typed here. */
+			return cli_usage_error(VERIFY, "one encoded string "
+			    "only (the extra arguments are not shown)");
+		else
+			o->encoded = a;
+	}
+	if (o->encoded == NULL)
+		return cli_usage_error(VERIFY, "missing the encoded string");
+	return 0;
 }
 
 int
@@ -33,81 +83,56 @@ cmd_verify(int argc, char **argv)
 {
 	struct kdf_input	 in;
 	struct kdf_params	 kp;
-	enum kdf_backend	 backend = KDF_BACKEND_AUTO;
-	const char		*encoded = NULL, *secret_file = NULL, *ad = NULL;
+	struct verify_opts	 o;
 	uint8_t			 pwd[KDF_PASSWORD_MAX + 2];
 	uint8_t			 secret[KDF_SECRET_MAX];
 	char			 err[256];
-	int			 i, rc = CLI_EXIT_USAGE;
+	int			 r, rc = CLI_EXIT_USAGE;
 
-	for (i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "-h") == 0 ||
-		    strcmp(argv[i], "--help") == 0) {
-			verify_usage(stdout);
-			return CLI_EXIT_OK;
-		}
-		if (strcmp(argv[i], "--backend") == 0 && i + 1 < argc) {
-			if (kdf_backend_parse(argv[++i], &backend) == -1) {
-				cli_warnx("verify: unknown backend %s", argv[i]);
-				verify_usage(stderr);
-				return CLI_EXIT_USAGE;
-			}
-		} else if (strcmp(argv[i], "--secret-file") == 0 &&
-		    i + 1 < argc)
-			secret_file = argv[++i];
-		else if (strcmp(argv[i], "--ad") == 0 && i + 1 < argc)
-			ad = argv[++i];
-		else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-			cli_warnx("verify: unknown option or missing value: %s",
-			    argv[i]);
-			verify_usage(stderr);
-			return CLI_EXIT_USAGE;
-		} else if (encoded != NULL) {
-			cli_warnx("verify: one encoded string only");
-			verify_usage(stderr);
-			return CLI_EXIT_USAGE;
-		} else
-			encoded = argv[i];
-	}
-	if (encoded == NULL) {
-		cli_warnx("verify: missing the encoded string");
-		verify_usage(stderr);
+	switch (verify_parse(argc, argv, &o)) {
+	case 1:
+		verify_usage(stdout);
+		return CLI_EXIT_OK;
+	case -1:
 		return CLI_EXIT_USAGE;
 	}
-
 	memset(&in, 0, sizeof(in));
-	if (cli_add_secret_ad(&in, secret_file, ad, secret, err,
-	    sizeof(err)) == -1) {
-		cli_warnx("%s", err);
+	if ((r = cli_add_secret_ad(&in, o.secret_file, o.ad, secret, err,
+	    sizeof(err))) != 0) {
+		cli_warnx("verify: %s", err);
+		rc = CLI_READ_EXIT(r);
 		goto done;
 	}
 	/* A malformed string or one this host cannot hold: say so first. */
-	if (kdf_identify(encoded, &kp, err, sizeof(err)) == -1) {
-		cli_warnx("malformed hash: %s", err);
+	if (kdf_identify(o.encoded, &kp, err, sizeof(err)) == -1) {
+		cli_warnx("verify: malformed hash: %s", err);
 		goto done;
 	}
 	if (cli_check_memory(kdf_params_memory(&kp), err, sizeof(err)) == -1) {
-		cli_warnx("%s", err);
+		cli_warnx("verify: %s", err);
+		rc = CLI_EXIT_ENV;
 		goto done;
 	}
-	if (cli_read_password(pwd, KDF_PASSWORD_MAX, &in.pwdlen, err,
-	    sizeof(err)) == -1) {
-		cli_warnx("%s", err);
+	if ((r = cli_read_password(pwd, KDF_PASSWORD_MAX, &in.pwdlen, err,
+	    sizeof(err))) != 0) {
+		cli_warnx("verify: %s", err);
+		rc = CLI_READ_EXIT(r);
 		goto done;
 	}
 	in.pwd = pwd;
 
-	switch (kdf_verify(encoded, &in, backend, err, sizeof(err))) {
+	switch (kdf_verify(o.encoded, &in, o.backend, err, sizeof(err))) {
 	case KDF_VERIFY_OK:
 		puts("Verification ok");
 		rc = CLI_EXIT_OK;
 		break;
 	case KDF_VERIFY_MISMATCH:
 		puts("Verification failed");
-		rc = CLI_EXIT_FAIL;
+		rc = CLI_EXIT_NO;
 		break;
 	default:
-		cli_warnx("%s", err);
+		/* What kdf_identify let through but cannot be computed. */
+		cli_warnx("verify: %s", err);
 		break;
 	}
 done:

@@ -29,40 +29,92 @@ usage(FILE *fp)
 {
 	size_t	i;
 
-	fputs("Usage: pwtune COMMAND [OPTIONS]\n\nCommands:\n", fp);
+	fputs("Usage: pwtune COMMAND [OPTIONS]\n"
+	    "       pwtune help [COMMAND]\n"
+	    "       pwtune --version\n\nCommands:\n", fp);
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(fp, "  %-10s %s\n", commands[i].name,
 		    commands[i].summary);
-	fputs("\n'pwtune COMMAND --help' describes each command.\n", fp);
+	fputs("  help       this list, or a command's options\n"
+	    "\nOptions:\n"
+	    "  -h, --help     this list\n"
+	    "  -V, --version  print the version of pwtune and libsodium\n"
+	    "\n'pwtune help COMMAND' (or 'pwtune COMMAND --help') describes "
+	    "each command.\n"
+	    "Exit status: 0 ok, 1 a negative answer, 2 bad usage or input, 3 "
+	    "an environment\nfailure (file, store, memory); see pwtune(1).\n",
+	    fp);
+}
+
+static int
+find(const char *name)
+{
+	size_t	i;
+
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (strcmp(name, commands[i].name) == 0)
+			return (int)i;
+	return -1;
+}
+
+/*
+ * pwtune help [COMMAND [SUBCOMMAND]]: the command's own --help, on
+ * standard output, exit 0.
+ */
+static int
+help(int argc, char **argv)
+{
+	char	*args[4];
+	int	 c, n = 0;
+
+	if (argc < 2) {
+		usage(stdout);
+		return CLI_EXIT_OK;
+	}
+	if ((c = find(argv[1])) == -1) {
+		cli_warnx("help: unknown command %s", argv[1]);
+		fputs("Try 'pwtune help' for the list.\n", stderr);
+		return CLI_EXIT_USAGE;
+	}
+	if (argc > 3) {
+		cli_warnx("help: one command (and a db command) at most");
+		return CLI_EXIT_USAGE;
+	}
+	args[n++] = argv[1];
+	if (argc == 3)
+		args[n++] = argv[2];
+	args[n++] = "--help";
+	args[n] = NULL;
+	return commands[c].run(n, args);
 }
 
 int
 main(int argc, char **argv)
 {
-	size_t	i;
+	int	c;
 
 	if (sodium_init() < 0) {
 		cli_warnx("libsodium failed to initialise");
-		return CLI_EXIT_FAIL;
+		return CLI_EXIT_ENV;
 	}
 	if (argc < 2) {
 		usage(stderr);
 		return CLI_EXIT_USAGE;
 	}
-	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0 ||
-	    strcmp(argv[1], "help") == 0) {
+	if (cli_is_help(argv[1])) {
 		usage(stdout);
 		return CLI_EXIT_OK;
 	}
+	if (strcmp(argv[1], "help") == 0)
+		return help(argc - 1, argv + 1);
 	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
 		printf("pwtune %s (libsodium %s)\n", PWTUNE_VERSION,
 		    sodium_version_string());
 		return CLI_EXIT_OK;
 	}
-	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (strcmp(argv[1], commands[i].name) == 0)
-			return commands[i].run(argc - 1, argv + 1);
-	cli_warnx("unknown command '%s'", argv[1]);
-	usage(stderr);
+	if ((c = find(argv[1])) != -1)
+		return commands[c].run(argc - 1, argv + 1);
+	cli_warnx("unknown command %.60s", argv[1]);
+	fputs("Try 'pwtune help' for the list.\n", stderr);
 	return CLI_EXIT_USAGE;
 }

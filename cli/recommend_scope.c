@@ -78,7 +78,7 @@ scope_text(const struct api_scope_set *set, const struct fleet_answer *fa,
 
 int
 rec_scope(const char *store, const char *scope, const char *group,
-    unsigned max_age, const struct tune_query *q, int as_json)
+    unsigned max_age, const struct tune_query *q, enum rec_format f)
 {
 	struct db_open_opts	 dbo = { 1, 0, 0, NULL, NULL };
 	struct api_scope_set	*set = NULL;
@@ -89,7 +89,7 @@ rec_scope(const char *store, const char *scope, const char *group,
 	json_t			*j;
 	char			 err[512], where[4096];
 	size_t			 nh = 0;
-	int			 rc = CLI_EXIT_FAIL, ret;
+	int			 rc = CLI_EXIT_ENV, ret;
 
 	if (db_open(store, &dbo, &db, err, sizeof(err)) != DB_OK ||
 	    db_hosts_list(db, NULL, &hosts, &nh, err, sizeof(err)) != DB_OK) {
@@ -120,7 +120,9 @@ rec_scope(const char *store, const char *scope, const char *group,
 	}
 	if (ret == 1)
 		cli_warnx("recommend: %s", err);
-	if (as_json) {
+	if (f == REC_PHC || f == REC_ENV)
+		rec_print_terse(&fa->a, f);
+	else if (f == REC_JSON) {
 		/* The API's answer; a closest answer says why, as its 422. */
 		j = api_scope_json(set, fa, scope, group, 0);
 		if (ret == 1)
@@ -130,7 +132,7 @@ rec_scope(const char *store, const char *scope, const char *group,
 		json_decref(j);
 	} else
 		scope_text(set, fa, q, group);
-	rc = ret == 0 ? CLI_EXIT_OK : CLI_EXIT_FAIL;
+	rc = ret == 0 ? CLI_EXIT_OK : CLI_EXIT_NO;
 out:
 	if (set != NULL)
 		json_decref(set->excluded);

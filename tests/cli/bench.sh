@@ -104,9 +104,9 @@ PY
 
 # Bad options.
 expect_status 2 "m = 0" -- "$PWTUNE" bench --m 0
-expect_stderr "m = 0: named" "bad value 0 for --m"
+expect_stderr "m = 0: named" "pwtune bench: --m must be a list of sizes such as 64MiB,1GiB (a bare number is KiB), from 1 KiB to just under 4 TiB, not 0"
 expect_status 2 "unknown preset" -- "$PWTUNE" bench --preset Nope
-expect_stderr "unknown preset: named" "unknown preset Nope"
+expect_stderr "unknown preset: named" "pwtune bench: --preset must be a preset that pwtune bench --list-presets lists, not Nope"
 expect_status 2 "unknown profile" -- "$PWTUNE" bench --profile slow
 expect_status 2 "preset and grid" -- "$PWTUNE" bench --preset OWASP-1 --m 8MiB
 expect_stderr "preset and grid: named" "choose one of --profile, --preset and a grid"

@@ -23,7 +23,7 @@ printf '{"a": 1, "a": 2}' >"$TMP/dup.json"
 expect_status 2 "import duplicate keys" -- "$PWTUNE" db import --db "$TMP/b.db" "$TMP/dup.json"
 expect_status 1 "export a run that does not exist" -- "$PWTUNE" db export --db "$TMP/b.db" --run 9
 expect_stderr "no run 9: named" "no run 9"
-expect_status 1 "list a store that does not exist" -- "$PWTUNE" db list --db "$TMP/none.db"
+expect_status 3 "list a store that does not exist" -- "$PWTUNE" db list --db "$TMP/none.db"
 [ ! -e "$TMP/none.db" ] && ok "a missing store is not created" || bad "store created"
 
 # D0: only an SQLite file may be a store. Any other file named as one is
@@ -36,14 +36,14 @@ mkdir "$TMP/d0"
 echo hello >"$TMP/d0/notes.txt"
 cp "$TMP/d0/notes.txt" "$TMP/d0/notes.copy"
 for verb in check list export; do
-	expect_status 1 "db $verb on a text file: refused" -- "$PWTUNE" db $verb --db "$TMP/d0/notes.txt"
+	expect_status 2 "db $verb on a text file: refused" -- "$PWTUNE" db $verb --db "$TMP/d0/notes.txt"
 	expect_stderr "db $verb on a text file: named" "$TMP/d0/notes.txt: not an SQLite database"
 done
-expect_status 1 "db import into a text file: refused" -- "$PWTUNE" db import --db "$TMP/d0/notes.txt" "$TMP/a.json"
+expect_status 2 "db import into a text file: refused" -- "$PWTUNE" db import --db "$TMP/d0/notes.txt" "$TMP/a.json"
 cmp -s "$TMP/d0/notes.txt" "$TMP/d0/notes.copy" && ok "the text file is unchanged" || bad "the text file changed"
 no_aside "no text file moved aside" "$TMP/d0"
 cp "$TMP/a.json" "$TMP/d0/results.json"
-expect_status 1 "import with its arguments swapped: refused" -- "$PWTUNE" db import --db "$TMP/d0/results.json" "$TMP/d0/results.json"
+expect_status 2 "import with its arguments swapped: refused" -- "$PWTUNE" db import --db "$TMP/d0/results.json" "$TMP/d0/results.json"
 expect_stderr "swapped: the file named" "$TMP/d0/results.json: not an SQLite database"
 cmp -s "$TMP/d0/results.json" "$TMP/a.json" && ok "swapped: the JSON is unchanged" || bad "swapped: the JSON changed"
 no_aside "swapped: nothing moved aside" "$TMP/d0"
@@ -58,7 +58,7 @@ no_aside "check: nothing moved aside" "$TMP/d0"
 # A failed import leaves no new store behind.
 ls "$TMP/d0" >"$TMP/d0.before"
 expect_status 2 "import of a bad file into a new store" -- "$PWTUNE" db import --db "$TMP/d0/new.db" "$TMP/bad.json"
-expect_status 2 "import of a missing file into a new store" -- "$PWTUNE" db import --db "$TMP/d0/new.db" "$TMP/d0/none.json"
+expect_status 3 "import of a missing file into a new store" -- "$PWTUNE" db import --db "$TMP/d0/new.db" "$TMP/d0/none.json"
 ls "$TMP/d0" | cmp -s - "$TMP/d0.before" && ok "failed imports: no new file" || bad "failed imports left: $(ls "$TMP/d0" | tr '\n' ' ')"
 expect_status 2 "no store named" -- env -u PWTUNE_DB "$PWTUNE" db list
 expect_status 2 "unknown verb" -- "$PWTUNE" db frob --db "$TMP/b.db"

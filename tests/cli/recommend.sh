@@ -102,7 +102,7 @@ expect_status 2 "floor unknown" -- "$PWTUNE" recommend --target-ms 100 --floor n
 expect_status 2 "p never measured" -- "$PWTUNE" recommend --target-ms 100 --parallelism 4 --from "$RUN"
 expect_stderr "p never measured: named" "no measurements of libsodium argon2id with p = 4"
 printf '{"schema": "pwtune-bench/0"}' >"$TMP/bad.json"
-expect_status 1 "bad file" -- "$PWTUNE" recommend --target-ms 100 --from "$TMP/bad.json"
+expect_status 2 "bad file" -- "$PWTUNE" recommend --target-ms 100 --from "$TMP/bad.json"
 expect_stderr "bad file: named" "schema pwtune-bench/0"
 
 # bench --db, then recommend --db: the same answer as from the JSON file.

@@ -3,7 +3,7 @@
 # format, and a flat RSS while idle in soak.
 . "$(dirname "$0")/lib.sh"
 
-expect_status 0 "stress" -- "$PWTUNE" stress --iterations 4 -m 4MiB --timeCost 2
+expect_status 0 "stress" -- "$PWTUNE" stress --iterations 4 --memory 4MiB --timeCost 2
 expect_stdout "stress: configuration" "Memory cost:            4096 KB"
 expect_stdout "stress: header" "[       avg           min        max (95%) ]"
 expect_stdout "stress: hash line" "Hash  : ["
@@ -14,10 +14,10 @@ expect_status 0 "stress raw with secret and AD" -- "$PWTUNE" stress --iterations
 expect_stdout "stress: raw" "Output type:            raw"
 expect_stdout "stress: argon2d v10" "Version:                v10"
 expect_status 2 "stress: 0 iterations" -- "$PWTUNE" stress --iterations 0
-expect_status 2 "stress: libsodium p = 2" -- "$PWTUNE" stress --backend libsodium -p 2 -m 1MiB
+expect_status 2 "stress: libsodium p = 2" -- "$PWTUNE" stress --backend libsodium -p 2 -m 10
 expect_stderr "stress: libsodium p = 2: named" "p = 1 only"
 
-expect_status 0 "soak" -- "$PWTUNE" soak --runtime 5 --collect-stats 1 --threads 2 -m 8MiB -t 1
+expect_status 0 "soak" -- "$PWTUNE" soak --runtime 5 --collect-stats 1 --threads 2 --memory 8MiB -t 1
 expect_stdout "soak: CSV header" "T,C,%CPU,RSS,RSSidle,PeakRSS,FDs,Threads"
 expect_stdout "soak: totals" "hash/verify in"
 expect_stdout "soak: trend" "KiB per hour"
@@ -39,7 +39,8 @@ expect_status 2 "soak: bad runtime" -- "$PWTUNE" soak --runtime 0
 printf 'Nope\nOWASP-5\nhunter2\npresets\npreset Bcrypt10\nhunter2\npreset Nope\nexit\n' >"$TMP/repl.in"
 expect_status 0 "repl" -- sh -c "'$PWTUNE' repl <'$TMP/repl.in'"
 expect_stdout "repl: lists presets" "Choose hashing preset (Argon2idFast"
-expect_stdout "repl: unknown preset" "Unknown preset Nope"
+expect_stdout "repl: unknown preset" "Unknown preset (what was typed is not shown)"
+grep -q Nope "$TMP/out" && bad "repl: echoed what it did not understand" || ok "repl: what it did not understand is not shown"
 expect_stdout "repl: hashes with the preset" 'OWASP-5: $argon2id$v=19$m=7168,t=5,p=1$'
 expect_stdout "repl: changes preset" "Preset changed to Bcrypt10"
 expect_stdout "repl: bcrypt" 'Bcrypt10: $2b$10$'

@@ -40,7 +40,7 @@ as_nobody "$HELPER" readonly "$base/locked" || failed=1
 out=$(as_nobody "$PWTUNE" bench --m 1MiB --t 1 --repeats 1 --no-json -q \
 	--db "$base/locked/s.db" 2>&1)
 rc=$?
-if [ $rc -ne 1 ] || ! grep -q "cannot write in $base/locked" <<<"$out"; then
+if [ $rc -ne 3 ] || ! grep -q "cannot write in $base/locked" <<<"$out"; then
 	echo "FAILED bench --db on a read-only place: exit $rc: $out"
 	failed=1
 else
