@@ -150,6 +150,13 @@ void	 rec_print_terse(const struct tune_answer *a, enum rec_format f);
 
 struct tune_query;
 /* recommend_scope.c: --scope group|fleet from a shared store. */
+/* recommend_search.c: one target measured, from cold (engine/search.h). */
+struct search_result;
+int	 rec_search(const struct tune_query *q, int quiet,
+	    volatile int *cancel, struct search_result *r);
+json_t	*rec_search_json(const struct search_result *r);
+void	 rec_search_print(const struct search_result *r);
+
 int	 rec_scope(const char *store, const char *scope, const char *group,
 	    unsigned max_age, const struct tune_query *q, enum rec_format f);
 

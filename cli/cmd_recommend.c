@@ -28,6 +28,7 @@
 #include "presets.h"
 #include "probe.h"
 #include "profile.h"
+#include "search.h"
 #include "stack.h"
 #include "tune.h"
 #include "units.h"
@@ -43,6 +44,7 @@ struct rec_opts {
 	const char		*scope;		/* NULL: this host */
 	const char		*group;
 	const char		*stack;		/* NULL: the default answer */
+	const char		*profile;	/* "quick": not searched */
 	unsigned		 max_age_days;
 	enum rec_format		 format;
 	int			 verify;
@@ -69,15 +71,19 @@ rec_usage(FILE *fp)
 "                        [--floor owasp|rfc9106|none]\n"
 "                        [--objective memory-first|attacker-cost]\n"
 "                        [--verify] [--format table|json|phc|env] [--json]\n"
-"                        [--from FILE | --db STORE]\n"
+"                        [--from FILE | --db STORE | --profile quick]\n"
 "                        [--check ENCODED] [--presets] [--stack NAME] [-q]\n"
 "       pwtune recommend --target-ms MS --db STORE --scope group --group NAME\n"
 "                        | --scope fleet  [--max-age-days N] [query options]\n"
 "Answers which Argon2 parameters take under MS milliseconds here, at the\n"
 "percentile (default 95) with K hashes at once (default 1), each within\n"
 "memory-max / K (default: the host's memory budget), never below the floor\n"
-"(default owasp). Measures with the quick profile (about 20 s) unless\n"
-"--from names a pwtune bench --json file or --db a store with a finished\n"
+"(default owasp). From cold it measures near the target (a few seconds:\n"
+"a scale hash, one look, then the answer's own samples until its\n"
+"percentile is within 90-100 % of the target); --profile quick measures\n"
+"the quick profile and answers from its model (about 20 s; also what\n"
+"--stack, --presets, attacker-cost and over 64 hashes at once use);\n"
+"--from names a pwtune bench --json file, --db a store with a finished\n"
 "run of this host.\n"
 "  --verify       measure the answer at K; step down if it is over target\n"
 "  --format F     table (default), json (--json: the API's object), phc\n"
@@ -208,6 +214,11 @@ rec_parse_value(const char *a, const char *v, struct rec_opts *o,
 		    strcmp(v, "fleet")))
 			return cli_bad_value(REC, a, v, "host, group or fleet");
 		o->scope = strcmp(v, "host") ? v : NULL;
+	} else if (strcmp(a, "--profile") == 0) {
+		if (v == NULL || strcmp(v, "quick") != 0)
+			return cli_bad_value(REC, a, v, "quick (the whole "
+			    "host's model; without it, one target measured)");
+		o->profile = v;
 	} else if (strcmp(a, "--stack") == 0) {
 		if ((o->stack = v) == NULL)
 			return cli_bad_value(REC, a, v, "a client stack "
@@ -271,6 +282,9 @@ rec_parse(int argc, char **argv, struct rec_opts *o)
 	if (o->from != NULL && o->db != NULL)
 		return cli_usage_error(REC, "--from and --db together: "
 		    "choose one");
+	if (o->profile != NULL && (o->from != NULL || o->db != NULL))
+		return cli_usage_error(REC, "--profile measures this host: "
+		    "not with --from or --db, which read measurements");
 	if (terse && (o->presets || o->check != NULL))
 		return cli_usage_error(REC, "--format phc and env print the "
 		    "parameters alone: not with --presets or --check");
@@ -781,6 +795,67 @@ rec_print_terse(const struct tune_answer *a, enum rec_format f)
 		    (unsigned)a->m_kib, (unsigned)a->t, (unsigned)a->p);
 }
 
+/*
+ * From cold, one target: measured near it (recommend_search.c) unless
+ * the quick profile is asked for or the question needs a model (a stack,
+ * the presets, attacker-cost, more hashes at once than one point takes).
+ */
+static int
+rec_searched(const struct rec_opts *o)
+{
+	return o->from == NULL && o->db == NULL && o->profile == NULL &&
+	    o->stack == NULL && !o->presets &&
+	    o->q.objective == TUNE_MEMORY_FIRST && o->q.k <= MEASURE_K_MAX;
+}
+
+static int
+rec_search_answer(const struct rec_opts *o)
+{
+	struct search_result	 r;
+	struct tune_rehash	 rh;
+	json_t			*j;
+	char			 why[512];
+	int			 rc;
+
+	if ((rc = rec_search(&o->q, o->quiet || o->format != REC_TABLE,
+	    &rec_cancel, &r)) == -1)
+		return CLI_EXIT_ENV;
+	switch (o->format) {
+	case REC_JSON:
+		if ((j = rec_search_json(&r)) == NULL)
+			return CLI_EXIT_ENV;
+		if (o->check != NULL) {
+			if (tune_needs_rehash(o->check, &r.a, &rh, why,
+			    sizeof(why)) == 0)
+				json_object_set_new(j, "needs_rehash",
+				    json_pack("{s:b, s:b}", "differs",
+				    rh.differs, "weaker", rh.weaker));
+		}
+		json_dumpf(j, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(6));
+		putchar('\n');
+		json_decref(j);
+		break;
+	case REC_PHC:
+	case REC_ENV:
+		rec_print_terse(&r.a, o->format);
+		break;
+	case REC_TABLE:
+		rec_search_print(&r);
+		if (o->check != NULL && tune_needs_rehash(o->check, &r.a, &rh,
+		    why, sizeof(why)) == 0)
+			printf("\nneeds-rehash of the hash given: %s (exact "
+			    "match, as libsodium, PHP and argon2-cffi decide), "
+			    "%s (weaker m, t or variant)\n", rh.differs ?
+			    "yes" : "no", rh.weaker ? "yes" : "no");
+		break;
+	}
+	if (fflush(stdout) != 0) {
+		cli_warnx("recommend: standard output: %s", strerror(errno));
+		return CLI_EXIT_ENV;
+	}
+	return rc == 0 ? CLI_EXIT_OK : CLI_EXIT_NO;
+}
+
 int
 cmd_recommend(int argc, char **argv)
 {
@@ -808,6 +883,8 @@ cmd_recommend(int argc, char **argv)
 	if (o.scope != NULL)
 		return rec_scope(o.db, o.scope, o.group, o.max_age_days * 86400,
 		    &o.q, o.format);
+	if (rec_searched(&o))
+		return rec_search_answer(&o);
 	if ((rc = rec_report(&o, &rep, &run_id)) != 0)
 		return rc;
 	if (model_fit(&rep, &m, err, sizeof(err)) == -1) {

@@ -383,9 +383,18 @@ search_target(const struct tune_query *q, const struct search_opts *o,
 	s->r = r;
 	s->z = search_z(q->percentile);
 	s->p = q->parallelism > 0 ? q->parallelism : 1;
-	s->backend = kdf_backend_resolve(q->backend, q->variant);
-	if (s->backend == KDF_BACKEND_LIBSODIUM && s->p > 1)
-		s->backend = KDF_BACKEND_LIBARGON2;
+	/* As the model's default answer: libsodium where it computes. */
+	s->backend = q->backend;
+	if (s->backend == KDF_BACKEND_AUTO)
+		s->backend = q->variant != KDF_ALG_ARGON2D && s->p == 1 ?
+		    KDF_BACKEND_LIBSODIUM : KDF_BACKEND_LIBARGON2;
+	if (s->backend == KDF_BACKEND_LIBSODIUM && (s->p > 1 ||
+	    q->variant == KDF_ALG_ARGON2D)) {
+		snprintf(err, errlen, "libsodium computes argon2id and "
+		    "argon2i with p = 1 only");
+		free(s);
+		return -1;
+	}
 	cap = o->mem_budget / 1024 / q->k;
 	if (q->memory_max_kib > 0 && q->memory_max_kib / q->k < cap)
 		cap = q->memory_max_kib / q->k;

@@ -163,4 +163,31 @@ PY
 expect_status 0 "stack php: text" -- "$PWTUNE" recommend --target-ms 100 --db "$TMP/a2.db" --stack php
 expect_stdout "stack php: text names the stack" "Stack:       php (library measured, runtime not installed here)"
 expect_stdout "stack php: text has its snippet" "password_hash(\$password, PASSWORD_ARGON2ID"
+# From cold: one target measured (engine/search.h), a few seconds. Small
+# (at most 64 MiB, 40 ms, no floor) so that it stays quick under load.
+expect_status 0 "from cold: measured" -- "$PWTUNE" recommend --target-ms 40 \
+	--floor none --memory-max 64MiB --json -q
+python3 - "$TMP/out" <<'PY' && ok "from cold: the answer was measured, and says how" || bad "from cold: the search's JSON"
+import json, sys
+a = json.load(open(sys.argv[1]))
+s = a["search"]
+assert a["met"] is True and a["backend"] == "libsodium", a
+assert a["m_kib"] % 1024 == 0 and a["m_kib"] <= 64 * 1024 and a["t"] >= 1
+assert 0 < s["measured_ms"] <= 40 and s["samples"] >= 6, s
+assert s["hashes"] >= s["samples"] + 3 and s["steps"] >= 2, s
+assert 0 <= s["uncertainty"] < 1 and s["seconds"] > 0, s
+PY
+expect_status 0 "from cold: --format phc" -- "$PWTUNE" recommend --target-ms 30 \
+	--floor none --memory-max 32MiB --format phc -q
+grep -qxE '\$argon2id\$v=19\$m=[0-9]+,t=[0-9]+,p=1' "$TMP/out" &&
+	ok "from cold: --format phc prints the prefix alone" ||
+	bad "from cold: --format phc: $(head -c 200 "$TMP/out")"
+expect_status 1 "from cold: a target under the floor is not met" -- \
+	"$PWTUNE" recommend --target-ms 1 -q
+expect_stderr "from cold: the closest admissible answer is named" \
+	"cannot be met above the owasp floor"
+expect_status 2 "--profile takes quick only" -- "$PWTUNE" recommend \
+	--target-ms 250 --profile slow
+expect_status 2 "--profile with --from" -- "$PWTUNE" recommend \
+	--target-ms 250 --profile quick --from "$RUN"
 finish
