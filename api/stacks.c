@@ -92,6 +92,9 @@ api_stack_json(const struct model *m, const char *name,
 	json_object_set_new(j, "t", json_integer(a.t));
 	json_object_set_new(j, "p", json_integer(a.p));
 	json_object_set_new(j, "phc_prefix", json_string(a.phc_prefix));
+	json_object_set_new(j, "predicted", api_predicted_json(a.percentile,
+	    a.predicted_ms, a.predicted_p50_ms));
+	/* Deprecated (0.2.0): predicted.ms and predicted.p50_ms. */
 	json_object_set_new(j, "predicted_ms", json_real(a.predicted_ms));
 	json_object_set_new(j, "predicted_p50_ms",
 	    json_real(a.predicted_p50_ms));
@@ -216,6 +219,7 @@ api_stack_answer_json(const struct model *m, const char *name,
 
 	if ((j = tune_answer_to_json(a, m)) == NULL)
 		return NULL;
+	api_answer_vocab(j);
 	st = api_stack_entry(m, name, &tmp);
 	json_object_set_new(j, "snippets", api_stack_snippets(m, q, a));
 	json_object_set_new(j, "for", json_string(name));
