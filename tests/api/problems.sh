@@ -22,7 +22,7 @@ problem() {
 	local st=$1 slug=$2 param=$3 name=$4 why
 	shift 4
 	req "$@"
-	if why=$(python3 - "$TMP/status" "$TMP/headers" "$TMP/body" "$st" "$slug" "$param" "${SAYS[@]}" <<'PY'
+	if why=$(python3 - "$TMP/status" "$TMP/headers" "$TMP/body" "$st" "$slug" "$param" "${SAYS[@]}" 2>&1 <<'PY'
 import json, os, sys
 status, headers, body, st, slug, param = sys.argv[1:7]
 titles = json.loads(os.environ["TITLES"])
