@@ -94,8 +94,8 @@ api_scope_parse(const char *key, const char *v, struct api_scope *sc,
 }
 
 /* What target_ms takes, in its errors. */
-#define TARGET_RANGE	"must be a positive whole number of milliseconds, " \
-			"from 1 to 600000"
+#define TARGET_RANGE \
+	"must be a positive whole number of milliseconds, from 1 to 600000"
 _Static_assert(TUNE_TARGET_MIN_MS == 1 && TUNE_TARGET_MAX_MS == 600000,
     "TARGET_RANGE says the range of target_ms");
 
