@@ -213,7 +213,8 @@ json_t	*api_scope_json(const struct api_scope_set *set,
 /*
  * stacks.c: an answer's stacks, one path for the daemon and the CLI.
  * api_stacks_add puts into j (tune_answer_to_json of dflt, the default
- * answer to q) "for" (the stack dflt holds for) and "stacks": every
+ * answer to q) the vocabulary's names (api_answer_vocab), "for" (the
+ * stack dflt holds for) and "stacks": every
  * stack of the catalogue, then those only observations know, each with
  * its own answer to q, how its model was obtained, its correction, what
  * dflt would take in it against the target (default_answer_ratio) and its

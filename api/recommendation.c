@@ -149,10 +149,8 @@ api_answer_locked(const struct model *m, const struct api_state *st,
 		if (a->rc == -1)
 			return;
 		/* Every stack's answer too: searched under the same lock. */
-		if ((a->j = tune_answer_to_json(&ta, m)) != NULL) {
-			api_answer_vocab(a->j);
+		if ((a->j = tune_answer_to_json(&ta, m)) != NULL)
 			api_stacks_add(a->j, m, &qq, &ta);
-		}
 	}
 	a->stale = st->model_stale;
 }

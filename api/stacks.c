@@ -190,6 +190,8 @@ api_stacks_add(json_t *j, const struct model *m, const struct tune_query *q,
 	json_t			*list = json_array(), *notes;
 	size_t			 n, i;
 
+	/* The default answer's own names too: the API's and the CLI's. */
+	api_answer_vocab(j);
 	if ((notes = json_object_get(j, "notes")) != NULL &&
 	    !json_is_array(notes))
 		notes = NULL;
