@@ -39,8 +39,8 @@ static const struct {
 	    "within policy", 422 },
 	[PROB_TOO_MANY] = { "too-many-requests", "Too many requests", 429 },
 	[PROB_NOT_READY] = { "not-ready", "No measurements yet", 503 },
-	[PROB_STORE] = { "store-unavailable", "The store cannot be written",
-	    503 },
+	[PROB_STORE] = { "store-unavailable", "The store cannot be read or "
+	    "written", 503 },
 	[PROB_INTERNAL] = { "internal", "Internal error", 500 },
 };
 
