@@ -22,6 +22,8 @@
  *   scope.c           the scoped answer's members, answer and JSON: shared
  *                     with the CLI, no server needed
  *   stacks.c          an answer's stacks (for, stacks): shared with the CLI
+ *   vocab.c           the names every answer shares (predicted, units,
+ *                     null for unknown): shared with the CLI
  *   runs.c            GET, POST /v1/runs, GET, DELETE /v1/runs/ID
  *   hosts.c           GET /v1/hosts, /v1/hosts/ID
  *   model.c           GET /v1/model: what the dashboard draws
@@ -221,7 +223,8 @@ json_t	*api_scope_json(const struct api_scope_set *set,
 /*
  * stacks.c: an answer's stacks, one path for the daemon and the CLI.
  * api_stacks_add puts into j (tune_answer_to_json of dflt, the default
- * answer to q) "for" (the stack dflt holds for) and "stacks": every
+ * answer to q) the vocabulary's names (api_answer_vocab), "for" (the
+ * stack dflt holds for) and "stacks": every
  * stack of the catalogue, then those only observations know, each with
  * its own answer to q, how its model was obtained, its correction, what
  * dflt would take in it against the target (default_answer_ratio) and its
@@ -248,6 +251,16 @@ const char *api_stack_for(const struct model *m, const struct tune_answer *a);
 /* 1 when the stack's runtime (or library) was measured on m's host. */
 int	 api_stack_measured(const struct model_stack *st);
 
+/*
+ * vocab.c: a predicted time at a percentile, {"percentile", "ms",
+ * "p50_ms"} (p50_ms < 0: null, not known); s as a string, or null when
+ * it is empty; and the vocabulary's names added to an answer (of
+ * tune_answer_to_json): predicted, libsodium.memlimit_bytes.
+ */
+json_t	*api_predicted_json(int percentile, double ms, double p50_ms);
+json_t	*api_null_if_empty(const char *s);
+void	 api_answer_vocab(json_t *answer);
+
 /* problem.c */
 enum api_problem {
 	PROB_BAD_PARAM,		/* 400 */
@@ -257,7 +270,9 @@ enum api_problem {
 	PROB_NOT_FOUND,		/* 404 */
 	PROB_METHOD,		/* 405 */
 	PROB_TIMEOUT,		/* 408 */
-	PROB_CONFLICT,		/* 409 */
+	PROB_CONFLICT,		/* 409: a run is queued or running */
+	PROB_RUN_FINISHED,	/* 409 */
+	PROB_NO_RUN,		/* 409: this host has none yet */
 	PROB_TOO_LARGE,		/* 413 */
 	PROB_UNSUPPORTED_TYPE,	/* 415 */
 	PROB_MISDIRECTED,	/* 421 */

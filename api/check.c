@@ -7,6 +7,11 @@
 
 #include "api_impl.h"
 
+/* The formats /v1/check takes, in its errors (and openapi.json). */
+#define CHECK_FORMATS	"must be an Argon2 PHC string: $argon2id$, " \
+			"$argon2i$ or $argon2d$ (scrypt and bcrypt strings " \
+			"are not checked here)"
+
 /* What a check reads of the model in use. */
 struct api_check_arg {
 	const struct kdf_params		*kp;
@@ -14,6 +19,15 @@ struct api_check_arg {
 	struct tune_answer		 a;
 	struct model_prediction		 pr;
 };
+
+/* Does encoded start as an Argon2 PHC string does? */
+static int
+api_check_format(const char *encoded)
+{
+	return strncmp(encoded, "$argon2id$", 10) == 0 ||
+	    strncmp(encoded, "$argon2i$", 9) == 0 ||
+	    strncmp(encoded, "$argon2d$", 9) == 0;
+}
 
 static void
 api_check_locked(const struct model *m, const struct api_state *st,
@@ -59,10 +73,18 @@ h_check(struct api_server *s, struct MHD_Connection *c,
 		return api_fail(rep, PROB_BAD_PARAM, "encoded", "the body "
 		    "takes {\"encoded\": \"$argon2id$v=19$m=...\"}", NULL, 0);
 	}
-	/* Parsed, never hashed: no client input reaches Argon2. */
+	/*
+	 * Argon2 strings only: what the model predicts for. Parsed, never
+	 * hashed: no client input reaches Argon2.
+	 */
+	if (!api_check_format(json_string_value(enc))) {
+		json_decref(j);
+		return api_fail(rep, PROB_BAD_PARAM, "encoded", CHECK_FORMATS,
+		    NULL, 0);
+	}
 	if (kdf_identify(json_string_value(enc), &kp, err, sizeof(err)) ==
 	    -1 || (!kdf_alg_is_argon2(kp.alg) && snprintf(err, sizeof(err),
-	    "not an Argon2 string") > 0)) {
+	    CHECK_FORMATS) > 0)) {
 		json_decref(j);
 		return api_fail(rep, PROB_BAD_PARAM, "encoded", err, NULL, 0);
 	}
@@ -77,6 +99,9 @@ h_check(struct api_server *s, struct MHD_Connection *c,
 	    (json_int_t)kp.t, "p", (json_int_t)kp.p, "owasp_floor_met",
 	    tune_floor_min_t(TUNE_FLOOR_OWASP, kp.alg, kp.m_kib) != 0 &&
 	    tune_floor_min_t(TUNE_FLOOR_OWASP, kp.alg, kp.m_kib) <= kp.t);
+	/* predicted_ms_p95: deprecated (0.2.0), predicted.ms. */
+	json_object_set_new(out, "predicted", ck.curve ? api_predicted_json(95,
+	    ck.pr.ms, ck.pr.p50_ms) : json_null());
 	if (ck.curve)
 		json_object_set_new(out, "predicted_ms_p95",
 		    json_real(ck.pr.ms));

@@ -653,9 +653,9 @@ api_scoped_self(struct api_scoped *x, const char *qkey, struct api_reply *rep)
 	    x->sc->kind), x->sc->kind == API_SCOPE_GROUP ? x->cfg.group : "",
 	    x->sc->stack);
 	if (x->sc->kind == API_SCOPE_GROUP && x->cfg.group[0] == '\0') {
-		api_fail(rep, PROB_CONFLICT, "scope", "this daemon has no "
-		    "group: set group = NAME in pwtuned.conf (or ask with "
-		    "scope=fleet)", NULL, 0);
+		api_fail(rep, PROB_BAD_PARAM, "scope", "must be host or fleet "
+		    "here: scope=group needs group = NAME in pwtuned.conf, and "
+		    "this daemon has no group", NULL, 0);
 		return -1;
 	}
 	if (x->self == NULL && x->sc->kind == API_SCOPE_HOST) {

@@ -29,6 +29,7 @@ view_presets(const struct report *rep)
 	size_t				 n, i;
 	uint32_t			 p;
 	char				 err[256];
+	const char			*note;
 
 	if ((m = calloc(1, sizeof(*m))) == NULL)
 		return NULL;
@@ -47,13 +48,16 @@ view_presets(const struct report *rep)
 		if ((curve = tune_curve(m, &q, &p, err, sizeof(err))) == NULL)
 			continue;
 		model_predict(m, curve, pre[i].m_kib, pre[i].t, 1, 95, &pr);
+		note = pre[i].p > p ? "upper bound: measured with fewer "
+		    "lanes" : pr.extrapolated ? "extrapolated" : NULL;
+		/* predicted_ms_p95: deprecated (0.2.0), predicted.ms. */
 		json_array_append_new(list, json_pack("{s:s, s:I, s:I, s:I, "
-		    "s:f, s:b, s:s}", "name", pre[i].name, "m_kib",
+		    "s:o, s:b, s:o, s:f}", "name", pre[i].name, "m_kib",
 		    (json_int_t)pre[i].m_kib, "t", (json_int_t)pre[i].t,
-		    "p", (json_int_t)pre[i].p, "predicted_ms_p95", pr.ms,
-		    "extrapolated", pr.extrapolated, "note", pre[i].p > p ?
-		    "upper bound: measured with fewer lanes" : pr.extrapolated ?
-		    "extrapolated" : ""));
+		    "p", (json_int_t)pre[i].p, "predicted",
+		    api_predicted_json(95, pr.ms, pr.p50_ms), "extrapolated",
+		    pr.extrapolated, "note", api_null_if_empty(note),
+		    "predicted_ms_p95", pr.ms));
 	}
 	free(m);
 	return list;
@@ -113,22 +117,56 @@ api_hosts_free(struct api_server *s)
 	}
 }
 
+/*
+ * A host's facts as the store keeps them, with the vocabulary's names
+ * added: each size in bytes as NAME_bytes (a cgroup limit of 0, none, as
+ * null), and notes null when there are none. The unsuffixed names stay,
+ * deprecated (0.2.0).
+ */
+static json_t *
+api_facts_json(const char *text)
+{
+	static const char *const sizes[] = { "mem_total", "mem_available",
+	    "swap_total", "cgroup_mem_limit", "cgroup_mem_usage" };
+	json_t	*f = text != NULL ? json_loads(text, 0, NULL) : NULL, *v;
+	char	 name[64];
+	size_t	 i;
+
+	if (!json_is_object(f)) {
+		json_decref(f);
+		return json_object();
+	}
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		if ((v = json_object_get(f, sizes[i])) == NULL)
+			continue;
+		snprintf(name, sizeof(name), "%s_bytes", sizes[i]);
+		if (strcmp(sizes[i], "cgroup_mem_limit") == 0 &&
+		    json_integer_value(v) == 0)
+			json_object_set_new(f, name, json_null());
+		else
+			json_object_set(f, name, v);
+	}
+	if ((v = json_object_get(f, "notes")) != NULL && json_is_string(v) &&
+	    json_string_length(v) == 0)
+		json_object_set_new(f, "notes", json_null());
+	return f;
+}
+
 static json_t *
 api_host_json(struct api_server *s, const struct api_config *cfg,
     struct db *db, const struct db_host *h)
 {
 	const struct host_info	*self = s->env.host;
-	json_t			*facts = h->facts ? json_loads(h->facts, 0, NULL) :
-				    NULL;
 	json_t			*j;
 	enum host_budget_source	 src;
 	uint64_t		 budget;
 	int			 current = strcmp(h->id, self->host_id) == 0;
 
-	j = json_pack("{s:s, s:s, s:s, s:s, s:o, s:b, s:s}", "id", h->id,
+	j = json_pack("{s:s, s:s, s:s, s:s, s:o, s:b, s:o}", "id", h->id,
 	    "fingerprint", h->fingerprint, "first_seen", h->first_seen,
-	    "last_seen", h->last_seen, "facts", facts ? facts : json_object(),
-	    "this_host", current, "group", current ? cfg->group : h->group);
+	    "last_seen", h->last_seen, "facts", api_facts_json(h->facts),
+	    "this_host", current, "group", api_null_if_empty(current ?
+	    cfg->group : h->group));
 	if (current) {
 		/* What a run here would get now, and what set it. */
 		budget = host_memory_budget(self, cfg->memory_max, &src);
@@ -188,8 +226,8 @@ api_hosts_slowest(json_t *list)
 			if (name == NULL || strcmp(json_string_value(
 			    json_object_get(pre, "name")), name) != 0)
 				continue;
-			v = json_real_value(json_object_get(pre,
-			    "predicted_ms_p95"));
+			v = json_real_value(json_object_get(json_object_get(
+			    pre, "predicted"), "ms"));
 			if (v > worst) {
 				worst = v;
 				slow = h;
@@ -228,8 +266,8 @@ h_hosts(struct api_server *s, struct MHD_Connection *c,
 		    &hosts[i]));
 	db_hosts_free(hosts, n);
 	slowest = api_hosts_slowest(list);
-	j = json_pack("{s:o, s:s?, s:s}", "hosts", list, "slowest_host",
-	    slowest, "group", cfg.group);
+	j = json_pack("{s:o, s:s?, s:o}", "hosts", list, "slowest_host",
+	    slowest, "group", api_null_if_empty(cfg.group));
 	return api_ok(rep, 200, j, NULL);
 }
 

@@ -154,6 +154,50 @@ view_verifications(struct db *db, const char *host_id)
 	return list;
 }
 
+/* The leave-one-out errors of o's "error", flat as in every answer. */
+static void
+view_loo(json_t *o)
+{
+	json_t	*e = json_object_get(o, "error");
+
+	if (e == NULL)
+		return;
+	json_object_set(o, "loo_median_error", json_object_get(e,
+	    "loo_median"));
+	json_object_set(o, "loo_worst_error", json_object_get(e,
+	    "loo_worst"));
+}
+
+/*
+ * The model as the engine gives it, with the vocabulary's names: the
+ * leave-one-out errors as loo_median_error and loo_worst_error, the
+ * names an answer's model has (its curves' too); "error" stays,
+ * deprecated (0.2.0).
+ */
+static json_t *
+view_model(const struct model *m)
+{
+	json_t	*j = model_to_json(m), *c;
+	size_t	 i;
+
+	view_loo(j);
+	json_array_foreach(json_object_get(j, "curves"), i, c)
+		view_loo(c);
+	return j;
+}
+
+/* A measured point: no reason is null, not "". */
+static json_t *
+view_point(const struct measure_result *r)
+{
+	json_t	*j = report_point_to_json(r, 0), *v;
+
+	if ((v = json_object_get(j, "reason")) != NULL &&
+	    json_is_string(v) && json_string_length(v) == 0)
+		json_object_set_new(j, "reason", json_null());
+	return j;
+}
+
 int
 h_model(struct api_server *s, struct MHD_Connection *c,
     struct api_request *r, const char *arg, struct api_reply *rep)
@@ -180,11 +224,11 @@ h_model(struct api_server *s, struct MHD_Connection *c,
 	for (i = 0; i < rp.n; i++)
 		if (rp.results[i].status == MEASURE_OK)
 			json_array_append_new(points,
-			    report_point_to_json(&rp.results[i], 0));
+			    view_point(&rp.results[i]));
 	j = json_pack("{s:I, s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o}",
 	    "run_id", (json_int_t)m->run_id, "host_id", m->host_id,
 	    "fingerprint", m->fingerprint, "created", m->created,
-	    "model", model_to_json(m), "points", points,
+	    "model", view_model(m), "points", points,
 	    "lines", view_lines(m, &rp),
 	    "concurrency", view_concurrency(&rp),
 	    "verifications", view_verifications(db, m->host_id));

@@ -24,6 +24,23 @@ api_obs_predict(const struct model *m, const struct api_state *st, void *arg)
 		o->model_run = st->model_run;
 }
 
+/*
+ * What the model predicted for o's median, null when it had no model: as
+ * every answer's predicted time (predicted_ms deprecated, 0.2.0), and
+ * the ratio of the median measured to it.
+ */
+static void
+api_obs_predicted(json_t *j, const struct db_observation *o)
+{
+	json_object_set_new(j, "predicted", o->predicted_ms >= 0 ?
+	    api_predicted_json(50, o->predicted_ms, o->predicted_ms) :
+	    json_null());
+	json_object_set_new(j, "predicted_ms", o->predicted_ms >= 0 ?
+	    json_real(o->predicted_ms) : json_null());
+	json_object_set_new(j, "ratio", o->predicted_ms > 0 ?
+	    json_real(o->median_ms / o->predicted_ms) : json_null());
+}
+
 /* A whole number member within [lo, hi], or the default when absent. */
 static int
 api_member_uint(json_t *j, const char *key, long long lo, long long hi,
@@ -183,7 +200,7 @@ h_observations_post(struct api_server *s, struct MHD_Connection *c,
 		dst = db_observation_add(db, &o, ms, n, err, sizeof(err));
 	api_store_note(s, dst, err);
 	if (dst == DB_ERR_INVALID)
-		return api_fail(rep, PROB_CONFLICT, NULL, "this host has no "
+		return api_fail(rep, PROB_NO_RUN, NULL, "this host has no "
 		    "run in the store yet: observations are kept per host once "
 		    "it has one", NULL, 0);
 	if (dst != DB_OK) {
@@ -201,10 +218,7 @@ h_observations_post(struct api_server *s, struct MHD_Connection *c,
 	    (json_int_t)o.t, "p", (json_int_t)o.p, "k", (json_int_t)o.k,
 	    "samples", (json_int_t)n, "median_ms", o.median_ms, "p95_ms",
 	    o.p95_ms);
-	json_object_set_new(j, "predicted_ms", o.predicted_ms >= 0 ?
-	    json_real(o.predicted_ms) : json_null());
-	json_object_set_new(j, "ratio", o.predicted_ms > 0 ?
-	    json_real(o.median_ms / o.predicted_ms) : json_null());
+	api_obs_predicted(j, &o);
 	return api_ok(rep, 201, j, NULL);
 }
 
@@ -252,11 +266,7 @@ h_observations_get(struct api_server *s, struct MHD_Connection *c,
 		/* A probe's point (the runner's) or a service's post. */
 		json_object_set_new(o, "source", json_string(
 		    obs[i].source[0] != '\0' ? obs[i].source : "service"));
-		json_object_set_new(o, "predicted_ms", obs[i].predicted_ms >=
-		    0 ? json_real(obs[i].predicted_ms) : json_null());
-		json_object_set_new(o, "ratio", obs[i].predicted_ms > 0 ?
-		    json_real(obs[i].median_ms / obs[i].predicted_ms) :
-		    json_null());
+		api_obs_predicted(o, &obs[i]);
 		json_array_append_new(list, o);
 		if (json_object_get(stacks, obs[i].stack) == NULL)
 			json_object_set_new(stacks, obs[i].stack, json_null());

@@ -25,6 +25,10 @@ static const struct {
 	    "arrive", 408 },
 	[PROB_CONFLICT] = { "run-in-progress", "A run is queued or running",
 	    409 },
+	[PROB_RUN_FINISHED] = { "run-finished", "The run already finished",
+	    409 },
+	[PROB_NO_RUN] = { "no-run", "This host has no run in the store yet",
+	    409 },
 	[PROB_TOO_LARGE] = { "too-large", "The request body is too large",
 	    413 },
 	[PROB_UNSUPPORTED_TYPE] = { "unsupported-media-type", "The body must "
@@ -35,8 +39,8 @@ static const struct {
 	    "within policy", 422 },
 	[PROB_TOO_MANY] = { "too-many-requests", "Too many requests", 429 },
 	[PROB_NOT_READY] = { "not-ready", "No measurements yet", 503 },
-	[PROB_STORE] = { "store-unavailable", "The store cannot be written",
-	    503 },
+	[PROB_STORE] = { "store-unavailable", "The store cannot be read or "
+	    "written", 503 },
 	[PROB_INTERNAL] = { "internal", "Internal error", 500 },
 };
 

@@ -362,6 +362,27 @@ struct api_presets_arg {
 	json_t	*notes;
 };
 
+/*
+ * A preset's predicted time at p95 (pr), and the note on it (NULL:
+ * "extrapolated" when it is, else none): under the vocabulary's names
+ * and, deprecated, the old ones (predicted_ms_p95, predicted_note).
+ */
+static void
+api_preset_predicted(json_t *item, const struct model_prediction *pr,
+    const char *note)
+{
+	if (note == NULL && pr->extrapolated)
+		note = "extrapolated";
+	json_object_set_new(item, "predicted", api_predicted_json(95, pr->ms,
+	    pr->p50_ms));
+	json_object_set_new(item, "extrapolated",
+	    json_boolean(pr->extrapolated));
+	json_object_set_new(item, "note", api_null_if_empty(note));
+	json_object_set_new(item, "predicted_ms_p95", json_real(pr->ms));
+	json_object_set_new(item, "predicted_note",
+	    json_string(note != NULL ? note : ""));
+}
+
 /* The common presets, with what the model in use predicts for each. */
 static void
 api_presets_locked(const struct model *m, const struct api_state *st,
@@ -404,14 +425,13 @@ api_presets_locked(const struct model *m, const struct api_state *st,
 			    sizeof(err))) != NULL) {
 				model_predict(m, curve, pre[i].m_kib,
 				    pre[i].t, 1, 95, &pr);
-				json_object_set_new(item, "predicted_ms_p95",
-				    json_real(pr.ms));
-				json_object_set_new(item, "predicted_note",
-				    json_string(pre[i].p > 1 ? "upper bound: "
-				    "measured with p = 1" : pr.extrapolated ?
-				    "extrapolated" : ""));
+				api_preset_predicted(item, &pr, pre[i].p > 1 ?
+				    "upper bound: measured with p = 1" : NULL);
 			}
 		}
+		/* No model yet, or bcrypt: nothing predicted. */
+		if (json_object_get(item, "predicted") == NULL)
+			json_object_set_new(item, "predicted", json_null());
 		json_array_append_new(list, item);
 	}
 }

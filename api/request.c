@@ -93,9 +93,32 @@ api_scope_parse(const char *key, const char *v, struct api_scope *sc,
 	return 0;
 }
 
+/* What target_ms takes, in its errors. */
+#define TARGET_RANGE \
+	"must be a positive whole number of milliseconds, from 1 to 600000"
+_Static_assert(TUNE_TARGET_MIN_MS == 1 && TUNE_TARGET_MAX_MS == 600000,
+    "TARGET_RANGE says the range of target_ms");
+
 /*
- * One parameter of the recommendation's query, k=v, into tq or sc: 0, -1
- * (400) or -2 (422) with why.
+ * A whole number of k=v within [lo, hi] into *out: 0, or -1 with why
+ * (what, the allowed range in words).
+ */
+static int
+api_query_uint(const char *v, unsigned long long lo, unsigned long long hi,
+    const char *what, unsigned long long *out, char *why, size_t whylen)
+{
+	if (api_uint(v, out) != 0 || *out < lo || *out > hi) {
+		snprintf(why, whylen, "%s", what);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * One parameter of the recommendation's query, k=v, into tq or sc: 0, or
+ * -1 (400) with why: what was wrong and what is allowed, the range or the
+ * set. A value outside the allowed set is a usage error like any other,
+ * never "cannot meet the target".
  */
 static int
 api_query_value(const char *k, const char *v, struct tune_query *tq,
@@ -103,40 +126,24 @@ api_query_value(const char *k, const char *v, struct tune_query *tq,
 {
 	unsigned long long	 u;
 	uint64_t		 kib;
-	int			 e;
 
-	if (strcmp(k, "target_ms") == 0 || strcmp(k, "percentile") ==
-	    0 || strcmp(k, "concurrency") == 0) {
-		if ((e = api_uint(v, &u)) == -1) {
-			snprintf(why, whylen, "must be a whole "
-			    "number");
+	if (strcmp(k, "target_ms") == 0) {
+		if (api_query_uint(v, TUNE_TARGET_MIN_MS, TUNE_TARGET_MAX_MS,
+		    TARGET_RANGE, &u, why, whylen) == -1)
+			return -1;
+		tq->target_ms = (double)u;
+		*have_target = 1;
+	} else if (strcmp(k, "percentile") == 0) {
+		if (api_uint(v, &u) != 0 || (u != 50 && u != 95 && u != 99)) {
+			snprintf(why, whylen, "must be 50, 95 or 99");
 			return -1;
 		}
-		if (strcmp(k, "target_ms") == 0) {
-			if (e == -2 || u < TUNE_TARGET_MIN_MS ||
-			    u > TUNE_TARGET_MAX_MS) {
-				snprintf(why, whylen, "must be from "
-				    "%d to %d", TUNE_TARGET_MIN_MS,
-				    TUNE_TARGET_MAX_MS);
-				return -2;
-			}
-			tq->target_ms = (double)u;
-			*have_target = 1;
-		} else if (strcmp(k, "percentile") == 0) {
-			if (e == -2 || (u != 50 && u != 95 && u != 99)) {
-				snprintf(why, whylen, "must be 50, "
-				    "95 or 99");
-				return -2;
-			}
-			tq->percentile = (int)u;
-		} else {
-			if (e == -2 || u < 1 || u > 1024) {
-				snprintf(why, whylen, "must be from "
-				    "1 to 1024");
-				return -2;
-			}
-			tq->k = (uint32_t)u;
-		}
+		tq->percentile = (int)u;
+	} else if (strcmp(k, "concurrency") == 0) {
+		if (api_query_uint(v, 1, 1024, "must be a whole number from 1 "
+		    "to 1024", &u, why, whylen) == -1)
+			return -1;
+		tq->k = (uint32_t)u;
 	} else if (strcmp(k, "memory_max") == 0) {
 		if (units_parse_kib(v, UNITS_MEMORY_MAX_KIB,
 		    &kib) == -1) {
@@ -149,15 +156,10 @@ api_query_value(const char *k, const char *v, struct tune_query *tq,
 	} else if (strcmp(k, "parallelism") == 0) {
 		if (strcmp(v, "auto") == 0)
 			tq->parallelism = 0;
-		else if ((e = api_uint(v, &u)) == -1) {
-			snprintf(why, whylen, "must be auto or a "
-			    "whole number");
+		else if (api_query_uint(v, 1, 255, "must be auto or a whole "
+		    "number from 1 to 255", &u, why, whylen) == -1)
 			return -1;
-		} else if (e == -2 || u < 1 || u > 255) {
-			snprintf(why, whylen, "must be from 1 to "
-			    "255");
-			return -2;
-		} else
+		else
 			tq->parallelism = (uint32_t)u;
 	} else if (strcmp(k, "variant") == 0) {
 		if (kdf_alg_parse(v, &tq->variant) == -1 ||
@@ -206,7 +208,7 @@ api_parse_query(struct MHD_Connection *c, struct tune_query *tq,
 	size_t			 i, j, used = 0;
 	const char		*k, *v;
 	char			 why[160];
-	int			 have_target = 0, e;
+	int			 have_target = 0;
 
 	memset(&q, 0, sizeof(q));
 	memset(sc, 0, sizeof(*sc));
@@ -241,16 +243,13 @@ api_parse_query(struct MHD_Connection *c, struct tune_query *tq,
 				snprintf(why, sizeof(why), "given twice");
 				goto bad;
 			}
-		if ((e = api_query_value(k, v, tq, sc, &have_target, why,
-		    sizeof(why))) == -1)
+		if (api_query_value(k, v, tq, sc, &have_target, why,
+		    sizeof(why)) == -1)
 			goto bad;
-		if (e == -2)
-			goto policy;
 	}
 	if (!have_target) {
 		k = "target_ms";
-		snprintf(why, sizeof(why), "is required (milliseconds, 1 to "
-		    "%d)", TUNE_TARGET_MAX_MS);
+		snprintf(why, sizeof(why), "is required: it " TARGET_RANGE);
 		goto bad;
 	}
 	used = (size_t)snprintf(canon, canonlen, "%.0f|%d|%u|%llu|%u|%d|%d|"
@@ -261,9 +260,6 @@ api_parse_query(struct MHD_Connection *c, struct tune_query *tq,
 	return 0;
 bad:
 	api_fail(rep, PROB_BAD_PARAM, k, why, NULL, 0);
-	return -1;
-policy:
-	api_fail(rep, PROB_POLICY, k, why, NULL, 0);
 	return -1;
 }
 

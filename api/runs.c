@@ -15,8 +15,9 @@ api_run_json(struct api_server *s, const struct db_run *run)
 	struct api_state	 hs;
 	json_t			*j;
 
+	/* Not started, not finished, no error: null. */
 	j = json_pack("{s:I, s:s, s:s, s:s, s:s, s:s, s:i, s:i, s:i, s:s, "
-	    "s:s, s:s, s:s}",
+	    "s:o, s:o, s:o}",
 	    "id", (json_int_t)run->id,
 	    "host_id", run->host_id,
 	    "fingerprint", run->fingerprint,
@@ -27,9 +28,9 @@ api_run_json(struct api_server *s, const struct db_run *run)
 	    "points_total", run->points_total,
 	    "noisy_points", run->noisy_points,
 	    "created", run->created,
-	    "started", run->started,
-	    "finished", run->finished,
-	    "error", run->error);
+	    "started", api_null_if_empty(run->started),
+	    "finished", api_null_if_empty(run->finished),
+	    "error", api_null_if_empty(run->error));
 	api_state(s, &hs);
 	/*
 	 * Points counted as the run's points_done and the log count them;
@@ -52,7 +53,7 @@ api_run_json(struct api_server *s, const struct db_run *run)
 		/* Ended, but the store could not record it yet. */
 		json_object_set_new(j, "status", json_string(
 		    db_run_status_name(hs.pending_status)));
-		json_object_set_new(j, "error", json_string(
+		json_object_set_new(j, "error", api_null_if_empty(
 		    hs.pending_error));
 		json_object_set_new(j, "recorded", json_false());
 	}
@@ -204,6 +205,15 @@ h_run_delete(struct api_server *s, struct MHD_Connection *c,
 		st = db_run_get(db, id, &run, err, sizeof(err));
 	if (st != DB_OK)
 		return api_store_fail(s, rep, st, 0, "id", "no such run");
-	return api_fail(rep, PROB_CONFLICT, "id", "the run is not queued or "
-	    "running", NULL, 0);
+	/* Queued or running in the store, and not here: another host's. */
+	if (run.status == DB_RUN_QUEUED || run.status == DB_RUN_RUNNING) {
+		snprintf(err, sizeof(err), "run %lld is %s on another host: "
+		    "its own daemon cancels it", (long long)id,
+		    db_run_status_name(run.status));
+		return api_fail(rep, PROB_CONFLICT, "id", err, NULL, 0);
+	}
+	snprintf(err, sizeof(err), "run %lld already ended (%s): only a "
+	    "queued or running run can be cancelled", (long long)id,
+	    db_run_status_name(run.status));
+	return api_fail(rep, PROB_RUN_FINISHED, "id", err, NULL, 0);
 }

@@ -73,15 +73,19 @@ api_scope_json(const struct api_scope_set *set, const struct fleet_answer *fa,
 	size_t	 i;
 
 	j = tune_answer_to_json(&fa->a, set->h[fa->decider].m);
+	api_answer_vocab(j);
 	json_object_set_new(j, "stale", json_boolean(stale));
 	json_object_set_new(j, "scope", json_string(scope));
 	if (group != NULL)
 		json_object_set_new(j, "group", json_string(group));
 	hosts = json_array();
 	for (i = 0; i < set->n; i++) {
-		brief = json_pack("{s:s, s:s, s:b, s:f}", "host_id",
-		    set->h[i].host_id, "cpu_model", set->cpu[i] != NULL ?
-		    set->cpu[i] : "", "this_host", set->this_host[i],
+		/* Each member's time at the query's percentile. */
+		brief = json_pack("{s:s, s:o, s:b, s:o, s:f}", "host_id",
+		    set->h[i].host_id, "cpu_model",
+		    api_null_if_empty(set->cpu[i]), "this_host",
+		    set->this_host[i], "predicted", api_predicted_json(
+		    fa->a.percentile, fa->predicted_ms[i], -1),
 		    "predicted_ms", fa->predicted_ms[i]);
 		json_array_append_new(hosts, brief);
 	}

@@ -92,6 +92,9 @@ api_stack_json(const struct model *m, const char *name,
 	json_object_set_new(j, "t", json_integer(a.t));
 	json_object_set_new(j, "p", json_integer(a.p));
 	json_object_set_new(j, "phc_prefix", json_string(a.phc_prefix));
+	json_object_set_new(j, "predicted", api_predicted_json(a.percentile,
+	    a.predicted_ms, a.predicted_p50_ms));
+	/* Deprecated (0.2.0): predicted.ms and predicted.p50_ms. */
 	json_object_set_new(j, "predicted_ms", json_real(a.predicted_ms));
 	json_object_set_new(j, "predicted_p50_ms",
 	    json_real(a.predicted_p50_ms));
@@ -187,6 +190,8 @@ api_stacks_add(json_t *j, const struct model *m, const struct tune_query *q,
 	json_t			*list = json_array(), *notes;
 	size_t			 n, i;
 
+	/* The default answer's own names too: the API's and the CLI's. */
+	api_answer_vocab(j);
 	if ((notes = json_object_get(j, "notes")) != NULL &&
 	    !json_is_array(notes))
 		notes = NULL;
@@ -216,6 +221,7 @@ api_stack_answer_json(const struct model *m, const char *name,
 
 	if ((j = tune_answer_to_json(a, m)) == NULL)
 		return NULL;
+	api_answer_vocab(j);
 	st = api_stack_entry(m, name, &tmp);
 	json_object_set_new(j, "snippets", api_stack_snippets(m, q, a));
 	json_object_set_new(j, "for", json_string(name));

@@ -186,7 +186,7 @@ function renderHost() {
   const fp = el('code', h.current_fingerprint || h.fingerprint);
   row(dl, 'Fingerprint', fp);
   const b = h.memory_budget;
-  row(dl, 'Memory budget', bytes(b.bytes) + ' (set by ' + ({ cgroup: 'the cgroup limit', memavailable: 'MemAvailable', config: 'the configuration' }[b.source] || b.source) + '; ' + bytes(f.mem_total) + ' installed)');
+  row(dl, 'Memory budget', bytes(b.bytes) + ' (set by ' + ({ cgroup: 'the cgroup limit', memavailable: 'MemAvailable', config: 'the configuration' }[b.source] || b.source) + '; ' + bytes(f.mem_total_bytes) + ' installed)');
   row(dl, 'Libraries', 'libsodium ' + f.libsodium_version + ', libargon2 ' + f.libargon2_version);
   const last = h.last_run ? '#' + h.last_run + ', ' + age(h.last_run_finished) : '';
   row(dl, 'Last run', live ? (last ? last + '; ' : 'none yet; ') + runPhase(live) : last || 'none');
@@ -298,7 +298,7 @@ function showStackPanel(name) {
   }
   row(dl, 'Measured', st.how + (st.why ? ' (' + st.why + ')' : '')).id = 'stack-how';
   row(dl, 'Parameters', 'm = ' + st.m_kib + ' KiB (' + mib(st.m_kib) + '), t = ' + st.t + ', p = ' + st.p + (st.met ? '' : ' (the closest admissible: over the target)'));
-  row(dl, 'Predicted', ms(st.predicted_ms) + ' (median ' + ms(st.predicted_p50_ms) + ')');
+  row(dl, 'Predicted', ms(st.predicted.ms) + ' (median ' + ms(st.predicted.p50_ms) + ')');
   if (st.correction) {
     const c = st.correction;
     row(dl, 'Correction', (c.knots && c.knots.length >= 2
@@ -379,7 +379,7 @@ function showAnswer(a, out) {
   code.id = 'phc-prefix';
   prefix.append(code, ' ', copyButton(() => a.phc_prefix, 'Copy the PHC prefix'));
   row(dl, 'PHC prefix', prefix);
-  row(dl, 'Predicted', ms(a.latency.predicted_ms) + ' at p' + a.latency.percentile + ' (median ' + ms(a.latency.predicted_p50_ms) + ') with ' + a.latency.concurrency + ' at once').id = 'predicted';
+  row(dl, 'Predicted', ms(a.predicted.ms) + ' at p' + a.predicted.percentile + ' (median ' + ms(a.predicted.p50_ms) + ') with ' + a.latency.concurrency + ' at once').id = 'predicted';
   row(dl, 'Capacity', a.capacity_per_s.toFixed(1) + ' hashes per second');
   row(dl, 'Memory in flight', mib(a.memory_in_flight_kib));
   row(dl, 'Floor', a.floor.name + (a.floor.decided ? ' (decided the answer)' : a.floor.met ? ' (met)' : ''));
@@ -415,7 +415,7 @@ async function loadAnswer() {
     const p = el('p', (e.status === 503 ? 'Not ready: ' : e.status === 422 ? 'Not reachable: ' : 'Error: ') + e.message, 'error');
     out.appendChild(p);
     if (e.status === 422 && e.body && e.body.closest) {
-      out.appendChild(el('p', 'Closest admissible: ' + e.body.closest.phc_prefix + ', ' + ms(e.body.closest.latency.predicted_ms)));
+      out.appendChild(el('p', 'Closest admissible: ' + e.body.closest.phc_prefix + ', ' + ms(e.body.closest.predicted.ms)));
     }
     $('snippets').hidden = true;
     out.dataset.query = q.toString();
@@ -580,10 +580,10 @@ async function loadModel(force) {
     const vkey = [model.run_id, model.model.curves.length, model.model.quality, model.points.length, model.verifications.length].join(':');
     if (!force && modelRun === vkey) return;
     modelRun = vkey;
-    const err = model.model.error || {};
+    const mm = model.model;
     const pct = (v) => (v === null || v === undefined ? 'unknown' : (100 * v).toFixed(1) + ' %');
     $('model-summary').textContent = 'Model from run #' + model.run_id + ' (' + age(model.created) + '), ' + model.points.length + ' points measured; leave-one-out error ' +
-      (err.loo_median === null || err.loo_median === undefined ? 'unknown (too few points)' : 'median ' + pct(err.loo_median) + ', worst ' + pct(err.loo_worst)) + '; ' + model.verifications.length + ' verified answers.';
+      (mm.loo_median_error === null || mm.loo_median_error === undefined ? 'unknown (too few points)' : 'median ' + pct(mm.loo_median_error) + ', worst ' + pct(mm.loo_worst_error)) + '; ' + model.verifications.length + ' verified answers.';
     showModelWarnings(model);
     drawMemory(model);
     drawConcurrency(model);
@@ -764,7 +764,7 @@ async function loadGroup(q) {
     decider = a.decided_by.host_id;
     text = 'Group ' + hostsGroup + ', ' + a.hosts.length + ' host' + (a.hosts.length === 1 ? '' : 's') + ' with a fresh run: ' +
       a.phc_prefix + ' holds on every one; decided by ' + (a.decided_by.cpu_model || '') + ' ' + decider.slice(0, 8) +
-      ' (' + ms(a.latency.predicted_ms) + ' predicted there).';
+      ' (' + ms(a.predicted.ms) + ' predicted there).';
     if (a.excluded.length) text += ' Left out: ' + a.excluded.map((x) => x.host_id.slice(0, 8) + ' (' + x.reason + ')').join(', ') + '.';
     if (a.store && !a.store.reachable) text += ' The store is unreachable: hosts as of ' + a.store.hosts_as_of + '.';
   } catch (e) {
@@ -854,7 +854,7 @@ function renderHosts() {
       el('td', live ? 'run #' + live.id + (live.status === 'queued' ? ' queued' : ' in progress') : h.last_run ? age(h.last_run_finished) : 'none'));
     for (const n of names) {
       const p = h.presets.find((x) => x.name === n);
-      const td = el('td', p ? ms(p.predicted_ms_p95) + (p.note ? ' *' : '') : '—', 'num');
+      const td = el('td', p ? ms(p.predicted.ms) + (p.note ? ' *' : '') : '—', 'num');
       if (p && p.note) td.title = p.note;
       tr.appendChild(td);
     }
@@ -901,7 +901,7 @@ async function loadObservations() {
     $('observations').tBodies[0].replaceChildren(...res.observations.filter((o) => o.source !== 'probe').slice(0, 20).map((o) => {
       const tr = el('tr');
       tr.append(el('td', o.stack), el('td', o.variant + ' m=' + o.m_kib + ' t=' + o.t + ' p=' + o.p + (o.k > 1 ? ' k=' + o.k : '')),
-        el('td', ms(o.median_ms), 'num'), el('td', o.predicted_ms === null ? '—' : ms(o.predicted_ms), 'num'),
+        el('td', ms(o.median_ms), 'num'), el('td', o.predicted === null ? '—' : ms(o.predicted.ms), 'num'),
         el('td', o.ratio === null ? '—' : o.ratio.toFixed(2), 'num'), el('td', age(o.created)));
       return tr;
     }));

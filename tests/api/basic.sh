@@ -14,31 +14,37 @@ expect_http 200 "recommendation" GET "/v1/recommendation?target_ms=250"
 expect_body "recommendation: parameters and the rest" '
     j["met"] and j["m_kib"] % 1024 == 0 and j["t"] >= 1 and j["p"] == 1
     and j["phc_prefix"].startswith("$argon2id$v=19$m=")
-    and j["latency"]["predicted_ms"] <= 250 and j["capacity_per_s"] > 0
+    and j["predicted"]["ms"] <= 250 and j["predicted"]["percentile"] == 95
+    and j["predicted"]["p50_ms"] <= j["predicted"]["ms"] and j["capacity_per_s"] > 0
     and j["floor"]["name"] == "owasp" and j["attacker"]["gpu_guesses_per_s"] > 0
     and set(j["snippets"]) == {"php", "python", "go", "node", "java", "c"}
     and j["model"]["run_id"] == 1 and j["stale"] is False'
 expect_body "recommendation: JSON, nosniff, ETag" '
     h["content-type"] == "application/json" and h["x-content-type-options"] == "nosniff"
     and h["etag"].startswith("\"r1-")'
+expect_body "recommendation: the deprecated names (0.2.0) still say the same" '
+    j["latency"]["predicted_ms"] == j["predicted"]["ms"]
+    and j["latency"]["predicted_p50_ms"] == j["predicted"]["p50_ms"]
+    and j["libsodium"]["memlimit"] == j["libsodium"]["memlimit_bytes"] == j["m_kib"] * 1024'
 etag=$(sed -n 's/^ETag: //Ip' "$TMP/headers" | tr -d '\r')
 expect_http 304 "same query, same model: 304" GET "/v1/recommendation?target_ms=250" -H "If-None-Match: $etag"
 expect_http 200 "another query: a new answer" GET "/v1/recommendation?target_ms=2000&concurrency=2&memory_max=256MiB&percentile=99&floor=none&objective=attacker-cost&parallelism=1&variant=argon2id&backend=libsodium"
-expect_body "another query: its parameters" 'j["latency"]["concurrency"] == 2 and j["latency"]["percentile"] == 99 and j["objective"] == "attacker-cost"'
+expect_body "another query: its parameters" 'j["latency"]["concurrency"] == 2 and j["predicted"]["percentile"] == 99 and j["objective"] == "attacker-cost"'
 expect_http 422 "impossible target: 422" GET "/v1/recommendation?target_ms=1"
 expect_body "422 carries the closest admissible answer" '
     h["content-type"] == "application/problem+json" and j["status"] == 422
     and j["param"] == "target_ms" and "closest admissible" in j["detail"]
     and any(j["closest"]["m_kib"] >= m and j["closest"]["t"] >= t for m, t in
         [(47104, 1), (19456, 2), (12288, 3), (9216, 4), (7168, 5)])
-    and j["closest"]["latency"]["predicted_ms"] > 1'
+    and j["closest"]["predicted"]["ms"] > 1'
 
 expect_http 200 "presets" GET /v1/presets
-expect_body "presets: OWASP-2 predicted" 'any(p["name"] == "OWASP-2" and p["predicted_ms_p95"] > 0 for p in j["presets"])'
+expect_body "presets: OWASP-2 predicted" 'any(p["name"] == "OWASP-2" and p["predicted"]["ms"] > 0 and p["predicted"]["percentile"] == 95 and p["predicted_ms_p95"] == p["predicted"]["ms"] for p in j["presets"])'
+expect_body "presets: no note is null, bcrypt predicts nothing" 'all(p["note"] is None or p["note"] for p in j["presets"] if p["variant"] != "bcrypt") and all(p["predicted"] is None for p in j["presets"] if p["variant"] == "bcrypt")'
 expect_http 200 "runs" GET /v1/runs
 expect_body "runs: the seeded one" 'j["runs"][0]["id"] == 1 and j["runs"][0]["status"] == "done" and j["runs"][0]["trigger"] == "cli"'
 expect_http 200 "run 1" GET /v1/runs/1
-expect_body "run 1: points" 'j["points_done"] == 8 and j["points_total"] == 8'
+expect_body "run 1: points, no error is null" 'j["points_done"] == 8 and j["points_total"] == 8 and j["error"] is None and j["finished"].endswith("Z")'
 expect_http 404 "run 99" GET /v1/runs/99
 expect_http 404 "run abc" GET /v1/runs/abc
 expect_http 404 "run 0" GET /v1/runs/0
@@ -52,11 +58,16 @@ expect_body "hosts: budget, what set it, preset times, the slowest" '
     j["hosts"][0]["memory_budget"]["bytes"] > 0
     and j["hosts"][0]["memory_budget"]["source"] in ("cgroup", "memavailable", "config")
     and j["hosts"][0]["last_run_finished"].endswith("Z")
-    and any(p["name"] == "OWASP-2" and p["predicted_ms_p95"] > 0 for p in j["hosts"][0]["presets"])
+    and any(p["name"] == "OWASP-2" and p["predicted"]["ms"] > 0 for p in j["hosts"][0]["presets"])
     and j["slowest_host"] == j["hosts"][0]["id"] and j["hosts"][0]["slowest"] is True'
 hid=$(python3 -c "import json; print(json.load(open('$TMP/body'))['hosts'][0]['id'])")
 expect_http 200 "host by id" GET "/v1/hosts/$hid"
 expect_body "host by id: the same host" "j['id'] == '$hid' and 'cpu_model' in j['facts']"
+expect_body "host: sizes in bytes named so, no group is null" '
+    j["facts"]["mem_total_bytes"] == j["facts"]["mem_total"] > 0
+    and j["facts"]["mem_available_bytes"] > 0 and "swap_total_bytes" in j["facts"]
+    and (j["facts"]["cgroup_mem_limit_bytes"] is None) == (j["facts"]["cgroup_mem_limit"] == 0)
+    and j["group"] is None'
 expect_http 200 "model" GET /v1/model
 # seed_store: m = 8..64 MiB x t = 1, 3 at k = 1: two lines, one per t,
 # each over the measured range; every point is in the answer.
@@ -66,6 +77,11 @@ expect_body "model: the run, its points, one line per t, no verification yet" '
     and all(l["points"][0]["m_kib"] == 8192 and l["points"][-1]["m_kib"] == 65536 for l in j["lines"])
     and all(p["p50_ms"] > 0 and p["p95_ms"] >= p["p50_ms"] * 0.999 for l in j["lines"] for p in l["points"])
     and j["concurrency"] == [] and j["verifications"] == []'
+expect_body "model: the leave-one-out error named as in answers, no reason is null" '
+    j["model"]["loo_median_error"] == j["model"]["error"]["loo_median"]
+    and j["model"]["loo_worst_error"] == j["model"]["error"]["loo_worst"]
+    and all("loo_median_error" in c for c in j["model"]["curves"])
+    and all(p["reason"] is None for p in j["points"] if p["status"] == "ok")'
 expect_http 404 "host that never was" GET /v1/hosts/00000000000000000000000000000000
 expect_http 404 "host id not hex" GET "/v1/hosts/..%2f..%2fetc"
 

@@ -43,8 +43,8 @@ expect_http 413 "a body over 4 KiB" POST /v1/observations "${A[@]}" \
 expect_http 201 "an observation" POST /v1/observations "${A[@]}" \
 	--data-binary "{\"stack\": \"$S\", \"m_kib\": 19456, \"t\": 2, \"samples_ms\": [10, 10, 10]}"
 expect_body "201: stored with the model's prediction" \
-	"j['stack'] == '$S' and j['samples'] == 3 and j['median_ms'] == 10 and j['predicted_ms'] > 0 and j['variant'] == 'argon2id' and j['k'] == 1"
-P=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["predicted_ms"])' "$TMP/body")
+	"j['stack'] == '$S' and j['samples'] == 3 and j['median_ms'] == 10 and j['predicted']['ms'] > 0 and j['predicted']['percentile'] == 50 and j['predicted_ms'] == j['predicted']['ms'] and j['variant'] == 'argon2id' and j['k'] == 1"
+P=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["predicted"]["ms"])' "$TMP/body")
 TWICE=$(python3 -c "print(2 * $P)")
 for i in 1 2 3; do
 	obs "{\"stack\": \"$S\", \"m_kib\": 19456, \"t\": 2, \"samples_ms\": [$TWICE, $TWICE]}"
@@ -64,7 +64,7 @@ expect_http 200 "the plain answer for 125 ms" GET "/v1/recommendation?target_ms=
 HALF=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["phc_prefix"])' "$TMP/body")
 expect_http 200 "stack= with five observations" GET "/v1/recommendation?target_ms=250&stack=$S"
 expect_body "corrected by 2: the answer for half the target, predicted for the stack" \
-	"j['stack']['applied'] is True and abs(j['stack']['factor'] - 2) < 1e-3 and j['phc_prefix'] == '$HALF' and j['latency']['predicted_ms'] <= 250 and j['latency']['target_ms'] == 250"
+	"j['stack']['applied'] is True and abs(j['stack']['factor'] - 2) < 1e-3 and j['phc_prefix'] == '$HALF' and j['predicted']['ms'] <= 250 and j['latency']['target_ms'] == 250"
 cp "$TMP/body" "$TMP/corrected.json"
 # The same question again: the answer kept, not computed again; after an
 # observation of the stack it is computed again.

@@ -33,6 +33,8 @@ case_ GET /metrics /metrics
 case_ GET /v1/recommendation "/v1/recommendation?target_ms=250"
 case_ GET /v1/recommendation "/v1/recommendation?target_ms=1"
 case_ GET /v1/recommendation "/v1/recommendation?target_ms=abc"
+case_ GET /v1/recommendation "/v1/recommendation?target_ms=250&percentile=90"
+case_ GET /v1/recommendation "/v1/recommendation?target_ms=-5"
 case_ GET /v1/recommendation "/v1/recommendation?target_ms=250&scope=fleet"
 case_ GET /v1/recommendation "/v1/recommendation?target_ms=250&scope=group"
 case_ GET /v1/recommendation "/v1/recommendation?target_ms=250&stack=php-sodium"
@@ -46,6 +48,7 @@ case_ GET /v1/observations /v1/observations
 case_ GET /v1/observations "/v1/observations?stack=a%20b"
 case_ POST /v1/check /v1/check "${J[@]}" --data-binary '{"encoded": "$argon2id$v=19$m=65536,t=3,p=1$c29tZXNhbHRzb21lc2FsdA$CKGe5/bX9YnCq2rxjW5yQXKxn31v1GKzhDCrMc6r6vA"}'
 case_ POST /v1/check /v1/check "${J[@]}" --data-binary '{"encoded": 1}'
+case_ POST /v1/check /v1/check "${J[@]}" --data-binary '{"encoded": "$2b$10$abcdefghijklmnopqrstuuABCDEFGHIJKLMNOPQRSTUVWXYZ01234"}'
 case_ POST /v1/check /v1/check --data-binary '{}' -H "Content-Type: text/plain"
 case_ GET /v1/presets /v1/presets
 case_ GET /v1/hosts /v1/hosts
@@ -74,7 +77,7 @@ def deref(node):
             node = node[part]
     return node
 TYPES = {"object": dict, "array": list, "string": str, "boolean": bool, "null": type(None)}
-def check(v, schema, where, errors):
+def check(v, schema, where, errors, parent=None):
     schema = deref(schema)
     t = schema.get("type")
     if t is not None:
@@ -91,13 +94,31 @@ def check(v, schema, where, errors):
             errors.append("%s: %r is not %s" % (where, v, t)); return
     if "enum" in schema and v not in schema["enum"]:
         errors.append("%s: %r not in %s" % (where, v, schema["enum"]))
+    if "const" in schema and v != schema["const"]:
+        errors.append("%s: %r is not %r" % (where, v, schema["const"]))
+    if "oneOf" in schema:
+        fits = 0
+        for alt in schema["oneOf"]:
+            e = []
+            check(v, alt, where, e)
+            fits += not e
+        if fits != 1:
+            errors.append("%s: %r fits %d of oneOf, not 1" % (where, v, fits))
     if isinstance(v, dict):
         for r in schema.get("required", []):
             if r not in v:
                 errors.append("%s: missing %s" % (where, r))
         for k, sub in schema.get("properties", {}).items():
             if k in v:
-                check(v[k], sub, where + "." + k, errors)
+                check(v[k], sub, where + "." + k, errors, v)
+            # A deprecated name comes with the one that replaces it.
+            sub = deref(sub)
+            if k in v and sub.get("deprecated"):
+                new = sub.get("description", "").split("deprecated since 0.2.0: ")[-1]
+                new = new.split(" ")[0].split(",")[0].split(".")[0]
+                deprecated.add(where.split(" ")[1] + " " + k + " -> " + new)
+                if new not in v and (parent is None or new not in parent):
+                    errors.append("%s: deprecated %s without %s" % (where, k, new))
         if schema.get("additionalProperties") is False:
             for k in v:
                 if k not in schema.get("properties", {}):
@@ -105,6 +126,7 @@ def check(v, schema, where, errors):
     if isinstance(v, list) and "items" in schema:
         for i, item in enumerate(v):
             check(item, schema["items"], "%s[%d]" % (where, i), errors)
+deprecated = set()
 errors, n = [], 0
 for line in open(sys.argv[2]):
     c = json.loads(line)
@@ -121,11 +143,14 @@ for line in open(sys.argv[2]):
     schema = content[c["ctype"]].get("schema", {})
     body = json.loads(c["body"]) if c["ctype"].endswith("json") else c["body"]
     check(body, schema, "%s %s %s" % (c["method"], c["path"], c["status"]), errors)
+    # A problem's status is the response's.
+    if c["ctype"] == "application/problem+json" and body.get("status") != int(c["status"]):
+        errors.append("%s %s -> %s: problem says %r" % (c["method"], c["path"], c["status"], body.get("status")))
     n += 1
 for e in errors:
     print("  " + e)
-print("  %d responses checked" % n)
-assert not errors and n >= 20
+print("  %d responses checked; deprecated names seen with their replacement: %d" % (n, len(deprecated)))
+assert not errors and n >= 20 and len(deprecated) >= 10
 PY
 stop_daemon
 finish

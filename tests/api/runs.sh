@@ -24,8 +24,11 @@ req GET /metrics
 grep -q '^pwtuned_benchmark_in_progress 1' "$TMP/body" && ok "metrics: benchmark in progress" || bad "metrics: in progress"
 expect_http 202 "DELETE cancels" DELETE "/v1/runs/$id" "${A[@]}"
 wait_run "$id" '"status":"cancelled"' 50
-expect_body "the run is cancelled" 'j["status"] == "cancelled" and j["finished"] != ""'
+expect_body "the run is cancelled" 'j["status"] == "cancelled" and j["finished"].endswith("Z")'
 expect_http 409 "DELETE a finished run: 409" DELETE "/v1/runs/$id" "${A[@]}"
+expect_body "409: the run already finished, its own type" '
+    j["type"] == "/problems/run-finished" and j["title"] == "The run already finished"
+    and j["param"] == "id" and "already ended (cancelled)" in j["detail"]'
 expect_http 404 "DELETE a run that never was" DELETE /v1/runs/999 "${A[@]}"
 expect_http 400 "a bad profile" POST /v1/runs "${A[@]}" --data-binary '{"profile": "slow"}'
 expect_body "bad profile named" 'j["param"] == "profile"'

@@ -30,7 +30,9 @@ assert l["percentile"] == 95 and l["predicted_p50_ms"] <= l["predicted_ms"]
 assert a["memory_in_flight_kib"] == 2 * a["m_kib"] <= 1 << 20
 assert abs(a["capacity_per_s"] - 2000 / l["predicted_p50_ms"]) < 1e-3
 assert a["floor"] == {"name": "owasp", "met": True, "decided": False}
-assert a["libsodium"] == {"opslimit": a["t"], "memlimit": a["m_kib"] * 1024}
+assert a["libsodium"] == {"opslimit": a["t"], "memlimit": a["m_kib"] * 1024,
+    "memlimit_bytes": a["m_kib"] * 1024}
+assert a["predicted"] == {"percentile": 95, "ms": l["predicted_ms"], "p50_ms": l["predicted_p50_ms"]}
 assert a["attacker"]["gpu_guesses_per_s"] > 0 and "960 GB/s" in a["attacker"]["assumptions"]
 assert set(a["snippets"]) == {"php", "python", "go", "node", "java", "c"}
 assert 0 <= a["model"]["loo_median_error"] <= a["model"]["loo_worst_error"] < 0.5
