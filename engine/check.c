@@ -30,7 +30,12 @@ check_answer(const struct model *m, const char *stack,
 		aim.target_ms = TUNE_TARGET_MIN_MS;
 	if (aim.target_ms > TUNE_TARGET_MAX_MS)
 		aim.target_ms = TUNE_TARGET_MAX_MS;
-	rc = stack_recommend(m, stack, &aim, a, err, errlen);
+	/* As the API answers: explicit backends and p through tune. */
+	if (stack != NULL || (q->backend == KDF_BACKEND_AUTO &&
+	    q->parallelism <= 1))
+		rc = stack_recommend(m, stack, &aim, a, err, errlen);
+	else
+		rc = tune_recommend(m, &aim, a, err, errlen);
 	if (rc == -1)
 		return -1;
 	*model_ms = a->predicted_ms;

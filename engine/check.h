@@ -52,7 +52,8 @@ void	 check_state_init(struct check_state *s);
 
 /*
  * The answer to q under stack (NULL: the default) with correction c, as
- * stack_recommend gives it; *model_ms gets the model's own prediction at
+ * the API gives it (stack_recommend; tune_recommend for an explicit
+ * backend or p); *model_ms gets the model's own prediction at
  * the answer's percentile (before c). Returns as stack_recommend.
  */
 int	 check_answer(const struct model *m, const char *stack,
