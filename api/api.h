@@ -121,7 +121,7 @@ struct api_state {
 	unsigned long long	 runs_by_status[6];
 	/* The closed loop (daemon/checks.c). */
 	unsigned		 check_budget;	/* % of one core; 0: off */
-	unsigned long long	 checks_by_verdict[4];	/* check_verdict */
+	unsigned long long	 checks_by_verdict[CHECK_VERDICTS];
 	unsigned long long	 checks_preempted, checks_skipped;
 	double			 check_cpu_seconds;	/* since start */
 	size_t			 questions, answers_verified;

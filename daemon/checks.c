@@ -76,8 +76,7 @@ checks_current(struct daemon *d, struct question *qu)
 	if (qu->model_run != d->model_run) {
 		check_state_init(&qu->cs);
 		qu->model_run = d->model_run;
-		qu->settled = 0;
-		qu->checked = 0;
+				qu->checked = 0;
 		qu->at[0] = '\0';
 	}
 }
@@ -181,7 +180,7 @@ checks_due_one(const struct daemon *d, const struct question *qu,
 		return 0;
 	if (qu->model_run != d->model_run || qu->cs.nchecks == 0)
 		return 1;
-	if (!qu->cs.verified && !qu->settled)
+	if (!qu->cs.verified && !qu->cs.settled)
 		return 1;
 	return now - qu->checked >= (time_t)d->cfg.check_interval;
 }
@@ -280,19 +279,18 @@ checks_take(struct daemon *d, const char *key, int64_t run,
 	qu->checked = now;
 	gmtime_r(&now, &tm);
 	strftime(qu->at, sizeof(qu->at), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	qu->settled = v == CHECK_SETTLED;
 	if (v == CHECK_CORRECTED &&
 	    check_answer(m, qu->stack[0] ? qu->stack : NULL, &qu->q,
 	    qu->cs.c, &next, &next_model, err, sizeof(err)) >= 0 &&
 	    next.m_kib == a->m_kib && next.t == a->t && next.p == a->p)
-		qu->settled = 1;	/* the correction moves nothing */
+		qu->cs.settled = 1;	/* the correction moves nothing */
 	log_info("check %.0f ms at p%d, k = %u%s%s: m = %u KiB, t = %u, "
 	    "p = %u measured %.1f ms (%.3f of the target, the model said "
 	    "%.1f): %s%s, correction %.3f", qu->q.target_ms, qu->q.percentile,
 	    (unsigned)qu->q.k, qu->stack[0] ? ", " : "", qu->stack,
 	    (unsigned)a->m_kib, (unsigned)a->t, (unsigned)a->p, measured,
 	    measured / qu->q.target_ms, model_ms, check_verdict_name(v),
-	    qu->settled && v != CHECK_SETTLED ? " (settled)" : "",
+	    qu->cs.settled && v != CHECK_SETTLED ? " (settled)" : "",
 	    qu->cs.c);
 	d->model_version++;	/* answers cached go: they say what was found */
 	if (v == CHECK_DRIFTED) {
@@ -338,7 +336,7 @@ checks_tick(struct daemon *d, struct db *db)
 		check_state_init(&qu.cs);
 	if (check_answer(d->model, qu.stack[0] ? qu.stack : NULL, &qu.q,
 	    qu.cs.c, &a, &model_ms, err, sizeof(err)) == -1 || a.m_kib == 0) {
-		d->questions[pick].settled = 1;
+		d->questions[pick].cs.settled = 1;
 		d->questions[pick].checked = now;
 		d->questions[pick].model_run = run;
 		d->questions[pick].cs.nchecks++;
@@ -372,6 +370,10 @@ checks_tick(struct daemon *d, struct db *db)
 	d->checking = 1;
 	d->check_cancel = 0;
 	pthread_mutex_unlock(&d->lock);
+	log_info("checking %.0f ms at p%d, k = %u: m = %u KiB, t = %u, "
+	    "p = %u, %zu hashes", qu.q.target_ms, qu.q.percentile,
+	    (unsigned)qu.q.k, (unsigned)a.m_kib, (unsigned)a.t,
+	    (unsigned)a.p, n);
 
 	cpu0 = checks_cpu_now();
 	measured = checks_measure(d, &a, n, &r, err, sizeof(err));
@@ -398,7 +400,7 @@ checks_tick(struct daemon *d, struct db *db)
 			    err);
 			if (f != NULL) {	/* again at the interval */
 				f->checked = time(NULL);
-				f->settled = 1;
+				f->cs.settled = 1;
 				f->cs.nchecks++;
 			}
 		}

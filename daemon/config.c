@@ -60,7 +60,7 @@ static const struct key {
 	{ "probe_dir", K_PATH, S(probe_dir), 0, 0 },
 	{ "probe_timeout", K_UINT, U(probe_timeout), 5, 3600 },
 	{ "check_budget", K_UINT, U(check_budget), 0, 100 },
-	{ "check_interval", K_UINT, U(check_interval), 60, 30 * 86400 },
+	{ "check_interval", K_UINT, U(check_interval), 5, 30 * 86400 },
 #undef S
 #undef U
 };

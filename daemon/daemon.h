@@ -82,7 +82,6 @@ struct question {
 	struct check_state	cs;
 	int64_t			model_run;	/* the run cs belongs to */
 	time_t			asked, checked;
-	int			settled;	/* re-checked at the interval */
 	char			at[32];		/* when last measured */
 };
 
@@ -156,7 +155,7 @@ struct daemon {
 	char			 drift_why[160];
 	/* Counters for /metrics. */
 	unsigned long long	 runs_by_status[6];
-	unsigned long long	 checks_by_verdict[4];	/* check_verdict */
+	unsigned long long	 checks_by_verdict[CHECK_VERDICTS];
 	unsigned long long	 checks_preempted, checks_skipped;
 	double			 check_cpu_total;
 };

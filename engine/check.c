@@ -56,7 +56,7 @@ check_update(struct check_state *s, const struct tune_answer *a,
     double measured_ms, size_t samples, double model_ms, double loo)
 {
 	double	ratio = measured_ms / a->target_ms, c, logsum = 0, drift;
-	int	was_verified = s->verified, same;
+	int	was_stable = s->verified || s->settled, same;
 	size_t	i;
 
 	same = s->m_kib == a->m_kib && s->t == a->t && s->p == a->p &&
@@ -68,22 +68,34 @@ check_update(struct check_state *s, const struct tune_answer *a,
 	s->t = a->t;
 	s->p = a->p;
 	s->k = a->k;
-	if (!(model_ms > 0) || !(measured_ms > 0))
+	if (!(model_ms > 0) || !(measured_ms > 0)) {
+		s->settled = 1;
 		return CHECK_SETTLED;
+	}
 	c = measured_ms / model_ms;
 	if (c < CHECK_C_MIN)
 		c = CHECK_C_MIN;
 	if (c > CHECK_C_MAX)
 		c = CHECK_C_MAX;
 	drift = 2 * loo > CHECK_DRIFT_MIN ? 2 * loo : CHECK_DRIFT_MIN;
-	if (was_verified && same && s->nseen > 0 &&
+	s->settled = 0;
+	if (s->suspect) {
+		s->suspect = 0;
+		if (same && fabs(c / s->c - 1) > drift &&
+		    (c > s->c) == (s->suspect_c > s->c)) {
+			/* Off twice the same way: the host changed. */
+			s->nseen = 0;
+			s->seen[s->nseen++] = c;
+			s->c = c;
+			s->verified = 0;
+			return CHECK_DRIFTED;
+		}
+	} else if (was_stable && same && s->nseen > 0 &&
 	    fabs(c / s->c - 1) > drift) {
-		/* The same answer, verified before, now off: the host. */
-		s->nseen = 0;
-		s->seen[s->nseen++] = c;
-		s->c = c;
+		s->suspect = 1;
+		s->suspect_c = c;
 		s->verified = 0;
-		return CHECK_DRIFTED;
+		return CHECK_SUSPECT;
 	}
 	if (s->nseen == CHECK_KEEP) {
 		memmove(s->seen, s->seen + 1, (CHECK_KEEP - 1) *
@@ -100,8 +112,10 @@ check_update(struct check_state *s, const struct tune_answer *a,
 		logsum += log(s->seen[i]);
 	c = exp(logsum / (double)s->nseen);
 	/* Under the band with the correction already taken: settled. */
-	if (ratio < CHECK_BAND_LO && same && fabs(c / s->c - 1) < 0.01)
+	if (ratio < CHECK_BAND_LO && same && fabs(c / s->c - 1) < 0.01) {
+		s->settled = 1;
 		return CHECK_SETTLED;
+	}
 	s->c = c;
 	return CHECK_CORRECTED;
 }
@@ -116,6 +130,8 @@ check_verdict_name(enum check_verdict v)
 		return "corrected";
 	case CHECK_SETTLED:
 		return "settled";
+	case CHECK_SUSPECT:
+		return "suspect";
 	default:
 		return "drifted";
 	}

@@ -9,7 +9,8 @@
  * measurement moves it less), kept within [CHECK_C_MIN, CHECK_C_MAX].
  *
  * A measurement within [CHECK_BAND_LO, CHECK_BAND_HI] of the target
- * verifies the answer. A re-check of a verified answer whose correction
+ * verifies the answer. A re-check of a verified (or settled) answer whose
+ * correction
  * moved by more than the drift threshold (CHECK_DRIFT_MIN, or twice the
  * model's leave-one-out median error if larger) says the host drifted.
  */
@@ -34,7 +35,9 @@ enum check_verdict {
 	CHECK_CORRECTED,	/* out of it: c moved, measure again */
 	CHECK_SETTLED,		/* under the band, and c would not move the
 				   answer (t's grain, the memory cap, a floor) */
-	CHECK_DRIFTED		/* a verified answer's host changed */
+	CHECK_DRIFTED,		/* a verified answer's host changed */
+	CHECK_SUSPECT,		/* off once: measured again at once */
+	CHECK_VERDICTS
 };
 
 struct check_state {
@@ -43,6 +46,11 @@ struct check_state {
 	size_t		nseen;
 	unsigned	nchecks;
 	int		verified;	/* the last measurement was in band */
+	int		settled;	/* under the band, and the correction
+					   moves nothing: no check until the
+					   interval */
+	int		suspect;	/* off once; c kept until confirmed */
+	double		suspect_c;
 	double		measured_ms;	/* the last measurement, -1: none */
 	size_t		samples;
 	uint32_t	m_kib, t, p, k;	/* what it measured */
@@ -69,7 +77,7 @@ enum check_verdict check_update(struct check_state *s,
 	    const struct tune_answer *a, double measured_ms, size_t samples,
 	    double model_ms, double loo);
 
-/* "in band", "corrected", "settled", "drifted". */
+/* "in band", "corrected", "settled", "drifted", "suspect". */
 const char *check_verdict_name(enum check_verdict v);
 
 #endif /* PWTUNE_CHECK_H */
