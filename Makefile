@@ -18,13 +18,14 @@ STATE_DIR  ?= $(CURDIR)/var
 # argon2 command, sqlite3, curl and wrk, the snippet checkers php -l and
 # gofmt, cryptsetup (bench/accuracy), Chromium (the dashboard tests),
 # systemd-analyze and systemd-socket-activate, man (the manual pages),
-# PostgreSQL (a throw-away server for the fleet store's tests).
+# PostgreSQL (a throw-away server for the fleet store's tests), promtool
+# (prometheus: api.metrics checks /metrics with it).
 BUILD_PACKAGES := build-essential cmake pkg-config \
 	libargon2-dev libsodium-dev libjansson-dev libmicrohttpd-dev \
 	libsqlite3-dev libpq-dev libcrypt-dev libjs-chart.js
 TEST_PACKAGES := argon2 sqlite3 curl wrk php-cli golang-go cryptsetup-bin \
 	chromium systemd man-db groff-base clang libclang-rt-14-dev valgrind \
-	slowhttptest gnuplot-nox postgresql
+	slowhttptest gnuplot-nox postgresql prometheus
 # packaging.container: the image built and run for real, without a
 # registry (a debootstrap base, podman with runc).
 TEST_PACKAGES += podman debootstrap runc

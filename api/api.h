@@ -188,6 +188,12 @@ void	 api_stop(struct api_server *s);
 /* A new configuration (SIGHUP): kept, and the token read again. */
 int	 api_reload(struct api_server *s, const struct api_config *cfg,
 	    char *err, size_t errlen);
+/*
+ * Is the token file at path usable as api_start() would read it (pwtuned
+ * -n)? 0 yes; 1 it is absent (api_start() writes a new one); -1 no, with
+ * the message api_start() would give.
+ */
+int	 api_token_check(const char *path, char *err, size_t errlen);
 
 /*
  * scope.c: the scoped answer, one path for the daemon and the CLI:

@@ -12,6 +12,8 @@
 #include "log.h"
 
 #define API_ROUTES		18	/* api_routes[] (server.c) */
+#define API_METHODS		8	/* api_methods[] (server.c) */
+#define API_HIT_SLOTS		1024	/* (route, method, code) counted */
 #define API_FAIL_SLOTS		256	/* addresses the limiter follows */
 #define API_FAIL_WINDOW_S	60	/* ... for this long after a failure */
 #define API_BODY_GRACE_S	0.5	/* a late body has this long to be
@@ -128,6 +130,22 @@ struct api_conn {
 	enum api_conn_phase	 phase;
 };
 
+/*
+ * Requests answered with code, by route (API_ROUTES: no route's path)
+ * and method (api_methods[]), for /metrics; and their latency by route
+ * and method.
+ */
+struct api_hit {
+	uint8_t			 route, method;
+	uint16_t		 code;
+	unsigned long long	 n;
+};
+struct api_latency {
+	unsigned long long	 bucket[API_LATENCY_BUCKETS + 1];
+	double			 sum;
+	unsigned long long	 count;
+};
+
 struct api_cached {
 	char		 key[256];
 	uint64_t	 version;
@@ -163,10 +181,9 @@ struct api_server {
 	int			 have_token;
 	struct api_fail		 fails[API_FAIL_SLOTS];
 	struct api_cached	 cache[API_CACHE_SLOTS];
-	unsigned long long	 hits[API_ROUTES + 1][6];  /* route, status/100 */
-	unsigned long long	 latency[API_LATENCY_BUCKETS + 1];
-	double			 latency_sum;
-	unsigned long long	 latency_count;
+	struct api_hit		 hits[API_HIT_SLOTS];	/* in order seen */
+	size_t			 nhits;
+	struct api_latency	 latency[API_ROUTES + 1][API_METHODS];
 	struct {
 		int64_t		 run;
 		json_t		*presets;
@@ -214,6 +231,8 @@ API_HANDLER(h_openapi);
 /* server.c */
 extern const struct api_route	api_routes[];
 extern const size_t		api_nroutes;
+extern const char *const	api_methods[API_METHODS];
+extern const double		api_latency_bounds[API_LATENCY_BUCKETS];
 int	 api_token_load(struct api_server *s, const char *path, char *err,
 	    size_t errlen);
 /* The configuration as it is now, copied under the server's lock. */

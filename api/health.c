@@ -1,6 +1,6 @@
 /*
- * api/health.c: GET /healthz (the process answers) and GET /readyz (a
- * model answers; the store's state beside it).
+ * api/health.c: GET /healthz (the process answers, and its version) and
+ * GET /readyz (a model answers; the store's state beside it).
  */
 #include <stdio.h>
 
@@ -14,7 +14,8 @@ h_healthz(struct api_server *s, struct MHD_Connection *c,
 	(void)c;
 	(void)r;
 	(void)arg;
-	return api_ok(rep, 200, json_pack("{s:s}", "status", "ok"), NULL);
+	return api_ok(rep, 200, json_pack("{s:s, s:s}", "status", "ok",
+	    "version", PWTUNE_VERSION), NULL);
 }
 int
 h_readyz(struct api_server *s, struct MHD_Connection *c,

@@ -70,7 +70,12 @@ const size_t api_nroutes = sizeof(api_routes) / sizeof(api_routes[0]);
 _Static_assert(sizeof(api_routes) / sizeof(api_routes[0]) == API_ROUTES,
     "API_ROUTES must count api_routes");
 
-static const double latency_bounds[API_LATENCY_BUCKETS] = {
+/* The methods counted apart; any other is "other". */
+const char *const api_methods[API_METHODS] = {
+	"GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "other"
+};
+
+const double api_latency_bounds[API_LATENCY_BUCKETS] = {
 	0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1
 };
 
@@ -84,6 +89,68 @@ api_now(void)
 }
 
 /*
+ * The token in the file fd (path, for messages) is read into buf (len: its
+ * length, to the first line's end): a regular file only its owner may
+ * read, of a line of 16 characters or more. 0, or -1 with err. fd is
+ * closed.
+ */
+static int
+api_token_read(int fd, const char *path, char *buf, size_t buflen,
+    size_t *len, char *err, size_t errlen)
+{
+	struct stat	sb;
+	ssize_t		n;
+
+	if (fstat(fd, &sb) == -1 || !S_ISREG(sb.st_mode)) {
+		close(fd);
+		snprintf(err, errlen, "token file %s is not a regular file",
+		    path);
+		return -1;
+	}
+	if (sb.st_mode & 077) {
+		close(fd);
+		snprintf(err, errlen, "token file %s can be read by others "
+		    "(mode %03o): chmod 600 it", path,
+		    (unsigned)(sb.st_mode & 0777));
+		return -1;
+	}
+	n = read(fd, buf, buflen - 1);
+	close(fd);
+	if (n <= 0) {
+		snprintf(err, errlen, "token file %s is empty", path);
+		return -1;
+	}
+	buf[n] = '\0';
+	*len = strcspn(buf, "\r\n");
+	if (*len < 16) {
+		sodium_memzero(buf, buflen);
+		snprintf(err, errlen, "token in %s is shorter than 16 "
+		    "characters", path);
+		return -1;
+	}
+	return 0;
+}
+
+int
+api_token_check(const char *path, char *err, size_t errlen)
+{
+	char	buf[512];
+	size_t	len;
+	int	fd, rc;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1) {
+		if (errno == ENOENT)
+			return 1;
+		snprintf(err, errlen, "token file %s: %s", path,
+		    strerror(errno));
+		return -1;
+	}
+	rc = api_token_read(fd, path, buf, sizeof(buf), &len, err, errlen);
+	sodium_memzero(buf, sizeof(buf));
+	return rc;
+}
+
+/*
  * The token: hex in a file only its owner may read. On first start with
  * none, a random one is written there (0600); the path is logged, never
  * the token.
@@ -94,8 +161,6 @@ api_token_load(struct api_server *s, const char *path, char *err,
 {
 	uint8_t		raw[API_TOKEN_LEN];
 	char		hex[2 * API_TOKEN_LEN + 2], buf[512];
-	struct stat	sb;
-	ssize_t		n;
 	size_t		len;
 	int		fd;
 
@@ -129,33 +194,9 @@ api_token_load(struct api_server *s, const char *path, char *err,
 			return -1;
 		}
 	}
-	if (fstat(fd, &sb) == -1 || !S_ISREG(sb.st_mode)) {
-		close(fd);
-		snprintf(err, errlen, "token file %s is not a regular file",
-		    path);
+	if (api_token_read(fd, path, buf, sizeof(buf), &len, err,
+	    errlen) == -1)
 		return -1;
-	}
-	if (sb.st_mode & 077) {
-		close(fd);
-		snprintf(err, errlen, "token file %s can be read by others "
-		    "(mode %03o): chmod 600 it", path,
-		    (unsigned)(sb.st_mode & 0777));
-		return -1;
-	}
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0) {
-		snprintf(err, errlen, "token file %s is empty", path);
-		return -1;
-	}
-	buf[n] = '\0';
-	len = strcspn(buf, "\r\n");
-	if (len < 16) {
-		sodium_memzero(buf, sizeof(buf));
-		snprintf(err, errlen, "token in %s is shorter than 16 "
-		    "characters", path);
-		return -1;
-	}
 	pthread_mutex_lock(&s->lock);
 	crypto_generichash(s->token_digest, sizeof(s->token_digest),
 	    (const uint8_t *)buf, len, NULL, 0);
@@ -319,20 +360,57 @@ api_host_allowed(struct api_server *s, struct MHD_Connection *c)
 	return ok;
 }
 
-static void
-api_count(struct api_server *s, size_t route, int status, double seconds)
+/* method's place in api_methods[]: the last, "other", for any other. */
+static size_t
+api_method_of(const char *method)
 {
-	size_t	b;
+	size_t	i;
+
+	for (i = 0; method != NULL && i < API_METHODS - 1; i++)
+		if (strcmp(method, api_methods[i]) == 0)
+			break;
+	return method != NULL ? i : API_METHODS - 1;
+}
+
+/*
+ * Count an answer (status 0: none was sent) of route (API_ROUTES: no
+ * route's path) to method. The labels a request can have are bounded
+ * (routes, methods, the codes the server answers): a (route, method,
+ * code) past API_HIT_SLOTS, which they do not reach, would go uncounted
+ * in requests, though not in latency.
+ */
+static void
+api_count(struct api_server *s, size_t route, const char *method,
+    int status, double seconds)
+{
+	struct api_latency	*l;
+	struct api_hit		*h;
+	size_t			 b, i, m = api_method_of(method);
 
 	pthread_mutex_lock(&s->lock);
-	if (status >= 100 && status < 600)
-		s->hits[route][status / 100]++;
-	for (b = 0; b < API_LATENCY_BUCKETS && seconds > latency_bounds[b];
-	    b++)
+	if (status >= 100 && status < 600) {
+		for (i = 0; i < s->nhits; i++) {
+			h = &s->hits[i];
+			if (h->route == route && h->method == m &&
+			    h->code == status)
+				break;
+		}
+		if (i == s->nhits && i < API_HIT_SLOTS) {
+			h = &s->hits[s->nhits++];
+			h->route = (uint8_t)route;
+			h->method = (uint8_t)m;
+			h->code = (uint16_t)status;
+		}
+		if (i < API_HIT_SLOTS)
+			s->hits[i].n++;
+	}
+	for (b = 0; b < API_LATENCY_BUCKETS &&
+	    seconds > api_latency_bounds[b]; b++)
 		;
-	s->latency[b]++;
-	s->latency_sum += seconds;
-	s->latency_count++;
+	l = &s->latency[route][m];
+	l->bucket[b]++;
+	l->sum += seconds;
+	l->count++;
 	pthread_mutex_unlock(&s->lock);
 }
 
@@ -501,7 +579,8 @@ api_sweep(void *arg)
  */
 static void
 api_refuse_body(struct api_server *s, struct MHD_Connection *c,
-    struct api_request *r, enum api_problem p, const char *detail)
+    struct api_request *r, const char *method, size_t route,
+    enum api_problem p, const char *detail)
 {
 	const union MHD_ConnectionInfo	*ci;
 	struct api_conn			*k;
@@ -537,29 +616,44 @@ api_refuse_body(struct api_server *s, struct MHD_Connection *c,
 		k->phase = API_CONN_CUT;
 		pthread_mutex_unlock(&s->conn_lock);
 	}
-	api_count(s, API_ROUTES, status, api_now() - r->start);
+	api_count(s, route, method, status, api_now() - r->start);
 }
 
-/* The route of method and url (API_ROUTES: none); *known: the path is. */
+/*
+ * The route of method and url (API_ROUTES: none); *path: the first route
+ * of url's path whatever the method (API_ROUTES: no route's path).
+ */
 static size_t
-api_route_of(const char *method, const char *url, int *known)
+api_route_of(const char *method, const char *url, size_t *path)
 {
 	size_t	i, plen, route = API_ROUTES;
 
-	*known = 0;
+	*path = API_ROUTES;
 	for (i = 0; i < api_nroutes; i++) {
 		plen = strlen(api_routes[i].path);
 		if (api_routes[i].prefix ? strncmp(url, api_routes[i].path,
 		    plen) == 0 && url[plen] != '\0' &&
 		    strchr(url + plen, '/') == NULL :
 		    strcmp(url, api_routes[i].path) == 0) {
-			*known = 1;
+			if (*path == API_ROUTES)
+				*path = i;
 			if (strcmp(method, api_routes[i].method) == 0 &&
 			    route == API_ROUTES)
 				route = i;
 		}
 	}
 	return route;
+}
+
+/* The route a request of method to url is counted under: its own, else
+   its path's (a method the path does not take), else API_ROUTES. */
+static size_t
+api_route_counted(const char *method, const char *url)
+{
+	size_t	route, path;
+
+	route = api_route_of(method, url, &path);
+	return route != API_ROUTES ? route : path;
 }
 
 /* 405: the methods url takes, in Allow. */
@@ -587,25 +681,25 @@ api_not_allowed(const char *url, struct api_reply *rep)
 
 /*
  * The whole request is in: the checks at the door, then its handler.
- * rep gets the answer; *route the route counted (API_ROUTES: other).
+ * rep gets the answer.
  */
 static int
 api_dispatch(struct api_server *s, struct MHD_Connection *c, const char *url,
-    const char *method, struct api_request *r, struct api_reply *rep,
-    size_t *route)
+    const char *method, struct api_request *r, struct api_reply *rep)
 {
 	const char	*ct;
 	unsigned	 retry = 0;
-	int		 known, a;
+	size_t		 route, path;
+	int		 a;
 
-	*route = api_route_of(method, url, &known);
+	route = api_route_of(method, url, &path);
 	if (!api_host_allowed(s, c))
 		return api_fail(rep, PROB_MISDIRECTED, "Host", "the Host "
 		    "header must name this server", NULL, 0);
-	if (*route == API_ROUTES && !known)
+	if (path == API_ROUTES)
 		return api_fail(rep, PROB_NOT_FOUND, NULL, "no such resource",
 		    NULL, 0);
-	if (*route == API_ROUTES)
+	if (route == API_ROUTES)
 		return api_not_allowed(url, rep);
 	if (strcmp(method, "POST") == 0 && r->bodylen > 0 &&
 	    ((ct = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
@@ -613,24 +707,29 @@ api_dispatch(struct api_server *s, struct MHD_Connection *c, const char *url,
 	    0 || (ct[16] != '\0' && ct[16] != ';')))
 		return api_fail(rep, PROB_UNSUPPORTED_TYPE, "Content-Type",
 		    "send the body as application/json", NULL, 0);
-	if (api_routes[*route].auth && (a = api_auth(s, c, &retry)) != 0)
+	if (api_routes[route].auth && (a = api_auth(s, c, &retry)) != 0)
 		return a == 2 ? api_fail(rep, PROB_TOO_MANY, "Authorization",
 		    "too many wrong tokens from this address: wait a minute",
 		    NULL, retry > 0 ? retry : 1) : api_fail(rep,
 		    PROB_UNAUTHORIZED, "Authorization", "send Authorization: "
 		    "Bearer <token>, the token of the daemon's token file",
 		    NULL, 0);
-	return api_routes[*route].fn(s, c, r, url +
-	    strlen(api_routes[*route].path), rep);
+	return api_routes[route].fn(s, c, r, url +
+	    strlen(api_routes[route].path), rep);
 }
 
-/* What the headers alone refuse: queued on the first call, or MHD_YES. */
+/*
+ * What the headers alone refuse: queued (and counted) on the first call,
+ * or MHD_YES.
+ */
 static enum MHD_Result
-api_headers(struct api_server *s, struct MHD_Connection *c,
-    struct api_reply *rep)
+api_headers(struct api_server *s, struct MHD_Connection *c, const char *url,
+    const char *method, const struct api_request *r, struct api_reply *rep)
 {
 	const char		*cl, *te;
 	enum api_problem	 p;
+	enum MHD_Result		 rc;
+	int			 status;
 
 	cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
 	    "Content-Length");
@@ -651,7 +750,11 @@ api_headers(struct api_server *s, struct MHD_Connection *c,
 	    p == PROB_TOO_LARGE ? "the body may have 4096 bytes at most" :
 	    "the request was not in within request_timeout", NULL, 0) == -1)
 		return MHD_NO;
-	return api_queue(c, rep);
+	status = rep->status;
+	rc = api_queue(c, rep);
+	api_count(s, api_route_counted(method, url), method, status,
+	    api_now() - r->start);
+	return rc;
 }
 
 static enum MHD_Result
@@ -662,7 +765,7 @@ api_access(void *cls, struct MHD_Connection *c, const char *url,
 	struct api_server	*s = cls;
 	struct api_request	*r = *con_cls;
 	struct api_reply	 rep;
-	size_t			 route = API_ROUTES;
+	size_t			 route = api_route_counted(method, url);
 	enum MHD_Result		 rc;
 
 	(void)version;
@@ -673,7 +776,7 @@ api_access(void *cls, struct MHD_Connection *c, const char *url,
 			return MHD_NO;
 		r->start = api_now();
 		*con_cls = r;
-		return api_headers(s, c, &rep);
+		return api_headers(s, c, url, method, r, &rep);
 	}
 	if (*upload_data_size > 0) {
 		/*
@@ -684,11 +787,13 @@ api_access(void *cls, struct MHD_Connection *c, const char *url,
 		if (r->refused)
 			;	/* what was already read past a refusal */
 		else if (api_conn_late(s, c, API_CONN_BODY))
-			api_refuse_body(s, c, r, PROB_TIMEOUT, "the request "
-			    "was not in within request_timeout");
+			api_refuse_body(s, c, r, method, route,
+			    PROB_TIMEOUT, "the request was not in within "
+			    "request_timeout");
 		else if (r->bodylen + *upload_data_size > API_BODY_MAX)
-			api_refuse_body(s, c, r, PROB_TOO_LARGE, "the body may "
-			    "have 4096 bytes at most");
+			api_refuse_body(s, c, r, method, route,
+			    PROB_TOO_LARGE, "the body may have 4096 bytes at "
+			    "most");
 		else {
 			memcpy(r->body + r->bodylen, upload_data,
 			    *upload_data_size);
@@ -707,12 +812,12 @@ api_access(void *cls, struct MHD_Connection *c, const char *url,
 		if (api_fail(&rep, PROB_TIMEOUT, NULL, "the request was not "
 		    "in within request_timeout", NULL, 0) == -1)
 			return MHD_NO;
-	} else if (api_dispatch(s, c, url, method, r, &rep, &route) == -1) {
+	} else if (api_dispatch(s, c, url, method, r, &rep) == -1) {
 		api_reply_free(&rep);
 		rep.status = 0;
 	}
 	rc = rep.status != 0 ? api_queue(c, &rep) : MHD_NO;
-	api_count(s, route, rep.status, api_now() - r->start);
+	api_count(s, route, method, rep.status, api_now() - r->start);
 	return rc;
 }
 

@@ -6,13 +6,18 @@
  */
 #include <sys/stat.h>
 
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <stddef.h>
+#include <unistd.h>
 
+#include "api.h"
 #include "daemon.h"
 #include "probe.h"
 #include "stack.h"
@@ -110,7 +115,8 @@ config_probe_enabled(const struct config *c, const char *name)
 	return 0;
 }
 
-/* Parse "ADDR:PORT" with ADDR an IPv4 address or [IPv6]. */
+/* Parse "ADDR:PORT" with ADDR an IPv4 address or [IPv6] (not checked:
+   config_set does, as it takes the key). */
 int
 config_listen_addr(const struct config *c, char *addr, size_t addrlen,
     unsigned *port)
@@ -208,12 +214,17 @@ config_set(struct config *c, const char *key, const char *value, char *err,
 		snprintf(field, k->len, "%s", value);
 		if (k->type == K_LISTEN) {
 			char		addr[128];
+			unsigned char	bin[16];
 			unsigned	port;
 
+			/* What listen_socket() binds: numbers, no name. */
 			if (config_listen_addr(c, addr, sizeof(addr), &port) ==
-			    -1) {
+			    -1 || inet_pton(strchr(addr, ':') != NULL ?
+			    AF_INET6 : AF_INET, addr, bin) != 1) {
 				snprintf(err, errlen, "listen must be "
-				    "ADDRESS:PORT (127.0.0.1:8421, [::1]:8421)");
+				    "ADDRESS:PORT with a numeric address "
+				    "(127.0.0.1:8421, [::1]:8421; no host "
+				    "name)");
 				return -1;
 			}
 		}
@@ -473,4 +484,131 @@ config_finish(struct config *c, char *err, size_t errlen)
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * The directory of path is one files can be made in: it exists (or is
+ * the state directory, which start-up makes, and that one can be made)
+ * and may be written. 0, or -1 with errno.
+ */
+static int
+config_dir_writable(const struct config *c, const char *path)
+{
+	char	copy[DAEMON_PATH_MAX], dir[DAEMON_PATH_MAX];
+	char	sdir[DAEMON_PATH_MAX];
+	size_t	n;
+
+	snprintf(copy, sizeof(copy), "%s", path);
+	snprintf(dir, sizeof(dir), "%s", dirname(copy));
+	if (access(dir, W_OK | X_OK) == 0)
+		return 0;
+	snprintf(sdir, sizeof(sdir), "%s", c->state_dir);
+	for (n = strlen(sdir); n > 1 && sdir[n - 1] == '/'; n--)
+		sdir[n - 1] = '\0';	/* as dirname() gives it */
+	if (errno != ENOENT || strcmp(dir, sdir) != 0)
+		return -1;
+	return access(dirname(sdir), W_OK | X_OK);
+}
+
+/*
+ * The SQLite store as the store's own checks see it before SQLite opens
+ * it (db/sqlite.c), in the same words: a regular file, empty or an SQLite
+ * database, that can be written, in a directory that can (for the
+ * journal). What only opening it tells (its schema) start-up tells.
+ */
+static int
+config_check_sqlite(const struct config *c, char *err, size_t errlen)
+{
+	static const char	magic[16] = "SQLite format 3";
+	char			head[sizeof(magic)], copy[DAEMON_PATH_MAX];
+	struct stat		sb;
+	ssize_t			n;
+	int			fd;
+
+	if (config_dir_writable(c, c->db) == -1) {
+		snprintf(copy, sizeof(copy), "%s", c->db);
+		snprintf(err, errlen, "store: %s: cannot write in %s (%s)",
+		    c->db, dirname(copy), strerror(errno));
+		return -1;
+	}
+	if (stat(c->db, &sb) == -1)
+		return 0;	/* a new store */
+	if (access(c->db, W_OK) == -1) {
+		snprintf(err, errlen, "store: %s: cannot write the file (%s)",
+		    c->db, strerror(errno));
+		return -1;
+	}
+	if (!S_ISREG(sb.st_mode)) {
+		snprintf(err, errlen, "store: %s: not a regular file: not a "
+		    "store (left as it is)", c->db);
+		return -1;
+	}
+	if (sb.st_size == 0)
+		return 0;	/* a new store too */
+	if ((fd = open(c->db, O_RDONLY | O_CLOEXEC)) == -1) {
+		snprintf(err, errlen, "store: %s: %s", c->db, strerror(errno));
+		return -1;
+	}
+	n = read(fd, head, sizeof(head));
+	close(fd);
+	if (n != (ssize_t)sizeof(head) || memcmp(head, magic,
+	    sizeof(magic)) != 0) {
+		snprintf(err, errlen, "store: %s: not an SQLite database: not "
+		    "a store (left as it is)", c->db);
+		return -1;
+	}
+	return 0;
+}
+
+int
+config_check(const struct config *c, char *err, size_t errlen)
+{
+	char		 dir[DAEMON_PATH_MAX];
+	struct stat	 sb;
+	int		 rc;
+
+	/* The state directory: start-up makes it (mkdir, 0700). */
+	if (stat(c->state_dir, &sb) == 0) {
+		if (!S_ISDIR(sb.st_mode)) {
+			errno = ENOTDIR;
+			goto state_dir;
+		}
+	} else {
+		snprintf(dir, sizeof(dir), "%s", c->state_dir);
+		if (errno != ENOENT || access(dirname(dir), W_OK | X_OK) == -1)
+			goto state_dir;
+	}
+	/* SQLite's file, and its journal beside it; a database server is
+	   reached at start, or later (it may be away). */
+	if (!db_is_postgresql(c->db) && config_check_sqlite(c, err,
+	    errlen) == -1)
+		return -1;
+	/* The token file, as the API reads it; or written there. */
+	if ((rc = api_token_check(c->token_file, err, errlen)) == -1)
+		return -1;
+	if (rc == 1 && config_dir_writable(c, c->token_file) == -1) {
+		snprintf(err, errlen, "cannot write a new token to %s: %s",
+		    c->token_file, strerror(errno));
+		return -1;
+	}
+	/* The dashboard's files, when not the built-in ones. */
+	if (c->web_root[0] == '\0')
+		return 0;
+	if ((rc = stat(c->web_root, &sb) == -1 ? errno :
+	    !S_ISDIR(sb.st_mode) ? ENOTDIR : 0) != 0) {
+		snprintf(err, errlen, "web_root %s: %s", c->web_root,
+		    strerror(rc));
+		return -1;
+	}
+	if (snprintf(dir, sizeof(dir), "%s/index.html", c->web_root) >=
+	    (int)sizeof(dir) || access(dir, R_OK) == -1) {
+		snprintf(err, errlen, "web_root %s has no readable index.html",
+		    c->web_root);
+		return -1;
+	}
+	return 0;
+state_dir:
+	snprintf(err, errlen, "state directory %s: %s", c->state_dir,
+	    strerror(errno));
+	return -1;
 }

@@ -227,6 +227,14 @@ int	 config_set(struct config *c, const char *key, const char *value,
 	    char *err, size_t errlen);
 /* Derived paths and the checks that need every key. */
 int	 config_finish(struct config *c, char *err, size_t errlen);
+/*
+ * What start-up refuses of the paths, checked without making anything
+ * (pwtuned -n, and start-up itself first): the state directory (made if
+ * its parent can hold it), the SQLite store's file and directory, the
+ * token file (or where a new one is written), web_root (a directory with
+ * index.html). 0, or -1 with the one-line message.
+ */
+int	 config_check(const struct config *c, char *err, size_t errlen);
 /* Is stack name's probe enabled by c->probes? */
 int	 config_probe_enabled(const struct config *c, const char *name);
 /* Split listen into address and port. */

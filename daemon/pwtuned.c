@@ -30,15 +30,27 @@ usage(FILE *fp)
 "Usage: pwtuned [-c FILE] [-d] [-n] [-v] [--health] [--listen ADDR:PORT]\n"
 "               [--db PATH] [--state-dir DIR] [--token-file PATH]\n"
 "               [--web-root DIR] [--log-format text|json]\n"
+"       pwtuned -V | --version\n"
 "  -c FILE    configuration file (keys: pwtuned.conf(5))\n"
 "  -d         stay in the foreground (pwtuned always does)\n"
-"  -n         check the configuration, print \"configuration OK\", exit\n"
+"  -n         check the configuration and the paths as start-up does\n"
+"             (creating nothing), print \"configuration OK\", exit\n"
 "  -v         log debug messages\n"
+"  -V, --version  print the version and the libraries', exit\n"
 "  --health   ask the pwtuned on the listen address for GET /healthz;\n"
 "             exit 0 when it answers 200 (container health checks)\n"
 "A socket passed by systemd (LISTEN_FDS) is used instead of listen.\n"
 "Settings come from the defaults, then the file, then PWTUNED_<KEY>\n"
 "variables, then these flags.\n", fp);
+}
+
+/* The version, and the libraries' pwtuned runs with. */
+static void
+version(void)
+{
+	printf("pwtuned %s (libsodium %s, libargon2 %s, libmicrohttpd %s)\n",
+	    PWTUNE_VERSION, sodium_version_string(), PWTUNE_LIBARGON2_VERSION,
+	    MHD_get_version());
 }
 
 struct flag_set {
@@ -72,6 +84,10 @@ parse_args(int argc, char **argv, const char **conf, int *check,
 		else if (strcmp(argv[a], "-h") == 0 ||
 		    strcmp(argv[a], "--help") == 0) {
 			usage(stdout);
+			exit(0);
+		} else if (strcmp(argv[a], "-V") == 0 ||
+		    strcmp(argv[a], "--version") == 0) {
+			version();
 			exit(0);
 		} else {
 			for (i = 0; i < sizeof(map) / sizeof(map[0]); i++)
@@ -140,6 +156,11 @@ main(int argc, char **argv)
 		return 2;
 	if (load_config(&d.cfg, conf, verbose, sets, nsets, err,
 	    sizeof(err)) == -1) {
+		fprintf(stderr, "pwtuned: %s\n", err);
+		return 1;
+	}
+	/* What start-up refuses, -n refuses: the same checks, first. */
+	if (!health && config_check(&d.cfg, err, sizeof(err)) == -1) {
 		fprintf(stderr, "pwtuned: %s\n", err);
 		return 1;
 	}

@@ -892,3 +892,6 @@ function init() {
 }
 
 init();
+
+// The footer: the version of the pwtuned that serves the page.
+api('/healthz').then((h) => { $('version').textContent = 'pwtuned ' + h.version; }).catch(() => {});

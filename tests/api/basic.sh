@@ -6,7 +6,7 @@ seed_store
 start_daemon
 
 expect_http 200 "healthz" GET /healthz
-expect_body "healthz body" 'j == {"status": "ok"}'
+expect_body "healthz body: status and version" 'j["status"] == "ok" and len(j) == 2 and [x.isdigit() for x in j["version"].split(".")] == [True] * 3'
 expect_http 200 "readyz" GET /readyz
 expect_body "readyz names the run" 'j["ready"] is True and j["model_run"] == 1'
 
@@ -70,13 +70,13 @@ expect_http 404 "host that never was" GET /v1/hosts/0000000000000000000000000000
 expect_http 404 "host id not hex" GET "/v1/hosts/..%2f..%2fetc"
 
 expect_http 200 "metrics" GET /metrics
-grep -q '^pwtuned_http_requests_total{route="GET /v1/recommendation",status="2xx"} [1-9]' "$TMP/body" && ok "metrics: requests by route and status" || bad "metrics: requests"
-grep -q '^pwtuned_http_request_seconds_bucket{le="+Inf"} [1-9]' "$TMP/body" && ok "metrics: latency histogram" || bad "metrics: histogram"
-grep -q '^pwtuned_recommendation{param="m_kib"} [1-9]' "$TMP/body" && ok "metrics: the default answer" || bad "metrics: answer"
+grep -q '^pwtuned_http_requests_total{method="GET",route="/v1/recommendation",code="200",status="2xx"} [1-9]' "$TMP/body" && ok "metrics: requests by method, route and code" || bad "metrics: requests"
+grep -q '^pwtuned_http_request_seconds_bucket{method="GET",route="/v1/recommendation",le="+Inf"} [1-9]' "$TMP/body" && ok "metrics: latency histogram" || bad "metrics: histogram"
+grep -q '^pwtuned_recommendation_memory_bytes [1-9]' "$TMP/body" && ok "metrics: the default answer" || bad "metrics: answer"
 grep -q '^pwtuned_benchmark_in_progress 0' "$TMP/body" && ok "metrics: no benchmark" || bad "metrics: benchmark gauge"
-grep -q '^pwtuned_last_run_age_seconds [0-9]' "$TMP/body" && ok "metrics: age of the last run" || bad "metrics: age"
+grep -q '^pwtuned_last_run_timestamp_seconds [1-9]' "$TMP/body" && ok "metrics: time of the last run" || bad "metrics: last run"
 grep -q '^pwtuned_model_ready 1' "$TMP/body" && grep -q '^pwtuned_model_stale 0' "$TMP/body" &&
-	grep -qE '^pwtuned_model_error\{stat="worst"\} [0-9]+\.[0-9]+$' "$TMP/body" && ok "metrics: model ready, fresh, its error" || bad "metrics: model gauges"
+	grep -qE '^pwtuned_model_loo_error_ratio\{stat="worst"\} [0-9]+\.[0-9]+$' "$TMP/body" && ok "metrics: model ready, fresh, its error" || bad "metrics: model gauges"
 
 expect_http 404 "unknown path" GET /v2/nothing
 expect_body "404 is problem+json" 'j["status"] == 404 and j["type"] == "/problems/not-found"'
@@ -84,12 +84,16 @@ expect_http 405 "POST /healthz" POST /healthz
 expect_body "405 says Allow" 'h["allow"] == "GET" and j["status"] == 405'
 expect_http 405 "PUT /v1/runs" PUT /v1/runs
 expect_body "405 on runs: Allow GET, POST" 'h["allow"] == "GET, POST"'
-# Requests no route takes count in the "other" row: the 404s of paths no
-# route has (a host id with a slash too) and the two 405s.
+# Paths no route has count as route "other" (a host id with a slash
+# too); a method a path does not take, under the path's pattern.
 expect_http 200 "metrics after unknown paths" GET /metrics
-grep -qE '^pwtuned_http_requests_total\{route="any other",status="4xx"\} [3-9]$' "$TMP/body" &&
-	ok "metrics: unknown paths and methods count as other" ||
-	bad "metrics: no other row: $(grep 'any other' "$TMP/body")"
+grep -qE '^pwtuned_http_requests_total\{method="GET",route="other",code="404",status="4xx"\} [2-9]$' "$TMP/body" &&
+	ok "metrics: unknown paths count as other" ||
+	bad "metrics: no other row: $(grep 'other' "$TMP/body")"
+grep -qE '^pwtuned_http_requests_total\{method="PUT",route="/v1/runs",code="405",status="4xx"\} 1$' "$TMP/body" &&
+	grep -qE '^pwtuned_http_requests_total\{method="POST",route="/healthz",code="405",status="4xx"\} 1$' "$TMP/body" &&
+	ok "metrics: 405s under their path" ||
+	bad "metrics: 405s: $(grep 'code="405"' "$TMP/body")"
 stop_daemon
 
 # allowed_hosts: a configured name is served, others still are not.

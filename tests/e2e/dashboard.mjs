@@ -194,6 +194,9 @@ try {
   check(/libsodium \d/.test(hostText) && /Fingerprint/.test(hostText), 'the host shows library versions and its fingerprint');
   check(/Last run\s*#\d+, .* ago/.test(hostText), 'the host shows the age of its last run', hostText);
   check(await page.isHidden('#stale-badge'), 'no stale flag for a fresh host');
+  await page.waitForFunction(() => /\d/.test(document.getElementById('version').textContent), null, { timeout: 5000 }).catch(() => {});
+  const footer = await page.textContent('#version');
+  check(footer === 'pwtuned ' + (await get('/healthz')).version, 'the footer shows the version /healthz gives', footer);
 
   // ---- the calculator matches the API, and follows the slider ----
   const q1 = await page.getAttribute('#answer', 'data-query');
