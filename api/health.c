@@ -36,8 +36,13 @@ h_readyz(struct api_server *s, struct MHD_Connection *c,
 	if (!have)
 		return api_no_model(s, rep);
 	/* Answers come from the model in memory, store or no store. */
-	return api_ok(rep, 200, json_pack("{s:b, s:I, s:{s:s, s:b, s:s?}}",
+	return api_ok(rep, 200, json_pack("{s:b, s:I, s:{s:s, s:b, s:s?}, "
+	    "s:{s:b, s:s?}, s:{s:i, s:i, s:i}}",
 	    "ready", 1, "model_run", (json_int_t)run, "store", "engine",
 	    api_store_is_pg(s) ? "postgresql" : "sqlite",
-	    "reachable", up, "error", up ? NULL : why), NULL);
+	    "reachable", up, "error", up ? NULL : why,
+	    "drift", "detected", hs.drift, "why", hs.drift ? hs.drift_why :
+	    NULL, "checks", "budget_percent", (int)hs.check_budget,
+	    "questions", (int)hs.questions, "verified",
+	    (int)hs.answers_verified), NULL);
 }

@@ -67,6 +67,18 @@ echo 3 >"$TMP/slowdown"
 if wait_log "the host drifted" 40; then
 	ok "a host 3 x slower is found by a re-check (drift)"
 	grep -E "drifted" "$TMP/log" | head -1 | sed 's/^/  /'
+	expect_http 200 "/readyz after the drift" GET /readyz
+	expect_body "/readyz says the host drifted, and why" \
+		'j["ready"] and j["drift"]["detected"] is True and "took" in j["drift"]["why"]'
+	expect_http 200 "/metrics after the drift" GET /metrics
+	if grep -qx 'pwtuned_drift 1' "$TMP/body" &&
+		grep -qE '^pwtuned_checks_total\{result="drifted"\} [1-9]' "$TMP/body" &&
+		grep -qE '^pwtuned_check_cpu_seconds_total [0-9.]*[1-9]' "$TMP/body"; then
+		ok "/metrics: pwtuned_drift 1, the drifted check counted, its CPU time"
+	else
+		bad "/metrics does not show the drift"
+		grep -E "drift|check" "$TMP/body" | sed 's/^/  /'
+	fi
 else
 	bad "no drift found in 40 s"
 	grep -E "check" "$TMP/log" | tail -5 | sed 's/^/  /'
