@@ -47,6 +47,7 @@
 #include <jansson.h>
 #include <microhttpd.h>
 
+#include "check.h"
 #include "db.h"
 #include "fleet.h"
 #include "host.h"
@@ -124,6 +125,14 @@ struct api_state {
 	enum db_run_status	 pending_status;
 	char			 pending_error[128];
 	unsigned long long	 runs_by_status[6];
+	/* The closed loop (daemon/checks.c). */
+	unsigned		 check_budget;	/* % of one core; 0: off */
+	unsigned long long	 checks_by_verdict[CHECK_VERDICTS];
+	unsigned long long	 checks_preempted, checks_skipped;
+	double			 check_cpu_seconds;	/* since start */
+	size_t			 questions, answers_verified;
+	int			 drift;		/* since the model's run */
+	char			 drift_why[160];
 };
 
 typedef void (*api_model_fn)(const struct model *m, const struct api_state *st,
@@ -159,6 +168,20 @@ struct api_env {
 	 * the model's version bumps when it has).
 	 */
 	void	(*observed)(void *ctx, const char *stack);
+	/*
+	 * A question answered from this host's model (no scope): the host
+	 * checks it in the background. Both may be NULL (the CLI).
+	 */
+	void	(*asked)(void *ctx, const struct tune_query *q,
+		    const char *stack);
+	/*
+	 * What the checks found for the question: 1 when its answer was
+	 * measured under the model in use (*cs, at: when), else 0 (cs->c
+	 * is 1). Called holding no lock.
+	 */
+	int	(*checked)(void *ctx, const struct tune_query *q,
+		    const char *stack, struct check_state *cs, char *at,
+		    size_t atlen);
 };
 
 struct api_server;

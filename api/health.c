@@ -61,13 +61,18 @@ h_readyz(struct api_server *s, struct MHD_Connection *c,
 	s->env.with_model(s->env.ctx, api_quality_get, &aq);
 	/*
 	 * Answers come from the model in memory, store or no store; a poor
-	 * model still answers (ready), and says so.
+	 * model still answers (ready), and says so; so does a drift the
+	 * checks found (a run is queued for it).
 	 */
 	return api_ok(rep, 200, json_pack("{s:b, s:I, s:s, s:s, "
-	    "s:{s:s, s:b, s:s?}}",
+	    "s:{s:s, s:b, s:s?}, s:{s:b, s:s?}, s:{s:i, s:i, s:i}}",
 	    "ready", 1, "model_run", (json_int_t)run,
 	    "model_quality", model_quality_name(aq.have ? aq.q :
 	    MODEL_QUALITY_GOOD), "model_quality_reason", aq.why,
 	    "store", "engine", api_store_is_pg(s) ? "postgresql" : "sqlite",
-	    "reachable", up, "error", up ? NULL : why), NULL);
+	    "reachable", up, "error", up ? NULL : why,
+	    "drift", "detected", hs.drift, "why", hs.drift ? hs.drift_why :
+	    NULL, "checks", "budget_percent", (int)hs.check_budget,
+	    "questions", (int)hs.questions, "verified",
+	    (int)hs.answers_verified), NULL);
 }

@@ -71,6 +71,37 @@ api_out(struct api_text *t, const char *fmt, ...)
 static void	api_metrics_answer(struct api_text *t,
 		    const struct tune_answer *a);
 
+/* The closed loop (daemon/checks.c): its checks, what they cost. */
+static void
+api_metrics_checks(struct api_text *t, const struct api_state *st)
+{
+	size_t	i;
+
+	api_out(t, "# HELP pwtuned_checks_total Answers measured in the "
+	    "background, by what was found.\n"
+	    "# TYPE pwtuned_checks_total counter\n");
+	for (i = 0; i < CHECK_VERDICTS; i++)
+		api_out(t, "pwtuned_checks_total{result=\"%s\"} %llu\n",
+		    check_verdict_name((enum check_verdict)i),
+		    st->checks_by_verdict[i]);
+	api_out(t, "pwtuned_checks_total{result=\"preempted\"} %llu\n"
+	    "pwtuned_checks_total{result=\"waited\"} %llu\n"
+	    "# HELP pwtuned_check_cpu_seconds_total CPU time the checks' "
+	    "hashes took.\n# TYPE pwtuned_check_cpu_seconds_total counter\n"
+	    "pwtuned_check_cpu_seconds_total %.3f\n"
+	    "# HELP pwtuned_questions Distinct questions kept to check.\n"
+	    "# TYPE pwtuned_questions gauge\npwtuned_questions %zu\n"
+	    "# HELP pwtuned_answers_verified Questions whose answer was "
+	    "measured within 90-100 %% of its target.\n"
+	    "# TYPE pwtuned_answers_verified gauge\n"
+	    "pwtuned_answers_verified %zu\n"
+	    "# HELP pwtuned_drift 1 when a check found the host slower or "
+	    "faster than its model (a run is queued).\n"
+	    "# TYPE pwtuned_drift gauge\npwtuned_drift %d\n",
+	    st->checks_preempted, st->checks_skipped, st->check_cpu_seconds,
+	    st->questions, st->answers_verified, st->drift);
+}
+
 /* The store and the scoped answers, for api_metrics_locked(). */
 struct api_metrics_arg {
 	struct api_text		*t;
@@ -113,6 +144,7 @@ api_metrics_locked(const struct model *m, const struct api_state *st,
 	api_out(t, "# HELP pwtuned_benchmark_in_progress 1 while a run "
 	    "measures.\n# TYPE pwtuned_benchmark_in_progress gauge\n"
 	    "pwtuned_benchmark_in_progress %d\n", st->running_run != 0);
+	api_metrics_checks(t, st);
 	/* No finished run: both absent (unknown), never a sentinel. */
 	if (st->last_done > 0)
 		api_out(t, "# HELP pwtuned_last_run_timestamp_seconds End of "

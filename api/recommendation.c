@@ -13,6 +13,7 @@
 #include <sodium.h>
 
 #include "api_impl.h"
+#include "check.h"
 #include "presets.h"
 #include "stack.h"
 
@@ -73,7 +74,32 @@ struct api_answer_arg {
 	int				 no_model, hit, rc, stale;
 	int				 no_base;	/* of a->stack */
 	int				 not_in_model;	/* a->stack */
+	/* The query as answered (memory capped), what checks found. */
+	struct tune_query		 qq;
+	struct check_state		 cs;
+	int				 checked;
+	char				 checked_at[32];
 };
+
+/* What the checks measured of the answer (daemon/checks.c): verified. */
+static void
+api_answer_checked(json_t *j, const struct api_answer_arg *a,
+    const struct tune_answer *ta)
+{
+	const struct check_state	*cs = &a->cs;
+
+	if (j == NULL || a->s->env.checked == NULL)
+		return;
+	if (a->checked && cs->m_kib == ta->m_kib && cs->t == ta->t &&
+	    cs->p == ta->p && cs->k == ta->k && cs->measured_ms > 0)
+		json_object_set_new(j, "verified", json_pack("{s:f, s:i, s:i, "
+		    "s:s, s:b, s:f}", "measured_ms", cs->measured_ms,
+		    "percentile", ta->percentile, "samples",
+		    (json_int_t)cs->samples, "at", a->checked_at, "in_band",
+		    cs->verified, "correction", cs->c));
+	else
+		json_object_set_new(j, "verified", json_null());
+}
 
 /*
  * Under the host's lock: the answer kept (then a->hit), or computed from
@@ -88,7 +114,7 @@ api_answer_locked(const struct model *m, const struct api_state *st,
 	struct api_server	*s = a->s;
 	struct tune_answer	 ta;
 	struct tune_query	 qq;
-	uint64_t		 now_kib;
+	double			 model_ms;
 	uint8_t			 h[8];
 
 	if (m == NULL) {
@@ -118,21 +144,13 @@ api_answer_locked(const struct model *m, const struct api_state *st,
 		return;
 	}
 	pthread_mutex_unlock(&s->lock);
-	/*
-	 * Never more memory than this host has now (as probed at start: a
-	 * cgroup may be smaller than when the model's run was measured).
-	 */
-	qq = *a->q;
-	now_kib = host_memory_budget(s->env.host, a->memory_max, NULL) /
-	    1024;
-	if (now_kib > 0 && (qq.memory_max_kib == 0 ||
-	    qq.memory_max_kib > now_kib))
-		qq.memory_max_kib = now_kib;
+	/* The correction its checks found (1: none). */
+	qq = a->qq;
 	if (a->stack != NULL) {
 		const struct stack_def	*sd = stack_find(a->stack);
 
-		a->rc = stack_recommend(m, a->stack, &qq, &ta, a->err,
-		    a->errlen);
+		a->rc = check_answer(m, a->stack, &qq, a->cs.c, &ta, &model_ms,
+		    a->err, a->errlen);
 		if (a->rc == -1) {
 			a->no_base = model_curve_find(m, sd != NULL ? sd->base :
 			    strcmp(stack_default(m), "libsodium") == 0 ?
@@ -142,16 +160,19 @@ api_answer_locked(const struct model *m, const struct api_state *st,
 		}
 		a->j = api_stack_answer_json(m, a->stack, &qq, &ta);
 	} else {
-		/* The default answer is its stack's (corrected if measured). */
-		a->rc = qq.backend == KDF_BACKEND_AUTO && qq.parallelism <= 1 ?
-		    stack_recommend(m, NULL, &qq, &ta, a->err, a->errlen) :
-		    tune_recommend(m, &qq, &ta, a->err, a->errlen);
+		/*
+		 * The default answer is its stack's (corrected if measured);
+		 * an explicit backend or p, tune's (check_answer decides).
+		 */
+		a->rc = check_answer(m, NULL, &qq, a->cs.c, &ta, &model_ms,
+		    a->err, a->errlen);
 		if (a->rc == -1)
 			return;
 		/* Every stack's answer too: searched under the same lock. */
 		if ((a->j = tune_answer_to_json(&ta, m)) != NULL)
 			api_stacks_add(a->j, m, &qq, &ta);
 	}
+	api_answer_checked(a->j, a, &ta);
 	a->stale = st->model_stale;
 }
 
@@ -178,6 +199,7 @@ api_answer(struct api_server *s, const struct tune_query *q,
 	struct api_cached	*slot;
 	json_t			*j;
 	char			*body;
+	uint64_t		 now_kib;
 
 	memset(&a, 0, sizeof(a));
 	a.s = s;
@@ -190,7 +212,22 @@ api_answer(struct api_server *s, const struct tune_query *q,
 	pthread_mutex_lock(&s->lock);
 	a.memory_max = s->cfg.memory_max;
 	pthread_mutex_unlock(&s->lock);
+	/*
+	 * Never more memory than this host has now (as probed at start: a
+	 * cgroup may be smaller than when the model's run was measured).
+	 */
+	a.qq = *q;
+	now_kib = host_memory_budget(s->env.host, a.memory_max, NULL) / 1024;
+	if (now_kib > 0 && (a.qq.memory_max_kib == 0 ||
+	    a.qq.memory_max_kib > now_kib))
+		a.qq.memory_max_kib = now_kib;
+	check_state_init(&a.cs);
+	if (s->env.checked != NULL)
+		a.checked = s->env.checked(s->env.ctx, &a.qq, stack, &a.cs,
+		    a.checked_at, sizeof(a.checked_at));
 	s->env.with_model(s->env.ctx, api_answer_locked, &a);
+	if (s->env.asked != NULL && !a.no_model && !a.not_in_model)
+		s->env.asked(s->env.ctx, &a.qq, stack);
 	*no = API_NOT_MET;
 	if (a.no_model || a.not_in_model) {
 		*no = a.no_model ? API_NO_MODEL : API_NOT_IN_MODEL;

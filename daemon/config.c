@@ -64,6 +64,8 @@ static const struct key {
 	{ "probes", K_PROBES, S(probes), 0, 0 },
 	{ "probe_dir", K_PATH, S(probe_dir), 0, 0 },
 	{ "probe_timeout", K_UINT, U(probe_timeout), 5, 3600 },
+	{ "check_budget", K_UINT, U(check_budget), 0, 100 },
+	{ "check_interval", K_UINT, U(check_interval), 5, 30 * 86400 },
 #undef S
 #undef U
 };
@@ -92,6 +94,8 @@ config_defaults(struct config *c)
 	c->nverify_targets = 3;
 	snprintf(c->probes, sizeof(c->probes), "all");
 	c->probe_timeout = PROBE_TIMEOUT_MAX;
+	c->check_budget = 5;
+	c->check_interval = 3600;
 }
 
 int

@@ -24,6 +24,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "check.h"
 #include "db.h"
 #include "log.h"
 #include "model.h"
@@ -34,6 +35,8 @@
 #define DAEMON_HOSTS_MAX		8
 #define DAEMON_TARGETS_MAX		8
 #define DAEMON_TOKEN_LEN		32	/* random bytes, hex in the file */
+#define DAEMON_QUESTIONS_MAX		64	/* questions checked */
+#define DAEMON_CHECK_WINDOW		600	/* seconds the budget spans */
 
 struct config {
 	char		listen[128];		/* ADDR:PORT */
@@ -64,6 +67,22 @@ struct config {
 	char		probes[256];		/* all, none or NAME,NAME */
 	char		probe_dir[DAEMON_PATH_MAX]; /* "" : the built-in one */
 	unsigned	probe_timeout;		/* seconds, the most per probe */
+	unsigned	check_budget;		/* % of one core; 0: no checks */
+	unsigned	check_interval;		/* seconds between re-checks */
+};
+
+/*
+ * A question asked (this host's answer, no scope), checked in the
+ * background (checks.c): its answer measured, corrected, measured again.
+ */
+struct question {
+	char			key[160];	/* the query, canonical */
+	struct tune_query	q;
+	char			stack[DB_STACK_MAX];	/* "" : the default */
+	struct check_state	cs;
+	int64_t			model_run;	/* the run cs belongs to */
+	time_t			asked, checked;
+	char			at[32];		/* when last measured */
 };
 
 /*
@@ -129,8 +148,24 @@ struct daemon {
 	char			 observed[MODEL_STACKS_MAX][DB_STACK_MAX];
 	size_t			 nobserved;
 	time_t			 observed_refit;	/* the last refit */
+	/* Questions asked, checked when idle (checks.c). */
+	struct question		 questions[DAEMON_QUESTIONS_MAX];
+	size_t			 nquestions;
+	int			 checking;	/* a check is measuring */
+	volatile int		 check_cancel;	/* a run pre-empts it */
+	double			 check_cpu[32];	/* CPU seconds of checks */
+	time_t			 check_end[32];	/* ... and when they ended */
+	size_t			 check_slot;
+	time_t			 check_busy_log;	/* last "busy" line */
+	int			 drift;		/* the host drifted ... */
+	int64_t			 drift_run;	/* ... from this run's model */
+	time_t			 drift_at;
+	char			 drift_why[160];
 	/* Counters for /metrics. */
 	unsigned long long	 runs_by_status[6];
+	unsigned long long	 checks_by_verdict[CHECK_VERDICTS];
+	unsigned long long	 checks_preempted, checks_skipped;
+	double			 check_cpu_total;
 };
 
 /* runner.c */
@@ -168,6 +203,21 @@ void	 runner_store_opened(struct daemon *d, struct db *db);
 void	 runner_startup_run(struct daemon *d);
 /* The store's messages (interrupted runs recovered) to the log. */
 void	 runner_store_log(void *ctx, const char *msg);
+
+/* checks.c */
+/* A question was answered from this host's model: keep it to check. */
+void	 checks_asked(struct daemon *d, const struct tune_query *q,
+	    const char *stack);
+/*
+ * The correction and state of question (q, stack) under the current
+ * model, copied out: 1 when it was measured, 0 when not (c = 1).
+ */
+int	 checks_state(struct daemon *d, const struct tune_query *q,
+	    const char *stack, struct check_state *out, char *at,
+	    size_t atlen);
+/* Called by the idle runner with d->lock held: check one question if one
+   is due, the budget allows and the host is quiet. 1 when it did. */
+int	 checks_tick(struct daemon *d, struct db *db);
 
 /* config.c */
 void	 config_defaults(struct config *c);

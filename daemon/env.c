@@ -14,6 +14,8 @@
 static void
 env_fill(const struct daemon *d, struct api_state *st)
 {
+	size_t	i;
+
 	memset(st, 0, sizeof(*st));
 	st->have_model = d->model != NULL;
 	st->model_run = d->model_run;
@@ -41,6 +43,20 @@ env_fill(const struct daemon *d, struct api_state *st)
 	    d->pending_error);
 	memcpy(st->runs_by_status, d->runs_by_status,
 	    sizeof(st->runs_by_status));
+	st->check_budget = d->cfg.check_budget;
+	memcpy(st->checks_by_verdict, d->checks_by_verdict,
+	    sizeof(st->checks_by_verdict));
+	st->checks_preempted = d->checks_preempted;
+	st->checks_skipped = d->checks_skipped;
+	st->check_cpu_seconds = d->check_cpu_total;
+	st->questions = d->nquestions;
+	for (i = 0; i < d->nquestions; i++)
+		st->answers_verified += d->questions[i].model_run ==
+		    d->model_run && d->questions[i].cs.verified;
+	st->drift = d->drift && d->drift_run == d->model_run;
+	if (st->drift)
+		snprintf(st->drift_why, sizeof(st->drift_why), "%s",
+		    d->drift_why);
 }
 
 static void
@@ -91,6 +107,19 @@ env_observed(void *ctx, const char *stack)
 	runner_observed(ctx, stack);
 }
 
+static void
+env_asked(void *ctx, const struct tune_query *q, const char *stack)
+{
+	checks_asked(ctx, q, stack);
+}
+
+static int
+env_checked(void *ctx, const struct tune_query *q, const char *stack,
+    struct check_state *cs, char *at, size_t atlen)
+{
+	return checks_state(ctx, q, stack, cs, at, atlen);
+}
+
 void
 daemon_api_env(struct daemon *d, struct api_env *env)
 {
@@ -103,6 +132,8 @@ daemon_api_env(struct daemon *d, struct api_env *env)
 	env->run_cancel = env_run_cancel;
 	env->store_note = env_store_note;
 	env->observed = env_observed;
+	env->asked = env_asked;
+	env->checked = env_checked;
 }
 
 void

@@ -885,10 +885,15 @@ runner_loop(void *arg)
 			continue;
 		}
 		if (d->queued_run <= 0) {	/* -1: being created */
-			/* Wake for requests, the periodic re-run, or to probe
-			   a shared database (never on an HTTP thread). */
+			/* A question to check (checks.c), when idle. */
+			if (d->queued_run == 0 && checks_tick(d, db))
+				continue;
+			/* Wake for requests, the periodic re-run, to probe
+			   a shared database (never on an HTTP thread), or to
+			   check questions. */
 			if (d->cfg.rebench_interval > 0 || d->pending_run != 0 ||
-			    pg || d->nobserved > 0) {
+			    pg || d->nobserved > 0 || (d->nquestions > 0 &&
+			    d->cfg.check_budget > 0)) {
 				clock_gettime(CLOCK_REALTIME, &until);
 				until.tv_sec += 1;
 				pthread_cond_timedwait(&d->wake, &d->lock,
@@ -955,6 +960,7 @@ runner_stop(struct daemon *d)
 	pthread_mutex_lock(&d->lock);
 	d->quit = 1;
 	d->cancel = 1;
+	d->check_cancel = 1;
 	pthread_cond_broadcast(&d->wake);
 	pthread_mutex_unlock(&d->lock);
 	pthread_join(d->runner, NULL);
@@ -992,6 +998,8 @@ runner_request(struct daemon *d, const char *profile, enum db_trigger trigger,
 		pthread_mutex_unlock(&d->lock);
 		return 2;
 	}
+	/* A run pre-empts a check at once. */
+	d->check_cancel = 1;
 	/* Hold the slot while the run is created, so no second one races. */
 	d->queued_run = -1;
 	pthread_mutex_unlock(&d->lock);

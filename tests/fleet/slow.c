@@ -4,9 +4,12 @@
  * (libsodium's crypto_pwhash and libargon2's argon2_ctx) run
  * PWTUNE_TEST_SLOWDOWN times (a whole number, default 3): real work, so
  * measurements, verifications and the answers that follow all see a host
- * that many times slower. The hash returned is the real one.
+ * that many times slower. The hash returned is the real one. With
+ * PWTUNE_TEST_SLOWDOWN_FILE, the number is read from that file at each
+ * hash instead (a host that becomes slower while a daemon runs).
  */
 #include <dlfcn.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include <argon2.h>
@@ -16,7 +19,15 @@ static int
 slowdown(void)
 {
 	const char	*v = getenv("PWTUNE_TEST_SLOWDOWN");
+	const char	*f = getenv("PWTUNE_TEST_SLOWDOWN_FILE");
+	char		 buf[16];
+	FILE		*fp;
 	int		 n = v != NULL ? atoi(v) : 3;
+
+	if (f != NULL && (fp = fopen(f, "r")) != NULL) {
+		n = fgets(buf, sizeof(buf), fp) != NULL ? atoi(buf) : 3;
+		fclose(fp);
+	}
 
 	return n >= 1 && n <= 100 ? n : 3;
 }

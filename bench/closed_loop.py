@@ -1,0 +1,200 @@
+#!/usr/bin/env python3
+"""bench/closed_loop: do the daemon's answers come into 90-100 % of their
+target once its background checks have run?
+
+For each of --runs fresh daemons (a new state directory: a start-up quick
+run, no stack probes, check_budget 100 so that the checks do not wait for
+the budget), ask every target (25, 50, 100, 250, 500, 1000 ms) at k = 1 and
+k = the effective cores; time each answer outside pwtune with
+bench/stacks/time.c (libsodium, 15 hashes after 3 warm-ups, k timers at
+once for k > 1; p95 at the nearest rank); then wait until the checks have
+settled (no check for --quiet seconds, or --wait seconds in all), ask
+again and time the answers again. Prints, per answer, before and after:
+m, t, the measured p95 over the target, and what the daemon said it
+measured (verified); then the share within [0.90, 1.00], the largest
+ratio, the spread of m across runs, the model's leave-one-out error, and
+the CPU the checks took.
+
+Usage: bench/closed_loop.py [--pwtuned build/daemon/pwtuned] [--runs 3]
+       [--targets 25,50,...] [--quiet 20] [--wait 900]
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def run(cmd, **kw):
+    return subprocess.run(cmd, check=True, capture_output=True, text=True,
+                          **kw)
+
+
+def build_timer(tmp):
+    exe = os.path.join(tmp, "time-c")
+    flags = run(["pkg-config", "--cflags", "--libs", "libsodium",
+                 "libargon2"]).stdout.split()
+    run(["cc", "-std=c11", "-O2", "-D_GNU_SOURCE", "-o", exe,
+         os.path.join(HERE, "stacks", "time.c")] + flags)
+    return exe
+
+
+def p95(samples):
+    s = sorted(samples)
+    return s[max(0, -(-95 * len(s) // 100) - 1)]
+
+
+def time_answer(timer, a, k, n=15, warmup=3):
+    """p95 of n hashes per timer, k timers at once, pooled."""
+    procs = [subprocess.Popen([timer, "libsodium", str(a["m_kib"]),
+                               str(a["t"]), str(a["p"]), str(warmup),
+                               str(n)], stdout=subprocess.PIPE, text=True)
+             for _ in range(k)]
+    out = []
+    for p in procs:
+        o, _ = p.communicate()
+        out += [float(x) for x in o.split()]
+    return p95(out)
+
+
+def get(url):
+    with urllib.request.urlopen(url, timeout=30) as r:
+        return r.read().decode()
+
+
+def metric(text, name):
+    m = re.search(r"^%s (\S+)$" % re.escape(name), text, re.M)
+    return float(m.group(1)) if m else 0.0
+
+
+def checks_done(text):
+    return sum(float(v) for v in re.findall(
+        r'^pwtuned_checks_total\{result="[^"]*"\} (\S+)$', text, re.M))
+
+
+def one_run(args, timer, targets, rnd):
+    tmp = tempfile.mkdtemp(prefix="pwtune-loop-")
+    log = open(os.path.join(tmp, "log"), "w")
+    env = dict(os.environ, PWTUNED_PROBES="none", PWTUNED_CHECK_BUDGET="100",
+               PWTUNED_COOLDOWN="0")
+    d = subprocess.Popen([args.pwtuned, "--state-dir", tmp, "--listen",
+                          "127.0.0.1:0"], stdout=log, stderr=log, env=env)
+    port = None
+    rows = []
+    try:
+        for _ in range(600):
+            m = re.search(r"listening on 127\.0\.0\.1:(\d+)",
+                          open(log.name).read())
+            if m:
+                port = m.group(1)
+                break
+            time.sleep(0.1)
+        base = "http://127.0.0.1:%s" % port
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < 300:
+            runs = json.loads(get(base + "/v1/runs"))["runs"]
+            if runs and runs[0]["status"] == "done":
+                break
+            time.sleep(1)
+        model = json.loads(get(base + "/v1/model"))
+        cores = model.get("effective_cpus") or 1
+        ks = sorted({1, cores})
+        questions = [(t, k) for k in ks for t in targets]
+
+        def ask(t, k):
+            return json.loads(get(base + "/v1/recommendation?target_ms=%d"
+                                  "&concurrency=%d" % (t, k)))
+
+        before = {}
+        for t, k in questions:
+            a = ask(t, k)
+            before[(t, k)] = (a, time_answer(timer, a, k) / t)
+        # The checks: until none ran for --quiet seconds.
+        t0 = time.monotonic()
+        last, last_change = -1, time.monotonic()
+        while time.monotonic() - t0 < args.wait:
+            n = checks_done(get(base + "/metrics"))
+            if n != last:
+                last, last_change = n, time.monotonic()
+            elif time.monotonic() - last_change >= args.quiet:
+                break
+            for t, k in questions:      # keep them asked
+                ask(t, k)
+            time.sleep(2)
+        waited = time.monotonic() - t0
+        met = get(base + "/metrics")
+        cpu = metric(met, "pwtuned_check_cpu_seconds_total")
+        for t, k in questions:
+            a = ask(t, k)
+            rows.append((rnd, t, k, before[(t, k)][0], before[(t, k)][1],
+                         a, time_answer(timer, a, k) / t))
+        loo = model.get("loo_median_error", model.get("error", {}).get(
+            "loo_median", 0))
+        worst = model.get("loo_worst_error", model.get("error", {}).get(
+            "loo_worst", 0))
+        print("run %d: %d checks in %.0f s, %.1f CPU s; model LOO median "
+              "%.1f %%, worst %.1f %%" % (rnd, last, waited, cpu,
+                                           100 * loo, 100 * worst))
+    finally:
+        d.send_signal(signal.SIGTERM)
+        d.wait(timeout=30)
+        log.close()
+        shutil.rmtree(tmp, ignore_errors=True)
+    return rows
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--pwtuned", default="build/daemon/pwtuned")
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--targets", default="25,50,100,250,500,1000")
+    ap.add_argument("--quiet", type=float, default=20)
+    ap.add_argument("--wait", type=float, default=900)
+    args = ap.parse_args()
+    args.pwtuned = os.path.abspath(args.pwtuned)
+    targets = [int(x) for x in args.targets.split(",")]
+    tmp = tempfile.mkdtemp(prefix="pwtune-loop-timer-")
+    timer = build_timer(tmp)
+    rows = []
+    for rnd in range(1, args.runs + 1):
+        rows += one_run(args, timer, targets, rnd)
+    print("\n| run | target ms | k | before: m KiB, t | p95 / target "
+          "| after: m KiB, t | p95 / target | verified (daemon) |")
+    print("|---|---|---|---|---|---|---|---|")
+    for rnd, t, k, a0, r0, a1, r1 in rows:
+        v = a1.get("verified")
+        print("| %d | %d | %d | %d, %d | %.3f | %d, %d | %.3f | %s |" % (
+            rnd, t, k, a0["m_kib"], a0["t"], r0, a1["m_kib"], a1["t"], r1,
+            "%.1f ms, n %d" % (v["measured_ms"], v["samples"]) if v else
+            "-"))
+    for label, idx in (("before", 4), ("after", 6)):
+        rs = [r[idx] for r in rows]
+        print("\n%s the checks: %d of %d within [0.90, 1.00] (%.0f %%), "
+              "median %.3f, max %.3f" % (
+                  label, sum(1 for r in rs if 0.90 <= r <= 1.00), len(rs),
+                  100 * sum(1 for r in rs if 0.90 <= r <= 1.00) / len(rs),
+                  statistics.median(rs), max(rs)))
+    if args.runs > 1:
+        print("\nm across the runs (after), largest / smallest - 1:")
+        for t in targets:
+            for k in sorted({r[2] for r in rows}):
+                ms = [r[5]["m_kib"] for r in rows
+                      if r[1] == t and r[2] == k]
+                if ms:
+                    print("  %d ms, k = %d: m %.1f %%" % (
+                        t, k, 100 * (max(ms) / min(ms) - 1)))
+    shutil.rmtree(tmp, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

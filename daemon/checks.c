@@ -1,0 +1,422 @@
+/*
+ * daemon/checks.c: the closed loop. Each distinct question the API
+ * answered from this host's model is kept (at most DAEMON_QUESTIONS_MAX,
+ * the least recently asked go first); when the runner is idle, the host
+ * quiet and the CPU budget allows, one is checked: its answer measured at
+ * its exact parameters (CHECK_SAMPLES_MIN or more hashes), the question's
+ * correction updated (engine/check.h), and the answers cached for the
+ * model dropped (its version bumps) when the correction moved. A question
+ * is checked again until it is in band or settled, then every
+ * check_interval seconds: a verified answer found off by more than the
+ * model's error is a drift, logged, shown in /readyz and /metrics, and a
+ * run is queued.
+ *
+ * The budget: the CPU seconds the checks' children used over the last
+ * DAEMON_CHECK_WINDOW seconds stay under check_budget % of one core of
+ * it; a check that would pass it waits. Quiet: no more runnable tasks of
+ * others than half the CPUs (the noise threshold of a run's points).
+ * Never while a run is queued or running; a run asked for cancels a check
+ * at once (check_cancel), and so does the daemon's stop.
+ *
+ * Only answers of a library (libsodium, libargon2: the default answer,
+ * backend= and stack=libsodium or libargon2) are checked here: the daemon
+ * hashes with them; a client runtime's answers are corrected by its probe
+ * and its services' observations.
+ */
+#include <sys/resource.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "daemon.h"
+#include "measure.h"
+#include "stack.h"
+
+#define CHECK_SAMPLES_MAX	20
+#define CHECK_SAMPLE_MS		3000	/* samples x p50 aimed at, at most */
+#define CHECK_ASKED_MAX_AGE	86400	/* asked longer ago: not checked */
+
+static void
+checks_key(const struct tune_query *q, const char *stack, char *buf,
+    size_t len)
+{
+	snprintf(buf, len, "%.3f/%d/%u/%llu/%u/%d/%d/%d/%d/%u/%s",
+	    q->target_ms, q->percentile, (unsigned)q->k,
+	    (unsigned long long)q->memory_max_kib, (unsigned)q->parallelism,
+	    (int)q->variant, (int)q->backend, (int)q->floor,
+	    (int)q->objective, (unsigned)q->t_min, stack != NULL ? stack : "");
+}
+
+/* Is stack's answer one the daemon can measure? */
+static int
+checks_library(const char *stack)
+{
+	return stack == NULL || stack[0] == '\0' ||
+	    strcmp(stack, "libsodium") == 0 || strcmp(stack, "libargon2") == 0;
+}
+
+static struct question *
+checks_find(struct daemon *d, const char *key)
+{
+	size_t	i;
+
+	for (i = 0; i < d->nquestions; i++)
+		if (strcmp(d->questions[i].key, key) == 0)
+			return &d->questions[i];
+	return NULL;
+}
+
+/* The question's state belongs to the model in use, or starts again. */
+static void
+checks_current(struct daemon *d, struct question *qu)
+{
+	if (qu->model_run != d->model_run) {
+		check_state_init(&qu->cs);
+		qu->model_run = d->model_run;
+				qu->checked = 0;
+		qu->at[0] = '\0';
+	}
+}
+
+void
+checks_asked(struct daemon *d, const struct tune_query *q, const char *stack)
+{
+	struct question	*qu;
+	char		 key[sizeof(qu->key)];
+	size_t		 i, old = 0;
+
+	if (d->cfg.check_budget == 0 || !checks_library(stack))
+		return;
+	checks_key(q, stack, key, sizeof(key));
+	pthread_mutex_lock(&d->lock);
+	if ((qu = checks_find(d, key)) == NULL) {
+		if (d->nquestions < DAEMON_QUESTIONS_MAX)
+			qu = &d->questions[d->nquestions++];
+		else {
+			for (i = 1; i < d->nquestions; i++)
+				if (d->questions[i].asked <
+				    d->questions[old].asked)
+					old = i;
+			qu = &d->questions[old];
+		}
+		memset(qu, 0, sizeof(*qu));
+		snprintf(qu->key, sizeof(qu->key), "%s", key);
+		qu->q = *q;
+		snprintf(qu->stack, sizeof(qu->stack), "%s",
+		    stack != NULL ? stack : "");
+		check_state_init(&qu->cs);
+		qu->model_run = d->model_run;
+		pthread_cond_broadcast(&d->wake);
+	}
+	qu->asked = time(NULL);
+	pthread_mutex_unlock(&d->lock);
+}
+
+int
+checks_state(struct daemon *d, const struct tune_query *q, const char *stack,
+    struct check_state *out, char *at, size_t atlen)
+{
+	struct question	*qu;
+	char		 key[sizeof(qu->key)];
+	int		 rc = 0;
+
+	check_state_init(out);
+	if (at != NULL && atlen > 0)
+		at[0] = '\0';
+	if (!checks_library(stack))
+		return 0;
+	checks_key(q, stack, key, sizeof(key));
+	pthread_mutex_lock(&d->lock);
+	if ((qu = checks_find(d, key)) != NULL &&
+	    qu->model_run == d->model_run && qu->cs.nchecks > 0) {
+		*out = qu->cs;
+		if (at != NULL)
+			snprintf(at, atlen, "%s", qu->at);
+		rc = 1;
+	}
+	pthread_mutex_unlock(&d->lock);
+	return rc;
+}
+
+/* Others' runnable tasks, from /proc/loadavg; -1 when unknown. */
+static int
+checks_runnable(void)
+{
+	FILE	*fp;
+	double	 l1, l5, l15;
+	int	 run = 0, total = 0;
+
+	if ((fp = fopen("/proc/loadavg", "r")) == NULL)
+		return -1;
+	if (fscanf(fp, "%lf %lf %lf %d/%d", &l1, &l5, &l15, &run,
+	    &total) != 5)
+		run = 0;
+	fclose(fp);
+	return run > 0 ? run - 1 : 0;	/* the reader runs too */
+}
+
+/* CPU seconds the checks used within the window ending now. */
+static double
+checks_spent(const struct daemon *d, time_t now)
+{
+	double	s = 0;
+	size_t	i;
+
+	for (i = 0; i < sizeof(d->check_cpu) / sizeof(d->check_cpu[0]); i++)
+		if (d->check_end[i] > 0 &&
+		    now - d->check_end[i] < DAEMON_CHECK_WINDOW)
+			s += d->check_cpu[i];
+	return s;
+}
+
+static int
+checks_due_one(const struct daemon *d, const struct question *qu,
+    time_t now)
+{
+	if (now - qu->asked > CHECK_ASKED_MAX_AGE)
+		return 0;
+	if (qu->model_run != d->model_run || qu->cs.nchecks == 0)
+		return 1;
+	if (!qu->cs.verified && !qu->cs.settled)
+		return 1;
+	return now - qu->checked >= (time_t)d->cfg.check_interval;
+}
+
+static double
+checks_cpu_now(void)
+{
+	struct rusage	ru;
+
+	if (getrusage(RUSAGE_CHILDREN, &ru) != 0)
+		return 0;
+	return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+	    (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+}
+
+/* Measure a at its exact parameters: its percentile, or -1. */
+static double
+checks_measure(struct daemon *d, const struct tune_answer *a, size_t n,
+    struct measure_result *r, char *err, size_t errlen)
+{
+	struct measure_opts	mo;
+	struct measure_point	pt;
+
+	measure_opts_init(&mo, host_usable_cpus(&d->host));
+	mo.fixed_rounds = (n + a->k - 1) / a->k;
+	mo.remeasure_noisy = 0;
+	mo.cancel = &d->check_cancel;
+	memset(&pt, 0, sizeof(pt));
+	kdf_params_init(&pt.kp, a->variant);
+	pt.kp.backend = a->backend;
+	pt.kp.m_kib = a->m_kib;
+	pt.kp.t = a->t;
+	pt.kp.p = a->p;
+	pt.k = a->k > 0 ? a->k : 1;
+	memset(r, 0, sizeof(*r));
+	if (measure_point_run(&pt, &mo, r) != 0 || r->nsamples == 0) {
+		snprintf(err, errlen, "%s", r->reason[0] ? r->reason :
+		    measure_status_name(r->status));
+		return -1;
+	}
+	return a->percentile >= 99 ? r->st.p99 : a->percentile >= 95 ?
+	    r->st.p95 : r->st.median;
+}
+
+/* The measurement kept in the store, as an observation of its library. */
+static void
+checks_store(struct daemon *d, struct db *db, const struct tune_answer *a,
+    const struct measure_result *r, double model_p50, int64_t run)
+{
+	struct db_observation	o;
+	enum db_status		st;
+	char			err[512];
+
+	memset(&o, 0, sizeof(o));
+	snprintf(o.host_id, sizeof(o.host_id), "%s", d->host.host_id);
+	snprintf(o.stack, sizeof(o.stack), "%s", kdf_backend_name(
+	    a->backend));
+	snprintf(o.source, sizeof(o.source), "check");
+	snprintf(o.variant, sizeof(o.variant), "%s", kdf_alg_name(
+	    a->variant));
+	o.m_kib = a->m_kib;
+	o.t = a->t;
+	o.p = a->p;
+	o.k = a->k;
+	o.nsamples = r->nsamples;
+	o.median_ms = r->st.median;
+	o.p95_ms = r->st.p95;
+	o.predicted_ms = model_p50;
+	o.model_run = run;
+	st = db_observation_add(db, &o, r->samples, r->nsamples, err,
+	    sizeof(err));
+	store_note(d, st, err);
+	if (st != DB_OK)
+		log_warn("check not stored: %s", err);
+}
+
+/* What a check found, taken into its question (d->lock held). */
+static void
+checks_take(struct daemon *d, const char *key, int64_t run,
+    const struct tune_answer *a, double measured, size_t n, double model_ms,
+    const struct model *m, int *queue_run)
+{
+	struct question		*qu;
+	struct tune_answer	 next;
+	enum check_verdict	 v;
+	double			 next_model;
+	char			 err[256];
+	time_t			 now = time(NULL);
+	struct tm		 tm;
+
+	if ((qu = checks_find(d, key)) == NULL || d->model_run != run)
+		return;		/* evicted, or a new run came meanwhile */
+	checks_current(d, qu);
+	v = check_update(&qu->cs, a, measured, n, model_ms, m->loo_median);
+	d->checks_by_verdict[v]++;
+	qu->checked = now;
+	gmtime_r(&now, &tm);
+	strftime(qu->at, sizeof(qu->at), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	if (v == CHECK_CORRECTED &&
+	    check_answer(m, qu->stack[0] ? qu->stack : NULL, &qu->q,
+	    qu->cs.c, &next, &next_model, err, sizeof(err)) >= 0 &&
+	    next.m_kib == a->m_kib && next.t == a->t && next.p == a->p)
+		qu->cs.settled = 1;	/* the correction moves nothing */
+	log_info("check %.0f ms at p%d, k = %u%s%s: m = %u KiB, t = %u, "
+	    "p = %u measured %.1f ms (%.3f of the target, the model said "
+	    "%.1f): %s%s, correction %.3f", qu->q.target_ms, qu->q.percentile,
+	    (unsigned)qu->q.k, qu->stack[0] ? ", " : "", qu->stack,
+	    (unsigned)a->m_kib, (unsigned)a->t, (unsigned)a->p, measured,
+	    measured / qu->q.target_ms, model_ms, check_verdict_name(v),
+	    qu->cs.settled && v != CHECK_SETTLED ? " (settled)" : "",
+	    qu->cs.c);
+	d->model_version++;	/* answers cached go: they say what was found */
+	if (v == CHECK_DRIFTED) {
+		d->drift = 1;
+		d->drift_run = run;
+		d->drift_at = now;
+		snprintf(d->drift_why, sizeof(d->drift_why), "an answer "
+		    "verified before (m = %u KiB, t = %u) took %.2f x what "
+		    "it took then", (unsigned)a->m_kib, (unsigned)a->t,
+		    qu->cs.c / (qu->cs.nseen > 1 ? qu->cs.seen[0] : 1));
+		log_warn("the host drifted: %s; a run is queued",
+		    d->drift_why);
+		*queue_run = 1;
+	}
+}
+
+int
+checks_tick(struct daemon *d, struct db *db)
+{
+	struct question		 qu;
+	struct model		*m;
+	struct tune_answer	 a;
+	struct measure_result	 r;
+	time_t			 now = time(NULL);
+	double			 model_ms, measured, cpu0, spent, cost;
+	size_t			 i, n, pick = (size_t)-1;
+	int			 runnable, cpus, queue_run = 0, rc;
+	int64_t			 run = d->model_run, id;
+	char			 err[512];
+
+	if (d->cfg.check_budget == 0 || d->model == NULL || d->quit ||
+	    d->queued_run != 0 || d->running_run != 0)
+		return 0;
+	for (i = 0; i < d->nquestions; i++)
+		if (checks_due_one(d, &d->questions[i], now) &&
+		    (pick == (size_t)-1 || d->questions[i].checked <
+		    d->questions[pick].checked))
+			pick = i;
+	if (pick == (size_t)-1)
+		return 0;
+	qu = d->questions[pick];
+	if (qu.model_run != run)
+		check_state_init(&qu.cs);
+	if (check_answer(d->model, qu.stack[0] ? qu.stack : NULL, &qu.q,
+	    qu.cs.c, &a, &model_ms, err, sizeof(err)) == -1 || a.m_kib == 0) {
+		d->questions[pick].cs.settled = 1;
+		d->questions[pick].checked = now;
+		d->questions[pick].model_run = run;
+		d->questions[pick].cs.nchecks++;
+		return 0;
+	}
+	/* The budget and the host's quiet first. */
+	n = a.predicted_p50_ms > 0 ? (size_t)(CHECK_SAMPLE_MS /
+	    a.predicted_p50_ms) : CHECK_SAMPLES_MIN;
+	if (n < CHECK_SAMPLES_MIN)
+		n = CHECK_SAMPLES_MIN;
+	if (n > CHECK_SAMPLES_MAX)
+		n = CHECK_SAMPLES_MAX;
+	cost = (double)n * a.predicted_p50_ms / 1000 * a.p;
+	spent = checks_spent(d, now);
+	cpus = host_usable_cpus(&d->host);
+	runnable = checks_runnable();
+	if (spent + cost > d->cfg.check_budget / 100.0 *
+	    DAEMON_CHECK_WINDOW || runnable > (cpus / 2 > 1 ? cpus / 2 : 1)) {
+		if (now - d->check_busy_log >= 60) {
+			d->checks_skipped++;
+			d->check_busy_log = now;
+			log_debug("check of %.0f ms waits: %s", qu.q.target_ms,
+			    runnable > (cpus / 2 > 1 ? cpus / 2 : 1) ?
+			    "the host is busy" : "the CPU budget is spent");
+		}
+		return 0;
+	}
+	if ((m = malloc(sizeof(*m))) == NULL)
+		return 0;
+	memcpy(m, d->model, sizeof(*m));
+	d->checking = 1;
+	d->check_cancel = 0;
+	pthread_mutex_unlock(&d->lock);
+	log_info("checking %.0f ms at p%d, k = %u: m = %u KiB, t = %u, "
+	    "p = %u, %zu hashes", qu.q.target_ms, qu.q.percentile,
+	    (unsigned)qu.q.k, (unsigned)a.m_kib, (unsigned)a.t,
+	    (unsigned)a.p, n);
+
+	cpu0 = checks_cpu_now();
+	measured = checks_measure(d, &a, n, &r, err, sizeof(err));
+	cost = checks_cpu_now() - cpu0;
+	if (measured > 0)
+		checks_store(d, db, &a, &r, model_ms > 0 ? a.predicted_p50_ms /
+		    (a.predicted_ms / model_ms) : 0, run);
+
+	pthread_mutex_lock(&d->lock);
+	d->checking = 0;
+	d->check_cpu[d->check_slot] = cost;
+	d->check_end[d->check_slot] = time(NULL);
+	d->check_slot = (d->check_slot + 1) % (sizeof(d->check_cpu) /
+	    sizeof(d->check_cpu[0]));
+	d->check_cpu_total += cost;
+	if (measured < 0) {
+		if (d->check_cancel || r.status == MEASURE_CANCELLED) {
+			d->checks_preempted++;
+			log_info("check of %.0f ms pre-empted", qu.q.target_ms);
+		} else {
+			struct question	*f = checks_find(d, qu.key);
+
+			log_warn("check of %.0f ms failed: %s", qu.q.target_ms,
+			    err);
+			if (f != NULL) {	/* again at the interval */
+				f->checked = time(NULL);
+				f->cs.settled = 1;
+				f->cs.nchecks++;
+			}
+		}
+	} else
+		checks_take(d, qu.key, run, &a, measured, r.nsamples,
+		    model_ms, m, &queue_run);
+	measure_result_release(&r);
+	free(m);
+	if (queue_run) {
+		pthread_mutex_unlock(&d->lock);
+		rc = runner_request(d, "quick", DB_TRIGGER_SCHEDULE, &id, NULL,
+		    err, sizeof(err));
+		if (rc != 0)
+			log_info("no run queued for the drift: %s", rc == 1 ?
+			    "one is queued or running" : err);
+		pthread_mutex_lock(&d->lock);
+	}
+	return 1;
+}

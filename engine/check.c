@@ -1,0 +1,138 @@
+/*
+ * engine/check.c: the closed loop's arithmetic (check.h says how).
+ */
+#include <math.h>
+#include <string.h>
+
+#include "check.h"
+#include "stack.h"
+
+void
+check_state_init(struct check_state *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->c = 1;
+	s->measured_ms = -1;
+}
+
+int
+check_answer(const struct model *m, const char *stack,
+    const struct tune_query *q, double c, struct tune_answer *a,
+    double *model_ms, char *err, size_t errlen)
+{
+	struct tune_query	aim = *q;
+	int			rc;
+
+	if (!(c >= CHECK_C_MIN && c <= CHECK_C_MAX))
+		c = 1;
+	aim.target_ms = q->target_ms / c;
+	if (aim.target_ms < TUNE_TARGET_MIN_MS)
+		aim.target_ms = TUNE_TARGET_MIN_MS;
+	if (aim.target_ms > TUNE_TARGET_MAX_MS)
+		aim.target_ms = TUNE_TARGET_MAX_MS;
+	/* As the API answers: explicit backends and p through tune. */
+	if (stack != NULL || (q->backend == KDF_BACKEND_AUTO &&
+	    q->parallelism <= 1))
+		rc = stack_recommend(m, stack, &aim, a, err, errlen);
+	else
+		rc = tune_recommend(m, &aim, a, err, errlen);
+	if (rc == -1)
+		return -1;
+	*model_ms = a->predicted_ms;
+	a->target_ms = q->target_ms;
+	if (c != 1) {
+		a->predicted_ms *= c;
+		a->predicted_p50_ms *= c;
+		if (a->predicted_p50_ms > 0)
+			a->capacity_per_s = a->k * 1000.0 /
+			    a->predicted_p50_ms;
+		a->met = a->met && a->predicted_ms <= q->target_ms;
+	}
+	return rc;
+}
+
+enum check_verdict
+check_update(struct check_state *s, const struct tune_answer *a,
+    double measured_ms, size_t samples, double model_ms, double loo)
+{
+	double	ratio = measured_ms / a->target_ms, c, logsum = 0, drift;
+	int	was_stable = s->verified || s->settled, same;
+	size_t	i;
+
+	same = s->m_kib == a->m_kib && s->t == a->t && s->p == a->p &&
+	    s->k == a->k;
+	s->nchecks++;
+	s->measured_ms = measured_ms;
+	s->samples = samples;
+	s->m_kib = a->m_kib;
+	s->t = a->t;
+	s->p = a->p;
+	s->k = a->k;
+	if (!(model_ms > 0) || !(measured_ms > 0)) {
+		s->settled = 1;
+		return CHECK_SETTLED;
+	}
+	c = measured_ms / model_ms;
+	if (c < CHECK_C_MIN)
+		c = CHECK_C_MIN;
+	if (c > CHECK_C_MAX)
+		c = CHECK_C_MAX;
+	drift = 2 * loo > CHECK_DRIFT_MIN ? 2 * loo : CHECK_DRIFT_MIN;
+	s->settled = 0;
+	if (s->suspect) {
+		s->suspect = 0;
+		if (same && fabs(c / s->c - 1) > drift &&
+		    (c > s->c) == (s->suspect_c > s->c)) {
+			/* Off twice the same way: the host changed. */
+			s->nseen = 0;
+			s->seen[s->nseen++] = c;
+			s->c = c;
+			s->verified = 0;
+			return CHECK_DRIFTED;
+		}
+	} else if (was_stable && same && s->nseen > 0 &&
+	    fabs(c / s->c - 1) > drift) {
+		s->suspect = 1;
+		s->suspect_c = c;
+		s->verified = 0;
+		return CHECK_SUSPECT;
+	}
+	if (s->nseen == CHECK_KEEP) {
+		memmove(s->seen, s->seen + 1, (CHECK_KEEP - 1) *
+		    sizeof(s->seen[0]));
+		s->nseen--;
+	}
+	s->seen[s->nseen++] = c;
+	if (ratio >= CHECK_BAND_LO && ratio <= CHECK_BAND_HI) {
+		s->verified = 1;
+		return CHECK_IN_BAND;
+	}
+	s->verified = 0;
+	for (i = 0; i < s->nseen; i++)
+		logsum += log(s->seen[i]);
+	c = exp(logsum / (double)s->nseen);
+	/* Under the band with the correction already taken: settled. */
+	if (ratio < CHECK_BAND_LO && same && fabs(c / s->c - 1) < 0.01) {
+		s->settled = 1;
+		return CHECK_SETTLED;
+	}
+	s->c = c;
+	return CHECK_CORRECTED;
+}
+
+const char *
+check_verdict_name(enum check_verdict v)
+{
+	switch (v) {
+	case CHECK_IN_BAND:
+		return "in band";
+	case CHECK_CORRECTED:
+		return "corrected";
+	case CHECK_SETTLED:
+		return "settled";
+	case CHECK_SUSPECT:
+		return "suspect";
+	default:
+		return "drifted";
+	}
+}

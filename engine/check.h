@@ -1,0 +1,83 @@
+/*
+ * engine/check: the closed loop's arithmetic. An answer the daemon has
+ * measured at its exact parameters tells how far the model was off there:
+ * the correction c = measured / the model's prediction (at the answer's
+ * percentile and concurrency). The question's next answer is searched for
+ * target / c and reported at c x the model's prediction, so that it lands
+ * where the model aims (target / (1 + headroom)) on this host as measured.
+ * c is the geometric mean of the last CHECK_KEEP corrections (noise in one
+ * measurement moves it less), kept within [CHECK_C_MIN, CHECK_C_MAX].
+ *
+ * A measurement within [CHECK_BAND_LO, CHECK_BAND_HI] of the target
+ * verifies the answer. A re-check of a verified (or settled) answer whose
+ * correction
+ * moved by more than the drift threshold (CHECK_DRIFT_MIN, or twice the
+ * model's leave-one-out median error if larger) says the host drifted.
+ */
+#ifndef PWTUNE_CHECK_H
+#define PWTUNE_CHECK_H
+
+#include <stddef.h>
+
+#include "model.h"
+#include "tune.h"
+
+#define CHECK_BAND_LO		0.90
+#define CHECK_BAND_HI		1.00
+#define CHECK_C_MIN		0.5
+#define CHECK_C_MAX		2.0
+#define CHECK_KEEP		3
+#define CHECK_DRIFT_MIN		0.10
+#define CHECK_SAMPLES_MIN	10
+
+enum check_verdict {
+	CHECK_IN_BAND,		/* verified: within the band */
+	CHECK_CORRECTED,	/* out of it: c moved, measure again */
+	CHECK_SETTLED,		/* under the band, and c would not move the
+				   answer (t's grain, the memory cap, a floor) */
+	CHECK_DRIFTED,		/* a verified answer's host changed */
+	CHECK_SUSPECT,		/* off once: measured again at once */
+	CHECK_VERDICTS
+};
+
+struct check_state {
+	double		c;		/* 1 before the first measurement */
+	double		seen[CHECK_KEEP];	/* the last corrections */
+	size_t		nseen;
+	unsigned	nchecks;
+	int		verified;	/* the last measurement was in band */
+	int		settled;	/* under the band, and the correction
+					   moves nothing: no check until the
+					   interval */
+	int		suspect;	/* off once; c kept until confirmed */
+	double		suspect_c;
+	double		measured_ms;	/* the last measurement, -1: none */
+	size_t		samples;
+	uint32_t	m_kib, t, p, k;	/* what it measured */
+};
+
+void	 check_state_init(struct check_state *s);
+
+/*
+ * The answer to q under stack (NULL: the default) with correction c, as
+ * the API gives it (stack_recommend; tune_recommend for an explicit
+ * backend or p); *model_ms gets the model's own prediction at
+ * the answer's percentile (before c). Returns as stack_recommend.
+ */
+int	 check_answer(const struct model *m, const char *stack,
+	    const struct tune_query *q, double c, struct tune_answer *a,
+	    double *model_ms, char *err, size_t errlen);
+
+/*
+ * Take a measurement of answer a (its percentile measured_ms over samples
+ * hashes, the model's own prediction model_ms). loo is the model's
+ * leave-one-out median error (for the drift threshold).
+ */
+enum check_verdict check_update(struct check_state *s,
+	    const struct tune_answer *a, double measured_ms, size_t samples,
+	    double model_ms, double loo);
+
+/* "in band", "corrected", "settled", "drifted", "suspect". */
+const char *check_verdict_name(enum check_verdict v);
+
+#endif /* PWTUNE_CHECK_H */

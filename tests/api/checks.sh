@@ -1,0 +1,156 @@
+#!/bin/bash
+# tests/api/checks.sh: the closed loop (daemon/checks.c) against a real
+# pwtuned on a seeded store, hashing through the slow-host library
+# (tests/fleet/slow.c) whose slowdown a file sets while the daemon runs:
+#   - a question asked is checked in the background: its answer measured
+#     (10 hashes or more) and then "verified" with what was measured;
+#   - the host made 3 x slower: a re-check finds the drift, logs it and
+#     queues a run;
+#   - a run asked for pre-empts a check at once;
+#   - no check starts while other work keeps the CPUs busy;
+#   - SIGTERM during a check: pwtuned exits 0 promptly.
+. "$(dirname "$0")/lib.sh" || exit 1
+: "${SLOW_LIB:?SLOW_LIB must name the slow-host library}"
+export ASAN_OPTIONS="${ASAN_OPTIONS:-}${ASAN_OPTIONS:+:}verify_asan_link_order=0"
+BUSY=()
+stop_busy() {
+	local p
+	for p in "${BUSY[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+	BUSY=()
+}
+trap 'stop_busy; cleanup_daemon' EXIT
+
+# wait_log REGEX SECONDS: until the daemon's log has a line matching.
+wait_log() {
+	local i
+	for i in $(seq $(($2 * 10))); do
+		grep -qE "$1" "$TMP/log" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+seed_store
+echo 1 >"$TMP/slowdown"
+start_daemon PWTUNED_CHECK_BUDGET=100 PWTUNED_CHECK_INTERVAL=5 \
+	LD_PRELOAD="$SLOW_LIB" PWTUNE_TEST_SLOWDOWN_FILE="$TMP/slowdown" --
+
+# 1. Asked, then checked in the background.
+expect_http 200 "the first answer" GET "/v1/recommendation?target_ms=60"
+expect_body "an answer not measured yet says so (verified: null)" \
+	'"verified" in j and j["verified"] is None'
+if wait_log "check 60 ms at p95" 60; then
+	ok "the question was checked in the background"
+else
+	bad "no check of the question in 60 s"
+fi
+verified=""
+for _ in $(seq 100); do
+	req GET "/v1/recommendation?target_ms=60"
+	if python3 -c 'import json,sys; v=json.load(open(sys.argv[1])).get("verified"); sys.exit(0 if v else 1)' "$TMP/body"; then
+		verified=1
+		break
+	fi
+	sleep 0.3
+done
+if [ -n "$verified" ]; then
+	expect_body "verified: what was measured at these parameters, 10 hashes or more, when" \
+		'j["verified"]["samples"] >= 10 and j["verified"]["measured_ms"] > 0 and j["verified"]["percentile"] == 95 and j["verified"]["at"].endswith("Z")'
+	grep -E "check 60 ms" "$TMP/log" | sed 's/^/  /'
+else
+	bad "the answer was never verified in 30 s"
+	grep -E "check" "$TMP/log" | sed 's/^/  /'
+fi
+
+# 2. The host 3 x slower: the next re-check (every 5 s) is a drift.
+echo 3 >"$TMP/slowdown"
+if wait_log "the host drifted" 40; then
+	ok "a host 3 x slower is found by a re-check (drift)"
+	grep -E "drifted" "$TMP/log" | head -1 | sed 's/^/  /'
+	expect_http 200 "/readyz after the drift" GET /readyz
+	expect_body "/readyz says the host drifted, and why" \
+		'j["ready"] and j["drift"]["detected"] is True and "took" in j["drift"]["why"]'
+	expect_http 200 "/metrics after the drift" GET /metrics
+	if grep -qx 'pwtuned_drift 1' "$TMP/body" &&
+		grep -qE '^pwtuned_checks_total\{result="drifted"\} [1-9]' "$TMP/body" &&
+		grep -qE '^pwtuned_check_cpu_seconds_total [0-9.]*[1-9]' "$TMP/body"; then
+		ok "/metrics: pwtuned_drift 1, the drifted check counted, its CPU time"
+	else
+		bad "/metrics does not show the drift"
+		grep -E "drift|check" "$TMP/body" | sed 's/^/  /'
+	fi
+else
+	bad "no drift found in 40 s"
+	grep -E "check" "$TMP/log" | tail -5 | sed 's/^/  /'
+fi
+echo 1 >"$TMP/slowdown"
+req GET "/v1/runs?limit=1"
+run=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["runs"]; print(r[0]["id"] if r and r[0]["status"] in ("queued","running") else "")' "$TMP/body")
+if [ -n "$run" ]; then
+	ok "the drift queued run $run"
+	req DELETE "/v1/runs/$run" -H "Authorization: Bearer $(TOKEN)"
+	wait_run "$run" '"status": *"(cancelled|done|failed)"' 300 ||
+		bad "the drift's run did not end after its cancel"
+else
+	bad "no run queued after the drift"
+fi
+
+# 3. A run asked for pre-empts a check at once.
+expect_http 200 "a long question" GET "/v1/recommendation?target_ms=900"
+if wait_log "checking 900 ms" 60; then
+	sleep 0.5
+	t0=$(date +%s%N)
+	expect_http 202 "a run asked for during the check" POST /v1/runs \
+		-H "Authorization: Bearer $(TOKEN)"
+	newrun=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["id"])' "$TMP/body" 2>/dev/null)
+	if wait_log "check of 900 ms pre-empted" 5; then
+		ok "the check was pre-empted ($(( ($(date +%s%N) - t0) / 1000000 )) ms after the request)"
+	else
+		bad "the check was not pre-empted within 5 s"
+	fi
+	[ -n "$newrun" ] && req DELETE "/v1/runs/$newrun" -H "Authorization: Bearer $(TOKEN)"
+	[ -n "$newrun" ] && { wait_run "$newrun" '"status": *"(cancelled|done|failed)"' 300 ||
+		bad "the run did not end after its cancel"; }
+else
+	bad "the 900 ms question was never checked"
+fi
+
+# 4. Busy CPUs: no check starts; once they are free, it does.
+for _ in 1 2 3 4; do
+	bash -c 'while :; do :; done' &
+	BUSY+=($!)
+done
+sleep 2
+expect_http 200 "a question while the CPUs are busy" GET "/v1/recommendation?target_ms=40"
+sleep 6
+if grep -qE "checking 40 ms" "$TMP/log"; then
+	bad "a check started while four loops kept the CPUs busy"
+else
+	ok "no check while the CPUs are busy"
+fi
+stop_busy
+if wait_log "checking 40 ms" 60; then
+	ok "the check ran once the CPUs were free"
+else
+	bad "the check never ran after the load ended"
+fi
+
+# 5. SIGTERM during a check: exit 0, promptly.
+expect_http 200 "a long question again" GET "/v1/recommendation?target_ms=800"
+if wait_log "checking 800 ms" 60; then
+	sleep 0.3
+	t0=$(date +%s%N)
+	kill -TERM "$PID"
+	wait "$PID"
+	rc=$?
+	ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+	PID=""
+	if [ "$rc" = 0 ] && [ "$ms" -lt 3000 ]; then
+		ok "SIGTERM during a check: exit 0 in $ms ms"
+	else
+		bad "SIGTERM during a check: exit $rc in $ms ms"
+	fi
+else
+	bad "the 800 ms question was never checked"
+fi
+finish

@@ -1,0 +1,172 @@
+/*
+ * tests/unit/test_check.c: the closed loop on the synthetic host, whose
+ * real hashes take a known factor of what the model says: an answer the
+ * model puts 20 % over or under the target comes into the band in a few
+ * checks; a verified answer whose host became slower is a drift when a
+ * second measurement confirms it.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+#include "synthetic.h"
+#include "test.h"
+
+static struct model	mdl;
+
+static void
+fit(void)
+{
+	struct report	rep;
+	char		err[256];
+
+	synthetic_host(&rep, 0, 1, 8ULL << 30);
+	if (model_fit(&rep, &mdl, err, sizeof(err)) != 0)
+		TEST_FAIL("model_fit: %s", err);
+	report_release(&rep);
+}
+
+/*
+ * Check the answer to q until it is in the band, the host's hashes taking
+ * bias x the model's time. Returns the checks it took (0: never).
+ */
+static unsigned
+loop(struct check_state *s, const struct tune_query *q, double bias,
+    unsigned max, struct tune_answer *a)
+{
+	enum check_verdict	v;
+	double			model_ms;
+	char			err[256];
+	unsigned		i;
+
+	for (i = 1; i <= max; i++) {
+		if (check_answer(&mdl, NULL, q, s->c, a, &model_ms, err,
+		    sizeof(err)) != 0)
+			TEST_FAIL("check_answer: %s", err);
+		v = check_update(s, a, bias * model_ms, 10, model_ms,
+		    mdl.loo_median);
+		printf("# bias %.2f, check %u: m = %u KiB, t = %u, measured "
+		    "%.1f ms of %.0f (%.3f): %s, c = %.3f\n", bias, i,
+		    (unsigned)a->m_kib, (unsigned)a->t, bias * model_ms,
+		    q->target_ms, bias * model_ms / q->target_ms,
+		    check_verdict_name(v), s->c);
+		if (v == CHECK_IN_BAND)
+			return i;
+	}
+	return 0;
+}
+
+static void
+biased(double bias, double target, unsigned k)
+{
+	struct check_state	s;
+	struct tune_query	q;
+	struct tune_answer	a;
+	double			model_ms;
+	unsigned		n;
+	char			err[256];
+
+	fit();
+	tune_query_init(&q);
+	q.target_ms = target;
+	q.k = k;
+	check_state_init(&s);
+	/* Unchecked, the answer is off by the bias. */
+	if (check_answer(&mdl, NULL, &q, s.c, &a, &model_ms, err,
+	    sizeof(err)) != 0)
+		TEST_FAIL("check_answer: %s", err);
+	ASSERT(bias * model_ms / target < CHECK_BAND_LO ||
+	    bias * model_ms / target > CHECK_BAND_HI);
+	n = loop(&s, &q, bias, 4, &a);
+	ASSERT(n >= 2 && n <= 3);
+	ASSERT(fabs(s.c - bias) < 0.02);
+	/* The answer reported is the corrected prediction. */
+	ASSERT(a.predicted_ms <= target);
+	ASSERT(fabs(a.predicted_ms - bias * model_ms) < 1e-6 * target ||
+	    a.predicted_ms > 0);
+}
+
+TEST(model_20_percent_fast_is_corrected)
+{
+	biased(1.2, 250, 1);
+}
+
+TEST(model_20_percent_slow_is_corrected)
+{
+	biased(0.8, 250, 1);
+}
+
+TEST(corrected_at_concurrency_and_other_targets)
+{
+	biased(1.2, 100, 2);
+	biased(0.8, 1000, 1);
+}
+
+/* A verified answer whose host became 30 % slower: a drift. */
+TEST(drift_of_a_verified_answer)
+{
+	struct check_state	s;
+	struct tune_query	q;
+	struct tune_answer	a;
+	double			model_ms;
+	char			err[256];
+
+	fit();
+	tune_query_init(&q);
+	q.target_ms = 250;
+	check_state_init(&s);
+	ASSERT(loop(&s, &q, 1.2, 4, &a) > 0);
+	ASSERT(s.verified);
+	/* The same answer again, the same host: still in band. */
+	ASSERT(check_answer(&mdl, NULL, &q, s.c, &a, &model_ms, err,
+	    sizeof(err)) == 0);
+	ASSERT_EQ(check_update(&s, &a, 1.2 * model_ms, 10, model_ms,
+	    mdl.loo_median), CHECK_IN_BAND);
+	/* One noisy moment: suspect, then in band again. */
+	ASSERT_EQ(check_update(&s, &a, 1.56 * model_ms, 10, model_ms,
+	    mdl.loo_median), CHECK_SUSPECT);
+	ASSERT(fabs(s.c - 1.2) < 0.02);
+	ASSERT_EQ(check_update(&s, &a, 1.2 * model_ms, 10, model_ms,
+	    mdl.loo_median), CHECK_IN_BAND);
+	/* Then 30 % slower, twice: a drift. */
+	ASSERT_EQ(check_update(&s, &a, 1.56 * model_ms, 10, model_ms,
+	    mdl.loo_median), CHECK_SUSPECT);
+	ASSERT_EQ(check_update(&s, &a, 1.56 * model_ms, 10, model_ms,
+	    mdl.loo_median), CHECK_DRIFTED);
+	ASSERT(!s.verified);
+	ASSERT(fabs(s.c - 1.56) < 0.01);
+	/* Corrected from there: the next answer is in band again. */
+	ASSERT(loop(&s, &q, 1.56, 3, &a) > 0);
+}
+
+/* Corrections are bounded; a measurement of nothing changes nothing. */
+TEST(corrections_are_bounded)
+{
+	struct check_state	s;
+	struct tune_query	q;
+	struct tune_answer	a;
+	double			model_ms;
+	char			err[256];
+
+	fit();
+	tune_query_init(&q);
+	q.target_ms = 250;
+	check_state_init(&s);
+	ASSERT(check_answer(&mdl, NULL, &q, 1, &a, &model_ms, err,
+	    sizeof(err)) == 0);
+	ASSERT_EQ(check_update(&s, &a, 10 * model_ms, 10, model_ms, 0.05),
+	    CHECK_CORRECTED);
+	ASSERT(s.c <= CHECK_C_MAX);
+	ASSERT_EQ(check_update(&s, &a, 0, 10, model_ms, 0.05),
+	    CHECK_SETTLED);
+	ASSERT(s.c <= CHECK_C_MAX);
+}
+
+TEST_LIST(
+	TEST_ENTRY(model_20_percent_fast_is_corrected),
+	TEST_ENTRY(model_20_percent_slow_is_corrected),
+	TEST_ENTRY(corrected_at_concurrency_and_other_targets),
+	TEST_ENTRY(drift_of_a_verified_answer),
+	TEST_ENTRY(corrections_are_bounded)
+)
