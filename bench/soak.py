@@ -108,6 +108,7 @@ def main():
     state = tempfile.mkdtemp(prefix="pwtune-soak-")
     log = open(os.path.join(a.out, "soak-pwtuned.log"), "w")
     env = dict(os.environ, PWTUNED_STARTUP_PROFILE="none", PWTUNED_COOLDOWN="0",
+               PWTUNED_CHECK_BUDGET=os.environ.get("PWTUNED_CHECK_BUDGET", "0"),
                PWTUNED_MEMORY_MAX="256MiB", PWTUNED_VERIFY_TARGETS="100,250")
     p = subprocess.Popen([a.pwtuned, "--state-dir", state, "--listen", "127.0.0.1:0"],
                          stdout=log, stderr=subprocess.STDOUT, env=env)

@@ -40,7 +40,8 @@ start_daemon() {
 	[ "${1:-}" = "--" ] && shift
 	[ -n "${WRAP:-}" ] && read -r -a wrap <<<"$WRAP"
 	: >"$TMP/log"
-	env PWTUNED_STARTUP_PROFILE=none PWTUNED_PROBES=none PWTUNED_COOLDOWN=0 "${envs[@]}" \
+	env PWTUNED_STARTUP_PROFILE=none PWTUNED_PROBES=none PWTUNED_COOLDOWN=0 \
+		PWTUNED_CHECK_BUDGET=0 "${envs[@]}" \
 		"${wrap[@]}" "$PWTUNED" --state-dir "$VAR" --listen 127.0.0.1:0 "$@" \
 		>>"$TMP/log" 2>&1 &
 	PID=$!

@@ -58,7 +58,7 @@ start_host() {
 	chmod 700 "$TMP/$name"
 	: >"$TMP/$name.log"
 	host_cmd "$name" "$slow"
-	"${HOST_CMD[@]}" env PWTUNED_STARTUP_PROFILE=none PWTUNED_PROBES=none \
+	"${HOST_CMD[@]}" env PWTUNED_STARTUP_PROFILE=none PWTUNED_PROBES=none PWTUNED_CHECK_BUDGET=0 \
 		PWTUNED_COOLDOWN=0 PWTUNED_STORE="$PG_URL" PWTUNED_GROUP=web "$@" \
 		"$PWTUNED" --state-dir "$TMP/$name" --listen 127.0.0.1:0 \
 		>>"$TMP/$name.log" 2>&1 &
