@@ -13,7 +13,16 @@ argon2id --iter-time X, Debian's cryptsetup-bin, which hashes with the same
 libargon2): the wall time it took, the parameters it chose, and their time
 measured by the same harness (libargon2, k = 1).
 
+With --cold (issue 18's "one target, fast and right"): for 100, 250 and
+1000 ms, `pwtune recommend --target-ms X` from cold (no store, no file: the
+measured search) against `cryptsetup benchmark --pbkdf argon2id --iter-time
+X`, taking turns, --rounds times: each one's wall time, and its answer timed
+outside pwtune by bench/stacks/time.c (15 hashes after 3 warm-ups, in the
+library each one hashes with: libsodium for pwtune, libargon2 for
+cryptsetup), p95 at the nearest rank over the target.
+
 Usage: bench/accuracy.py [--pwtune build/cli/pwtune] [--targets 25,50,...]
+       bench/accuracy.py --cold [--targets 100,250,1000] [--rounds 3]
 """
 import argparse
 import json
@@ -45,12 +54,112 @@ def measure(pwtune, tmp, m_kib, t, p, k, backend, samples=10):
     return pt["stats"]["p95_ms"], pt["stats"]["median_ms"], pt["stats"]["n"]
 
 
+def p95(samples):
+    """The 95th percentile at the nearest rank."""
+    s = sorted(samples)
+    return s[max(0, -(-95 * len(s) // 100) - 1)]
+
+
+def build_timer(tmp):
+    """bench/stacks/time.c, built as bench/stacks/run.py builds it."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    exe = os.path.join(tmp, "time-c")
+    flags = run(["pkg-config", "--cflags", "--libs", "libsodium",
+                 "libargon2"]).stdout.split()
+    run(["cc", "-std=c11", "-O2", "-D_GNU_SOURCE", "-o", exe,
+         os.path.join(here, "stacks", "time.c")] + flags)
+    return exe
+
+
+def time_c(timer, lib, m, t, p, n=15, warmup=3):
+    out = run([timer, lib, str(m), str(t), str(p), str(warmup), str(n)])
+    return [float(x) for x in out.stdout.split()]
+
+
+def cold(args, targets):
+    """pwtune recommend from cold against cryptsetup's benchmark."""
+    tmp = tempfile.mkdtemp(prefix="pwtune-accuracy-")
+    timer = build_timer(tmp)
+    env = dict(os.environ)
+    env.pop("PWTUNE_DB", None)
+    have_cs = shutil.which("cryptsetup") is not None
+    pat = re.compile(r"argon2id\s+(\d+) iterations, (\d+) memory, "
+                     r"(\d+) parallel threads")
+    print("| X ms | round | pwtune wall s | m KiB | t | hashes | own p95 ms "
+          "| p95 / X (time.c, libsodium) | cryptsetup wall s | m KiB | t | p "
+          "| p95 / X (time.c, libargon2) |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    rows = {}
+    for rnd in range(1, args.rounds + 1):
+        for x in targets:
+            t0 = time.monotonic()
+            rec = subprocess.run([args.pwtune, "recommend", "--target-ms",
+                                  str(x), "--json"], capture_output=True,
+                                 text=True, env=env, cwd=tmp)
+            wall = time.monotonic() - t0
+            try:
+                a = json.loads(rec.stdout)
+            except ValueError:
+                print("| %d | %d | %.2f | pwtune said: %s |" % (
+                    x, rnd, wall, (rec.stdout + rec.stderr).strip()[:80]))
+                continue
+            sr = a.get("search") or {}
+            ratio = p95(time_c(timer, "libsodium", a["m_kib"], a["t"],
+                               a["p"])) / x
+            cs_wall, cs = 0, None
+            if have_cs:
+                t0 = time.monotonic()
+                out = subprocess.run(
+                    ["cryptsetup", "benchmark", "--pbkdf", "argon2id",
+                     "--iter-time", str(x)], capture_output=True, text=True)
+                cs_wall = time.monotonic() - t0
+                mt = pat.search(out.stdout)
+                if mt:
+                    ct, cm, cp = (int(v) for v in mt.groups())
+                    cs = (cm, ct, cp, p95(time_c(timer, "libargon2", cm,
+                                                 ct, cp)) / x)
+            rows.setdefault(x, []).append((wall, ratio, cs_wall,
+                                           cs[3] if cs else None))
+            print("| %d | %d | %.2f | %d | %d | %s | %.1f | %.3f | %s | %s |"
+                  % (x, rnd, wall, a["m_kib"], a["t"], sr.get("hashes", "?"),
+                     sr.get("measured_ms", 0), ratio,
+                     "%.2f" % cs_wall if have_cs else "-",
+                     "%d | %d | %d | %.3f" % cs if cs else
+                     "- | - | - | -"))
+            sys.stdout.flush()
+    print("\nMedians over the rounds:\n")
+    print("| X ms | pwtune wall s | pwtune p95 / X | cryptsetup wall s | "
+          "cryptsetup p95 / X | pwtune wall / cryptsetup wall |")
+    print("|---|---|---|---|---|---|")
+    for x in targets:
+        r = rows.get(x, [])
+        if not r:
+            continue
+        w = statistics.median(v[0] for v in r)
+        q = statistics.median(v[1] for v in r)
+        cw = [v[2] for v in r if v[3] is not None]
+        cq = [v[3] for v in r if v[3] is not None]
+        print("| %d | %.2f | %.3f | %s | %s | %s |" % (
+            x, w, q, "%.2f" % statistics.median(cw) if cw else "-",
+            "%.3f" % statistics.median(cq) if cq else "-",
+            "%.2f" % (w / statistics.median(cw)) if cw else "-"))
+    shutil.rmtree(tmp, ignore_errors=True)
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--pwtune", default="build/cli/pwtune")
-    ap.add_argument("--targets", default="25,50,100,250,500,1000")
+    ap.add_argument("--targets", default=None)
+    ap.add_argument("--cold", action="store_true")
+    ap.add_argument("--rounds", type=int, default=3)
     args = ap.parse_args()
-    targets = [int(x) for x in args.targets.split(",")]
+    args.pwtune = os.path.abspath(args.pwtune)
+    if args.cold:
+        return cold(args, [int(x) for x in
+                           (args.targets or "100,250,1000").split(",")])
+    targets = [int(x) for x in
+               (args.targets or "25,50,100,250,500,1000").split(",")]
     tmp = tempfile.mkdtemp(prefix="pwtune-accuracy-")
     quick = os.path.join(tmp, "quick.json")
 

@@ -13,6 +13,8 @@
 #define MIB_KIB			1024u
 #define SEARCH_SCALE_KIB	(16 * MIB_KIB)
 #define SEARCH_CV_GUESS		0.03	/* before the answer's own samples */
+#define SEARCH_BUDGET_X		6	/* the steps stop after 6 x the target */
+#define SEARCH_BUDGET_S		3	/* ... + 3 s */
 
 struct search_run {
 	const struct tune_query		*q;
@@ -44,8 +46,8 @@ double
 search_percentile(const double *samples, size_t n, int pct, double *unc)
 {
 	double	 sorted[MEASURE_SAMPLES_MAX], dev[MEASURE_SAMPLES_MAX];
-	double	 med, cv, z = search_z(pct), est;
-	size_t	 i;
+	double	 med, cv, z = search_z(pct), est, up;
+	size_t	 i, nup;
 
 	*unc = 1;
 	if (n == 0)
@@ -63,6 +65,14 @@ search_percentile(const double *samples, size_t n, int pct, double *unc)
 	cv = 1.4826 * stats_percentile(dev, n, 50) / med;
 	if (cv < SEARCH_CV_MIN)
 		cv = SEARCH_CV_MIN;
+	/* Hash times lean right: the deviation of those above the median. */
+	for (i = 0, up = 0, nup = 0; i < n; i++)
+		if (sorted[i] > med) {
+			up += (sorted[i] - med) * (sorted[i] - med);
+			nup++;
+		}
+	if (nup > 0 && sqrt(up / nup) / med > cv)
+		cv = sqrt(up / nup) / med;
 	est = med * (1 + z * cv);
 	/* A few samples: the second largest is a floor for a tail. */
 	if (z > 0 && n >= 3 && sorted[n - 2] > est)
@@ -178,7 +188,10 @@ search_full(struct search_run *s, uint32_t m_kib, uint32_t t, size_t n,
 	if (search_measure(s, m_kib, t, rounds, 1, median, err, errlen) == -1)
 		return -1;
 	est = search_percentile(s->pooled, s->npooled, s->q->percentile, &unc);
-	if (unc > 0.03 && search_measure(s, m_kib, t, rounds, 1, median, err,
+	/* Unsure, and near an edge of the band: a second set decides. */
+	if (unc > 0.02 && (fabs(est / s->q->target_ms - SEARCH_BAND_LO) <
+	    2 * unc || fabs(est / s->q->target_ms - SEARCH_BAND_HI) <
+	    2 * unc) && search_measure(s, m_kib, t, rounds, 1, median, err,
 	    errlen) == -1)
 		return -1;
 	est = search_percentile(s->pooled, s->npooled, s->q->percentile, &unc);
@@ -309,8 +322,11 @@ search_loop(struct search_run *s, double rate, char *err, size_t errlen)
 	size_t			n = s->o->samples ? s->o->samples :
 				    SEARCH_SAMPLES;
 	struct search_best	best;
-	uint32_t		m, t, m2, t2;
+	uint32_t		m, t, m2, t2, pm = 0, pt = 0;
 	double			est, med, infl = 1 + s->z * SEARCH_CV_GUESS;
+	double			pest = 0, slope, want, aim;
+	double			deadline = measure_now() + SEARCH_BUDGET_X *
+				    target / 1000 + SEARCH_BUDGET_S;
 	size_t			step;
 
 	memset(&best, 0, sizeof(best));
@@ -330,10 +346,30 @@ search_loop(struct search_run *s, double rate, char *err, size_t errlen)
 		    est >= SEARCH_BAND_LO * target;
 		if (s->r->in_band)
 			return 0;
+		if (measure_now() > deadline && best.set)
+			break;		/* the best measured within the target */
 		rate = med / ((double)m * t);
 		infl = est / med;
-		if (!search_guess(s, SEARCH_AIM * target / infl, rate, &m2,
-		    &t2))
+		aim = SEARCH_AIM * target / infl;
+		/*
+		 * Two full measurements at the same t: the time's own slope in
+		 * m between them (log-log, within [0.7, 1.4]) takes the next
+		 * step, where a proportional one would under- or overshoot.
+		 */
+		if (pm != 0 && pt == t && pm != m && pest > 0) {
+			slope = log(est / pest) / log((double)m / pm);
+			if (!(slope >= 0.7))
+				slope = 0.7;
+			if (slope > 1.4)
+				slope = 1.4;
+			want = m * pow(SEARCH_AIM * target / est, 1 / slope);
+			if (want > 0)
+				rate = aim / (want * t);
+		}
+		pm = m;
+		pt = t;
+		pest = est;
+		if (!search_guess(s, aim, rate, &m2, &t2))
 			break;
 		if (est > SEARCH_BAND_HI * target &&
 		    (double)m2 * t2 >= (double)m * t) {

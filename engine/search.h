@@ -4,14 +4,18 @@
  * hash to find the host's scale, one hash at the first guess, then rounds
  * at the answer's exact parameters, moving m by the measured ratio until
  * the percentile falls inside [SEARCH_BAND_LO, SEARCH_BAND_HI] of the
- * target (or the memory cap or the floor decides). The answer follows
+ * target (or the memory cap or the floor decides). Two measurements at the
+ * same t give the next step by the time's own slope in m between them. The
+ * steps stop after 6 x the target + 3 s once an answer within the target
+ * was measured: the best such (the most work) is the answer. The answer follows
  * tune's memory-first rule: the smallest t the floor and the client admit,
  * the most memory that fits; t grows only when m reaches its cap.
  *
  * The percentile is estimated from the answer's own samples: the median
  * plus z standard deviations (z = 1.645 for p95, 2.326 for p99), the
- * deviation taken robustly (1.4826 x the median absolute deviation, at
- * least SEARCH_CV_MIN of the median). The result says how many hashes the
+ * deviation the larger of 1.4826 x the median absolute deviation and the
+ * root mean square of the samples above the median (hash times lean
+ * right: a slow tail counts), at least SEARCH_CV_MIN of the median. The result says how many hashes the
  * search took and the estimate's relative uncertainty.
  */
 #ifndef PWTUNE_SEARCH_H
