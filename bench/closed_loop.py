@@ -106,7 +106,8 @@ def one_run(args, timer, targets, rnd):
                 break
             time.sleep(1)
         model = json.loads(get(base + "/v1/model"))
-        cores = model.get("effective_cpus") or 1
+        cores = json.loads(get(base + "/v1/hosts"))["hosts"][0].get(
+            "effective_cpus") or model.get("effective_cpus") or 1
         ks = sorted({1, cores})
         questions = [(t, k) for k in ks for t in targets]
 
@@ -137,10 +138,9 @@ def one_run(args, timer, targets, rnd):
             a = ask(t, k)
             rows.append((rnd, t, k, before[(t, k)][0], before[(t, k)][1],
                          a, time_answer(timer, a, k) / t))
-        loo = model.get("loo_median_error", model.get("error", {}).get(
-            "loo_median", 0))
-        worst = model.get("loo_worst_error", model.get("error", {}).get(
-            "loo_worst", 0))
+        mm = model.get("model", {})
+        loo = mm.get("loo_median_error") or 0
+        worst = mm.get("loo_worst_error") or 0
         print("run %d: %d checks in %.0f s, %.1f CPU s; model LOO median "
               "%.1f %%, worst %.1f %%" % (rnd, last, waited, cpu,
                                            100 * loo, 100 * worst))
