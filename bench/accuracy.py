@@ -35,6 +35,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import timer as timer_mod  # noqa: E402  (bench/timer.py)
+
 
 def run(cmd, **kw):
     return subprocess.run(cmd, check=True, capture_output=True, text=True, **kw)
@@ -54,32 +57,10 @@ def measure(pwtune, tmp, m_kib, t, p, k, backend, samples=10):
     return pt["stats"]["p95_ms"], pt["stats"]["median_ms"], pt["stats"]["n"]
 
 
-def p95(samples):
-    """The 95th percentile at the nearest rank."""
-    s = sorted(samples)
-    return s[max(0, -(-95 * len(s) // 100) - 1)]
-
-
-def build_timer(tmp):
-    """bench/stacks/time.c, built as bench/stacks/run.py builds it."""
-    here = os.path.dirname(os.path.abspath(__file__))
-    exe = os.path.join(tmp, "time-c")
-    flags = run(["pkg-config", "--cflags", "--libs", "libsodium",
-                 "libargon2"]).stdout.split()
-    run(["cc", "-std=c11", "-O2", "-D_GNU_SOURCE", "-o", exe,
-         os.path.join(here, "stacks", "time.c")] + flags)
-    return exe
-
-
-def time_c(timer, lib, m, t, p, n=15, warmup=3):
-    out = run([timer, lib, str(m), str(t), str(p), str(warmup), str(n)])
-    return [float(x) for x in out.stdout.split()]
-
-
 def cold(args, targets):
     """pwtune recommend from cold against cryptsetup's benchmark."""
     tmp = tempfile.mkdtemp(prefix="pwtune-accuracy-")
-    timer = build_timer(tmp)
+    timer = timer_mod.build(tmp)
     env = dict(os.environ)
     env.pop("PWTUNE_DB", None)
     have_cs = shutil.which("cryptsetup") is not None
@@ -104,8 +85,8 @@ def cold(args, targets):
                     x, rnd, wall, (rec.stdout + rec.stderr).strip()[:80]))
                 continue
             sr = a.get("search") or {}
-            ratio = p95(time_c(timer, "libsodium", a["m_kib"], a["t"],
-                               a["p"])) / x
+            ratio = timer_mod.p95(timer_mod.times(
+                timer, "libsodium", a["m_kib"], a["t"], a["p"])) / x
             cs_wall, cs = 0, None
             if have_cs:
                 t0 = time.monotonic()
@@ -116,8 +97,8 @@ def cold(args, targets):
                 mt = pat.search(out.stdout)
                 if mt:
                     ct, cm, cp = (int(v) for v in mt.groups())
-                    cs = (cm, ct, cp, p95(time_c(timer, "libargon2", cm,
-                                                 ct, cp)) / x)
+                    cs = (cm, ct, cp, timer_mod.p95(timer_mod.times(
+                        timer, "libargon2", cm, ct, cp)) / x)
             rows.setdefault(x, []).append((wall, ratio, cs_wall,
                                            cs[3] if cs else None))
             print("| %d | %d | %.2f | %d | %d | %s | %.1f | %.3f | %s | %s |"

@@ -31,6 +31,9 @@ import tempfile
 import time
 import urllib.request
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import timer as timer_mod  # noqa: E402  (bench/timer.py)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -39,31 +42,10 @@ def run(cmd, **kw):
                           **kw)
 
 
-def build_timer(tmp):
-    exe = os.path.join(tmp, "time-c")
-    flags = run(["pkg-config", "--cflags", "--libs", "libsodium",
-                 "libargon2"]).stdout.split()
-    run(["cc", "-std=c11", "-O2", "-D_GNU_SOURCE", "-o", exe,
-         os.path.join(HERE, "stacks", "time.c")] + flags)
-    return exe
-
-
-def p95(samples):
-    s = sorted(samples)
-    return s[max(0, -(-95 * len(s) // 100) - 1)]
-
-
-def time_answer(timer, a, k, n=15, warmup=3):
-    """p95 of n hashes per timer, k timers at once, pooled."""
-    procs = [subprocess.Popen([timer, "libsodium", str(a["m_kib"]),
-                               str(a["t"]), str(a["p"]), str(warmup),
-                               str(n)], stdout=subprocess.PIPE, text=True)
-             for _ in range(k)]
-    out = []
-    for p in procs:
-        o, _ = p.communicate()
-        out += [float(x) for x in o.split()]
-    return p95(out)
+def time_answer(timer, a, k):
+    """p95 of 15 hashes per timer, k timers at once, pooled."""
+    return timer_mod.p95(timer_mod.times(timer, "libsodium", a["m_kib"],
+                                         a["t"], a["p"], k=k))
 
 
 def get(url):
@@ -163,7 +145,7 @@ def main():
     args.pwtuned = os.path.abspath(args.pwtuned)
     targets = [int(x) for x in args.targets.split(",")]
     tmp = tempfile.mkdtemp(prefix="pwtune-loop-timer-")
-    timer = build_timer(tmp)
+    timer = timer_mod.build(tmp)
     rows = []
     for rnd in range(1, args.runs + 1):
         rows += one_run(args, timer, targets, rnd)

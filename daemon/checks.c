@@ -34,6 +34,7 @@
 #include "daemon.h"
 #include "measure.h"
 #include "stack.h"
+#include "verify.h"
 
 #define CHECK_SAMPLES_MAX	20
 #define CHECK_SAMPLE_MS		3000	/* samples x p50 aimed at, at most */
@@ -201,28 +202,10 @@ static double
 checks_measure(struct daemon *d, const struct tune_answer *a, size_t n,
     struct measure_result *r, char *err, size_t errlen)
 {
-	struct measure_opts	mo;
-	struct measure_point	pt;
-
-	measure_opts_init(&mo, host_usable_cpus(&d->host));
-	mo.fixed_rounds = (n + a->k - 1) / a->k;
-	mo.remeasure_noisy = 0;
-	mo.cancel = &d->check_cancel;
-	memset(&pt, 0, sizeof(pt));
-	kdf_params_init(&pt.kp, a->variant);
-	pt.kp.backend = a->backend;
-	pt.kp.m_kib = a->m_kib;
-	pt.kp.t = a->t;
-	pt.kp.p = a->p;
-	pt.k = a->k > 0 ? a->k : 1;
-	memset(r, 0, sizeof(*r));
-	if (measure_point_run(&pt, &mo, r) != 0 || r->nsamples == 0) {
-		snprintf(err, errlen, "%s", r->reason[0] ? r->reason :
-		    measure_status_name(r->status));
+	if (verify_measure(a, host_usable_cpus(&d->host), (n + a->k - 1) /
+	    a->k, &d->check_cancel, r, err, errlen) == -1)
 		return -1;
-	}
-	return a->percentile >= 99 ? r->st.p99 : a->percentile >= 95 ?
-	    r->st.p95 : r->st.median;
+	return verify_percentile(r, a->percentile);
 }
 
 /* The measurement kept in the store, as an observation of its library. */

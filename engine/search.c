@@ -235,24 +235,11 @@ static int
 search_check(const struct tune_query *q, const struct search_opts *o,
     char *err, size_t errlen)
 {
-	if (!(q->target_ms >= TUNE_TARGET_MIN_MS &&
-	    q->target_ms <= TUNE_TARGET_MAX_MS)) {
-		snprintf(err, errlen, "target_ms must be from %d to %d",
-		    TUNE_TARGET_MIN_MS, TUNE_TARGET_MAX_MS);
+	if (tune_query_check(q, err, errlen) == -1)
 		return -1;
-	}
-	if (q->percentile != 50 && q->percentile != 95 && q->percentile != 99) {
-		snprintf(err, errlen, "percentile must be 50, 95 or 99");
-		return -1;
-	}
-	if (q->k < 1 || q->k > MEASURE_K_MAX) {
+	if (q->k > MEASURE_K_MAX) {
 		snprintf(err, errlen, "a measured search takes 1 to %d hashes "
 		    "at once, not %u", MEASURE_K_MAX, (unsigned)q->k);
-		return -1;
-	}
-	if (!kdf_alg_is_argon2(q->variant)) {
-		snprintf(err, errlen, "variant must be argon2id, argon2i or "
-		    "argon2d");
 		return -1;
 	}
 	if (q->objective != TUNE_MEMORY_FIRST) {

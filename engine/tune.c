@@ -323,16 +323,8 @@ tune_advise(const struct model *m, const struct tune_query *q,
 }
 
 int
-tune_recommend(const struct model *m, const struct tune_query *q,
-    struct tune_answer *a, char *err, size_t errlen)
+tune_query_check(const struct tune_query *q, char *err, size_t errlen)
 {
-	const struct model_curve	*c;
-	struct tune_query		 aim = *q;
-	uint64_t			 cap;
-	uint32_t			 p = 1, mm, t, best_m = 0, best_t = 0;
-	double				 best = -1, ms;
-
-	memset(a, 0, sizeof(*a));
 	if (!(q->target_ms >= TUNE_TARGET_MIN_MS &&
 	    q->target_ms <= TUNE_TARGET_MAX_MS)) {
 		snprintf(err, errlen, "target_ms must be from %d to %d",
@@ -353,6 +345,22 @@ tune_recommend(const struct model *m, const struct tune_query *q,
 		    "argon2d");
 		return -1;
 	}
+	return 0;
+}
+
+int
+tune_recommend(const struct model *m, const struct tune_query *q,
+    struct tune_answer *a, char *err, size_t errlen)
+{
+	const struct model_curve	*c;
+	struct tune_query		 aim = *q;
+	uint64_t			 cap;
+	uint32_t			 p = 1, mm, t, best_m = 0, best_t = 0;
+	double				 best = -1, ms;
+
+	memset(a, 0, sizeof(*a));
+	if (tune_query_check(q, err, errlen) == -1)
+		return -1;
 	if ((c = tune_curve(m, q, &p, err, errlen)) == NULL)
 		return -1;
 

@@ -100,6 +100,10 @@ const char *tune_floor_name(enum tune_floor f);
 int	 tune_objective_parse(const char *s, enum tune_objective *o);
 const char *tune_objective_name(enum tune_objective o);
 
+/* Is q a question tune can answer (target, percentile, k, variant)? 0, or
+   -1 with what is wrong in err. */
+int	 tune_query_check(const struct tune_query *q, char *err, size_t errlen);
+
 /* The smallest t the floor admits at m (KiB) for variant; 0: none. */
 uint32_t tune_floor_min_t(enum tune_floor f, enum kdf_alg variant,
 	    uint32_t m_kib);

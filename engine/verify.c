@@ -14,33 +14,52 @@ verify_rounds(uint32_t k)
 }
 
 int
-verify_answer(const struct tune_answer *a, int cpus, size_t rounds,
-    volatile int *cancel, double *measured_ms, char *err, size_t errlen)
+verify_measure(const struct tune_answer *a, int cpus, size_t rounds,
+    volatile int *cancel, struct measure_result *r, char *err, size_t errlen)
 {
 	struct measure_opts	 mo;
 	struct measure_point	 pt;
-	struct measure_result	 r;
-	int			 rc = 0;
 
-	*measured_ms = -1;
 	measure_opts_init(&mo, cpus);
 	mo.fixed_rounds = rounds > 0 ? rounds : verify_rounds(a->k);
 	mo.remeasure_noisy = 0;
 	mo.cancel = cancel;
+	memset(&pt, 0, sizeof(pt));
 	kdf_params_init(&pt.kp, a->variant);
 	pt.kp.backend = a->backend;
 	pt.kp.m_kib = a->m_kib;
 	pt.kp.t = a->t;
 	pt.kp.p = a->p;
 	pt.k = a->k > 0 ? a->k : 1;
-	if (measure_point_run(&pt, &mo, &r) != 0) {
-		snprintf(err, errlen, "%s", r.reason);
-		rc = -1;
-	} else
-		*measured_ms = a->percentile >= 99 ? r.st.p99 :
-		    a->percentile >= 95 ? r.st.p95 : r.st.median;
+	memset(r, 0, sizeof(*r));
+	if (measure_point_run(&pt, &mo, r) != 0 || r->nsamples == 0) {
+		snprintf(err, errlen, "%s", r->reason[0] ? r->reason :
+		    measure_status_name(r->status));
+		measure_result_release(r);
+		return -1;
+	}
+	return 0;
+}
+
+double
+verify_percentile(const struct measure_result *r, int percentile)
+{
+	return percentile >= 99 ? r->st.p99 : percentile >= 95 ? r->st.p95 :
+	    r->st.median;
+}
+
+int
+verify_answer(const struct tune_answer *a, int cpus, size_t rounds,
+    volatile int *cancel, double *measured_ms, char *err, size_t errlen)
+{
+	struct measure_result	r;
+
+	*measured_ms = -1;
+	if (verify_measure(a, cpus, rounds, cancel, &r, err, errlen) == -1)
+		return -1;
+	*measured_ms = verify_percentile(&r, a->percentile);
 	measure_result_release(&r);
-	return rc;
+	return 0;
 }
 
 void

@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 
+#include "measure.h"
 #include "tune.h"
 
 /* Rounds when the caller has no opinion: about ten latencies in all. */
@@ -22,6 +23,18 @@ size_t	 verify_rounds(uint32_t k);
 int	 verify_answer(const struct tune_answer *a, int cpus, size_t rounds,
 	    volatile int *cancel, double *measured_ms, char *err,
 	    size_t errlen);
+
+/*
+ * Measure a's parameters (k = a->k at once) for rounds rounds (0:
+ * verify_rounds), cancel stopping it at once: 0 with *r (its samples;
+ * measure_result_release() it), or -1 with err.
+ */
+int	 verify_measure(const struct tune_answer *a, int cpus, size_t rounds,
+	    volatile int *cancel, struct measure_result *r, char *err,
+	    size_t errlen);
+
+/* r's time at a percentile (50, 95, 99), as verifications take it. */
+double	 verify_percentile(const struct measure_result *r, int percentile);
 
 /* The parameters as the store keeps them beside a verification (JSON). */
 void	 verify_params_json(const struct tune_answer *a, char *buf,

@@ -380,6 +380,12 @@ function showAnswer(a, out) {
   prefix.append(code, ' ', copyButton(() => a.phc_prefix, 'Copy the PHC prefix'));
   row(dl, 'PHC prefix', prefix);
   row(dl, 'Predicted', ms(a.predicted.ms) + ' at p' + a.predicted.percentile + ' (median ' + ms(a.predicted.p50_ms) + ') with ' + a.latency.concurrency + ' at once').id = 'predicted';
+  // What the daemon's background check measured of these parameters.
+  if (a.verified !== undefined) {
+    const v = a.verified;
+    row(dl, 'Measured', v ? ms(v.measured_ms) + ' at p' + v.percentile + ' over ' + v.samples + ' hashes, ' + age(v.at) + (v.in_band ? ' (within 90-100 % of the target)' : ' (outside 90-100 % of the target: the answer is corrected and measured again)') :
+      'not yet: predicted only (the daemon measures the answers it gave when it is idle)').id = 'answer-measured';
+  }
   row(dl, 'Capacity', a.capacity_per_s.toFixed(1) + ' hashes per second');
   row(dl, 'Memory in flight', mib(a.memory_in_flight_kib));
   row(dl, 'Floor', a.floor.name + (a.floor.decided ? ' (decided the answer)' : a.floor.met ? ' (met)' : ''));
@@ -594,6 +600,25 @@ async function loadModel(force) {
     $('model-warning').hidden = true;
     $('noisy-warning').hidden = true;
     $('model-summary').textContent = e.status === 503 ? 'No model yet (' + e.message + ').' : 'Error: ' + e.message;
+  }
+}
+
+// A drift the background checks found (/readyz): a banner, and the run
+// it queued shows in the runs below.
+async function loadDrift() {
+  // /readyz is 503 until a model exists: nothing could have drifted.
+  if (!modelRunId) {
+    $('drift-warning').hidden = true;
+    return;
+  }
+  try {
+    const r = await api('/readyz');
+    const d = r.drift || {};
+    const w = $('drift-warning');
+    w.textContent = d.detected ? 'The host drifted: ' + d.why + '. A run was queued to measure it again; answers stand on the old model until it ends.' : '';
+    w.hidden = !d.detected;
+  } catch (e) {
+    $('drift-warning').hidden = true;
   }
 }
 
@@ -944,7 +969,8 @@ function init() {
   loadRuns();
   loadHosts();
   loadObservations();
-  setInterval(() => { loadRuns(); loadModel(false); loadObservations(); }, 5000);
+  loadDrift();
+  setInterval(() => { loadRuns(); loadModel(false); loadObservations(); loadDrift(); }, 5000);
 }
 
 init();

@@ -6,9 +6,11 @@
 # state directory (F6).
 . "$(dirname "$0")/lib.sh"
 
-# Configuration.
-cat >"$TMP/good.conf" <<'CONF'
+# Configuration. -n checks what start-up checks, the state directory too:
+# one this user can write (the default, /var/lib/pwtuned, needs root).
+cat >"$TMP/good.conf" <<CONF
 # a comment
+state_dir = $VAR
 listen = 127.0.0.1:8421
 log_level = debug   # trailing comment
 memory_max = 1GiB
@@ -41,9 +43,9 @@ hostile "a group with a space" "group = web tier" "group may hold letters, digit
 hostile "a group of 64 bytes" "group = $(printf 'g%.0s' $(seq 64))" "group is longer than 63 characters"
 hostile "fleet_max_age past ten years" "fleet_max_age = 999999999" "fleet_max_age must be a whole number from 0 to 315360000"
 if [ -n "${SRC:-}" ]; then
-	"$PWTUNED" -n -c "$SRC/systemd/pwtuned.conf" >/dev/null 2>&1 && ok "the documented pwtuned.conf passes -n" || bad "systemd/pwtuned.conf fails -n"
+	"$PWTUNED" -n -c "$SRC/systemd/pwtuned.conf" --state-dir "$VAR" >/dev/null 2>&1 && ok "the documented pwtuned.conf passes -n" || bad "systemd/pwtuned.conf fails -n"
 fi
-PWTUNED_THREADS=0 "$PWTUNED" -n >"$TMP/out" 2>&1
+PWTUNED_THREADS=0 "$PWTUNED" -n --state-dir "$VAR" >"$TMP/out" 2>&1
 [ $? -ne 0 ] && grep -q "PWTUNED_THREADS" "$TMP/out" && ok "refused: bad environment value" || bad "env: $(cat "$TMP/out")"
 PWTUNED_COOLDOWN=5 "$PWTUNED" -n -c "$TMP/good.conf" --listen 127.0.0.1:9999 >/dev/null 2>&1 && ok "-n with env and flags" || bad "env and flags"
 

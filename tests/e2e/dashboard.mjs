@@ -275,6 +275,11 @@ try {
   const api1 = await apiJson(page, '/v1/recommendation?' + q1);
   check(api1.phc_prefix === shown1, 'the answer shown is the API\'s', shown1 + ' vs ' + api1.phc_prefix);
   check(/target_ms=250/.test(q1), 'the first question is 250 ms', q1);
+  // What the background checks measured: not yet (the test's daemon checks
+  // nothing: check_budget 0), said in words; no drift banner.
+  const measured = await page.textContent('#answer-measured').catch(() => '');
+  check(api1.verified === null && /not yet: predicted only/.test(measured), 'the answer says it was not measured yet (verified: null)', measured);
+  check(await page.isHidden('#drift-warning') && !(await get('/readyz')).drift.detected, 'no drift banner while /readyz says none');
   await page.focus('#target-range');
   await page.keyboard.press('PageDown');
   await page.waitForFunction((q) => document.getElementById('answer').dataset.query !== q, q1, { timeout: 10000 });

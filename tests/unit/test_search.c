@@ -83,7 +83,9 @@ TEST(memory_first_answer_is_measured)
 	ASSERT(r.a.t == 1 || r.a.m_kib == 64 * MIB_KIB);
 	ASSERT(r.samples >= SEARCH_SAMPLES);
 	ASSERT(r.hashes >= r.samples + 3);
-	ASSERT(r.steps >= 2 && r.steps <= SEARCH_STEPS_MAX + 3);
+	/* The scale, one look, at most SEARCH_STEPS_MAX full points of one
+	   or two sets each (a busy host makes it use them). */
+	ASSERT(r.steps >= 3 && r.steps <= 2 + 2 * SEARCH_STEPS_MAX);
 	ASSERT(strstr(r.a.phc_prefix, "$argon2id$v=19$m=") != NULL);
 }
 
