@@ -467,8 +467,9 @@ judge_add(struct model *m, const char *fmt, ...)
 }
 
 /*
- * The verdict (model.h): too few points on a curve for an error, a worst
- * error over MODEL_LOO_WORST_MAX, or too many noisy points.
+ * The verdict (model.h): too few points on the default answer's curve for
+ * an error, its worst error over MODEL_LOO_WORST_MAX, or too many noisy
+ * points.
  */
 static void
 model_judge(const struct report *rep, struct model *m)
@@ -488,10 +489,16 @@ model_judge(const struct report *rep, struct model *m)
 		m->npoints++;
 		m->nnoisy += r->noisy != 0;
 	}
-	for (i = 0; i < m->ncurves; i++) {
-		c = &m->curves[i];
-		if (c->loo_n > 0)
-			continue;
+	/*
+	 * The curve the default answer stands on (libsodium's Argon2id at
+	 * p = 1 when measured, else the first) decides: a second library
+	 * the quick profile samples at a few sizes only does not make every
+	 * answer poor; its own stacks' answers carry their correction.
+	 */
+	if ((c = model_curve_find(m, KDF_BACKEND_LIBSODIUM, KDF_ALG_ARGON2ID,
+	    1)) == NULL)
+		c = &m->curves[0];
+	if (c->loo_n == 0) {
 		if (m->ncurves == 1)
 			judge_add(m, "fitted on %zu point%s at k = 1: too few "
 			    "for a leave-one-out error (%d needed)",
@@ -505,10 +512,10 @@ model_judge(const struct report *rep, struct model *m)
 			    c->npoints, c->npoints == 1 ? "" : "s",
 			    MODEL_LOO_MIN_POINTS);
 	}
-	if (m->loo_known && m->loo_worst > MODEL_LOO_WORST_MAX)
+	if (c->loo_n > 0 && c->loo_worst > MODEL_LOO_WORST_MAX)
 		judge_add(m, "leave-one-out error up to %.1f %% (over %.0f "
 		    "%%): an answer may miss its target by as much",
-		    100 * m->loo_worst, 100 * MODEL_LOO_WORST_MAX);
+		    100 * c->loo_worst, 100 * MODEL_LOO_WORST_MAX);
 	if (m->nnoisy * MODEL_NOISY_MAX_DIV > m->npoints)
 		judge_add(m, "%zu of %zu points flagged noisy (over a third): "
 		    "the host was busy or the spread wide", m->nnoisy,

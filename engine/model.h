@@ -30,9 +30,12 @@
  * without a point has two sizes, each with a first-pass and a per-pass
  * cost: four parameters; the point left out must leave them determined and
  * one point over, so a curve with fewer than MODEL_LOO_MIN_POINTS points at
- * k = 1 has no leave-one-out error (unknown, not 0). A model is poor when a
- * curve has no error, when the worst error is over MODEL_LOO_WORST_MAX, or
- * when more than a third of its points were flagged noisy; good otherwise.
+ * k = 1 has no leave-one-out error (unknown, not 0). A model is poor when
+ * the curve the default answer stands on (libsodium's Argon2id at p = 1
+ * when measured, else the first) has no error or a worst error over
+ * MODEL_LOO_WORST_MAX, or when more than a third of its points were
+ * flagged noisy; good otherwise. A second library's curve, which the quick
+ * profile samples at a few sizes, does not decide it.
  */
 #ifndef PWTUNE_MODEL_H
 #define PWTUNE_MODEL_H
