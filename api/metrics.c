@@ -24,6 +24,7 @@
 #include <sodium.h>
 
 #include "api_impl.h"
+#include "check.h"
 
 /* The text /metrics answers, as it grows; failed: out of memory. */
 struct api_text {
@@ -107,6 +108,8 @@ struct api_metrics_arg {
 	struct api_text		*t;
 	int			 up, pg;
 	unsigned long long	 computed, cached;
+	struct tune_query	 q;	/* the default question, as answered */
+	struct check_state	 cs;	/* what its checks found */
 };
 
 /* The runs, the store, the model: under the host's lock. */
@@ -118,6 +121,7 @@ api_metrics_locked(const struct model *m, const struct api_state *st,
 	struct api_text		*t = ma->t;
 	struct tune_query	 q;
 	struct tune_answer	 a;
+	double			 model_ms;
 	char			 err[256];
 	time_t			 now = time(NULL);
 	size_t			 i;
@@ -183,8 +187,10 @@ api_metrics_locked(const struct model *m, const struct api_state *st,
 		    "pwtuned_model_error{stat=\"median\"} %.4f\n"
 		    "pwtuned_model_error{stat=\"worst\"} %.4f\n",
 		    m->loo_median, m->loo_worst, m->loo_median, m->loo_worst);
-	tune_query_init(&q);
-	if (tune_recommend(m, &q, &a, err, sizeof(err)) == 0)
+	/* The default answer as GET /v1/recommendation gives it. */
+	q = ma->q;
+	if (check_answer(m, NULL, &q, ma->cs.c, &a, &model_ms, err,
+	    sizeof(err)) == 0)
 		api_metrics_answer(t, &a);
 }
 
@@ -391,6 +397,16 @@ h_metrics(struct api_server *s, struct MHD_Connection *c,
 	ma.t = &t;
 	ma.up = api_store_up(s, why, sizeof(why));
 	ma.pg = api_store_is_pg(s);
+	/* The default question (250 ms at p95, k = 1) as the API answers it:
+	   memory capped by the host's budget now, its checks' correction. */
+	tune_query_init(&ma.q);
+	pthread_mutex_lock(&s->lock);
+	ma.q.memory_max_kib = host_memory_budget(s->env.host,
+	    s->cfg.memory_max, NULL) / 1024;
+	pthread_mutex_unlock(&s->lock);
+	check_state_init(&ma.cs);
+	if (s->env.checked != NULL)
+		s->env.checked(s->env.ctx, &ma.q, NULL, &ma.cs, NULL, 0);
 	api_fleet_counts(s, &ma.computed, &ma.cached);	/* no lock held */
 	t.cap = 16384;
 	t.len = 0;

@@ -818,8 +818,8 @@ rec_search_answer(const struct rec_opts *o)
 	int			 rc;
 
 	if ((rc = rec_search(&o->q, o->quiet || o->format != REC_TABLE,
-	    &rec_cancel, &r)) == -1)
-		return CLI_EXIT_ENV;
+	    &rec_cancel, &r)) < 0)
+		return rc == -2 ? CLI_EXIT_USAGE : CLI_EXIT_ENV;
 	switch (o->format) {
 	case REC_JSON:
 		if ((j = rec_search_json(&r)) == NULL)

@@ -9,6 +9,7 @@
 
 #include <jansson.h>
 
+#include "api.h"
 #include "cli.h"
 #include "host.h"
 #include "search.h"
@@ -39,6 +40,7 @@ rec_search_json(const struct search_result *r)
 
 	if ((j = tune_answer_to_json(&r->a, NULL)) == NULL)
 		return NULL;
+	api_answer_vocab(j);	/* the API's names, as --db and the daemon */
 	json_object_set_new(j, "search", json_pack("{s:f, s:f, s:i, s:i, "
 	    "s:i, s:f, s:f, s:b, s:b}", "measured_ms", r->a.predicted_ms,
 	    "measured_p50_ms", r->a.predicted_p50_ms,
@@ -71,7 +73,8 @@ rec_search_print(const struct search_result *r)
 	printf("  Search:      %zu hashes in %zu steps, %.1f s; %s\n",
 	    r->hashes, r->steps, r->seconds, r->in_band ?
 	    "within 90-100 % of the target" : a->met ? "under 90 % of the "
-	    "target (t moves in whole passes, or the memory cap decided)" :
+	    "target: the most work measured within it (the host's noise, "
+	    "t's whole passes or the memory cap kept it there)" :
 	    "over the target");
 	printf("  Capacity:    %.1f hashes per second with %u at once\n",
 	    a->capacity_per_s, (unsigned)a->k);
@@ -88,7 +91,7 @@ rec_search_print(const struct search_result *r)
 /*
  * Search the answer to q on this host. Returns 0 with *r (met), 1 when
  * the target cannot be met above the floor (*r the closest), -1 after a
- * message.
+ * message (nothing measured), -2 after one (the query cannot be answered).
  */
 int
 rec_search(const struct tune_query *q, int quiet, volatile int *cancel,
@@ -118,7 +121,10 @@ rec_search(const struct tune_query *q, int quiet, volatile int *cancel,
 	rc = search_target(q, &so, r, err, sizeof(err));
 	if (sp.tty)
 		fprintf(stderr, "\r%-60s\r", "");
-	if (rc != 0)
+	if (rc == -2 && strstr(err, "memory_max") != NULL)
+		cli_warnx("recommend: --memory-max (or the host's budget): %s",
+		    err);
+	else if (rc != 0)
 		cli_warnx("recommend: %s", err);
 	return rc;
 }

@@ -55,8 +55,7 @@ checks_key(const struct tune_query *q, const char *stack, char *buf,
 static int
 checks_library(const char *stack)
 {
-	return stack == NULL || stack[0] == '\0' ||
-	    strcmp(stack, "libsodium") == 0 || strcmp(stack, "libargon2") == 0;
+	return check_stack_checkable(stack);
 }
 
 static struct question *
@@ -240,6 +239,23 @@ checks_store(struct daemon *d, struct db *db, const struct tune_answer *a,
 		log_warn("check not stored: %s", err);
 }
 
+/* Verified answers whose correction c is far from: due again now. */
+static void
+checks_doubt(struct daemon *d, const struct question *qu, int64_t run,
+    double c, double loo)
+{
+	double	drift = 2 * loo > CHECK_DRIFT_MIN ? 2 * loo : CHECK_DRIFT_MIN;
+	size_t	i;
+
+	for (i = 0; i < d->nquestions; i++) {
+		struct question	*o = &d->questions[i];
+
+		if (o != qu && o->model_run == run && o->cs.verified &&
+		    o->cs.c > 0 && fabs(c / o->cs.c - 1) > drift)
+			o->checked = 0;
+	}
+}
+
 /* What a check found, taken into its question (d->lock held). */
 static void
 checks_take(struct daemon *d, const char *key, int64_t run,
@@ -258,7 +274,6 @@ checks_take(struct daemon *d, const char *key, int64_t run,
 		return;		/* evicted, or a new run came meanwhile */
 	checks_current(d, qu);
 	v = check_update(&qu->cs, a, measured, n, model_ms, m->loo_median);
-	d->checks_by_verdict[v]++;
 	qu->checked = now;
 	gmtime_r(&now, &tm);
 	strftime(qu->at, sizeof(qu->at), "%Y-%m-%dT%H:%M:%SZ", &tm);
@@ -267,6 +282,8 @@ checks_take(struct daemon *d, const char *key, int64_t run,
 	    qu->cs.c, &next, &next_model, err, sizeof(err)) >= 0 &&
 	    next.m_kib == a->m_kib && next.t == a->t && next.p == a->p)
 		qu->cs.settled = 1;	/* the correction moves nothing */
+	d->checks_by_verdict[qu->cs.settled && v == CHECK_CORRECTED ?
+	    CHECK_SETTLED : v]++;
 	log_info("check %.0f ms at p%d, k = %u%s%s: m = %u KiB, t = %u, "
 	    "p = %u measured %.1f ms (%.3f of the target, the model said "
 	    "%.1f): %s%s, correction %.3f", qu->q.target_ms, qu->q.percentile,
@@ -276,6 +293,15 @@ checks_take(struct daemon *d, const char *key, int64_t run,
 	    qu->cs.settled && v != CHECK_SETTLED ? " (settled)" : "",
 	    qu->cs.c);
 	d->model_version++;	/* answers cached go: they say what was found */
+	/*
+	 * This answer found the host off by more than the model's error: the
+	 * answers verified before are measured again soon, not in an hour
+	 * (a drift shows there first).
+	 */
+	if (v == CHECK_CORRECTED || v == CHECK_SUSPECT)
+		checks_doubt(d, qu, run, v == CHECK_SUSPECT ?
+		    qu->cs.suspect_c : qu->cs.seen[qu->cs.nseen - 1],
+		    m->loo_median);
 	if (v == CHECK_DRIFTED) {
 		d->drift = 1;
 		d->drift_run = run;

@@ -2,6 +2,7 @@
  * engine/check.c: the closed loop's arithmetic (check.h says how).
  */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "check.h"
@@ -47,6 +48,15 @@ check_answer(const struct model *m, const char *stack,
 			a->capacity_per_s = a->k * 1000.0 /
 			    a->predicted_p50_ms;
 		a->met = a->met && a->predicted_ms <= q->target_ms;
+		/* Said for the target asked, at the corrected time. */
+		if (rc == 1)
+			snprintf(err, errlen, "target of %.0f ms at p%d cannot "
+			    "be met above the %s floor: the closest admissible "
+			    "answer, m = %u KiB, t = %u, p = %u, is predicted "
+			    "to take %.1f ms (as measured here)", q->target_ms,
+			    q->percentile, tune_floor_name(q->floor),
+			    (unsigned)a->m_kib, (unsigned)a->t, (unsigned)a->p,
+			    a->predicted_ms);
 	}
 	return rc;
 }
@@ -118,6 +128,13 @@ check_update(struct check_state *s, const struct tune_answer *a,
 	}
 	s->c = c;
 	return CHECK_CORRECTED;
+}
+
+int
+check_stack_checkable(const char *stack)
+{
+	return stack == NULL || stack[0] == '\0' ||
+	    strcmp(stack, "libsodium") == 0 || strcmp(stack, "libargon2") == 0;
 }
 
 const char *

@@ -77,6 +77,10 @@ enum check_verdict check_update(struct check_state *s,
 	    const struct tune_answer *a, double measured_ms, size_t samples,
 	    double model_ms, double loo);
 
+/* Can the daemon check stack's answers (NULL, "", libsodium, libargon2:
+   it hashes with the libraries, not a client's runtime)? */
+int	 check_stack_checkable(const char *stack);
+
 /* "in band", "corrected", "settled", "drifted", "suspect". */
 const char *check_verdict_name(enum check_verdict v);
 

@@ -396,7 +396,7 @@ search_target(const struct tune_query *q, const struct search_opts *o,
 
 	memset(r, 0, sizeof(*r));
 	if (search_check(q, o, err, errlen) == -1)
-		return -1;
+		return -2;
 	if ((s = calloc(1, sizeof(*s))) == NULL) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
@@ -416,7 +416,7 @@ search_target(const struct tune_query *q, const struct search_opts *o,
 		snprintf(err, errlen, "libsodium computes argon2id and "
 		    "argon2i with p = 1 only");
 		free(s);
-		return -1;
+		return -2;
 	}
 	cap = o->mem_budget / 1024 / q->k;
 	if (q->memory_max_kib > 0 && q->memory_max_kib / q->k < cap)
@@ -424,6 +424,15 @@ search_target(const struct tune_query *q, const struct search_opts *o,
 	if (cap > KDF_ARGON2_M_MAX)
 		cap = KDF_ARGON2_M_MAX;
 	s->cap = (uint32_t)(cap - cap % MIB_KIB);
+	if (s->cap < MIB_KIB || s->cap < 8 * s->p) {
+		snprintf(err, errlen, "memory_max of %llu KiB for %u hash%s at "
+		    "once leaves less than 1 MiB to each", (unsigned long long)
+		    (q->memory_max_kib > 0 ? q->memory_max_kib :
+		    o->mem_budget / 1024), (unsigned)q->k, q->k == 1 ? "" :
+		    "es");
+		free(s);
+		return -2;
+	}
 	measure_opts_init(&s->mo, o->cpus > 0 ? o->cpus : 1);
 	s->mo.mem_budget = o->mem_budget;
 	s->mo.cancel = o->cancel;
@@ -444,7 +453,7 @@ search_target(const struct tune_query *q, const struct search_opts *o,
 			    "hash meet the %s floor: raise memory_max or lower "
 			    "concurrency", (unsigned)s->cap,
 			    tune_floor_name(q->floor));
-			rc = -1;
+			rc = -2;
 		} else if ((med = search_full(s, mm, tt, o->samples ?
 		    o->samples : SEARCH_SAMPLES, &r->a.predicted_p50_ms, err,
 		    errlen)) < 0)

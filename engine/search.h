@@ -60,7 +60,8 @@ struct search_result {
  * variant, parallelism, t_min; objective memory-first) by measuring.
  * Returns 0 (r->a.met = 1), 1 when the target cannot be met above the
  * floor (r->a holds the closest admissible answer, measured), -1 with err
- * set when nothing could be measured or the query cannot be answered.
+ * set when nothing could be measured, -2 with err when the query cannot be
+ * answered (its values, too little memory for one hash, or for the floor).
  */
 int	 search_target(const struct tune_query *q, const struct search_opts *o,
 	    struct search_result *r, char *err, size_t errlen);

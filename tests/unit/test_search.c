@@ -143,20 +143,26 @@ TEST(bad_queries_are_refused)
 
 	opts(&o);
 	query(&q, 0, 0, TUNE_FLOOR_NONE);
-	ASSERT_EQ(search_target(&q, &o, &r, err, sizeof(err)), -1);
+	ASSERT_EQ(search_target(&q, &o, &r, err, sizeof(err)), -2);
 	ASSERT_STR_CONTAINS(err, "target_ms");
 	query(&q, 50, 0, TUNE_FLOOR_NONE);
 	q.k = MEASURE_K_MAX + 1;
-	ASSERT_EQ(search_target(&q, &o, &r, err, sizeof(err)), -1);
+	ASSERT_EQ(search_target(&q, &o, &r, err, sizeof(err)), -2);
 	ASSERT_STR_CONTAINS(err, "hashes at once");
 	query(&q, 50, 0, TUNE_FLOOR_NONE);
 	q.objective = TUNE_ATTACKER_COST;
-	ASSERT_EQ(search_target(&q, &o, &r, err, sizeof(err)), -1);
+	ASSERT_EQ(search_target(&q, &o, &r, err, sizeof(err)), -2);
 	ASSERT_STR_CONTAINS(err, "memory-first");
 	query(&q, 50, 0, TUNE_FLOOR_NONE);
 	o.mem_budget = 512 * 1024;
-	ASSERT_EQ(search_target(&q, &o, &r, err, sizeof(err)), -1);
+	ASSERT_EQ(search_target(&q, &o, &r, err, sizeof(err)), -2);
 	ASSERT_STR_CONTAINS(err, "less than 1 MiB");
+	ASSERT_EQ(r.hashes, 0);
+	/* memory_max of 8 KiB: refused before a hash, naming it. */
+	opts(&o);
+	query(&q, 50, 8, TUNE_FLOOR_NONE);
+	ASSERT_EQ(search_target(&q, &o, &r, err, sizeof(err)), -2);
+	ASSERT_STR_CONTAINS(err, "memory_max of 8 KiB");
 	ASSERT_EQ(r.hashes, 0);
 }
 
