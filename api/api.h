@@ -129,6 +129,7 @@ struct api_state {
 	unsigned		 check_budget;	/* % of one core; 0: off */
 	unsigned long long	 checks_by_verdict[CHECK_VERDICTS];
 	unsigned long long	 checks_preempted, checks_skipped;
+	unsigned long long	 checks_noisy;
 	double			 check_cpu_seconds;	/* since start */
 	size_t			 questions, answers_verified;
 	int			 drift;		/* since the model's run */

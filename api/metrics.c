@@ -86,6 +86,7 @@ api_metrics_checks(struct api_text *t, const struct api_state *st)
 		    check_verdict_name((enum check_verdict)i),
 		    st->checks_by_verdict[i]);
 	api_out(t, "pwtuned_checks_total{result=\"preempted\"} %llu\n"
+	    "pwtuned_checks_total{result=\"noisy\"} %llu\n"
 	    "pwtuned_checks_total{result=\"waited\"} %llu\n"
 	    "# HELP pwtuned_check_cpu_seconds_total CPU time the checks' "
 	    "hashes took.\n# TYPE pwtuned_check_cpu_seconds_total counter\n"
@@ -99,7 +100,8 @@ api_metrics_checks(struct api_text *t, const struct api_state *st)
 	    "# HELP pwtuned_drift 1 when a check found the host slower or "
 	    "faster than its model (a run is queued).\n"
 	    "# TYPE pwtuned_drift gauge\npwtuned_drift %d\n",
-	    st->checks_preempted, st->checks_skipped, st->check_cpu_seconds,
+	    st->checks_preempted, st->checks_noisy, st->checks_skipped,
+	    st->check_cpu_seconds,
 	    st->questions, st->answers_verified, st->drift);
 }
 

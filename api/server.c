@@ -138,7 +138,9 @@ api_token_check(const char *path, char *err, size_t errlen)
 	size_t	len;
 	int	fd, rc;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1) {
+	/* O_NONBLOCK: a FIFO named by mistake is refused, not waited on. */
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW |
+	    O_NONBLOCK)) == -1) {
 		if (errno == ENOENT)
 			return 1;
 		snprintf(err, errlen, "token file %s: %s", path,

@@ -5,9 +5,13 @@
  * column that holds numbers only; the noisy points as warnings under the
  * table, and the points that were not measured and why; and CSV.
  */
+#include <sys/stat.h>
+
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "units.h"
@@ -267,20 +271,58 @@ bench_print(FILE *fp, const struct report *rep, enum kdf_backend baseline,
 		    noisy == 1 ? " was" : "s were");
 }
 
+/*
+ * A new file beside path (mkstemp: created, never an existing name or
+ * what a link points at), renamed over path once written: a reader never
+ * sees half a file, and nothing else is followed or truncated.
+ */
+static FILE *
+bench_beside(const char *path, char *tmp, size_t tmplen, char *err,
+    size_t errlen)
+{
+	FILE	*fp;
+	int	 fd;
+
+	if ((size_t)snprintf(tmp, tmplen, "%s.XXXXXX", path) >= tmplen) {
+		snprintf(err, errlen, "%s: name too long", path);
+		return NULL;
+	}
+	if ((fd = mkstemp(tmp)) == -1) {
+		snprintf(err, errlen, "%s: %m", path);
+		return NULL;
+	}
+	fchmod(fd, 0644);
+	if ((fp = fdopen(fd, "w")) == NULL) {
+		snprintf(err, errlen, "%s: %m", path);
+		close(fd);
+		unlink(tmp);
+	}
+	return fp;
+}
+
+static int
+bench_done(FILE *fp, const char *tmp, const char *path, char *err,
+    size_t errlen)
+{
+	if (fclose(fp) != 0 || rename(tmp, path) != 0) {
+		snprintf(err, errlen, "%s: %m", path);
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
+}
+
 int
 bench_write_csv(const char *path, const struct report *rep, char *err,
     size_t errlen)
 {
 	FILE	*fp;
+	char	 tmp[4096];
 	size_t	 i;
 
-	if ((fp = fopen(path, "w")) == NULL) {
-		snprintf(err, errlen, "%s: %m", path);
+	if ((fp = bench_beside(path, tmp, sizeof(tmp), err, errlen)) == NULL)
 		return -1;
-	}
-	fputs("backend,variant,version,m_kib,t,p,k,cost,status,n,min_ms,"
-	    "median_ms,mean_ms,stddev_ms,error_ms,p95_ms,p99_ms,max_ms,"
-	    "throughput_per_s,peak_rss_kib,noisy,reason\n", fp);
+	fputs(BENCH_CSV_HEADER "\n", fp);
 	for (i = 0; i < rep->n; i++) {
 		const struct measure_result	*r = &rep->results[i];
 		const struct kdf_params		*kp = &r->pt.kp;
@@ -303,11 +345,7 @@ bench_write_csv(const char *path, const struct report *rep, char *err,
 		    r->st.p95, r->st.p99, r->st.max, r->throughput,
 		    (unsigned long long)r->peak_rss_kib, r->noisy, reason);
 	}
-	if (fclose(fp) != 0) {
-		snprintf(err, errlen, "%s: %m", path);
-		return -1;
-	}
-	return 0;
+	return bench_done(fp, tmp, path, err, errlen);
 }
 
 int
@@ -316,20 +354,24 @@ bench_write_json(const char *path, const struct report *rep, char *err,
 {
 	json_t	*j = report_to_json(rep, 1);
 	char	 tmp[4096];
+	FILE	*fp;
 	int	 rc;
 
 	if (j == NULL) {
 		snprintf(err, errlen, "cannot build the JSON report");
 		return -1;
 	}
-	/* Write beside, then rename: a reader never sees half a file. */
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	rc = json_dump_file(j, tmp, JSON_INDENT(1) | JSON_REAL_PRECISION(17));
-	json_decref(j);
-	if (rc != 0 || rename(tmp, path) != 0) {
-		snprintf(err, errlen, "%s: %m", path);
-		remove(tmp);
+	if ((fp = bench_beside(path, tmp, sizeof(tmp), err, errlen)) == NULL) {
+		json_decref(j);
 		return -1;
 	}
-	return 0;
+	rc = json_dumpf(j, fp, JSON_INDENT(1) | JSON_REAL_PRECISION(17));
+	json_decref(j);
+	if (rc != 0) {
+		snprintf(err, errlen, "%s: cannot write the JSON", path);
+		fclose(fp);
+		unlink(tmp);
+		return -1;
+	}
+	return bench_done(fp, tmp, path, err, errlen);
 }

@@ -105,6 +105,11 @@ void	 bench_print(FILE *fp, const struct report *rep,
 	    enum kdf_backend baseline, int markdown);
 int	 bench_write_json(const char *path, const struct report *rep,
 	    char *err, size_t errlen);
+/* The first line of the CSV bench writes (a file that starts otherwise is
+   not one of ours, and is not replaced). */
+#define BENCH_CSV_HEADER "backend,variant,version,m_kib,t,p,k,cost,status,n," \
+	"min_ms,median_ms,mean_ms,stddev_ms,error_ms,p95_ms,p99_ms,max_ms," \
+	"throughput_per_s,peak_rss_kib,noisy,reason"
 int	 bench_write_csv(const char *path, const struct report *rep,
 	    char *err, size_t errlen);
 

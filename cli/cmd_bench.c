@@ -469,36 +469,85 @@ bench_show(const struct bench_opts *o)
 }
 
 /*
- * Can path be written? Tried before anything is measured: path (or, for
- * the JSON written beside it and renamed, its .tmp) is opened for writing
- * without truncating it, and removed again when it was not there.
+ * Is an existing path one bench may replace? A regular file it wrote: a
+ * pwtune-bench/1 JSON report, or a CSV with its header. Anything else (a
+ * user's file named by mistake, a device, a FIFO, a link) is refused and
+ * left as it is: -2 with err. 0 when it may be written (or is not there),
+ * -1 when it cannot be looked at (errno).
  */
 static int
-bench_can_write(const char *path, int beside, char *err, size_t errlen)
+bench_ours(const char *path, int json, char *err, size_t errlen)
 {
 	struct stat	 sb;
-	char		 tmp[4096];
-	const char	*try = path;
-	int		 fd, existed;
+	json_error_t	 jerr;
+	json_t		*j;
+	char		 line[256];
+	FILE		*fp;
+	int		 ours = 0;
 
-	if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode)) {
-		snprintf(err, errlen, "%s cannot be written: %s", path,
-		    strerror(EISDIR));
+	if (lstat(path, &sb) == -1)
+		return errno == ENOENT ? 0 : -1;
+	if (S_ISDIR(sb.st_mode)) {
+		errno = EISDIR;
 		return -1;
 	}
-	if (beside) {
-		snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-		try = tmp;
+	if (!S_ISREG(sb.st_mode)) {
+		snprintf(err, errlen, "%s exists and is not a regular file: "
+		    "refused, left as it is", path);
+		return -2;
 	}
-	existed = access(try, F_OK) == 0;
-	if ((fd = open(try, O_WRONLY | O_CREAT | O_CLOEXEC, 0666)) == -1) {
+	if (json) {
+		if (sb.st_size <= 64 * 1024 * 1024 && (j = json_load_file(path,
+		    0, &jerr)) != NULL) {
+			ours = json_is_string(json_object_get(j, "schema")) &&
+			    strcmp(json_string_value(json_object_get(j,
+			    "schema")), "pwtune-bench/1") == 0;
+			json_decref(j);
+		}
+	} else if ((fp = fopen(path, "r")) != NULL) {
+		ours = fgets(line, sizeof(line), fp) != NULL &&
+		    strcmp(line, BENCH_CSV_HEADER "\n") == 0;
+		fclose(fp);
+	}
+	if (!ours) {
+		snprintf(err, errlen, "%s exists and is not a pwtune bench %s "
+		    "file: refused, left as it is", path, json ? "JSON" :
+		    "CSV");
+		return -2;
+	}
+	return 0;
+}
+
+/*
+ * Can path be written? Checked before anything is measured, without
+ * touching it: an existing file must be bench's own (bench_ours), and its
+ * directory writable (the file is written beside it and renamed).
+ */
+static int
+bench_can_write(const char *path, int json, char *err, size_t errlen)
+{
+	char	dir[4096], *slash;
+	int	rc;
+
+	if ((rc = bench_ours(path, json, err, errlen)) == -2)
+		return -2;	/* not ours: refused (usage) */
+	if (rc == -1) {
 		snprintf(err, errlen, "%s cannot be written: %s", path,
 		    strerror(errno));
 		return -1;
 	}
-	close(fd);
-	if (!existed)
-		unlink(try);
+	snprintf(dir, sizeof(dir), "%s", path);
+	if ((slash = strrchr(dir, '/')) == NULL)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == dir)
+		dir[1] = '\0';
+	else
+		*slash = '\0';
+	if (access(dir, W_OK | X_OK) == -1) {
+		snprintf(err, errlen, "%s cannot be written: %s", path,
+		    strerror(errno));
+		return -1;
+	}
 	return 0;
 }
 
@@ -539,6 +588,7 @@ bench_preflight(struct bench_opts *o, char *jsonpath, size_t len,
     uint64_t *min_need)
 {
 	char	err[4200], need[32], given[32];
+	int	rc = 0;
 
 	if (!o->no_json && o->json == NULL) {
 		struct tm	tm;
@@ -548,11 +598,11 @@ bench_preflight(struct bench_opts *o, char *jsonpath, size_t len,
 		strftime(jsonpath, len, "bench_%Y%m%dT%H%M%SZ.json", &tm);
 		o->json = jsonpath;
 	}
-	if ((!o->no_json && bench_can_write(o->json, 1, err,
-	    sizeof(err)) == -1) || (o->csv != NULL &&
-	    bench_can_write(o->csv, 0, err, sizeof(err)) == -1)) {
+	if ((!o->no_json && (rc = bench_can_write(o->json, 1, err,
+	    sizeof(err))) < 0) || (o->csv != NULL &&
+	    (rc = bench_can_write(o->csv, 0, err, sizeof(err))) < 0)) {
 		cli_warnx("bench: %s (nothing measured)", err);
-		return CLI_EXIT_ENV;
+		return rc == -2 ? CLI_EXIT_USAGE : CLI_EXIT_ENV;
 	}
 	*min_need = bench_min_need(o);
 	if (o->memory_max > 0 && *min_need > o->memory_max) {

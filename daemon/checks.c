@@ -25,6 +25,7 @@
  */
 #include <sys/resource.h>
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,9 +97,14 @@ checks_asked(struct daemon *d, const struct tune_query *q, const char *stack)
 		if (d->nquestions < DAEMON_QUESTIONS_MAX)
 			qu = &d->questions[d->nquestions++];
 		else {
+			/* A question asked once goes first, the oldest. */
 			for (i = 1; i < d->nquestions; i++)
-				if (d->questions[i].asked <
-				    d->questions[old].asked)
+				if ((d->questions[i].asks < 2) >
+				    (d->questions[old].asks < 2) ||
+				    ((d->questions[i].asks < 2) ==
+				    (d->questions[old].asks < 2) &&
+				    d->questions[i].asked <
+				    d->questions[old].asked))
 					old = i;
 			qu = &d->questions[old];
 		}
@@ -112,6 +118,8 @@ checks_asked(struct daemon *d, const struct tune_query *q, const char *stack)
 		pthread_cond_broadcast(&d->wake);
 	}
 	qu->asked = time(NULL);
+	if (qu->asks < UINT_MAX)
+		qu->asks++;
 	pthread_mutex_unlock(&d->lock);
 }
 
@@ -158,14 +166,34 @@ checks_runnable(void)
 	return run > 0 ? run - 1 : 0;	/* the reader runs too */
 }
 
-/* CPU seconds the checks used within the window ending now. */
+/*
+ * Not checked until the interval (answer failed, too costly): its state
+ * starts again for the model in use.
+ */
+static void
+checks_set_aside(struct question *qu, int64_t run, time_t now)
+{
+	if (qu->model_run != run) {
+		check_state_init(&qu->cs);
+		qu->model_run = run;
+	}
+	qu->cs.settled = 1;
+	qu->cs.nchecks++;
+	qu->checked = now;
+}
+
+/*
+ * CPU seconds the checks used within the window ending now. The ring
+ * holds the last DAEMON_CHECK_SLOTS checks; one still inside the window
+ * is never overwritten (checks_tick waits), so nothing spent is lost.
+ */
 static double
 checks_spent(const struct daemon *d, time_t now)
 {
 	double	s = 0;
 	size_t	i;
 
-	for (i = 0; i < sizeof(d->check_cpu) / sizeof(d->check_cpu[0]); i++)
+	for (i = 0; i < DAEMON_CHECK_SLOTS; i++)
 		if (d->check_end[i] > 0 &&
 		    now - d->check_end[i] < DAEMON_CHECK_WINDOW)
 			s += d->check_cpu[i];
@@ -176,7 +204,8 @@ static int
 checks_due_one(const struct daemon *d, const struct question *qu,
     time_t now)
 {
-	if (now - qu->asked > CHECK_ASKED_MAX_AGE)
+	/* Asked once (a dashboard's slider, a scan): not worth a check. */
+	if (qu->asks < 2 || now - qu->asked > CHECK_ASKED_MAX_AGE)
 		return 0;
 	if (qu->model_run != d->model_run || qu->cs.nchecks == 0)
 		return 1;
@@ -309,7 +338,7 @@ checks_take(struct daemon *d, const char *key, int64_t run,
 		snprintf(d->drift_why, sizeof(d->drift_why), "an answer "
 		    "verified before (m = %u KiB, t = %u) took %.2f x what "
 		    "it took then", (unsigned)a->m_kib, (unsigned)a->t,
-		    qu->cs.c / (qu->cs.nseen > 1 ? qu->cs.seen[0] : 1));
+		    qu->cs.drifted_by);
 		log_warn("the host drifted: %s; a run is queued",
 		    d->drift_why);
 		*queue_run = 1;
@@ -345,10 +374,7 @@ checks_tick(struct daemon *d, struct db *db)
 		check_state_init(&qu.cs);
 	if (check_answer(d->model, qu.stack[0] ? qu.stack : NULL, &qu.q,
 	    qu.cs.c, &a, &model_ms, err, sizeof(err)) == -1 || a.m_kib == 0) {
-		d->questions[pick].cs.settled = 1;
-		d->questions[pick].checked = now;
-		d->questions[pick].model_run = run;
-		d->questions[pick].cs.nchecks++;
+		checks_set_aside(&d->questions[pick], run, now);
 		return 0;
 	}
 	/* The budget and the host's quiet first. */
@@ -358,12 +384,25 @@ checks_tick(struct daemon *d, struct db *db)
 		n = CHECK_SAMPLES_MIN;
 	if (n > CHECK_SAMPLES_MAX)
 		n = CHECK_SAMPLES_MAX;
-	cost = (double)n * a.predicted_p50_ms / 1000 * a.p;
+	/* Its hashes, warm-up rounds included, at k at once. */
+	cost = (double)(((n + a.k - 1) / a.k + 1) * a.k) *
+	    a.predicted_p50_ms / 1000 * a.p;
+	if (cost > d->cfg.check_budget / 100.0 * DAEMON_CHECK_WINDOW) {
+		/* It could never fit the budget: not checked, not waited on. */
+		log_info("check of %.0f ms at k = %u set aside: about %.0f CPU "
+		    "seconds, more than check_budget allows in %d s",
+		    qu.q.target_ms, (unsigned)qu.q.k, cost,
+		    DAEMON_CHECK_WINDOW);
+		checks_set_aside(&d->questions[pick], run, now);
+		return 0;
+	}
 	spent = checks_spent(d, now);
 	cpus = host_usable_cpus(&d->host);
 	runnable = checks_runnable();
 	if (spent + cost > d->cfg.check_budget / 100.0 *
-	    DAEMON_CHECK_WINDOW || runnable > (cpus / 2 > 1 ? cpus / 2 : 1)) {
+	    DAEMON_CHECK_WINDOW || runnable > (cpus / 2 > 1 ? cpus / 2 : 1) ||
+	    (d->check_end[d->check_slot] > 0 && now -
+	    d->check_end[d->check_slot] < DAEMON_CHECK_WINDOW)) {
 		if (now - d->check_busy_log >= 60) {
 			d->checks_skipped++;
 			d->check_busy_log = now;
@@ -395,8 +434,7 @@ checks_tick(struct daemon *d, struct db *db)
 	d->checking = 0;
 	d->check_cpu[d->check_slot] = cost;
 	d->check_end[d->check_slot] = time(NULL);
-	d->check_slot = (d->check_slot + 1) % (sizeof(d->check_cpu) /
-	    sizeof(d->check_cpu[0]));
+	d->check_slot = (d->check_slot + 1) % DAEMON_CHECK_SLOTS;
 	d->check_cpu_total += cost;
 	if (measured < 0) {
 		if (d->check_cancel || r.status == MEASURE_CANCELLED) {
@@ -413,6 +451,12 @@ checks_tick(struct daemon *d, struct db *db)
 				f->cs.nchecks++;
 			}
 		}
+	} else if (r.noisy) {
+		/* The host got busy while it measured: not taken. */
+		d->checks_noisy++;
+		log_info("check of %.0f ms at p%d: noisy (%s), not taken",
+		    qu.q.target_ms, qu.q.percentile, "the host was busy or "
+		    "the spread wide");
 	} else
 		checks_take(d, qu.key, run, &a, measured, r.nsamples,
 		    model_ms, m, &queue_run);

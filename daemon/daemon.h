@@ -37,6 +37,7 @@
 #define DAEMON_TOKEN_LEN		32	/* random bytes, hex in the file */
 #define DAEMON_QUESTIONS_MAX		64	/* questions checked */
 #define DAEMON_CHECK_WINDOW		600	/* seconds the budget spans */
+#define DAEMON_CHECK_SLOTS		128	/* checks kept in it, at most */
 
 struct config {
 	char		listen[128];		/* ADDR:PORT */
@@ -82,6 +83,7 @@ struct question {
 	struct check_state	cs;
 	int64_t			model_run;	/* the run cs belongs to */
 	time_t			asked, checked;
+	unsigned		asks;		/* checked from the second */
 	char			at[32];		/* when last measured */
 };
 
@@ -153,8 +155,9 @@ struct daemon {
 	size_t			 nquestions;
 	int			 checking;	/* a check is measuring */
 	volatile int		 check_cancel;	/* a run pre-empts it */
-	double			 check_cpu[32];	/* CPU seconds of checks */
-	time_t			 check_end[32];	/* ... and when they ended */
+	double			 check_cpu[DAEMON_CHECK_SLOTS]; /* CPU s of
+							   checks ... */
+	time_t			 check_end[DAEMON_CHECK_SLOTS]; /* ... ended */
 	size_t			 check_slot;
 	time_t			 check_busy_log;	/* last "busy" line */
 	int			 drift;		/* the host drifted ... */
@@ -165,6 +168,7 @@ struct daemon {
 	unsigned long long	 runs_by_status[6];
 	unsigned long long	 checks_by_verdict[CHECK_VERDICTS];
 	unsigned long long	 checks_preempted, checks_skipped;
+	unsigned long long	 checks_noisy;
 	double			 check_cpu_total;
 };
 

@@ -48,6 +48,7 @@ env_fill(const struct daemon *d, struct api_state *st)
 	    sizeof(st->checks_by_verdict));
 	st->checks_preempted = d->checks_preempted;
 	st->checks_skipped = d->checks_skipped;
+	st->checks_noisy = d->checks_noisy;
 	st->check_cpu_seconds = d->check_cpu_total;
 	st->questions = d->nquestions;
 	for (i = 0; i < d->nquestions; i++)

@@ -94,6 +94,7 @@ check_update(struct check_state *s, const struct tune_answer *a,
 		if (same && fabs(c / s->c - 1) > drift &&
 		    (c > s->c) == (s->suspect_c > s->c)) {
 			/* Off twice the same way: the host changed. */
+			s->drifted_by = c / s->c;
 			s->nseen = 0;
 			s->seen[s->nseen++] = c;
 			s->c = c;

@@ -50,6 +50,7 @@ struct check_state {
 					   moves nothing: no check until the
 					   interval */
 	int		suspect;	/* off once; c kept until confirmed */
+	double		drifted_by;	/* at a drift: new c over the old */
 	double		suspect_c;
 	double		measured_ms;	/* the last measurement, -1: none */
 	size_t		samples;

@@ -58,4 +58,31 @@ before "recommend --check"
 [ ! -s "$TMP/out" ] && ok "recommend --check GARBAGE: no answer printed" || bad "an answer was printed"
 expect_status 2 "recommend --format yaml" -- timeout 60 "$P" recommend --target-ms 250 --format yaml
 expect_stderr "--format: named" "pwtune recommend: --format must be table, json, phc (the PHC prefix alone) or env"
+# A file bench did not write is never replaced (the output named by
+# mistake): refused before measuring, exit 2, left as it was. Its own
+# files it may write again.
+W="$TMP/own"
+mkdir -p "$W"
+echo "my notes" >"$W/notes.txt"
+expect_status 2 "bench --csv on someone's file" -- timeout 60 "$P" bench --m 8MiB --t 1 \
+	--backend libsodium --repeats 1 --csv "$W/notes.txt" --no-json -q
+expect_stderr "... said why" "notes.txt exists and is not a pwtune bench CSV file: refused, left as it is"
+[ "$(cat "$W/notes.txt")" = "my notes" ] && ok "... and left it as it was" || bad "notes.txt changed"
+echo '{"name": "not a report"}' >"$W/other.json"
+expect_status 2 "bench --json on another program's JSON" -- timeout 60 "$P" bench --m 8MiB \
+	--t 1 --backend libsodium --repeats 1 --json "$W/other.json" -q
+grep -q '"not a report"' "$W/other.json" && ok "... left as it was" || bad "other.json changed"
+mkfifo "$W/fifo"
+expect_status 2 "bench --csv on a FIFO (refused, not waited on)" -- timeout 20 "$P" bench \
+	--m 8MiB --t 1 --backend libsodium --repeats 1 --csv "$W/fifo" --no-json -q
+ln -s "$W/nowhere" "$W/link.json"
+expect_status 2 "bench --json on a dangling link" -- timeout 60 "$P" bench --m 8MiB --t 1 \
+	--backend libsodium --repeats 1 --json "$W/link.json" -q
+[ ! -e "$W/nowhere" ] && ok "... its target was not created" || bad "the link's target was created"
+expect_status 0 "bench writes its JSON and CSV" -- timeout 60 "$P" bench --m 8MiB --t 1 \
+	--backend libsodium --repeats 1 --json "$W/r.json" --csv "$W/r.csv" -q
+expect_status 0 "... and replaces its own files" -- timeout 60 "$P" bench --m 8MiB --t 1 \
+	--backend libsodium --repeats 1 --json "$W/r.json" --csv "$W/r.csv" -q
+[ "$(ls "$W" | grep -c '\.XXXXXX\|r\.json\.\|r\.csv\.')" = 0 ] &&
+	ok "... leaving no temporary file" || bad "a temporary file was left: $(ls "$W")"
 finish
