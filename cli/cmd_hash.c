@@ -158,8 +158,10 @@ hash_parse(int argc, char **argv, struct hash_opts *o)
 		} else if (a[0] == '-')
 			return cli_usage_error(HASH, "unknown option %s", a);
 		else if (o->salt != NULL)
-			return cli_usage_error(HASH, "one salt only: "
-			    "unexpected %s", a);
+			/* Not shown: a second word may be the password. */
+			return cli_usage_error(HASH, "one salt only: the "
+			    "password is read from standard input, not given "
+			    "as an argument (argument %d not shown)", i);
 		else
 			o->salt = a;
 	}

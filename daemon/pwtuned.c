@@ -297,6 +297,9 @@ main(int argc, char **argv)
 			snprintf(d.cfg.probe_dir, sizeof(d.cfg.probe_dir), "%s",
 			    nc.probe_dir);
 			d.cfg.probe_timeout = nc.probe_timeout;
+			/* The background checks' budget (0 stops them). */
+			d.cfg.check_budget = nc.check_budget;
+			d.cfg.check_interval = nc.check_interval;
 			snprintf(d.cfg.token_file, sizeof(d.cfg.token_file),
 			    "%s", nc.token_file);
 			pthread_mutex_unlock(&d.lock);

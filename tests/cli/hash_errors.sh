@@ -25,6 +25,10 @@ expect_status 2 "-v 12" -- pw somesalt -v 12
 expect_status 2 "-e and -r" -- pw somesalt -e -r
 expect_stderr "-e and -r: named" "choose one of -e, -r and --json"
 expect_status 2 "two salts" -- pw somesalt othersalt
+# The second word may be a password typed where it does not go: not shown.
+grep -q othersalt "$TMP/err" "$TMP/out" && bad "two salts: the second word was shown" ||
+	ok "two salts: the second word is not shown"
+expect_stderr "two salts: says where the password goes" "the password is read from standard input"
 expect_status 2 "bad backend" -- pw somesalt --backend openssl
 expect_status 2 "short salt" -- pw short
 expect_stderr "short salt: named" "salt is shorter than 8 bytes"
