@@ -200,11 +200,11 @@ async function freshHost(browser) {
     const r = await get('/v1/runs/' + run.id);
     check(answered && r.status === 'running', 'while its answers are verified, the calculator answers', (answered ? 'answered' : await page.textContent('#answer')) + '; run ' + r.status);
     await shot(page, 'fresh-verifying');
-    // Its libargon2 curve has 4 points under the 64 MiB cap: too few
-    // for a leave-one-out error, a poor model, a banner that says so.
+    // The banner says what /v1/model says, poor or not (modelWarnings
+    // checks it): under the 64 MiB cap that depends on the noisy points,
+    // since the libsodium curve, not libargon2's 4 points, decides.
     await page.waitForFunction(() => window.Chart && window.Chart.getChart(document.getElementById('chart-memory')), null, { timeout: 10000 }).catch(() => {});
-    const w = await modelWarnings(page, 'a fresh host');
-    check(w.poor, 'a fresh host under a 64 MiB cap: its model is poor (4 libargon2 points)', JSON.stringify(w));
+    await modelWarnings(page, 'a fresh host');
   }
 
   // The run ends: its age, still no stale flag.
