@@ -96,12 +96,17 @@ runner_point(void *ctx, size_t i, const struct measure_result *r)
 	/* A point a cancel stopped before it ran was not measured. */
 	if (r->status == MEASURE_CANCELLED)
 		return;
-	if (r->status == MEASURE_OK) {
-		pthread_mutex_lock(&rc->d->lock);
-		rc->d->points_measured++;
-		pthread_mutex_unlock(&rc->d->lock);
-	}
+	/*
+	 * The point ended: count it done and, if measured, measured, under
+	 * one lock, so that no reader sees more measured than done.
+	 */
 	i += rc->offset;
+	pthread_mutex_lock(&rc->d->lock);
+	if (rc->d->points_done < i + 1)
+		rc->d->points_done = i + 1;
+	if (r->status == MEASURE_OK)
+		rc->d->points_measured++;
+	pthread_mutex_unlock(&rc->d->lock);
 	st = db_run_add_point(rc->db, rc->run, i, r, err, sizeof(err));
 	store_note(rc->d, st, err);
 	if (st != DB_OK && !rc->store_failed) {
