@@ -214,6 +214,21 @@ checks_due_one(const struct daemon *d, const struct question *qu,
 	return now - qu->checked >= (time_t)d->cfg.check_interval;
 }
 
+/*
+ * Which of two due questions goes first: the one checked longest ago; of
+ * two as old (both never checked, say), the cheaper one (its target times
+ * its k), so that a short new question does not wait behind a long one a
+ * run pre-empted.
+ */
+static int
+checks_before(const struct question *a, const struct question *b)
+{
+	if (a->checked != b->checked)
+		return a->checked < b->checked;
+	return a->q.target_ms * (a->q.k > 0 ? a->q.k : 1) <
+	    b->q.target_ms * (b->q.k > 0 ? b->q.k : 1);
+}
+
 static double
 checks_cpu_now(void)
 {
@@ -364,8 +379,8 @@ checks_tick(struct daemon *d, struct db *db)
 		return 0;
 	for (i = 0; i < d->nquestions; i++)
 		if (checks_due_one(d, &d->questions[i], now) &&
-		    (pick == (size_t)-1 || d->questions[i].checked <
-		    d->questions[pick].checked))
+		    (pick == (size_t)-1 || checks_before(&d->questions[i],
+		    &d->questions[pick])))
 			pick = i;
 	if (pick == (size_t)-1)
 		return 0;
