@@ -17,7 +17,13 @@ struct obs {
 	uint32_t	m_kib;
 	uint32_t	t;
 	double		ms;
+	double		w;	/* its samples; a noisy point's count less */
+	int		aside;	/* set aside as an outlier: not fitted */
 };
+
+/* Leave nothing out (fit_rows' skip and skip_m). */
+#define SKIP_NONE	(-1L)
+#define SKIP_NO_M	0u
 
 static int
 cmp_double(const void *a, const void *b)
@@ -69,17 +75,30 @@ slope_near(const struct model_curve *c, const int *fitted, uint32_t m_kib,
 	return 0;
 }
 
-/* Fit the rows of c from n observations (skipping index skip, or -1). */
+/* Whether fit_rows leaves o[i] out. */
+static int
+obs_left_out(const struct obs *o, size_t i, long skip, uint32_t skip_m)
+{
+	return o[i].aside || (long)i == skip || o[i].m_kib == skip_m;
+}
+
+/*
+ * Fit the rows of c from n observations, weighted by their w, leaving out
+ * those set aside, index skip (or SKIP_NONE) and every one at m = skip_m
+ * (or SKIP_NO_M).
+ */
 static void
-fit_rows(const struct obs *o, size_t n, long skip, struct model_curve *c)
+fit_rows(const struct obs *o, size_t n, long skip, uint32_t skip_m,
+    struct model_curve *c)
 {
 	int		fitted[MODEL_ROWS_MAX] = { 0 };
 	size_t		i, j, r;
-	double		st, sT, stt, stT, cnt, per_kib, t_one = 0, T_one = 0;
+	double		st, sT, stt, stT, cnt, sw, per_kib, t_one = 0,
+			T_one = 0;
 
 	c->nrows = 0;
 	for (i = 0; i < n; i++) {
-		if ((long)i == skip)
+		if (obs_left_out(o, i, skip, skip_m))
 			continue;
 		for (r = 0; r < c->nrows; r++)
 			if (c->rows[r].m_kib == o[i].m_kib)
@@ -101,22 +120,24 @@ fit_rows(const struct obs *o, size_t n, long skip, struct model_curve *c)
 			c->rows[j - 1] = tmp;
 		}
 
-	/* Rows with two or more t: least squares. */
+	/* Rows with two or more t: weighted least squares. */
 	for (r = 0; r < c->nrows; r++) {
-		st = sT = stt = stT = cnt = 0;
+		st = sT = stt = stT = cnt = sw = 0;
 		for (i = 0; i < n; i++) {
-			if ((long)i == skip || o[i].m_kib != c->rows[r].m_kib)
+			if (obs_left_out(o, i, skip, skip_m) ||
+			    o[i].m_kib != c->rows[r].m_kib)
 				continue;
-			st += o[i].t;
-			sT += o[i].ms;
-			stt += (double)o[i].t * o[i].t;
-			stT += o[i].t * o[i].ms;
+			st += o[i].w * o[i].t;
+			sT += o[i].w * o[i].ms;
+			stt += o[i].w * o[i].t * o[i].t;
+			stT += o[i].w * o[i].t * o[i].ms;
+			sw += o[i].w;
 			cnt++;
 		}
 		c->rows[r].nt = (int)cnt;
-		if (cnt * stt - st * st > 1e-9) {
-			double b = (cnt * stT - st * sT) / (cnt * stt - st * st);
-			double a = (sT - b * st) / cnt;
+		if (sw * stt - st * st > 1e-9 * sw * sw) {
+			double b = (sw * stT - st * sT) / (sw * stt - st * st);
+			double a = (sT - b * st) / sw;
 
 			if (b > 0 && a >= 0) {
 				c->rows[r].a_ms = a;
@@ -133,16 +154,17 @@ fit_rows(const struct obs *o, size_t n, long skip, struct model_curve *c)
 	for (r = 0; r < c->nrows; r++) {
 		if (fitted[r])
 			continue;
-		cnt = 0;
+		sw = 0;
 		for (i = 0; i < n; i++) {
-			if ((long)i == skip || o[i].m_kib != c->rows[r].m_kib)
+			if (obs_left_out(o, i, skip, skip_m) ||
+			    o[i].m_kib != c->rows[r].m_kib)
 				continue;
-			t_one += o[i].t;
-			T_one += o[i].ms;
-			cnt++;
+			t_one += o[i].w * o[i].t;
+			T_one += o[i].w * o[i].ms;
+			sw += o[i].w;
 		}
-		t_one /= cnt;
-		T_one /= cnt;
+		t_one /= sw;
+		T_one /= sw;
 		if (slope_near(c, fitted, c->rows[r].m_kib, &per_kib) == 0 &&
 		    per_kib * c->rows[r].m_kib * t_one < T_one) {
 			c->rows[r].b_ms = per_kib * c->rows[r].m_kib;
@@ -152,6 +174,82 @@ fit_rows(const struct obs *o, size_t n, long skip, struct model_curve *c)
 			c->rows[r].a_ms = 0;
 		}
 		t_one = T_one = 0;
+	}
+}
+
+static double curve_t1(const struct model_curve *, uint32_t, uint32_t,
+    int *);
+
+/*
+ * Robust fitting: a point the rest of the curve contradicts is set aside,
+ * so that one noisy point does not bend the answers near it. Each point
+ * is predicted from the curve fitted without its whole size (the
+ * neighbours' per-KiB costs); the one furthest from its prediction is
+ * set aside when it is more than MODEL_OUTLIER_MIN off and more than
+ * MODEL_OUTLIER_K times the median of those distances, again until none
+ * is, at most one point in MODEL_OUTLIER_DIV. Only points between the
+ * smallest and the largest size are judged: at an edge the neighbours'
+ * costs are an extrapolation, and the costs per KiB do change with m (a
+ * noisy point there shows in the leave-one-out error instead). Records
+ * what it set aside in c->aside.
+ */
+static void
+set_aside_outliers(struct obs *o, size_t n, struct model_curve *c)
+{
+	struct model_curve	tmp;
+	double			dev[OBS_MAX], sorted[OBS_MAX], pred[OBS_MAX];
+	double			scale;
+	size_t			i, k, ne, worst;
+	uint32_t		lo, hi;
+	int			ext;
+
+	c->naside = 0;
+	if (n < MODEL_LOO_MIN_POINTS)
+		return;
+	while (c->naside < MODEL_ASIDE_MAX &&
+	    (c->naside + 1) * MODEL_OUTLIER_DIV <= n) {
+		lo = hi = 0;
+		for (i = 0; i < n; i++) {
+			if (o[i].aside)
+				continue;
+			if (lo == 0 || o[i].m_kib < lo)
+				lo = o[i].m_kib;
+			if (o[i].m_kib > hi)
+				hi = o[i].m_kib;
+		}
+		ne = 0;
+		worst = n;
+		for (i = 0; i < n; i++) {
+			dev[i] = -1;
+			if (o[i].aside)
+				continue;
+			tmp = *c;
+			fit_rows(o, n, SKIP_NONE, o[i].m_kib, &tmp);
+			if (tmp.nrows == 0)
+				continue;
+			pred[i] = curve_t1(&tmp, o[i].m_kib, o[i].t, &ext);
+			if (pred[i] <= 0)
+				continue;
+			dev[i] = fabs(o[i].ms - pred[i]) / pred[i];
+			sorted[ne++] = dev[i];
+			/* Every point gives the scale; an edge's is not
+			   judged. */
+			if (o[i].m_kib != lo && o[i].m_kib != hi &&
+			    (worst == n || dev[i] > dev[worst]))
+				worst = i;
+		}
+		if (worst == n || ne < 3)
+			break;
+		scale = median_of(sorted, ne);
+		if (dev[worst] <= MODEL_OUTLIER_MIN ||
+		    dev[worst] <= MODEL_OUTLIER_K * scale)
+			break;
+		o[worst].aside = 1;
+		k = c->naside++;
+		c->aside[k].m_kib = o[worst].m_kib;
+		c->aside[k].t = o[worst].t;
+		c->aside[k].measured_ms = o[worst].ms;
+		c->aside[k].predicted_ms = pred[worst];
 	}
 }
 
@@ -467,6 +565,32 @@ judge_add(struct model *m, const char *fmt, ...)
 }
 
 /*
+ * The points set aside, after the verdict's reason (they do not make a
+ * model poor: the fit went on without them): "1 point set aside (64 MiB,
+ * t = 3: 41 % over what the others predict)".
+ */
+static void
+judge_aside(struct model *m)
+{
+	const struct model_aside	*a = NULL;
+	size_t				 i, len;
+	double				 off;
+
+	for (i = 0; i < m->ncurves && a == NULL; i++)
+		if (m->curves[i].naside > 0)
+			a = &m->curves[i].aside[0];
+	len = strlen(m->quality_why);
+	if (a == NULL || len + 2 >= sizeof(m->quality_why))
+		return;
+	off = 100 * (a->measured_ms / a->predicted_ms - 1);
+	snprintf(m->quality_why + len, sizeof(m->quality_why) - len, "; %zu "
+	    "point%s set aside as out of line (%s%.4g MiB, t = %u: %.0f %% %s "
+	    "what the others predict)", m->naside, m->naside == 1 ? "" : "s",
+	    m->naside > 1 ? "the worst " : "", a->m_kib / 1024.0,
+	    (unsigned)a->t, fabs(off), off > 0 ? "over" : "under");
+}
+
+/*
  * The verdict (model.h): too few points on the default answer's curve for
  * an error, its worst error over MODEL_LOO_WORST_MAX, or too many noisy
  * points.
@@ -523,7 +647,10 @@ model_judge(const struct report *rep, struct model *m)
 	if (m->quality == MODEL_QUALITY_GOOD)
 		snprintf(m->quality_why, sizeof(m->quality_why), "fitted on "
 		    "%zu points, leave-one-out error up to %.1f %%, %zu "
-		    "noisy", m->npoints, 100 * m->loo_worst, m->nnoisy);
+		    "noisy", m->npoints - m->naside, 100 * m->loo_worst,
+		    m->nnoisy);
+	if (m->naside > 0)
+		judge_aside(m);
 }
 
 int
@@ -583,16 +710,25 @@ model_fit(const struct report *rep, struct model *m, char *err, size_t errlen)
 			o[n].m_kib = r->pt.kp.m_kib;
 			o[n].t = r->pt.kp.t;
 			o[n].ms = r->st.median;
+			/* Weighted by its samples; a noisy point counts a
+			   quarter of what it would. */
+			o[n].w = (r->st.n > 0 ? (double)r->st.n : 1) *
+			    (r->noisy ? MODEL_NOISY_WEIGHT : 1);
+			o[n].aside = 0;
 			n++;
 		}
-		fit_rows(o, n, -1, c);
-		c->npoints = n;
+		set_aside_outliers(o, n, c);
+		fit_rows(o, n, SKIP_NONE, SKIP_NO_M, c);
+		c->npoints = n - c->naside;
+		m->naside += c->naside;
 		/* Leave each point out, refit, predict it (if there are
 		   enough to refit without it). */
 		ne = 0;
-		for (i = 0; n >= MODEL_LOO_MIN_POINTS && i < n; i++) {
+		for (i = 0; c->npoints >= MODEL_LOO_MIN_POINTS && i < n; i++) {
+			if (o[i].aside)
+				continue;
 			tmp = *c;
-			fit_rows(o, n, (long)i, &tmp);
+			fit_rows(o, n, (long)i, SKIP_NO_M, &tmp);
 			errs[ne] = fabs(curve_t1(&tmp, o[i].m_kib, o[i].t,
 			    &ext) - o[i].ms) / o[i].ms;
 			if (nall < sizeof(all_err) / sizeof(all_err[0]))
@@ -625,12 +761,19 @@ model_json_error(int known, double e)
 json_t *
 model_to_json(const struct model *m)
 {
-	json_t	*curves = json_array(), *conc = json_array(), *rows;
+	json_t	*curves = json_array(), *conc = json_array(), *rows, *aside;
 	size_t	 i, j;
 
 	for (i = 0; i < m->ncurves; i++) {
 		const struct model_curve *c = &m->curves[i];
 
+		aside = json_array();
+		for (j = 0; j < c->naside; j++)
+			json_array_append_new(aside, json_pack("{s:I, s:I, "
+			    "s:f, s:f}", "m_kib", (json_int_t)c->aside[j].m_kib,
+			    "t", (json_int_t)c->aside[j].t, "measured_ms",
+			    c->aside[j].measured_ms, "predicted_ms",
+			    c->aside[j].predicted_ms));
 		rows = json_array();
 		for (j = 0; j < c->nrows; j++)
 			json_array_append_new(rows, json_pack("{s:I, s:f, s:f, "
@@ -639,11 +782,11 @@ model_to_json(const struct model *m)
 			    c->rows[j].b_ms, "t_measured", c->rows[j].nt));
 		/* No error measured: null, not 0. */
 		json_array_append_new(curves, json_pack("{s:s, s:s, s:I, s:o, "
-		    "s:{s:o, s:o, s:I}}",
+		    "s:o, s:{s:o, s:o, s:I}}",
 		    "backend", kdf_backend_name(c->backend),
 		    "variant", kdf_alg_name(c->variant),
 		    "p", (json_int_t)c->p,
-		    "rows", rows,
+		    "rows", rows, "set_aside", aside,
 		    "error", "loo_median", model_json_error(c->loo_n > 0,
 		    c->loo_median), "loo_worst", model_json_error(c->loo_n > 0,
 		    c->loo_worst), "points", (json_int_t)c->npoints));

@@ -25,6 +25,12 @@
  * The fit's error is measured on points it did not see: each k = 1 point
  * is left out in turn, the rest refitted, the point predicted.
  *
+ * Robustness: each point weighs its samples (a noisy one a quarter), and
+ * a point between the smallest and largest size that the curve fitted
+ * without its size contradicts (MODEL_OUTLIER_MIN and MODEL_OUTLIER_K
+ * times the median distance) is set aside before the fit, at most one in
+ * MODEL_OUTLIER_DIV; model_curve.aside lists them.
+ *
  * Quality: a verdict made once per fit, that every answer, /readyz, the
  * metrics and the dashboard repeat. The smallest curve that can be refitted
  * without a point has two sizes, each with a first-pass and a per-pass
@@ -58,6 +64,12 @@
 #define MODEL_LOO_WORST_MAX	0.25	/* worse: a poor model */
 #define MODEL_NOISY_MAX_DIV	3	/* over 1/3 of points noisy: poor */
 #define MODEL_QUALITY_WHY	512	/* bytes of the verdict's reason */
+#define MODEL_NOISY_WEIGHT	0.25	/* a noisy point's weight, of its
+					   samples' */
+#define MODEL_OUTLIER_MIN	0.15	/* set aside: more than 15 % off */
+#define MODEL_OUTLIER_K		4.0	/* and 4 x the median distance */
+#define MODEL_OUTLIER_DIV	6	/* at most 1 point in 6 */
+#define MODEL_ASIDE_MAX		8
 
 enum model_quality {
 	MODEL_QUALITY_GOOD,
@@ -71,6 +83,12 @@ struct model_row {
 	int		nt;		/* t values measured at this m */
 };
 
+/* A point the robust fit set aside: what it measured, what the rest say. */
+struct model_aside {
+	uint32_t	m_kib, t;
+	double		measured_ms, predicted_ms;
+};
+
 struct model_curve {
 	enum kdf_backend	backend;
 	enum kdf_alg		variant;
@@ -81,6 +99,8 @@ struct model_curve {
 	double			loo_worst;
 	size_t			loo_n;		/* 0: unknown (too few) */
 	size_t			npoints;	/* k = 1 points fitted */
+	struct model_aside	aside[MODEL_ASIDE_MAX];	/* not fitted */
+	size_t			naside;
 };
 
 struct model_conc {
@@ -136,6 +156,7 @@ struct model {
 						   points (both 0) */
 	size_t			npoints;	/* Argon2 points fitted */
 	size_t			nnoisy;		/* of them flagged noisy */
+	size_t			naside;		/* of them set aside */
 	enum model_quality	quality;
 	char			quality_why[MODEL_QUALITY_WHY]; /* one line */
 	uint64_t		mem_budget;	/* bytes, from the run */

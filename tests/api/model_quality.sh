@@ -28,9 +28,12 @@ for p in j["points"]:
 if kind == "four":
     j["points"] = [p for p in j["points"]
                    if p["k"] == 1 and p["m_kib"] in (8192, 16384)]
-elif kind == "noisy":
+elif kind in ("noisy", "aside"):
+    # noisy: the largest size (nothing beyond it to judge it by) 3 x off;
+    # aside: a size in the middle 3 x off, which the fit sets aside.
+    at = (524288, 1) if kind == "noisy" else (65536, 3)
     for p in j["points"]:
-        if p["k"] == 1 and p["m_kib"] == 65536 and p["t"] == 3:
+        if p["k"] == 1 and (p["m_kib"], p["t"]) == at:
             p["noise"]["noisy"] = True
             for k, v in p["stats"].items():
                 if k.endswith("_ms"):
@@ -83,7 +86,8 @@ else
 	bad "4 points: pwtune recommend: $(grep -E 'Model:|poor' "$TMP/out")"
 fi
 
-# One point 3 x off and noisy: a large worst error.
+# The largest size's point 3 x off and noisy (nothing beyond it to judge
+# it by): a large worst error.
 with_run noisy
 expect_http 200 "a noisy point: an answer" GET "/v1/recommendation?target_ms=250"
 expect_body "a noisy point: the notes say the model is poor: its worst error" \
@@ -111,5 +115,21 @@ expect_body "a good run: /readyz says good" \
 expect_http 200 "a good run: /metrics" GET /metrics
 grep -qx 'pwtuned_model_poor 0' "$TMP/body" && ok "a good run: pwtuned_model_poor 0" ||
 	bad "a good run: $(grep '^pwtuned_model_poor' "$TMP/body")"
+expect_http 200 "a good run: an answer for 150 ms" GET "/v1/recommendation?target_ms=150&floor=none"
+GOOD_M=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["m_kib"])' "$TMP/body")
+stop_daemon
+
+# A point in the middle 3 x off: the robust fit sets it aside and says so;
+# the model stays good and its answers are the good run's, near enough.
+with_run aside
+expect_http 200 "a point set aside: /readyz" GET /readyz
+expect_body "a point set aside: good, and the reason names the point" \
+	"j['model_quality'] == 'good' and '1 point set aside as out of line (64 MiB, t = 3: ' in j['model_quality_reason']"
+expect_http 200 "a point set aside: GET /v1/model" GET /v1/model
+expect_body "a point set aside: the curve lists it, measured and predicted" \
+	"[(a['m_kib'], a['t']) for a in j['model']['curves'][0]['set_aside']] == [(65536, 3)] and j['model']['curves'][0]['set_aside'][0]['measured_ms'] > 2.5 * j['model']['curves'][0]['set_aside'][0]['predicted_ms']"
+expect_http 200 "a point set aside: an answer for 150 ms" GET "/v1/recommendation?target_ms=150&floor=none"
+expect_body "a point set aside: m within 10 % of the good run's ($GOOD_M KiB)" \
+	"abs(j['m_kib'] / $GOOD_M - 1) <= 0.10 and not any('model is poor' in n for n in j['notes'])"
 stop_daemon
 finish

@@ -117,10 +117,25 @@ TEST(model_quality_verdict)
 	ASSERT_EQ(mdl.quality, MODEL_QUALITY_GOOD);
 	report_release(&rep);
 
-	/* One point 3x off: its error is large, poor. */
+	/* One point 3x off between the others: set aside, said so. */
 	small_report(&rep, 8);
 	synthetic_point(&rep, KDF_BACKEND_LIBSODIUM, 3 * 8192, 1, 1, 3);
 	ASSERT_EQ(model_fit(&rep, &mdl, err, sizeof(err)), 0);
+	ASSERT_EQ(mdl.naside, 1);
+	ASSERT_EQ(mdl.curves[0].aside[0].m_kib, 3 * 8192);
+	ASSERT_EQ(mdl.quality, MODEL_QUALITY_GOOD);
+	ASSERT_STR_CONTAINS(mdl.quality_why, "1 point set aside as out of "
+	    "line (24 MiB, t = 1: 200 % over");
+	report_release(&rep);
+
+	/* Two points 3x off among 10, side by side: each bends what the
+	   other's neighbours predict, nothing stands out enough to be set
+	   aside, and their error makes the model poor. */
+	small_report(&rep, 8);
+	synthetic_point(&rep, KDF_BACKEND_LIBSODIUM, 3 * 8192, 1, 1, 3);
+	synthetic_point(&rep, KDF_BACKEND_LIBSODIUM, 6 * 8192, 1, 1, 3);
+	ASSERT_EQ(model_fit(&rep, &mdl, err, sizeof(err)), 0);
+	ASSERT_EQ(mdl.naside, 0);
 	ASSERT(mdl.loo_worst > MODEL_LOO_WORST_MAX);
 	ASSERT_EQ(mdl.quality, MODEL_QUALITY_POOR);
 	ASSERT_STR_CONTAINS(mdl.quality_why, "leave-one-out error up to");
@@ -133,6 +148,131 @@ TEST(model_quality_verdict)
 	ASSERT_EQ(mdl.nnoisy, 3);
 	ASSERT_EQ(mdl.quality, MODEL_QUALITY_POOR);
 	ASSERT_STR_CONTAINS(mdl.quality_why, "3 of 8 points flagged noisy");
+	report_release(&rep);
+}
+
+/* The largest relative error of mdl's libsodium curve against the truth. */
+static double
+worst_off_truth(void)
+{
+	const struct model_curve	*c;
+	struct model_prediction		 pr;
+	uint32_t			 m, t;
+	double				 e, worst = 0;
+
+	c = model_curve_find(&mdl, KDF_BACKEND_LIBSODIUM, KDF_ALG_ARGON2ID, 1);
+	if (c == NULL)
+		TEST_FAIL("no libsodium curve");
+	for (m = 8192; m <= 1048576; m += m / 4)
+		for (t = 1; t <= 6; t++) {
+			model_predict(&mdl, c, m, t, 1, 50, &pr);
+			e = fabs(pr.p50_ms / synthetic_truth(m, t) - 1);
+			if (e > worst)
+				worst = e;
+		}
+	return worst;
+}
+
+/* The point at (m, t, k = 1) of rep's libsodium curve. */
+static struct measure_result *
+point_at(struct report *rep, uint32_t m_kib, uint32_t t)
+{
+	size_t	i;
+
+	for (i = 0; i < rep->n; i++)
+		if (rep->results[i].pt.kp.m_kib == m_kib &&
+		    rep->results[i].pt.kp.t == t && rep->results[i].pt.k == 1 &&
+		    rep->results[i].pt.kp.backend == KDF_BACKEND_LIBSODIUM)
+			return &rep->results[i];
+	TEST_FAIL("no point at m = %u, t = %u", m_kib, t);
+	return NULL;
+}
+
+TEST(one_noisy_point_does_not_bend_the_fit)
+{
+	struct report		 rep;
+	struct measure_result	*r;
+	char			 err[256];
+	json_t			*j, *aside;
+
+	/* The t = 3 point at 64 MiB 40 % slow (a busy moment): set aside,
+	   every prediction on the truth. */
+	synthetic(&rep, 0);
+	r = point_at(&rep, 65536, 3);
+	r->st.median *= 1.4;
+	r->noisy = 1;
+	ASSERT_EQ(model_fit(&rep, &mdl, err, sizeof(err)), 0);
+	ASSERT_EQ(mdl.naside, 1);
+	ASSERT_EQ(mdl.curves[0].aside[0].m_kib, 65536);
+	ASSERT_EQ(mdl.curves[0].aside[0].t, 3);
+	if (worst_off_truth() > 1e-9)
+		TEST_FAIL("a prediction %.1f %% off the truth",
+		    100 * worst_off_truth());
+	ASSERT(mdl.loo_worst < 0.05);
+	j = model_to_json(&mdl);
+	aside = json_object_get(json_array_get(json_object_get(j, "curves"),
+	    0), "set_aside");
+	ASSERT_EQ(json_array_size(aside), 1);
+	ASSERT_EQ(json_integer_value(json_object_get(json_array_get(aside, 0),
+	    "t")), 3);
+	json_decref(j);
+	/* The t = 1 point of the same size left in: the row is its. */
+	ASSERT(mdl.curves[0].nrows == 8);
+	report_release(&rep);
+
+	/* The same 20 % fast: set aside too. */
+	synthetic(&rep, 0);
+	point_at(&rep, 131072, 1)->st.median *= 0.8;
+	ASSERT_EQ(model_fit(&rep, &mdl, err, sizeof(err)), 0);
+	ASSERT_EQ(mdl.naside, 1);
+	ASSERT(worst_off_truth() < 1e-9);
+	report_release(&rep);
+
+	/* Spread of +-4 % on every point: nothing set aside. */
+	synthetic(&rep, 0);
+	for (size_t i = 0; i < rep.n; i++)
+		rep.results[i].st.median *= i % 3 == 0 ? 1.04 :
+		    i % 3 == 1 ? 0.96 : 1;
+	ASSERT_EQ(model_fit(&rep, &mdl, err, sizeof(err)), 0);
+	ASSERT_EQ(mdl.naside, 0);
+	report_release(&rep);
+
+	/* The largest size 30 % over its neighbours' costs: kept (costs
+	   per KiB do change with m; nothing beyond it says it is wrong). */
+	small_report(&rep, 8);
+	synthetic_point(&rep, KDF_BACKEND_LIBSODIUM, 16 * 8192, 1, 1, 1.3);
+	ASSERT_EQ(model_fit(&rep, &mdl, err, sizeof(err)), 0);
+	ASSERT_EQ(mdl.naside, 0);
+	ASSERT_EQ(model_curve_max_m(&mdl.curves[0]), 16 * 8192);
+	report_release(&rep);
+}
+
+TEST(points_weighted_by_their_samples)
+{
+	struct report		 rep;
+	struct measure_result	*r;
+	char			 err[256];
+	double			 off;
+
+	/* Two measurements of one point: 20 samples on the truth, 5 noisy
+	   ones 12 % over (not enough to be set aside). Weighted 20 to
+	   5 x 0.25: 0.7 % over, not 6 %. */
+	small_report(&rep, 8);
+	r = point_at(&rep, 32768, 3);
+	r->st.n = 20;
+	synthetic_point(&rep, KDF_BACKEND_LIBSODIUM, 32768, 3, 1, 1.12);
+	rep.results[rep.n - 1].noisy = 1;
+	ASSERT_EQ(model_fit(&rep, &mdl, err, sizeof(err)), 0);
+	{
+		struct model_prediction	pr;
+
+		model_predict(&mdl, &mdl.curves[0], 32768, 3, 1, 50, &pr);
+		off = pr.p50_ms / synthetic_truth(32768, 3) - 1;
+	}
+	ASSERT_EQ(mdl.naside, 0);
+	if (fabs(off - 0.12 * 1.25 / 21.25) > 1e-6)
+		TEST_FAIL("%.2f %% over the truth, not %.2f %%", 100 * off,
+		    100 * 0.12 * 1.25 / 21.25);
 	report_release(&rep);
 }
 
@@ -779,6 +919,8 @@ TEST(fits_on_several_threads_at_once)
 TEST_LIST(
 	TEST_ENTRY(fit_recovers_known_costs),
 	TEST_ENTRY(model_quality_verdict),
+	TEST_ENTRY(one_noisy_point_does_not_bend_the_fit),
+	TEST_ENTRY(points_weighted_by_their_samples),
 	TEST_ENTRY(concurrency_depends_on_m),
 	TEST_ENTRY(fit_a_linear_model_would_miss),
 	TEST_ENTRY(monotone_in_the_target),
