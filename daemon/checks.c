@@ -254,7 +254,8 @@ checks_measure(struct daemon *d, const struct tune_answer *a, size_t n,
 /* The measurement kept in the store, as an observation of its library. */
 static void
 checks_store(struct daemon *d, struct db *db, const struct tune_answer *a,
-    const struct measure_result *r, double model_p50, int64_t run)
+    const struct measure_result *r, double model_p50, int64_t run,
+    const char *source)
 {
 	struct db_observation	o;
 	enum db_status		st;
@@ -264,7 +265,7 @@ checks_store(struct daemon *d, struct db *db, const struct tune_answer *a,
 	snprintf(o.host_id, sizeof(o.host_id), "%s", d->host.host_id);
 	snprintf(o.stack, sizeof(o.stack), "%s", kdf_backend_name(
 	    a->backend));
-	snprintf(o.source, sizeof(o.source), "check");
+	snprintf(o.source, sizeof(o.source), "%s", source);
 	snprintf(o.variant, sizeof(o.variant), "%s", kdf_alg_name(
 	    a->variant));
 	o.m_kib = a->m_kib;
@@ -300,8 +301,14 @@ checks_doubt(struct daemon *d, const struct question *qu, int64_t run,
 	}
 }
 
-/* What a check found, taken into its question (d->lock held). */
-static void
+/*
+ * What a check found, taken into its question (d->lock held). Returns 1
+ * when the measurement is one the model takes as a point: in band, that
+ * is where the question's corrections led and a measurement confirmed
+ * (not one that is off and may be noise or a passing slowdown, not a
+ * drift), 0 otherwise.
+ */
+static int
 checks_take(struct daemon *d, const char *key, int64_t run,
     const struct tune_answer *a, double measured, size_t n, double model_ms,
     const struct model *m, int *queue_run)
@@ -315,8 +322,10 @@ checks_take(struct daemon *d, const char *key, int64_t run,
 	struct tm		 tm;
 
 	if ((qu = checks_find(d, key)) == NULL || d->model_run != run)
-		return;		/* evicted, or a new run came meanwhile */
+		return 0;	/* evicted, or a new run came meanwhile */
 	checks_current(d, qu);
+	qu->backend = a->backend;
+	qu->variant = a->variant;
 	v = check_update(&qu->cs, a, measured, n, model_ms, m->loo_median);
 	qu->checked = now;
 	gmtime_r(&now, &tm);
@@ -358,6 +367,56 @@ checks_take(struct daemon *d, const char *key, int64_t run,
 		    d->drift_why);
 		*queue_run = 1;
 	}
+	return v == CHECK_IN_BAND;
+}
+
+/* A correction within [CHECK_C_MIN, CHECK_C_MAX]. */
+static double
+checks_clamp(double c)
+{
+	return c < CHECK_C_MIN ? CHECK_C_MIN : c > CHECK_C_MAX ? CHECK_C_MAX :
+	    c;
+}
+
+/*
+ * After a refit of the run in use (d->lock held; was: the model before
+ * it): each question's corrections are rescaled by what the model said at
+ * the parameters it measured over what the refitted model says there, so
+ * that corrected predictions, and with them the answers, stay where the
+ * measurements put them, and what the model has learnt from the points
+ * is not counted twice.
+ */
+static void
+checks_rebase(struct daemon *d, const struct model *was)
+{
+	const struct model_curve	*cv, *cw;
+	struct model_prediction		 pr, pw;
+	struct question			*qu;
+	size_t				 i, j;
+	double				 f;
+
+	for (i = 0; i < d->nquestions; i++) {
+		qu = &d->questions[i];
+		if (qu->model_run != d->model_run || qu->cs.nchecks == 0 ||
+		    qu->cs.m_kib == 0 ||
+		    (cv = model_curve_find(d->model, qu->backend, qu->variant,
+		    qu->cs.p)) == NULL ||
+		    (cw = model_curve_find(was, qu->backend, qu->variant,
+		    qu->cs.p)) == NULL)
+			continue;
+		model_predict(d->model, cv, qu->cs.m_kib, qu->cs.t, qu->cs.k,
+		    qu->q.percentile, &pr);
+		model_predict(was, cw, qu->cs.m_kib, qu->cs.t, qu->cs.k,
+		    qu->q.percentile, &pw);
+		if (!(pr.ms > 0) || !(pw.ms > 0))
+			continue;
+		f = pw.ms / pr.ms;
+		qu->cs.c = checks_clamp(qu->cs.c * f);
+		for (j = 0; j < qu->cs.nseen; j++)
+			qu->cs.seen[j] = checks_clamp(qu->cs.seen[j] * f);
+		if (qu->cs.suspect)
+			qu->cs.suspect_c = checks_clamp(qu->cs.suspect_c * f);
+	}
 }
 
 int
@@ -370,7 +429,7 @@ checks_tick(struct daemon *d, struct db *db)
 	time_t			 now = time(NULL);
 	double			 model_ms, measured, cpu0, spent, cost;
 	size_t			 i, n, pick = (size_t)-1;
-	int			 runnable, cpus, queue_run = 0, rc;
+	int			 runnable, cpus, queue_run = 0, rc, taken = 0;
 	int64_t			 run = d->model_run, id;
 	char			 err[512];
 
@@ -441,9 +500,6 @@ checks_tick(struct daemon *d, struct db *db)
 	cpu0 = checks_cpu_now();
 	measured = checks_measure(d, &a, n, &r, err, sizeof(err));
 	cost = checks_cpu_now() - cpu0;
-	if (measured > 0)
-		checks_store(d, db, &a, &r, model_ms > 0 ? a.predicted_p50_ms /
-		    (a.predicted_ms / model_ms) : 0, run);
 
 	pthread_mutex_lock(&d->lock);
 	d->checking = 0;
@@ -473,8 +529,23 @@ checks_tick(struct daemon *d, struct db *db)
 		    qu.q.target_ms, qu.q.percentile, "the host was busy or "
 		    "the spread wide");
 	} else
-		checks_take(d, qu.key, run, &a, measured, r.nsamples,
+		taken = checks_take(d, qu.key, run, &a, measured, r.nsamples,
 		    model_ms, m, &queue_run);
+	/*
+	 * Kept in the store: as a point of the run's model when taken (the
+	 * model refitted with it, at k = 1), else as a suspect one.
+	 */
+	if (measured > 0) {
+		pthread_mutex_unlock(&d->lock);
+		checks_store(d, db, &a, &r, model_ms > 0 ? a.predicted_p50_ms /
+		    (a.predicted_ms / model_ms) : 0, run, taken ?
+		    DB_SOURCE_CHECK : DB_SOURCE_CHECK_SUSPECT);
+		if (taken && a.k == 1 && runner_refit(d, db, run,
+		    checks_rebase, err, sizeof(err)) == -1)
+			log_warn("run %lld: not refitted with the check: %s",
+			    (long long)run, err);
+		pthread_mutex_lock(&d->lock);
+	}
 	measure_result_release(&r);
 	free(m);
 	if (queue_run) {

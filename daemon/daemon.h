@@ -83,6 +83,8 @@ struct question {
 	struct check_state	cs;
 	int64_t			model_run;	/* the run cs belongs to */
 	time_t			asked, checked;
+	enum kdf_backend	backend;	/* of the answer measured */
+	enum kdf_alg		variant;
 	unsigned		asks;		/* checked from the second */
 	char			at[32];		/* when last measured */
 };
@@ -195,8 +197,21 @@ void	 runner_observed(struct daemon *d, const char *stack);
  * store marks it down (with err), anything the store answered marks it up.
  */
 void	 store_note(struct daemon *d, enum db_status st, const char *err);
-/* Load the newest finished run of this host as the current model. */
+/*
+ * Load the newest finished run of this host as the current model, with
+ * the checks taken under it as points.
+ */
 int	 runner_load_model(struct daemon *d, struct db *db, char *err,
+	    size_t errlen);
+/*
+ * Fit run's model again with the checks taken under it (one just stored)
+ * and put it in use, if run is still the one in use; rebase (if not NULL)
+ * is called under d->lock as it goes in, with the model it replaced.
+ * Called by the runner's thread (the only writer of the model), without
+ * d->lock.
+ */
+int	 runner_refit(struct daemon *d, struct db *db, int64_t run,
+	    void (*rebase)(struct daemon *, const struct model *), char *err,
 	    size_t errlen);
 /*
  * The store is open at start (or, deferred, once reached): record this

@@ -19,6 +19,9 @@
 #include "stack.h"
 #include "verify.h"
 
+/* Checks of a run read back as its points: the newest. */
+#define RUNNER_CHECK_POINTS	128
+
 /* Rounds per verified answer: 5 latencies each, a few seconds in all. */
 #define RUNNER_VERIFY_ROUNDS	5
 /* Seconds between attempts to open the store the runner could not open. */
@@ -152,25 +155,95 @@ runner_swap_model(struct daemon *d, struct model *m, int64_t run)
 	free(old);
 }
 
-int
-runner_load_model(struct daemon *d, struct db *db, char *err, size_t errlen)
+/*
+ * Append to rep the checks taken under run as points: a measurement at an
+ * answer's exact parameters, k = 1, on a curve rep measured, weighted in
+ * the fit by its samples like any point; of several at the same
+ * parameters, the newest. Returns how many.
+ */
+static size_t
+runner_add_checks(struct daemon *d, struct db *db, int64_t run,
+    struct report *rep)
+{
+	struct db_observation	*o;
+	struct measure_result	*res, *r;
+	enum kdf_alg		 alg;
+	enum kdf_backend	 b;
+	size_t			 i, j, n, nrun = rep->n;
+	char			 err[512];
+
+	if (db_run_checks(db, d->host.host_id, run, RUNNER_CHECK_POINTS, &o,
+	    &n, err, sizeof(err)) != DB_OK) {
+		log_warn("run %lld: checks not read: %s (the model goes "
+		    "without them)", (long long)run, err);
+		return 0;
+	}
+	if (n == 0 || (res = realloc(rep->results, (rep->n + n) *
+	    sizeof(*res))) == NULL) {
+		free(o);
+		return 0;
+	}
+	rep->results = res;
+	for (i = 0; i < n; i++) {
+		if (o[i].k != 1 || o[i].median_ms <= 0 ||
+		    kdf_alg_parse(o[i].variant, &alg) == -1 ||
+		    kdf_backend_parse(o[i].stack, &b) == -1)
+			continue;
+		for (j = 0; j < nrun; j++)
+			if (res[j].status == MEASURE_OK && res[j].pt.k == 1 &&
+			    res[j].pt.kp.backend == b &&
+			    res[j].pt.kp.alg == alg &&
+			    res[j].pt.kp.p == o[i].p)
+				break;
+		if (j == nrun)
+			continue;	/* no curve of the run to add it to */
+		for (j = nrun; j < rep->n; j++)
+			if (res[j].pt.kp.backend == b &&
+			    res[j].pt.kp.alg == alg &&
+			    res[j].pt.kp.m_kib == o[i].m_kib &&
+			    res[j].pt.kp.t == o[i].t &&
+			    res[j].pt.kp.p == o[i].p)
+				break;
+		if (j < rep->n)
+			continue;	/* a newer one was taken (newest first) */
+		r = &res[rep->n++];
+		memset(r, 0, sizeof(*r));
+		kdf_params_init(&r->pt.kp, alg);
+		r->pt.kp.backend = b;
+		r->pt.kp.m_kib = o[i].m_kib;
+		r->pt.kp.t = o[i].t;
+		r->pt.kp.p = o[i].p;
+		r->pt.k = 1;
+		r->status = MEASURE_OK;
+		r->st.n = o[i].nsamples;
+		r->st.median = r->st.mean = r->st.min = o[i].median_ms;
+		r->st.p95 = r->st.p99 = r->st.max = o[i].p95_ms > 0 ?
+		    o[i].p95_ms : o[i].median_ms;
+	}
+	free(o);
+	return rep->n - nrun;
+}
+
+/*
+ * Run id's model: its points and the checks taken under it, its stacks
+ * from the store. NULL with err when nothing can be fitted.
+ */
+static struct model *
+runner_fit_run(struct daemon *d, struct db *db, int64_t id, time_t *when,
+    size_t *nchecks, char *err, size_t errlen)
 {
 	struct report	 rep;
 	struct model	*m;
-	int64_t		 id;
-	time_t		 when = 0;
 	struct tm	 tm;
 
-	if (db_run_latest_done(db, d->host.host_id, NULL, &id, err,
-	    errlen) != DB_OK)
-		return -1;
 	if (db_run_report(db, id, &rep, err, errlen) != DB_OK)
-		return -1;
+		return NULL;
+	*nchecks = runner_add_checks(d, db, id, &rep);
 	if ((m = calloc(1, sizeof(*m))) == NULL ||
 	    model_fit(&rep, m, err, errlen) == -1) {
 		free(m);
 		report_release(&rep);
-		return -1;
+		return NULL;
 	}
 	m->run_id = id;
 	/* Its stacks: the run's probe points, services' observations. */
@@ -179,14 +252,78 @@ runner_load_model(struct daemon *d, struct db *db, char *err, size_t errlen)
 		    "stack come from its library's curve)", (long long)id,
 		    err);
 	memset(&tm, 0, sizeof(tm));
+	*when = 0;
 	if (strptime(rep.created, "%Y-%m-%dT%H:%M:%SZ", &tm) != NULL)
-		when = timegm(&tm);
+		*when = timegm(&tm);
 	report_release(&rep);
+	return m;
+}
+
+int
+runner_load_model(struct daemon *d, struct db *db, char *err, size_t errlen)
+{
+	struct model	*m;
+	int64_t		 id;
+	time_t		 when;
+	size_t		 nchecks;
+
+	if (db_run_latest_done(db, d->host.host_id, NULL, &id, err,
+	    errlen) != DB_OK)
+		return -1;
+	if ((m = runner_fit_run(d, db, id, &when, &nchecks, err, errlen)) ==
+	    NULL)
+		return -1;
 	runner_log_model(m, id);
+	if (nchecks > 0)
+		log_info("run %lld: %zu point%s from the checks taken under it",
+		    (long long)id, nchecks, nchecks == 1 ? "" : "s");
 	runner_swap_model(d, m, id);
 	pthread_mutex_lock(&d->lock);
 	d->last_done = when;
 	pthread_mutex_unlock(&d->lock);
+	return 0;
+}
+
+int
+runner_refit(struct daemon *d, struct db *db, int64_t run,
+    void (*rebase)(struct daemon *, const struct model *), char *err,
+    size_t errlen)
+{
+	struct model	*m, *old = NULL;
+	time_t		 when;
+	size_t		 nchecks;
+	int		 current;
+
+	if ((m = runner_fit_run(d, db, run, &when, &nchecks, err, errlen)) ==
+	    NULL)
+		return -1;
+	/*
+	 * Swapped in, and the questions' corrections rescaled, under one
+	 * lock: no answer is made from the new model with the old ones.
+	 */
+	pthread_mutex_lock(&d->lock);
+	if ((current = d->model_run == run)) {
+		old = d->model;
+		d->model = m;
+		d->model_version++;
+		if (rebase != NULL && old != NULL)
+			rebase(d, old);
+	}
+	pthread_mutex_unlock(&d->lock);
+	if (!current) {		/* a new run's model came meanwhile */
+		free(m);
+		return 0;
+	}
+	free(old);
+	/* m stays in use until this thread replaces it. */
+	if (m->loo_known)
+		log_info("run %lld: model refitted with %zu point%s from "
+		    "checks: leave-one-out error median %.1f %%, worst %.1f %%",
+		    (long long)run, nchecks, nchecks == 1 ? "" : "s",
+		    100 * m->loo_median, 100 * m->loo_worst);
+	else
+		log_info("run %lld: model refitted with %zu point%s from "
+		    "checks", (long long)run, nchecks, nchecks == 1 ? "" : "s");
 	return 0;
 }
 

@@ -382,6 +382,23 @@ enum db_status db_observation_add(struct db *db, struct db_observation *o,
 	    const double *samples, size_t nsamples, char *err, size_t errlen);
 
 /*
+ * The sources of observations the daemon's background checks store: a
+ * measurement the run's model takes as a point, and one it does not (a
+ * suspect one, a drift, a busy host).
+ */
+#define DB_SOURCE_CHECK		"check"
+#define DB_SOURCE_CHECK_SUSPECT	"check-suspect"
+
+/*
+ * The checks of host_id stored under model run `run` as points of its
+ * model (source DB_SOURCE_CHECK), newest first, at most limit; *out is
+ * malloc'd.
+ */
+enum db_status db_run_checks(struct db *db, const char *host_id, int64_t run,
+	    size_t limit, struct db_observation **out, size_t *n, char *err,
+	    size_t errlen);
+
+/*
  * The newest observations (at most limit) of host_id (NULL: every host)
  * and of stack (NULL: every stack), newest first; *out is malloc'd.
  */

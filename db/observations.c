@@ -174,6 +174,14 @@ db_observations_list(struct db *db, const char *host_id, const char *stack,
 }
 
 enum db_status
+db_run_checks(struct db *db, const char *host_id, int64_t run, size_t limit,
+    struct db_observation **out, size_t *n, char *err, size_t errlen)
+{
+	return db_observations_of(db, host_id, NULL, DB_SOURCE_CHECK, run,
+	    limit, out, n, err, errlen);
+}
+
+enum db_status
 db_observations_of(struct db *db, const char *host_id, const char *stack,
     const char *source, int64_t model_run, size_t limit,
     struct db_observation **out, size_t *n, char *err, size_t errlen)

@@ -66,6 +66,23 @@ if [ -n "$verified" ]; then
 	expect_body "verified: what was measured at these parameters, 10 hashes or more, when" \
 		'j["verified"]["samples"] >= 10 and j["verified"]["measured_ms"] > 0 and j["verified"]["percentile"] == 95 and j["verified"]["at"].endswith("Z")'
 	grep -E "check 60 ms" "$TMP/log" | sed 's/^/  /'
+	M60=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["m_kib"])' "$TMP/body")
+	# The measured answer is a point of the model: refitted with it.
+	if wait_log "model refitted with [0-9]+ points? from checks" 10; then
+		ok "the model was refitted with the check"
+		grep -E "refitted" "$TMP/log" | head -1 | sed 's/^/  /'
+	else
+		bad "no refit after the check was taken"
+	fi
+	expect_http 200 "GET /v1/model after the check" GET /v1/model
+	expect_body "the model has a row at the checked answer's m ($M60 KiB)" \
+		"any(r['m_kib'] == $M60 for c in j['model']['curves'] if c['backend'] == 'libsodium' for r in c['rows'])"
+	expect_http 200 "the question after the refit" GET "/v1/recommendation?target_ms=60"
+	expect_body "after the refit the answer is the one measured, still verified (corrections rebased)" \
+		"j['m_kib'] == $M60 and j['verified'] is not None and j['verified']['in_band']"
+	expect_http 200 "GET /v1/observations?stack=libsodium" GET "/v1/observations?stack=libsodium"
+	expect_body "the check is stored as an observation of source check" \
+		"any(o['source'] == 'check' and o['m_kib'] == $M60 for o in j['observations'])"
 else
 	bad "the answer was never verified in 30 s"
 	grep -E "check" "$TMP/log" | sed 's/^/  /'
@@ -167,4 +184,20 @@ if wait_log "checking 800 ms" 60; then
 else
 	bad "the 800 ms question was never checked"
 fi
+
+# 6. A restart: the newest run's model is fitted with the checks taken
+# under it, read back from the store.
+start_daemon PWTUNED_CHECK_BUDGET=0
+if wait_log "[0-9]+ points? from the checks taken under it" 10; then
+	ok "after a restart the model takes the stored checks as points"
+	grep -E "from the checks taken" "$TMP/log" | head -1 | sed 's/^/  /'
+else
+	bad "after a restart the stored checks were not taken"
+fi
+if [ -n "${M60:-}" ]; then
+	expect_http 200 "GET /v1/model after the restart" GET /v1/model
+	expect_body "the row at the checked m ($M60 KiB) is still there" \
+		"any(r['m_kib'] == $M60 for c in j['model']['curves'] if c['backend'] == 'libsodium' for r in c['rows'])"
+fi
+stop_daemon
 finish
