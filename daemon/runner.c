@@ -19,7 +19,7 @@
 #include "stack.h"
 #include "verify.h"
 
-/* Checks of a run read back as its points: the newest. */
+/* Checks of a run read back into its model: the newest. */
 #define RUNNER_CHECK_POINTS	128
 
 /* Rounds per verified answer: 5 latencies each, a few seconds in all. */
@@ -156,21 +156,18 @@ runner_swap_model(struct daemon *d, struct model *m, int64_t run)
 }
 
 /*
- * Append to rep the checks taken under run as points: a measurement at an
- * answer's exact parameters, k = 1, on a curve rep measured, weighted in
- * the fit by its samples like any point; of several at the same
- * parameters, the newest. Returns how many.
+ * The checks taken under run into m (model_fit_checks): measurements at
+ * answers' exact parameters, k = 1, weighted by their samples; of several
+ * at the same parameters, the newest. Returns how many were used.
  */
 static size_t
 runner_add_checks(struct daemon *d, struct db *db, int64_t run,
-    struct report *rep)
+    struct model *m)
 {
-	struct db_observation	*o;
-	struct measure_result	*res, *r;
-	enum kdf_alg		 alg;
-	enum kdf_backend	 b;
-	size_t			 i, j, n, nrun = rep->n;
-	char			 err[512];
+	struct db_observation		*o;
+	struct model_check_point	*pts;
+	size_t				 i, j, n, k = 0, used;
+	char				 err[512];
 
 	if (db_run_checks(db, d->host.host_id, run, RUNNER_CHECK_POINTS, &o,
 	    &n, err, sizeof(err)) != DB_OK) {
@@ -178,50 +175,35 @@ runner_add_checks(struct daemon *d, struct db *db, int64_t run,
 		    "without them)", (long long)run, err);
 		return 0;
 	}
-	if (n == 0 || (res = realloc(rep->results, (rep->n + n) *
-	    sizeof(*res))) == NULL) {
+	if (n == 0 || (pts = calloc(n, sizeof(*pts))) == NULL) {
 		free(o);
 		return 0;
 	}
-	rep->results = res;
 	for (i = 0; i < n; i++) {
-		if (o[i].k != 1 || o[i].median_ms <= 0 ||
-		    kdf_alg_parse(o[i].variant, &alg) == -1 ||
-		    kdf_backend_parse(o[i].stack, &b) == -1)
+		struct model_check_point *pt = &pts[k];
+
+		if (o[i].k != 1 || !(o[i].median_ms > 0) ||
+		    kdf_alg_parse(o[i].variant, &pt->variant) == -1 ||
+		    kdf_backend_parse(o[i].stack, &pt->backend) == -1)
 			continue;
-		for (j = 0; j < nrun; j++)
-			if (res[j].status == MEASURE_OK && res[j].pt.k == 1 &&
-			    res[j].pt.kp.backend == b &&
-			    res[j].pt.kp.alg == alg &&
-			    res[j].pt.kp.p == o[i].p)
+		pt->m_kib = o[i].m_kib;
+		pt->t = o[i].t;
+		pt->p = o[i].p;
+		pt->median_ms = o[i].median_ms;
+		pt->n = o[i].nsamples;
+		for (j = 0; j < k; j++)
+			if (pts[j].backend == pt->backend &&
+			    pts[j].variant == pt->variant &&
+			    pts[j].m_kib == pt->m_kib && pts[j].t == pt->t &&
+			    pts[j].p == pt->p)
 				break;
-		if (j == nrun)
-			continue;	/* no curve of the run to add it to */
-		for (j = nrun; j < rep->n; j++)
-			if (res[j].pt.kp.backend == b &&
-			    res[j].pt.kp.alg == alg &&
-			    res[j].pt.kp.m_kib == o[i].m_kib &&
-			    res[j].pt.kp.t == o[i].t &&
-			    res[j].pt.kp.p == o[i].p)
-				break;
-		if (j < rep->n)
-			continue;	/* a newer one was taken (newest first) */
-		r = &res[rep->n++];
-		memset(r, 0, sizeof(*r));
-		kdf_params_init(&r->pt.kp, alg);
-		r->pt.kp.backend = b;
-		r->pt.kp.m_kib = o[i].m_kib;
-		r->pt.kp.t = o[i].t;
-		r->pt.kp.p = o[i].p;
-		r->pt.k = 1;
-		r->status = MEASURE_OK;
-		r->st.n = o[i].nsamples;
-		r->st.median = r->st.mean = r->st.min = o[i].median_ms;
-		r->st.p95 = r->st.p99 = r->st.max = o[i].p95_ms > 0 ?
-		    o[i].p95_ms : o[i].median_ms;
+		if (j == k)	/* newest first: an older one is not taken */
+			k++;
 	}
+	used = model_fit_checks(m, pts, k);
+	free(pts);
 	free(o);
-	return rep->n - nrun;
+	return used;
 }
 
 /*
@@ -238,7 +220,6 @@ runner_fit_run(struct daemon *d, struct db *db, int64_t id, time_t *when,
 
 	if (db_run_report(db, id, &rep, err, errlen) != DB_OK)
 		return NULL;
-	*nchecks = runner_add_checks(d, db, id, &rep);
 	if ((m = calloc(1, sizeof(*m))) == NULL ||
 	    model_fit(&rep, m, err, errlen) == -1) {
 		free(m);
@@ -246,6 +227,9 @@ runner_fit_run(struct daemon *d, struct db *db, int64_t id, time_t *when,
 		return NULL;
 	}
 	m->run_id = id;
+	/* Before the stacks: their corrections stand on the curve as
+	   checked. */
+	*nchecks = runner_add_checks(d, db, id, m);
 	/* Its stacks: the run's probe points, services' observations. */
 	if (db_model_stacks(db, d->host.host_id, m, err, errlen) != DB_OK)
 		log_warn("run %lld: stacks not read: %s (answers for every "
@@ -257,6 +241,32 @@ runner_fit_run(struct daemon *d, struct db *db, int64_t id, time_t *when,
 		*when = timegm(&tm);
 	report_release(&rep);
 	return m;
+}
+
+/* What the checks did to m's curves, in one line. */
+static void
+runner_log_checks(const struct model *m, int64_t run, size_t nchecks,
+    const char *what)
+{
+	char	curves[256] = "", one[96];
+	size_t	i;
+
+	for (i = 0; i < m->ncurves; i++) {
+		const struct model_curve *c = &m->curves[i];
+
+		if (c->chk_n == 0)
+			continue;
+		snprintf(one, sizeof(one), "%s%s p = %u x %.3f (m = %u KiB) to "
+		    "x %.3f (m = %u KiB)", curves[0] ? "; " : "",
+		    kdf_backend_name(c->backend), (unsigned)c->p,
+		    model_check_factor(c, c->chk_mlo), (unsigned)c->chk_mlo,
+		    model_check_factor(c, c->chk_mhi), (unsigned)c->chk_mhi);
+		if (strlen(curves) + strlen(one) < sizeof(curves))
+			strcat(curves, one);
+	}
+	log_info("run %lld: %s %zu point%s from checks (measured answers): "
+	    "%s", (long long)run, what, nchecks, nchecks == 1 ? "" : "s",
+	    curves[0] ? curves : "no curve of the run");
 }
 
 int
@@ -275,8 +285,7 @@ runner_load_model(struct daemon *d, struct db *db, char *err, size_t errlen)
 		return -1;
 	runner_log_model(m, id);
 	if (nchecks > 0)
-		log_info("run %lld: %zu point%s from the checks taken under it",
-		    (long long)id, nchecks, nchecks == 1 ? "" : "s");
+		runner_log_checks(m, id, nchecks, "model fitted with");
 	runner_swap_model(d, m, id);
 	pthread_mutex_lock(&d->lock);
 	d->last_done = when;
@@ -316,14 +325,7 @@ runner_refit(struct daemon *d, struct db *db, int64_t run,
 	}
 	free(old);
 	/* m stays in use until this thread replaces it. */
-	if (m->loo_known)
-		log_info("run %lld: model refitted with %zu point%s from "
-		    "checks: leave-one-out error median %.1f %%, worst %.1f %%",
-		    (long long)run, nchecks, nchecks == 1 ? "" : "s",
-		    100 * m->loo_median, 100 * m->loo_worst);
-	else
-		log_info("run %lld: model refitted with %zu point%s from "
-		    "checks", (long long)run, nchecks, nchecks == 1 ? "" : "s");
+	runner_log_checks(m, run, nchecks, "model refitted with");
 	return 0;
 }
 

@@ -434,6 +434,83 @@ conc_at(const struct model *m, uint32_t k, uint32_t m_kib, double *factor,
 	return 0;
 }
 
+double
+model_check_factor(const struct model_curve *c, uint32_t m_kib)
+{
+	double	g;
+
+	if (c->chk_n == 0)
+		return 1;
+	if (m_kib < c->chk_mlo)
+		m_kib = c->chk_mlo;
+	if (m_kib > c->chk_mhi)
+		m_kib = c->chk_mhi;
+	g = exp(c->chk_a + c->chk_b * log((double)m_kib / c->chk_m0));
+	return g < MODEL_CHECK_G_MIN ? MODEL_CHECK_G_MIN :
+	    g > MODEL_CHECK_G_MAX ? MODEL_CHECK_G_MAX : g;
+}
+
+size_t
+model_fit_checks(struct model *m, const struct model_check_point *pts,
+    size_t n)
+{
+	struct model_curve	*c;
+	size_t			 i, j, used = 0;
+	double			 w, x, y, sw, sx, sy, sxx, sxy, base;
+	int			 ext;
+
+	for (j = 0; j < m->ncurves; j++) {
+		c = &m->curves[j];
+		c->chk_n = 0;
+		c->chk_a = c->chk_b = 0;
+		c->chk_mlo = c->chk_mhi = c->chk_m0 = 0;
+		for (i = 0; i < n; i++) {
+			if (pts[i].backend != c->backend ||
+			    pts[i].variant != c->variant || pts[i].p != c->p ||
+			    pts[i].m_kib == 0 || !(pts[i].median_ms > 0))
+				continue;
+			if (c->chk_mlo == 0 || pts[i].m_kib < c->chk_mlo)
+				c->chk_mlo = pts[i].m_kib;
+			if (pts[i].m_kib > c->chk_mhi)
+				c->chk_mhi = pts[i].m_kib;
+		}
+		if (c->chk_mlo == 0)
+			continue;
+		c->chk_m0 = c->chk_mlo;
+		sw = sx = sy = sxx = sxy = 0;
+		for (i = 0; i < n; i++) {
+			if (pts[i].backend != c->backend ||
+			    pts[i].variant != c->variant || pts[i].p != c->p ||
+			    pts[i].m_kib == 0 || !(pts[i].median_ms > 0))
+				continue;
+			base = curve_t1(c, pts[i].m_kib, pts[i].t, &ext);
+			if (!(base > 0))
+				continue;
+			w = pts[i].n > 0 ? (double)pts[i].n : 1;
+			x = log((double)pts[i].m_kib / c->chk_m0);
+			y = log(pts[i].median_ms / base);
+			sw += w;
+			sx += w * x;
+			sy += w * y;
+			sxx += w * x * x;
+			sxy += w * x * y;
+			c->chk_n++;
+		}
+		if (c->chk_n == 0)
+			continue;
+		used += c->chk_n;
+		if (c->chk_n >= 3 && (double)c->chk_mhi / c->chk_mlo >=
+		    MODEL_CHECK_SPAN && sw * sxx - sx * sx > 1e-12 * sw * sw) {
+			c->chk_b = (sw * sxy - sx * sy) / (sw * sxx - sx * sx);
+			c->chk_a = (sy - c->chk_b * sx) / sw;
+		} else {
+			c->chk_b = 0;
+			c->chk_a = sy / sw;
+		}
+	}
+	return used;
+}
+
 void
 model_predict(const struct model *m, const struct model_curve *c,
     uint32_t m_kib, uint32_t t, uint32_t k, int q,
@@ -442,7 +519,7 @@ model_predict(const struct model *m, const struct model_curve *c,
 	double	base, factor, f95, f99;
 	int	ext_m, ext_k;
 
-	base = curve_t1(c, m_kib, t, &ext_m);
+	base = curve_t1(c, m_kib, t, &ext_m) * model_check_factor(c, m_kib);
 	ext_k = conc_at(m, k, m_kib, &factor, &f95, &f99);
 	out->p50_ms = base * factor;
 	out->ms = out->p50_ms * (q >= 99 ? f99 : q >= 95 ? f95 : 1);
@@ -782,11 +859,16 @@ model_to_json(const struct model *m)
 			    c->rows[j].b_ms, "t_measured", c->rows[j].nt));
 		/* No error measured: null, not 0. */
 		json_array_append_new(curves, json_pack("{s:s, s:s, s:I, s:o, "
-		    "s:o, s:{s:o, s:o, s:I}}",
+		    "s:o, s:o, s:{s:o, s:o, s:I}}",
 		    "backend", kdf_backend_name(c->backend),
 		    "variant", kdf_alg_name(c->variant),
 		    "p", (json_int_t)c->p,
-		    "rows", rows, "set_aside", aside,
+		    "rows", rows, "set_aside", aside, "checks", c->chk_n == 0 ?
+		    json_null() : json_pack("{s:I, s:I, s:I, s:f, s:f}",
+		    "points", (json_int_t)c->chk_n, "m_kib_min",
+		    (json_int_t)c->chk_mlo, "m_kib_max", (json_int_t)c->chk_mhi,
+		    "factor_at_min", model_check_factor(c, c->chk_mlo),
+		    "factor_at_max", model_check_factor(c, c->chk_mhi)),
 		    "error", "loo_median", model_json_error(c->loo_n > 0,
 		    c->loo_median), "loo_worst", model_json_error(c->loo_n > 0,
 		    c->loo_worst), "points", (json_int_t)c->npoints));

@@ -31,6 +31,11 @@
  * times the median distance) is set aside before the fit, at most one in
  * MODEL_OUTLIER_DIV; model_curve.aside lists them.
  *
+ * Measured answers: the daemon's background checks measure answers at
+ * their exact parameters; model_fit_checks scales each curve by a smooth
+ * factor fitted to them (one factor, or a line in log m), so that the
+ * answers near them hold on this host as measured.
+ *
  * Quality: a verdict made once per fit, that every answer, /readyz, the
  * metrics and the dashboard repeat. The smallest curve that can be refitted
  * without a point has two sizes, each with a first-pass and a per-pass
@@ -70,6 +75,9 @@
 #define MODEL_OUTLIER_K		4.0	/* and 4 x the median distance */
 #define MODEL_OUTLIER_DIV	6	/* at most 1 point in 6 */
 #define MODEL_ASIDE_MAX		8
+#define MODEL_CHECK_SPAN	1.5	/* checks over less of m: one factor */
+#define MODEL_CHECK_G_MIN	0.5
+#define MODEL_CHECK_G_MAX	2.0
 
 enum model_quality {
 	MODEL_QUALITY_GOOD,
@@ -101,6 +109,24 @@ struct model_curve {
 	size_t			npoints;	/* k = 1 points fitted */
 	struct model_aside	aside[MODEL_ASIDE_MAX];	/* not fitted */
 	size_t			naside;
+	/*
+	 * What the answers measured at their exact parameters say of the
+	 * curve (model_fit_checks): every time is multiplied by
+	 * g(m) = exp(chk_a + chk_b x ln(m / chk_m0)), m held within the
+	 * sizes checked; chk_n 0: g = 1.
+	 */
+	double			chk_a, chk_b;
+	uint32_t		chk_m0, chk_mlo, chk_mhi;
+	size_t			chk_n;
+};
+
+/* A measured answer (a background check), for model_fit_checks. */
+struct model_check_point {
+	enum kdf_backend	backend;
+	enum kdf_alg		variant;
+	uint32_t		m_kib, t, p;	/* k = 1 */
+	double			median_ms;
+	size_t			n;		/* samples: its weight */
 };
 
 struct model_conc {
@@ -184,6 +210,21 @@ struct model_prediction {
  */
 int	 model_fit(const struct report *rep, struct model *m, char *err,
 	    size_t errlen);
+
+/*
+ * Take the answers measured at their exact parameters into m: for each
+ * curve with points here, the ratio of each point's median to the curve's
+ * is fitted, weighted by samples, as g(m) above: one factor when the
+ * points span less than MODEL_CHECK_SPAN in m (or there are fewer than
+ * three), else a line in log m; g is kept within MODEL_CHECK_G_MIN..MAX.
+ * Smooth by design: a point does not put a bump in the curve, and one
+ * noisy point moves it by its weight only. Returns the points used.
+ */
+size_t	 model_fit_checks(struct model *m, const struct model_check_point *pts,
+	    size_t n);
+
+/* The factor g(m) of curve c (1 without checks). */
+double	 model_check_factor(const struct model_curve *c, uint32_t m_kib);
 
 /* "good" or "poor". */
 const char *model_quality_name(enum model_quality q);

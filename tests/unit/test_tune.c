@@ -276,6 +276,108 @@ TEST(points_weighted_by_their_samples)
 	report_release(&rep);
 }
 
+/* A measured answer on the libsodium curve: m, t = 1, ratio x the truth. */
+static struct model_check_point
+check_at(uint32_t m_kib, double ratio, size_t n)
+{
+	struct model_check_point	pt;
+
+	memset(&pt, 0, sizeof(pt));
+	pt.backend = KDF_BACKEND_LIBSODIUM;
+	pt.variant = KDF_ALG_ARGON2ID;
+	pt.m_kib = m_kib;
+	pt.t = 1;
+	pt.p = 1;
+	pt.median_ms = synthetic_truth(m_kib, 1) * ratio;
+	pt.n = n;
+	return pt;
+}
+
+/* mdl's libsodium p50 at (m, t) over the truth. */
+static double
+over_truth(uint32_t m_kib, uint32_t t)
+{
+	struct model_prediction	pr;
+
+	model_predict(&mdl, model_curve_find(&mdl, KDF_BACKEND_LIBSODIUM,
+	    KDF_ALG_ARGON2ID, 1), m_kib, t, 1, 50, &pr);
+	return pr.p50_ms / synthetic_truth(m_kib, t);
+}
+
+TEST(measured_answers_scale_the_curve)
+{
+	struct model_check_point	pts[4];
+	const struct model_curve	*a2;
+	json_t				*j, *chk;
+
+	/* No check: g = 1, "checks": null. */
+	fit(1);
+	ASSERT_EQ(model_fit_checks(&mdl, NULL, 0), 0);
+	ASSERT(fabs(over_truth(65536, 3) - 1) < 1e-9);
+	j = model_to_json(&mdl);
+	ASSERT(json_is_null(json_object_get(json_array_get(json_object_get(j,
+	    "curves"), 0), "checks")));
+	json_decref(j);
+
+	/* One answer measured 20 % over: the whole curve 20 % up (one
+	   factor), at any m and t; libargon2's curve untouched. */
+	pts[0] = check_at(65536, 1.2, 20);
+	ASSERT_EQ(model_fit_checks(&mdl, pts, 1), 1);
+	ASSERT(fabs(over_truth(65536, 1) - 1.2) < 1e-9);
+	ASSERT(fabs(over_truth(8192, 4) - 1.2) < 1e-9);
+	ASSERT(fabs(over_truth(1048576, 2) - 1.2) < 1e-9);
+	a2 = model_curve_find(&mdl, KDF_BACKEND_LIBARGON2, KDF_ALG_ARGON2ID, 1);
+	ASSERT(a2 != NULL && a2->chk_n == 0);
+	ASSERT(fabs(model_check_factor(a2, 65536) - 1) < 1e-12);
+	j = model_to_json(&mdl);
+	chk = json_object_get(json_array_get(json_object_get(j, "curves"), 0),
+	    "checks");
+	ASSERT_EQ(json_integer_value(json_object_get(chk, "points")), 1);
+	ASSERT(fabs(json_real_value(json_object_get(chk, "factor_at_min")) -
+	    1.2) < 1e-9);
+	json_decref(j);
+
+	/* Two at one size, weighted by their samples: 30 at 1.0, 10 at 1.4:
+	   1.4^(1/4), not their mean. */
+	pts[0] = check_at(65536, 1.0, 30);
+	pts[1] = check_at(65536, 1.4, 10);
+	ASSERT_EQ(model_fit_checks(&mdl, pts, 2), 2);
+	ASSERT(fabs(over_truth(65536, 1) - pow(1.4, 0.25)) < 1e-9);
+
+	/* Three over 16x of m, on a line in log m (1.1 at 16 MiB, x 1.05 per
+	   doubling): the line, exactly where measured and between; held at
+	   the ends beyond. */
+	pts[0] = check_at(16384, 1.1, 10);
+	pts[1] = check_at(65536, 1.1 * 1.05 * 1.05, 10);
+	pts[2] = check_at(262144, 1.1 * pow(1.05, 4), 10);
+	ASSERT_EQ(model_fit_checks(&mdl, pts, 3), 3);
+	ASSERT(fabs(over_truth(16384, 1) - 1.1) < 1e-9);
+	ASSERT(fabs(over_truth(32768, 3) - 1.1 * 1.05) < 1e-9);
+	ASSERT(fabs(over_truth(262144, 1) - 1.1 * pow(1.05, 4)) < 1e-9);
+	ASSERT(fabs(over_truth(8192, 1) - 1.1) < 1e-9);
+	ASSERT(fabs(over_truth(1048576, 1) - 1.1 * pow(1.05, 4)) < 1e-9);
+
+	/* Smooth: one noisy answer among three at nearby sizes moves the
+	   curve by its weight, not into a bump. */
+	pts[0] = check_at(57344, 1.0, 20);
+	pts[1] = check_at(61440, 1.5, 5);
+	pts[2] = check_at(65536, 1.0, 20);
+	ASSERT_EQ(model_fit_checks(&mdl, pts, 3), 3);
+	ASSERT(fabs(over_truth(61440, 1) - pow(1.5, 5.0 / 45)) < 1e-9);
+	ASSERT(fabs(over_truth(57344, 1) - over_truth(65536, 1)) < 1e-9);
+
+	/* Held within 0.5 .. 2: a check 5 x off does not make it 5 x. */
+	pts[0] = check_at(65536, 5, 20);
+	ASSERT_EQ(model_fit_checks(&mdl, pts, 1), 1);
+	ASSERT(fabs(over_truth(65536, 1) - MODEL_CHECK_G_MAX) < 1e-9);
+
+	/* A check of another p, or k = 1 of a curve not fitted: not used. */
+	pts[0] = check_at(65536, 1.2, 20);
+	pts[0].p = 2;
+	ASSERT_EQ(model_fit_checks(&mdl, pts, 1), 0);
+	ASSERT(fabs(over_truth(65536, 1) - 1) < 1e-9);
+}
+
 TEST(concurrency_depends_on_m)
 {
 	const struct model_curve	*c;
@@ -921,6 +1023,7 @@ TEST_LIST(
 	TEST_ENTRY(model_quality_verdict),
 	TEST_ENTRY(one_noisy_point_does_not_bend_the_fit),
 	TEST_ENTRY(points_weighted_by_their_samples),
+	TEST_ENTRY(measured_answers_scale_the_curve),
 	TEST_ENTRY(concurrency_depends_on_m),
 	TEST_ENTRY(fit_a_linear_model_would_miss),
 	TEST_ENTRY(monotone_in_the_target),
