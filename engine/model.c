@@ -181,33 +181,67 @@ static double curve_t1(const struct model_curve *, uint32_t, uint32_t,
     int *);
 
 /*
+ * The leave-one-out errors of c's points in o (those not set aside): each
+ * left out, the rest refitted, the point predicted. Into errs (one per
+ * point fitted, in o's order; -1 for a point set aside); returns the
+ * worst, or 0 when there are too few points to refit without one.
+ */
+static double
+curve_loo(const struct obs *o, size_t n, const struct model_curve *c,
+    double *errs)
+{
+	struct model_curve	tmp;
+	size_t			i, fitted = 0;
+	double			worst = 0;
+	int			ext;
+
+	for (i = 0; i < n; i++)
+		fitted += !o[i].aside;
+	for (i = 0; i < n; i++) {
+		errs[i] = -1;
+		if (o[i].aside || fitted < MODEL_LOO_MIN_POINTS)
+			continue;
+		tmp = *c;
+		fit_rows(o, n, (long)i, SKIP_NO_M, &tmp);
+		errs[i] = fabs(curve_t1(&tmp, o[i].m_kib, o[i].t, &ext) -
+		    o[i].ms) / o[i].ms;
+		if (errs[i] > worst)
+			worst = errs[i];
+	}
+	return worst;
+}
+
+/*
  * Robust fitting: a point the rest of the curve contradicts is set aside,
- * so that one noisy point does not bend the answers near it. Each point
- * is predicted from the curve fitted without its whole size (the
- * neighbours' per-KiB costs); the one furthest from its prediction is
- * set aside when it is more than MODEL_OUTLIER_MIN off and more than
- * MODEL_OUTLIER_K times the median of those distances, again until none
- * is, at most one point in MODEL_OUTLIER_DIV. Only points between the
- * smallest and the largest size are judged: at an edge the neighbours'
- * costs are an extrapolation, and the costs per KiB do change with m (a
- * noisy point there shows in the leave-one-out error instead). Records
- * what it set aside in c->aside.
+ * so that one noisy point does not bend the answers near it. When the
+ * curve's worst leave-one-out error is over MODEL_OUTLIER_MIN, each of
+ * the MODEL_OUTLIER_TRY points with the largest errors is tried out: the
+ * one whose leaving makes the worst error smallest is set aside if that
+ * at least halves it (one point explains the error); again, at most one
+ * point in MODEL_OUTLIER_DIV. Only points between the smallest and the
+ * largest size are tried: at an edge the neighbours' costs are an
+ * extrapolation, and the costs per KiB do change with m (a noisy point
+ * there shows in the error instead). Records what it set aside in
+ * c->aside, with what the others predict for it.
  */
 static void
 set_aside_outliers(struct obs *o, size_t n, struct model_curve *c)
 {
 	struct model_curve	tmp;
-	double			dev[OBS_MAX], sorted[OBS_MAX], pred[OBS_MAX];
-	double			scale;
-	size_t			i, k, ne, worst;
+	double			errs[OBS_MAX], e2[OBS_MAX], worst, best, w;
+	size_t			i, j, k, pick, tried;
 	uint32_t		lo, hi;
 	int			ext;
 
 	c->naside = 0;
-	if (n < MODEL_LOO_MIN_POINTS)
+	if (n < MODEL_LOO_MIN_POINTS + 1 || n > MODEL_OUTLIER_N_MAX)
 		return;
 	while (c->naside < MODEL_ASIDE_MAX &&
 	    (c->naside + 1) * MODEL_OUTLIER_DIV <= n) {
+		tmp = *c;
+		worst = curve_loo(o, n, &tmp, errs);
+		if (worst <= MODEL_OUTLIER_MIN)
+			break;
 		lo = hi = 0;
 		for (i = 0; i < n; i++) {
 			if (o[i].aside)
@@ -217,39 +251,38 @@ set_aside_outliers(struct obs *o, size_t n, struct model_curve *c)
 			if (o[i].m_kib > hi)
 				hi = o[i].m_kib;
 		}
-		ne = 0;
-		worst = n;
-		for (i = 0; i < n; i++) {
-			dev[i] = -1;
-			if (o[i].aside)
-				continue;
+		/* The largest errors first: try at most MODEL_OUTLIER_TRY. */
+		pick = n;
+		best = worst;
+		for (tried = 0; tried < MODEL_OUTLIER_TRY; tried++) {
+			for (k = n, i = 0; i < n; i++)
+				if (errs[i] >= 0 && o[i].m_kib != lo &&
+				    o[i].m_kib != hi && (k == n ||
+				    errs[i] > errs[k]))
+					k = i;
+			if (k == n)
+				break;
+			errs[k] = -1;	/* tried */
+			o[k].aside = 1;
 			tmp = *c;
-			fit_rows(o, n, SKIP_NONE, o[i].m_kib, &tmp);
-			if (tmp.nrows == 0)
-				continue;
-			pred[i] = curve_t1(&tmp, o[i].m_kib, o[i].t, &ext);
-			if (pred[i] <= 0)
-				continue;
-			dev[i] = fabs(o[i].ms - pred[i]) / pred[i];
-			sorted[ne++] = dev[i];
-			/* Every point gives the scale; an edge's is not
-			   judged. */
-			if (o[i].m_kib != lo && o[i].m_kib != hi &&
-			    (worst == n || dev[i] > dev[worst]))
-				worst = i;
+			w = curve_loo(o, n, &tmp, e2);
+			o[k].aside = 0;
+			if (w < best) {
+				best = w;
+				pick = k;
+			}
 		}
-		if (worst == n || ne < 3)
+		if (pick == n || best > worst / 2)
 			break;
-		scale = median_of(sorted, ne);
-		if (dev[worst] <= MODEL_OUTLIER_MIN ||
-		    dev[worst] <= MODEL_OUTLIER_K * scale)
-			break;
-		o[worst].aside = 1;
-		k = c->naside++;
-		c->aside[k].m_kib = o[worst].m_kib;
-		c->aside[k].t = o[worst].t;
-		c->aside[k].measured_ms = o[worst].ms;
-		c->aside[k].predicted_ms = pred[worst];
+		o[pick].aside = 1;
+		j = c->naside++;
+		c->aside[j].m_kib = o[pick].m_kib;
+		c->aside[j].t = o[pick].t;
+		c->aside[j].measured_ms = o[pick].ms;
+		tmp = *c;
+		fit_rows(o, n, SKIP_NONE, SKIP_NO_M, &tmp);
+		c->aside[j].predicted_ms = curve_t1(&tmp, o[pick].m_kib,
+		    o[pick].t, &ext);
 	}
 }
 
@@ -734,10 +767,9 @@ int
 model_fit(const struct report *rep, struct model *m, char *err, size_t errlen)
 {
 	struct obs		*o;
-	double			 all_err[OBS_MAX * 4], errs[OBS_MAX];
+	double			 all_err[OBS_MAX * 4], errs[OBS_MAX], loo[OBS_MAX];
 	size_t			 i, j, n, nall = 0, ne;
 	struct model_curve	*c, tmp;
-	int			 ext;
 
 	memset(m, 0, sizeof(*m));
 	snprintf(m->host_id, sizeof(m->host_id), "%s", rep->host.host_id);
@@ -800,17 +832,15 @@ model_fit(const struct report *rep, struct model *m, char *err, size_t errlen)
 		m->naside += c->naside;
 		/* Leave each point out, refit, predict it (if there are
 		   enough to refit without it). */
+		tmp = *c;
+		curve_loo(o, n, &tmp, loo);
 		ne = 0;
-		for (i = 0; c->npoints >= MODEL_LOO_MIN_POINTS && i < n; i++) {
-			if (o[i].aside)
+		for (i = 0; i < n; i++) {
+			if (loo[i] < 0)
 				continue;
-			tmp = *c;
-			fit_rows(o, n, (long)i, SKIP_NO_M, &tmp);
-			errs[ne] = fabs(curve_t1(&tmp, o[i].m_kib, o[i].t,
-			    &ext) - o[i].ms) / o[i].ms;
+			errs[ne++] = loo[i];
 			if (nall < sizeof(all_err) / sizeof(all_err[0]))
-				all_err[nall++] = errs[ne];
-			ne++;
+				all_err[nall++] = loo[i];
 		}
 		c->loo_n = ne;
 		for (i = 0; i < ne; i++)

@@ -26,10 +26,10 @@
  * is left out in turn, the rest refitted, the point predicted.
  *
  * Robustness: each point weighs its samples (a noisy one a quarter), and
- * a point between the smallest and largest size that the curve fitted
- * without its size contradicts (MODEL_OUTLIER_MIN and MODEL_OUTLIER_K
- * times the median distance) is set aside before the fit, at most one in
- * MODEL_OUTLIER_DIV; model_curve.aside lists them.
+ * when a curve's worst leave-one-out error is over MODEL_OUTLIER_MIN, the
+ * point between the smallest and largest size whose leaving at least
+ * halves it is set aside before the fit (one point explains the error),
+ * at most one in MODEL_OUTLIER_DIV; model_curve.aside lists them.
  *
  * Measured answers: the daemon's background checks measure answers at
  * their exact parameters; model_fit_checks scales each curve by a smooth
@@ -71,9 +71,11 @@
 #define MODEL_QUALITY_WHY	512	/* bytes of the verdict's reason */
 #define MODEL_NOISY_WEIGHT	0.25	/* a noisy point's weight, of its
 					   samples' */
-#define MODEL_OUTLIER_MIN	0.15	/* set aside: more than 15 % off */
-#define MODEL_OUTLIER_K		4.0	/* and 4 x the median distance */
-#define MODEL_OUTLIER_DIV	6	/* at most 1 point in 6 */
+#define MODEL_OUTLIER_MIN	0.15	/* a worse leave-one-out error is
+					   looked into */
+#define MODEL_OUTLIER_TRY	6	/* points tried out, worst first */
+#define MODEL_OUTLIER_DIV	6	/* at most 1 point in 6 set aside */
+#define MODEL_OUTLIER_N_MAX	128	/* more points: not looked into */
 #define MODEL_ASIDE_MAX		8
 #define MODEL_CHECK_SPAN	1.5	/* checks over less of m: one factor */
 #define MODEL_CHECK_G_MIN	0.5
