@@ -18,6 +18,23 @@
 
 #define COLS	11
 
+
+/*
+ * src into dst (len bytes) with control characters and DEL as '?': a
+ * terminal is not a place for a file's escape sequences.
+ */
+static void
+printable(char *dst, const char *src, size_t len)
+{
+	size_t	i;
+
+	for (i = 0; i + 1 < len && src[i] != '\0'; i++)
+		dst[i] = (unsigned char)src[i] < 0x20 || src[i] == 0x7f ?
+		    '?' : src[i];
+	if (len > 0)
+		dst[i] = '\0';
+}
+
 static const char *const headers[COLS] = {
 	"Method", "MemorySize", "Iterations", "Parallelism", "Concurrency",
 	"Mean", "Error", "StdDev", "Median", "P95", "Ratio"
@@ -225,17 +242,23 @@ bench_print(FILE *fp, const struct report *rep, enum kdf_backend baseline,
     int markdown)
 {
 	const struct host_info	*h = &rep->host;
-	char			 budget[32], name[128];
+	char			 budget[32], name[128], cpu[sizeof(h->cpu_model)],
+				 sv[sizeof(h->libsodium_version)],
+				 av[sizeof(h->libargon2_version)],
+				 why[sizeof(rep->results[0].reason)];
 	size_t			 i, noisy = 0, notrun = 0;
 
+	/* A saved run's strings (--show) may hold anything: shown safe. */
+	printable(cpu, h->cpu_model, sizeof(cpu));
+	printable(sv, h->libsodium_version, sizeof(sv));
+	printable(av, h->libargon2_version, sizeof(av));
 	units_format_kib(rep->mem_budget >> 10, budget, sizeof(budget));
 	fprintf(fp, "\nHost: %s, %d CPUs online, %d effective; "
-	    "memory budget %s (%s)\n", h->cpu_model[0] ? h->cpu_model :
-	    "unknown CPU", h->online_cpus, rep->effective_cpus, budget,
+	    "memory budget %s (%s)\n", cpu[0] ? cpu : "unknown CPU",
+	    h->online_cpus, rep->effective_cpus, budget,
 	    host_budget_source_name(rep->budget_source));
 	fprintf(fp, "libsodium %s, libargon2 %s; Error is the 99.9 %% "
-	    "confidence half-width; Ratio is Mean against %s\n",
-	    h->libsodium_version, h->libargon2_version,
+	    "confidence half-width; Ratio is Mean against %s\n", sv, av,
 	    kdf_backend_name(baseline));
 	print_table(fp, rep, baseline, markdown);
 
@@ -262,8 +285,9 @@ bench_print(FILE *fp, const struct report *rep, enum kdf_backend baseline,
 		if (notrun++ == 0)
 			fputs("\nNot measured:\n", fp);
 		point_name(r, name, sizeof(name));
+		printable(why, r->reason, sizeof(why));
 		fprintf(fp, "  %s: %s: %s\n", name,
-		    measure_status_name(r->status), r->reason);
+		    measure_status_name(r->status), why);
 	}
 	if (noisy > 0)
 		fprintf(fp, "\n%zu point%s flagged noisy: the host was busy or "

@@ -64,6 +64,21 @@ expect_status 0 "show --baseline libargon2" -- "$P" bench --show "$TMP/two.json"
 grep -q '^libsodium.Argon2id  8 MiB       1 .* 0.80$' "$TMP/out" && ok "baseline libargon2: libsodium at 0.80" || bad "baseline libargon2"
 expect_status 3 "show: a missing file" -- "$P" bench --show "$TMP/nope.json"
 expect_status 2 "show with a grid" -- "$P" bench --show "$TMP/two.json" --m 8MiB
+# A saved run's strings with a terminal's escape sequences: shown as '?'.
+python3 - "$TMP/two.json" "$TMP/esc.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["host"]["cpu_model"] = "Evil\u001b]0;owned\u0007\u001b[2J CPU"
+d["host"]["libsodium_version"] = "1.0\u001b[31m"
+json.dump(d, open(sys.argv[2], "w"))
+PY
+expect_status 0 "show: escape sequences in the file" -- "$P" bench --show "$TMP/esc.json"
+if LC_ALL=C grep -q "$(printf '\033')" "$TMP/out"; then
+	bad "show: an escape byte from the file reached the terminal"
+else
+	grep -q "Evil?\]0;owned??\[2J CPU" "$TMP/out" && ok "show: control characters from the file shown as ?" ||
+		bad "show: $(grep '^Host' "$TMP/out")"
+fi
 
 # A real run with both backends (small): one table.
 expect_status 0 "both backends" -- "$P" bench --m 2MiB,4MiB --t 1 --repeats 2 --no-json -q
