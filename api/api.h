@@ -178,11 +178,12 @@ struct api_env {
 	/*
 	 * What the checks found for the question: 1 when its answer was
 	 * measured under the model in use (*cs, at: when), else 0 (cs->c
-	 * is 1). Called holding no lock.
+	 * is 1); *version: the model_version it was read under (an answer
+	 * made under another one is made again). Called holding no lock.
 	 */
 	int	(*checked)(void *ctx, const struct tune_query *q,
 		    const char *stack, struct check_state *cs, char *at,
-		    size_t atlen);
+		    size_t atlen, uint64_t *version);
 };
 
 struct api_server;

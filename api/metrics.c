@@ -408,7 +408,8 @@ h_metrics(struct api_server *s, struct MHD_Connection *c,
 	pthread_mutex_unlock(&s->lock);
 	check_state_init(&ma.cs);
 	if (s->env.checked != NULL)
-		s->env.checked(s->env.ctx, &ma.q, NULL, &ma.cs, NULL, 0);
+		s->env.checked(s->env.ctx, &ma.q, NULL, &ma.cs, NULL, 0,
+		    NULL);
 	api_fleet_counts(s, &ma.computed, &ma.cached);	/* no lock held */
 	t.cap = 16384;
 	t.len = 0;

@@ -57,6 +57,9 @@ api_answer_etag(int64_t run, int status, const char *body, char *etag,
 	snprintf(etag, etaglen, "\"r%lld-%s\"", (long long)run, hex);
 }
 
+/* Times an answer is made before it goes out not kept (api_answer). */
+#define API_ANSWER_TRIES	3
+
 /* What api_answer() asks under the host's lock, and what it gets. */
 struct api_answer_arg {
 	struct api_server		*s;
@@ -201,7 +204,8 @@ api_answer(struct api_server *s, const struct tune_query *q,
 	struct api_cached	*slot;
 	json_t			*j;
 	char			*body;
-	uint64_t		 now_kib;
+	uint64_t		 now_kib, checked_version;
+	int			 tries, nokeep = 0;
 
 	memset(&a, 0, sizeof(a));
 	a.s = s;
@@ -223,11 +227,33 @@ api_answer(struct api_server *s, const struct tune_query *q,
 	if (now_kib > 0 && (a.qq.memory_max_kib == 0 ||
 	    a.qq.memory_max_kib > now_kib))
 		a.qq.memory_max_kib = now_kib;
-	check_state_init(&a.cs);
-	if (s->env.checked != NULL)
-		a.checked = s->env.checked(s->env.ctx, &a.qq, stack, &a.cs,
-		    a.checked_at, sizeof(a.checked_at));
-	s->env.with_model(s->env.ctx, api_answer_locked, &a);
+	/*
+	 * The correction is read, then the answer made, under two holds of
+	 * the host's lock: a refit or a check in between (model_version
+	 * moved) would pair the new model with the old correction. Made
+	 * again then; after API_ANSWER_TRIES, answered but not kept.
+	 */
+	for (tries = 1;; tries++) {
+		check_state_init(&a.cs);
+		a.checked = 0;
+		checked_version = 0;
+		if (s->env.checked != NULL)
+			a.checked = s->env.checked(s->env.ctx, &a.qq, stack,
+			    &a.cs, a.checked_at, sizeof(a.checked_at),
+			    &checked_version);
+		s->env.with_model(s->env.ctx, api_answer_locked, &a);
+		if (s->env.checked == NULL || a.no_model || a.not_in_model ||
+		    a.hit || checked_version == a.version)
+			break;
+		if (tries == API_ANSWER_TRIES) {
+			nokeep = 1;
+			break;
+		}
+		json_decref(a.j);
+		a.j = NULL;
+		a.rc = 0;
+		a.no_base = 0;
+	}
 	if (s->env.asked != NULL && !a.no_model && !a.not_in_model)
 		s->env.asked(s->env.ctx, &a.qq, stack);
 	*no = API_NOT_MET;
@@ -267,7 +293,7 @@ api_answer(struct api_server *s, const struct tune_query *q,
 	    sizeof(out->etag));
 	/* Kept for the next asker, unless a newer model came meanwhile. */
 	pthread_mutex_lock(&s->lock);
-	if (slot->body == NULL || slot->version <= a.version) {
+	if (!nokeep && (slot->body == NULL || slot->version <= a.version)) {
 		char	*kept;
 
 		if ((kept = strdup(body)) != NULL) {

@@ -37,6 +37,9 @@
 #include "stack.h"
 #include "verify.h"
 
+/* The memory is read again at most this often (seconds). */
+#define CHECK_MEM_READ_S	5
+
 #define CHECK_SAMPLES_MAX	20
 #define CHECK_SAMPLE_MS		3000	/* samples x p50 aimed at, at most */
 #define CHECK_ASKED_MAX_AGE	86400	/* asked longer ago: not checked */
@@ -125,7 +128,7 @@ checks_asked(struct daemon *d, const struct tune_query *q, const char *stack)
 
 int
 checks_state(struct daemon *d, const struct tune_query *q, const char *stack,
-    struct check_state *out, char *at, size_t atlen)
+    struct check_state *out, char *at, size_t atlen, uint64_t *version)
 {
 	struct question	*qu;
 	char		 key[sizeof(qu->key)];
@@ -134,10 +137,14 @@ checks_state(struct daemon *d, const struct tune_query *q, const char *stack,
 	check_state_init(out);
 	if (at != NULL && atlen > 0)
 		at[0] = '\0';
-	if (!checks_library(stack))
-		return 0;
 	checks_key(q, stack, key, sizeof(key));
 	pthread_mutex_lock(&d->lock);
+	if (version != NULL)
+		*version = d->model_version;
+	if (!checks_library(stack)) {
+		pthread_mutex_unlock(&d->lock);
+		return 0;
+	}
 	if ((qu = checks_find(d, key)) != NULL &&
 	    qu->model_run == d->model_run && qu->cs.nchecks > 0) {
 		*out = qu->cs;
@@ -378,39 +385,28 @@ checks_clamp(double c)
 	    c;
 }
 
-/*
- * After a refit of the run in use (d->lock held; was: the model before
- * it): each question's corrections are rescaled by what the model said at
- * the parameters it measured over what the refitted model says there, so
- * that corrected predictions, and with them the answers, stay where the
- * measurements put them, and what the model has learnt from the points
- * is not counted twice.
- */
-static void
+/* daemon.h */
+void
 checks_rebase(struct daemon *d, const struct model *was)
 {
-	const struct model_curve	*cv, *cw;
-	struct model_prediction		 pr, pw;
-	struct question			*qu;
-	size_t				 i, j;
-	double				 f;
+	struct question	*qu;
+	size_t		 i, j;
+	double		 now_ms, was_ms, f;
 
 	for (i = 0; i < d->nquestions; i++) {
 		qu = &d->questions[i];
 		if (qu->model_run != d->model_run || qu->cs.nchecks == 0 ||
-		    qu->cs.m_kib == 0 ||
-		    (cv = model_curve_find(d->model, qu->backend, qu->variant,
-		    qu->cs.p)) == NULL ||
-		    (cw = model_curve_find(was, qu->backend, qu->variant,
-		    qu->cs.p)) == NULL)
+		    qu->cs.m_kib == 0)
 			continue;
-		model_predict(d->model, cv, qu->cs.m_kib, qu->cs.t, qu->cs.k,
-		    qu->q.percentile, &pr);
-		model_predict(was, cw, qu->cs.m_kib, qu->cs.t, qu->cs.k,
-		    qu->q.percentile, &pw);
-		if (!(pr.ms > 0) || !(pw.ms > 0))
+		/* As its answer is predicted: its stack's, or its curve's. */
+		if (check_predict(d->model, qu->stack[0] ? qu->stack : NULL,
+		    &qu->q, qu->backend, qu->cs.m_kib, qu->cs.t, qu->cs.p,
+		    qu->cs.k, &now_ms) == -1 || check_predict(was,
+		    qu->stack[0] ? qu->stack : NULL, &qu->q, qu->backend,
+		    qu->cs.m_kib, qu->cs.t, qu->cs.p, qu->cs.k, &was_ms) == -1 ||
+		    !(now_ms > 0) || !(was_ms > 0))
 			continue;
-		f = pw.ms / pr.ms;
+		f = was_ms / now_ms;
 		qu->cs.c = checks_clamp(qu->cs.c * f);
 		for (j = 0; j < qu->cs.nseen; j++)
 			qu->cs.seen[j] = checks_clamp(qu->cs.seen[j] * f);
@@ -430,6 +426,8 @@ checks_tick(struct daemon *d, struct db *db)
 	double			 model_ms, measured, cpu0, spent, cost;
 	size_t			 i, n, pick = (size_t)-1;
 	int			 runnable, cpus, queue_run = 0, rc, taken = 0;
+	struct host_info	 host;
+	uint64_t		 budget;
 	int64_t			 run = d->model_run, id;
 	char			 err[512];
 
@@ -468,6 +466,32 @@ checks_tick(struct daemon *d, struct db *db)
 		    qu.q.target_ms, (unsigned)qu.q.k, cost,
 		    DAEMON_CHECK_WINDOW);
 		checks_set_aside(&d->questions[pick], run, now);
+		return 0;
+	}
+	/*
+	 * The memory as it is now, not as it was at start-up (read with the
+	 * lock released; a run asked for meanwhile goes first).
+	 */
+	if (now - d->check_mem_at >= CHECK_MEM_READ_S) {
+		pthread_mutex_unlock(&d->lock);
+		budget = runner_memory_now(d, &host, NULL);
+		pthread_mutex_lock(&d->lock);
+		d->check_mem_at = now;
+		d->check_mem_budget = budget;
+		if (d->quit || d->queued_run != 0 || d->running_run != 0 ||
+		    d->model_run != run)
+			return 0;
+	}
+	budget = d->check_mem_budget;
+	if ((uint64_t)a.m_kib * 1024 * a.k > budget) {
+		if (now - d->check_mem_log >= 60) {
+			d->checks_skipped++;
+			d->check_mem_log = now;
+			log_info("check of %.0f ms waits: its %u x %u KiB are "
+			    "more than the memory free now allows (%llu KiB)",
+			    qu.q.target_ms, (unsigned)a.k, (unsigned)a.m_kib,
+			    (unsigned long long)(budget >> 10));
+		}
 		return 0;
 	}
 	spent = checks_spent(d, now);

@@ -162,6 +162,9 @@ struct daemon {
 	time_t			 check_end[DAEMON_CHECK_SLOTS]; /* ... ended */
 	size_t			 check_slot;
 	time_t			 check_busy_log;	/* last "busy" line */
+	time_t			 check_mem_log;		/* last "memory" line */
+	time_t			 check_mem_at;		/* memory read then */
+	uint64_t		 check_mem_budget;	/* what it allowed */
 	int			 drift;		/* the host drifted ... */
 	int64_t			 drift_run;	/* ... from this run's model */
 	time_t			 drift_at;
@@ -220,6 +223,13 @@ int	 runner_refit(struct daemon *d, struct db *db, int64_t run,
  */
 void	 runner_store_opened(struct daemon *d, struct db *db);
 void	 runner_startup_run(struct daemon *d);
+/*
+ * The memory one benchmark may use now: the host's facts of start-up with
+ * its memory read again into *h (MemAvailable, the cgroup's limit and
+ * usage), the budget as host_memory_budget() makes it.
+ */
+uint64_t runner_memory_now(struct daemon *d, struct host_info *h,
+	    enum host_budget_source *src);
 /* The store's messages (interrupted runs recovered) to the log. */
 void	 runner_store_log(void *ctx, const char *msg);
 
@@ -229,11 +239,21 @@ void	 checks_asked(struct daemon *d, const struct tune_query *q,
 	    const char *stack);
 /*
  * The correction and state of question (q, stack) under the current
- * model, copied out: 1 when it was measured, 0 when not (c = 1).
+ * model, copied out: 1 when it was measured, 0 when not (c = 1); with the
+ * model_version it was read under (version, when not NULL).
  */
 int	 checks_state(struct daemon *d, const struct tune_query *q,
 	    const char *stack, struct check_state *out, char *at,
-	    size_t atlen);
+	    size_t atlen, uint64_t *version);
+/*
+ * After a refit of the run in use, with d->lock held (was: the model it
+ * replaced): each question's corrections are rescaled by what the model
+ * said at the parameters it measured over what the refitted one says
+ * there (along its answer's path: its stack's, or its curve's), so
+ * corrected predictions, and the answers, stay where the measurements
+ * put them and nothing is counted twice.
+ */
+void	 checks_rebase(struct daemon *d, const struct model *was);
 /* Called by the idle runner with d->lock held: check one question if one
    is due, the budget allows and the host is quiet. 1 when it did. */
 int	 checks_tick(struct daemon *d, struct db *db);

@@ -116,9 +116,9 @@ env_asked(void *ctx, const struct tune_query *q, const char *stack)
 
 static int
 env_checked(void *ctx, const struct tune_query *q, const char *stack,
-    struct check_state *cs, char *at, size_t atlen)
+    struct check_state *cs, char *at, size_t atlen, uint64_t *version)
 {
-	return checks_state(ctx, q, stack, cs, at, atlen);
+	return checks_state(ctx, q, stack, cs, at, atlen, version);
 }
 
 void

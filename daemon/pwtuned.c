@@ -297,6 +297,8 @@ main(int argc, char **argv)
 			snprintf(d.cfg.probe_dir, sizeof(d.cfg.probe_dir), "%s",
 			    nc.probe_dir);
 			d.cfg.probe_timeout = nc.probe_timeout;
+			/* The next run's and check's memory cap. */
+			d.cfg.memory_max = nc.memory_max;
 			/* The background checks' budget (0 stops them). */
 			d.cfg.check_budget = nc.check_budget;
 			d.cfg.check_interval = nc.check_interval;

@@ -19,8 +19,9 @@
 #include "stack.h"
 #include "verify.h"
 
-/* Checks of a run read back into its model: the newest. */
+/* Checks of a run read back into its model: the newest, of a week. */
 #define RUNNER_CHECK_POINTS	128
+#define RUNNER_CHECK_MAX_AGE	(7 * 86400)
 
 /* Rounds per verified answer: 5 latencies each, a few seconds in all. */
 #define RUNNER_VERIFY_ROUNDS	5
@@ -155,6 +156,28 @@ runner_swap_model(struct daemon *d, struct model *m, int64_t run)
 	free(old);
 }
 
+uint64_t
+runner_memory_now(struct daemon *d, struct host_info *h,
+    enum host_budget_source *src)
+{
+	struct host_info	now;
+	uint64_t		cap;
+	char			err[256];
+
+	/* The facts of start-up, the memory as it is now (a run or a check
+	   may come days later; other programs' use changes). */
+	*h = d->host;
+	if (host_probe(NULL, &now, err, sizeof(err)) == 0) {
+		h->mem_available = now.mem_available;
+		h->cg_mem_limit = now.cg_mem_limit;
+		h->cg_mem_usage = now.cg_mem_usage;
+	}
+	pthread_mutex_lock(&d->lock);	/* SIGHUP changes it */
+	cap = d->cfg.memory_max;
+	pthread_mutex_unlock(&d->lock);
+	return host_memory_budget(h, cap, src);
+}
+
 /*
  * The checks taken under run into m (model_fit_checks): measurements at
  * answers' exact parameters, k = 1, weighted by their samples; of several
@@ -181,7 +204,13 @@ runner_add_checks(struct daemon *d, struct db *db, int64_t run,
 	}
 	for (i = 0; i < n; i++) {
 		struct model_check_point *pt = &pts[k];
+		struct tm		  tm;
 
+		/* Of the last RUNNER_CHECK_MAX_AGE only: a host changes. */
+		memset(&tm, 0, sizeof(tm));
+		if (strptime(o[i].created, "%Y-%m-%dT%H:%M:%S", &tm) == NULL ||
+		    time(NULL) - timegm(&tm) > RUNNER_CHECK_MAX_AGE)
+			continue;
 		if (o[i].k != 1 || !(o[i].median_ms > 0) ||
 		    kdf_alg_parse(o[i].variant, &pt->variant) == -1 ||
 		    kdf_backend_parse(o[i].stack, &pt->backend) == -1)
@@ -211,8 +240,9 @@ runner_add_checks(struct daemon *d, struct db *db, int64_t run,
  * from the store. NULL with err when nothing can be fitted.
  */
 static struct model *
-runner_fit_run(struct daemon *d, struct db *db, int64_t id, time_t *when,
-    size_t *nchecks, char *err, size_t errlen)
+runner_fit_run(struct daemon *d, struct db *db, int64_t id,
+    const struct model *stacks_of, time_t *when, size_t *nchecks, char *err,
+    size_t errlen)
 {
 	struct report	 rep;
 	struct model	*m;
@@ -227,14 +257,22 @@ runner_fit_run(struct daemon *d, struct db *db, int64_t id, time_t *when,
 		return NULL;
 	}
 	m->run_id = id;
-	/* Before the stacks: their corrections stand on the curve as
-	   checked. */
-	*nchecks = runner_add_checks(d, db, id, m);
-	/* Its stacks: the run's probe points, services' observations. */
-	if (db_model_stacks(db, d->host.host_id, m, err, errlen) != DB_OK)
+	/*
+	 * Its stacks: the run's probe points, services' observations, fitted
+	 * against the curve as the run measured it; or, refitting the same
+	 * run, those of the model in use (the same curve: nothing to read,
+	 * nothing a store error can drop).
+	 */
+	if (stacks_of != NULL) {
+		memcpy(m->stacks, stacks_of->stacks, sizeof(m->stacks));
+		m->nstacks = stacks_of->nstacks;
+	} else if (db_model_stacks(db, d->host.host_id, m, err, errlen) !=
+	    DB_OK)
 		log_warn("run %lld: stacks not read: %s (answers for every "
 		    "stack come from its library's curve)", (long long)id,
 		    err);
+	/* What the checks measured, on top. */
+	*nchecks = runner_add_checks(d, db, id, m);
 	memset(&tm, 0, sizeof(tm));
 	*when = 0;
 	if (strptime(rep.created, "%Y-%m-%dT%H:%M:%SZ", &tm) != NULL)
@@ -280,8 +318,8 @@ runner_load_model(struct daemon *d, struct db *db, char *err, size_t errlen)
 	if (db_run_latest_done(db, d->host.host_id, NULL, &id, err,
 	    errlen) != DB_OK)
 		return -1;
-	if ((m = runner_fit_run(d, db, id, &when, &nchecks, err, errlen)) ==
-	    NULL)
+	if ((m = runner_fit_run(d, db, id, NULL, &when, &nchecks, err,
+	    errlen)) == NULL)
 		return -1;
 	runner_log_model(m, id);
 	if (nchecks > 0)
@@ -303,8 +341,9 @@ runner_refit(struct daemon *d, struct db *db, int64_t run,
 	size_t		 nchecks;
 	int		 current;
 
-	if ((m = runner_fit_run(d, db, run, &when, &nchecks, err, errlen)) ==
-	    NULL)
+	/* d->model: only this thread replaces it. */
+	if ((m = runner_fit_run(d, db, run, d->model, &when, &nchecks, err,
+	    errlen)) == NULL)
 		return -1;
 	/*
 	 * Swapped in, and the questions' corrections rescaled, under one
@@ -799,9 +838,7 @@ runner_run(struct daemon *d, struct db *db, int64_t id, const char *profile)
 	char			 err[512];
 
 	memset(&rep, 0, sizeof(rep));
-	rep.host = d->host;
-	rep.mem_budget = host_memory_budget(&d->host, d->cfg.memory_max,
-	    &rep.budget_source);
+	rep.mem_budget = runner_memory_now(d, &rep.host, &rep.budget_source);
 	rep.effective_cpus = host_usable_cpus(&d->host);
 	profile_parse(profile, &kind);
 	snprintf(rep.profile, sizeof(rep.profile), "%s", profile_name(kind));
@@ -1149,9 +1186,7 @@ runner_request(struct daemon *d, const char *profile, enum db_trigger trigger,
 	pthread_mutex_unlock(&d->lock);
 
 	memset(&rep, 0, sizeof(rep));
-	rep.host = d->host;
-	rep.mem_budget = host_memory_budget(&d->host, d->cfg.memory_max,
-	    &rep.budget_source);
+	rep.mem_budget = runner_memory_now(d, &rep.host, &rep.budget_source);
 	rep.effective_cpus = host_usable_cpus(&d->host);
 	snprintf(rep.profile, sizeof(rep.profile), "%s", profile);
 	{

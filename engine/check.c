@@ -132,6 +132,27 @@ check_update(struct check_state *s, const struct tune_answer *a,
 }
 
 int
+check_predict(const struct model *m, const char *stack,
+    const struct tune_query *q, enum kdf_backend backend, uint32_t m_kib,
+    uint32_t t, uint32_t p, uint32_t k, double *ms)
+{
+	const struct model_curve	*cv;
+	struct model_prediction		 pr;
+
+	/* The path check_answer takes for q. */
+	if (stack != NULL || (q->backend == KDF_BACKEND_AUTO &&
+	    q->parallelism <= 1))
+		return stack_predict(m, stack != NULL ? stack :
+		    stack_default(m), q->variant, m_kib, t, p, k,
+		    q->percentile, ms);
+	if ((cv = model_curve_find(m, backend, q->variant, p)) == NULL)
+		return -1;
+	model_predict(m, cv, m_kib, t, k > 0 ? k : 1, q->percentile, &pr);
+	*ms = pr.ms;
+	return 0;
+}
+
+int
 check_stack_checkable(const char *stack)
 {
 	return stack == NULL || stack[0] == '\0' ||

@@ -70,6 +70,16 @@ int	 check_answer(const struct model *m, const char *stack,
 	    double *model_ms, char *err, size_t errlen);
 
 /*
+ * The model's own prediction (before any correction) of m_kib, t, p at k
+ * for question q under stack (NULL: the default), along the path
+ * check_answer takes for it (the stack's, or backend's curve for an
+ * explicit backend or p): 0 with *ms, -1 when m has no curve for it.
+ */
+int	 check_predict(const struct model *m, const char *stack,
+	    const struct tune_query *q, enum kdf_backend backend,
+	    uint32_t m_kib, uint32_t t, uint32_t p, uint32_t k, double *ms);
+
+/*
  * Take a measurement of answer a (its percentile measured_ms over samples
  * hashes, the model's own prediction model_ms). loo is the model's
  * leave-one-out median error (for the drift threshold).

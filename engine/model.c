@@ -256,7 +256,8 @@ set_aside_outliers(struct obs *o, size_t n, struct model_curve *c)
 		best = worst;
 		for (tried = 0; tried < MODEL_OUTLIER_TRY; tried++) {
 			for (k = n, i = 0; i < n; i++)
-				if (errs[i] >= 0 && o[i].m_kib != lo &&
+				if (errs[i] > MODEL_OUTLIER_MIN &&
+				    o[i].m_kib != lo &&
 				    o[i].m_kib != hi && (k == n ||
 				    errs[i] > errs[k]))
 					k = i;
@@ -467,20 +468,44 @@ conc_at(const struct model *m, uint32_t k, uint32_t m_kib, double *factor,
 	return 0;
 }
 
+/* Is pt a measured answer on c, with numbers that can be used? */
+static int
+check_point_usable(const struct model_curve *c,
+    const struct model_check_point *pt)
+{
+	return pt->backend == c->backend && pt->variant == c->variant &&
+	    pt->p == c->p && pt->m_kib > 0 && pt->t > 0 &&
+	    pt->median_ms > 0 && isfinite(pt->median_ms);
+}
+
 double
 model_check_factor(const struct model_curve *c, uint32_t m_kib)
 {
-	double	g;
+	double	lg, fade = 1, past = 0;
+	uint32_t at = m_kib;
 
 	if (c->chk_n == 0)
 		return 1;
-	if (m_kib < c->chk_mlo)
-		m_kib = c->chk_mlo;
-	if (m_kib > c->chk_mhi)
-		m_kib = c->chk_mhi;
-	g = exp(c->chk_a + c->chk_b * log((double)m_kib / c->chk_m0));
-	return g < MODEL_CHECK_G_MIN ? MODEL_CHECK_G_MIN :
-	    g > MODEL_CHECK_G_MAX ? MODEL_CHECK_G_MAX : g;
+	/* Beyond the sizes checked: faded out over MODEL_CHECK_REACH. */
+	if (at < c->chk_mlo) {
+		past = log((double)c->chk_mlo / at);
+		at = c->chk_mlo;
+	} else if (at > c->chk_mhi) {
+		past = log((double)at / c->chk_mhi);
+		at = c->chk_mhi;
+	}
+	if (past > 0)
+		fade = past >= log(MODEL_CHECK_REACH) ? 0 :
+		    1 - past / log(MODEL_CHECK_REACH);
+	lg = c->chk_a + c->chk_b * log((double)at / c->chk_m0);
+	if (!isfinite(lg))
+		return 1;
+	lg *= fade;
+	if (lg < log(MODEL_CHECK_G_MIN))
+		lg = log(MODEL_CHECK_G_MIN);
+	if (lg > log(MODEL_CHECK_G_MAX))
+		lg = log(MODEL_CHECK_G_MAX);
+	return exp(lg);
 }
 
 size_t
@@ -498,9 +523,7 @@ model_fit_checks(struct model *m, const struct model_check_point *pts,
 		c->chk_a = c->chk_b = 0;
 		c->chk_mlo = c->chk_mhi = c->chk_m0 = 0;
 		for (i = 0; i < n; i++) {
-			if (pts[i].backend != c->backend ||
-			    pts[i].variant != c->variant || pts[i].p != c->p ||
-			    pts[i].m_kib == 0 || !(pts[i].median_ms > 0))
+			if (!check_point_usable(c, &pts[i]))
 				continue;
 			if (c->chk_mlo == 0 || pts[i].m_kib < c->chk_mlo)
 				c->chk_mlo = pts[i].m_kib;
@@ -512,14 +535,15 @@ model_fit_checks(struct model *m, const struct model_check_point *pts,
 		c->chk_m0 = c->chk_mlo;
 		sw = sx = sy = sxx = sxy = 0;
 		for (i = 0; i < n; i++) {
-			if (pts[i].backend != c->backend ||
-			    pts[i].variant != c->variant || pts[i].p != c->p ||
-			    pts[i].m_kib == 0 || !(pts[i].median_ms > 0))
+			if (!check_point_usable(c, &pts[i]))
 				continue;
 			base = curve_t1(c, pts[i].m_kib, pts[i].t, &ext);
-			if (!(base > 0))
+			if (!(base > 0) || !isfinite(base))
 				continue;
-			w = pts[i].n > 0 ? (double)pts[i].n : 1;
+			/* Weighted by samples, up to MODEL_CHECK_W_MAX: many
+			   cheap checks do not outweigh the costly ones. */
+			w = pts[i].n == 0 ? 1 : pts[i].n > MODEL_CHECK_W_MAX ?
+			    MODEL_CHECK_W_MAX : (double)pts[i].n;
 			x = log((double)pts[i].m_kib / c->chk_m0);
 			y = log(pts[i].median_ms / base);
 			sw += w;
@@ -539,6 +563,11 @@ model_fit_checks(struct model *m, const struct model_check_point *pts,
 		} else {
 			c->chk_b = 0;
 			c->chk_a = sy / sw;
+		}
+		if (!isfinite(c->chk_a) || !isfinite(c->chk_b)) {
+			used -= c->chk_n;
+			c->chk_n = 0;
+			c->chk_a = c->chk_b = 0;
 		}
 	}
 	return used;

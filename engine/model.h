@@ -80,6 +80,10 @@
 #define MODEL_CHECK_SPAN	1.5	/* checks over less of m: one factor */
 #define MODEL_CHECK_G_MIN	0.5
 #define MODEL_CHECK_G_MAX	2.0
+#define MODEL_CHECK_REACH	2.0	/* beyond the sizes checked, the
+					   factor fades to 1 over this much m */
+#define MODEL_CHECK_W_MAX	20	/* a check's weight: its samples,
+					   up to this */
 
 enum model_quality {
 	MODEL_QUALITY_GOOD,
@@ -114,8 +118,8 @@ struct model_curve {
 	/*
 	 * What the answers measured at their exact parameters say of the
 	 * curve (model_fit_checks): every time is multiplied by
-	 * g(m) = exp(chk_a + chk_b x ln(m / chk_m0)), m held within the
-	 * sizes checked; chk_n 0: g = 1.
+	 * g(m) = exp(chk_a + chk_b x ln(m / chk_m0)) within the sizes
+	 * checked, fading to 1 beyond them; chk_n 0: g = 1.
 	 */
 	double			chk_a, chk_b;
 	uint32_t		chk_m0, chk_mlo, chk_mhi;
@@ -218,9 +222,12 @@ int	 model_fit(const struct report *rep, struct model *m, char *err,
  * curve with points here, the ratio of each point's median to the curve's
  * is fitted, weighted by samples, as g(m) above: one factor when the
  * points span less than MODEL_CHECK_SPAN in m (or there are fewer than
- * three), else a line in log m; g is kept within MODEL_CHECK_G_MIN..MAX.
- * Smooth by design: a point does not put a bump in the curve, and one
- * noisy point moves it by its weight only. Returns the points used.
+ * three), else a line in log m; g is kept within MODEL_CHECK_G_MIN..MAX,
+ * and beyond the sizes checked it fades to 1 over MODEL_CHECK_REACH in m
+ * (what was measured at 64 MiB says little of 1 GiB). Smooth by design:
+ * a point does not put a bump in the curve, and one noisy point moves it
+ * by its weight only (its samples, up to MODEL_CHECK_W_MAX). Returns the
+ * points used.
  */
 size_t	 model_fit_checks(struct model *m, const struct model_check_point *pts,
 	    size_t n);

@@ -407,6 +407,12 @@ stack_fit(const struct model *m, const char *name,
 			continue;
 		model_predict(m, cv, pts[i].m_kib, pts[i].t,
 		    pts[i].k > 0 ? pts[i].k : 1, 50, &pr);
+		/*
+		 * Against the curve as the run measured it: what the checks
+		 * found of the library (model_check_factor) applies to the
+		 * stack's answers on top of its own correction.
+		 */
+		pr.p50_ms /= model_check_factor(cv, pts[i].m_kib);
 		if (!(pr.p50_ms > 0) || !isfinite(pr.p50_ms))
 			continue;
 		x[nx] = pr.p50_ms;
@@ -571,20 +577,42 @@ stack_at(const struct model_stack *st, double p50, double pq, int q)
 	return stack_time(st, pq);
 }
 
+/*
+ * The stack's correction as answers use it: NULL when it has none, or
+ * when it is a library's own stack (libsodium, libargon2) on a curve the
+ * background checks measured: they measured that library itself, at the
+ * answers' exact parameters and later than its probe, so the curve as
+ * checked stands for it (the two are not multiplied together).
+ */
+static const struct model_stack *
+stack_correction(const struct model *m, const char *name)
+{
+	const struct model_stack	*st = model_stack_find(m, name);
+	const struct model_curve	*cv;
+	enum kdf_backend		 b;
+
+	if (st == NULL || st->how == MODEL_STACK_LIBRARY)
+		return NULL;
+	if (kdf_backend_parse(name, &b) == 0 && b == stack_base(m, name) &&
+	    (cv = model_curve_find(m, b, KDF_ALG_ARGON2ID, 1)) != NULL &&
+	    cv->chk_n > 0)
+		return NULL;
+	return st;
+}
+
 int
 stack_predict(const struct model *m, const char *name, enum kdf_alg variant,
     uint32_t m_kib, uint32_t t, uint32_t p, uint32_t k, int q, double *ms)
 {
 	const struct model_curve	*cv;
-	const struct model_stack	*st = model_stack_find(m, name);
+	const struct model_stack	*st = stack_correction(m, name);
 	struct model_prediction		 pr;
 
 	if ((cv = model_curve_find(m, stack_base(m, name), variant, p)) ==
 	    NULL)
 		return -1;
 	model_predict(m, cv, m_kib, t, k > 0 ? k : 1, q, &pr);
-	*ms = st != NULL && st->how != MODEL_STACK_LIBRARY ?
-	    stack_at(st, pr.p50_ms, pr.ms, q) : pr.ms;
+	*ms = st != NULL ? stack_at(st, pr.p50_ms, pr.ms, q) : pr.ms;
 	return 0;
 }
 
@@ -615,7 +643,7 @@ stack_recommend(const struct model *m, const char *name,
     size_t errlen)
 {
 	const struct stack_def		*sd;
-	const struct model_stack	*st;
+	const struct model_stack	*st, *corr;
 	struct tune_query		 aim = *q;
 	double				 h, spread, lib50 = 0;
 	int				 rc;
@@ -624,6 +652,7 @@ stack_recommend(const struct model *m, const char *name,
 		name = stack_default(m);
 	sd = stack_find(name);
 	st = model_stack_find(m, name);
+	corr = stack_correction(m, name);
 	if (sd == NULL && st == NULL) {
 		snprintf(err, errlen, "%s: no such stack, and no observations "
 		    "of it", name);
@@ -646,7 +675,7 @@ stack_recommend(const struct model *m, const char *name,
 		    kdf_backend_name(aim.backend));
 		return -1;
 	}
-	if (st != NULL && st->how != MODEL_STACK_LIBRARY) {
+	if (corr != NULL) {
 		/*
 		 * Searched on the curve for the time whose stack time fits:
 		 * at p50 with the stack's own spread when it has one, else
@@ -657,11 +686,11 @@ stack_recommend(const struct model *m, const char *name,
 		    m->loo_median > TUNE_HEADROOM_MAX ? TUNE_HEADROOM_MAX :
 		    m->loo_median;
 		spread = 1;
-		if (q->percentile == 95 && st->spread95 > 0) {
-			spread = st->spread95;
+		if (q->percentile == 95 && corr->spread95 > 0) {
+			spread = corr->spread95;
 			aim.percentile = 50;
 		}
-		aim.target_ms = (1 + h) * stack_inverse(st, q->target_ms /
+		aim.target_ms = (1 + h) * stack_inverse(corr, q->target_ms /
 		    ((1 + h) * spread));
 		if (!(aim.target_ms >= TUNE_TARGET_MIN_MS))
 			aim.target_ms = TUNE_TARGET_MIN_MS;
@@ -673,11 +702,11 @@ stack_recommend(const struct model *m, const char *name,
 		return -1;
 	a->target_ms = q->target_ms;
 	a->percentile = q->percentile;
-	if (st != NULL && st->how != MODEL_STACK_LIBRARY) {
+	if (corr != NULL) {
 		lib50 = a->predicted_p50_ms;
-		a->predicted_ms = stack_at(st, lib50, a->predicted_ms,
+		a->predicted_ms = stack_at(corr, lib50, a->predicted_ms,
 		    q->percentile);
-		a->predicted_p50_ms = stack_time(st, lib50);
+		a->predicted_p50_ms = stack_time(corr, lib50);
 		a->met = a->met && a->predicted_ms <= q->target_ms;
 	}
 	if (a->predicted_p50_ms > 0)
@@ -691,18 +720,25 @@ stack_recommend(const struct model *m, const char *name,
 		    name, (unsigned)a->m_kib, (unsigned)a->t, (unsigned)a->p,
 		    a->predicted_ms);
 	}
-	if (st != NULL && st->how != MODEL_STACK_LIBRARY && lib50 > 0)
+	if (corr != NULL && lib50 > 0)
 		stack_note(a, "For %s: %s (%zu point%s%s): a hash of these "
 		    "parameters takes %.2f x what %s's curve gives%s.", name,
-		    st->how == MODEL_STACK_PROBED ? "measured here by its "
+		    corr->how == MODEL_STACK_PROBED ? "measured here by its "
 		    "probe" : "corrected by its services' observations",
-		    st->nprobe + st->nobs, st->nprobe + st->nobs == 1 ? "" :
-		    "s", st->how == MODEL_STACK_PROBED && st->nobs ?
+		    corr->nprobe + corr->nobs, corr->nprobe + corr->nobs == 1 ?
+		    "" : "s", corr->how == MODEL_STACK_PROBED && corr->nobs ?
 		    ", services' observations among them" : "",
 		    a->predicted_p50_ms / lib50, kdf_backend_name(aim.backend),
-		    q->percentile == 95 && st->spread95 > 0 ?
+		    q->percentile == 95 && corr->spread95 > 0 ?
 		    ", its p95 from the spread its own hashes showed" : "");
-	else if (sd != NULL && strcmp(stack_how_text(st),
+	else if (sd != NULL && strcmp(name, kdf_backend_name(aim.backend)) ==
+	    0) {
+		/* The library itself: its curve is its measurement. */
+		if (st != NULL && st->how != MODEL_STACK_LIBRARY)
+			stack_note(a, "For %s: the library's curve as this "
+			    "host's background checks measured it (they "
+			    "stand for its probe).", name);
+	} else if (sd != NULL && strcmp(stack_how_text(st),
 	    "library measured here") != 0)
 		stack_note(a, "For %s: its runtime was not measured on this "
 		    "host; the answer is %s's as measured here. Time it where "

@@ -185,7 +185,34 @@ else
 	bad "the 800 ms question was never checked"
 fi
 
-# 6. A restart: the newest run's model is fitted with the checks taken
+# 6. The memory as it is now: a question asked twice while busy loops
+# hold its check back; memory_max lowered by SIGHUP under its answer: the
+# check waits for memory (read before each check, not only at start-up).
+printf 'log_level = info\n' >"$TMP/conf"
+start_daemon PWTUNED_CHECK_BUDGET=100 PWTUNED_CHECK_INTERVAL=5 -- -c "$TMP/conf"
+for _ in 1 2 3 4; do
+	bash -c 'while :; do :; done' &
+	BUSY+=($!)
+done
+sleep 2
+req GET "/v1/recommendation?target_ms=70"
+req GET "/v1/recommendation?target_ms=70"
+printf 'log_level = info\nmemory_max = 2MiB\n' >"$TMP/conf"
+kill -HUP "$PID"
+wait_log "configuration reloaded" 10 || bad "no reload after SIGHUP"
+if wait_log "check of 70 ms waits: its 1 x [0-9]+ KiB are more than the memory free now allows \(2048 KiB\)" 20; then
+	ok "a check over memory_max as reloaded waits"
+else
+	bad "the check did not wait for memory_max = 2MiB"
+	grep -E "check|reload" "$TMP/log" | tail -5 | sed 's/^/  /'
+fi
+stop_busy
+sleep 3
+grep -qE "checking 70 ms" "$TMP/log" && bad "the 70 ms answer was hashed over memory_max" ||
+	ok "nothing hashed over memory_max"
+stop_daemon
+
+# 7. A restart: the newest run's model is fitted with the checks taken
 # under it, read back from the store.
 start_daemon PWTUNED_CHECK_BUDGET=0
 if wait_log "model fitted with [0-9]+ points? from checks" 10; then

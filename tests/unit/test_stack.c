@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "stack.h"
 #include "synthetic.h"
 #include "test.h"
@@ -57,6 +58,122 @@ points(struct stack_point *pts, double c, double d)
 		pts[i].p95_ms = pts[i].median_ms * 1.05;
 	}
 	return i;
+}
+
+/*
+ * A stack probed here and the checks of its library: the checks' factor
+ * applies to the stack's answers on top of its own correction, whether
+ * the stack was fitted before or after the checks (its fit stands on the
+ * curve as the run measured it); check_predict says what the answer
+ * path predicts.
+ */
+TEST(checks_apply_to_a_probed_stack)
+{
+	struct stack_point		pts[8];
+	struct model_stack		st;
+	struct model_check_point	ck;
+	struct tune_query		q;
+	char				err[256];
+	double				before, after, via;
+	size_t				n;
+
+	fit(1);
+	n = points(pts, 1.4, 6.0);
+	memset(&st, 0, sizeof(st));
+	snprintf(st.name, sizeof(st.name), "php");
+	ASSERT_EQ(stack_fit(&mdl, "php", pts, n, &st, err, sizeof(err)), 0);
+	ASSERT_EQ(model_stack_set(&mdl, &st), 0);
+	ASSERT_EQ(stack_predict(&mdl, "php", KDF_ALG_ARGON2ID, 65536, 2, 1, 1,
+	    50, &before), 0);
+
+	/* libargon2 measured 1.3 x its curve at 64 MiB. */
+	memset(&ck, 0, sizeof(ck));
+	ck.backend = KDF_BACKEND_LIBARGON2;
+	ck.variant = KDF_ALG_ARGON2ID;
+	ck.m_kib = 65536;
+	ck.t = 2;
+	ck.p = 1;
+	ck.n = 20;
+	ck.median_ms = 1.3 * base_ms(KDF_BACKEND_LIBARGON2, 65536, 2);
+	ASSERT_EQ(model_fit_checks(&mdl, &ck, 1), 1);
+	ASSERT_EQ(stack_predict(&mdl, "php", KDF_ALG_ARGON2ID, 65536, 2, 1, 1,
+	    50, &after), 0);
+	/* c x (1.3 x curve) + d, not c x curve + d. */
+	if (!(after > before * 1.2))
+		TEST_FAIL("the stack's answer at 64 MiB moved from %.2f to "
+		    "%.2f ms: the checks' 1.3 x did not reach it", before,
+		    after);
+
+	/* Fitted again after the checks (as at start-up): the same. */
+	memset(&st, 0, sizeof(st));
+	snprintf(st.name, sizeof(st.name), "php");
+	ASSERT_EQ(stack_fit(&mdl, "php", pts, n, &st, err, sizeof(err)), 0);
+	ASSERT_EQ(model_stack_set(&mdl, &st), 0);
+	ASSERT_EQ(stack_predict(&mdl, "php", KDF_ALG_ARGON2ID, 65536, 2, 1, 1,
+	    50, &via), 0);
+	if (fabs(via / after - 1) > 1e-6)
+		TEST_FAIL("refitted after the checks: %.3f ms, before them "
+		    "%.3f ms", via, after);
+
+	/* check_predict along the stack's path says the same. */
+	tune_query_init(&q);
+	q.percentile = 50;
+	ASSERT_EQ(check_predict(&mdl, "php", &q, KDF_BACKEND_LIBARGON2, 65536,
+	    2, 1, 1, &via), 0);
+	ASSERT(fabs(via / after - 1) < 1e-9);
+}
+
+/*
+ * The library's own stack: its probe and the checks measure the same
+ * library; once checks exist, the curve as checked stands for it (the
+ * two are not multiplied together).
+ */
+TEST(checks_stand_for_a_library_probe)
+{
+	struct stack_point		pts[8];
+	struct model_stack		st;
+	struct model_check_point	ck;
+	char				err[256];
+	double				probed, checked, base;
+	size_t				i;
+
+	fit(0);
+	base = base_ms(KDF_BACKEND_LIBSODIUM, 65536, 2);
+	for (i = 0; i < 5; i++) {
+		memset(&pts[i], 0, sizeof(pts[i]));
+		pts[i].m_kib = 16384u << i;
+		pts[i].t = 2;
+		pts[i].p = 1;
+		pts[i].k = 1;
+		pts[i].n = 5;
+		pts[i].probe = 1;
+		pts[i].median_ms = 0.9 * base_ms(KDF_BACKEND_LIBSODIUM,
+		    pts[i].m_kib, 2);
+		pts[i].p95_ms = pts[i].median_ms * 1.05;
+	}
+	memset(&st, 0, sizeof(st));
+	snprintf(st.name, sizeof(st.name), "libsodium");
+	ASSERT_EQ(stack_fit(&mdl, "libsodium", pts, 5, &st, err, sizeof(err)),
+	    0);
+	ASSERT_EQ(model_stack_set(&mdl, &st), 0);
+	ASSERT_EQ(stack_predict(&mdl, "libsodium", KDF_ALG_ARGON2ID, 65536, 2,
+	    1, 1, 50, &probed), 0);
+	ASSERT(fabs(probed / base - 0.9) < 0.02);
+	/* Checked at 1.1 x the curve: 1.1, not 0.9 x 1.1. */
+	memset(&ck, 0, sizeof(ck));
+	ck.backend = KDF_BACKEND_LIBSODIUM;
+	ck.variant = KDF_ALG_ARGON2ID;
+	ck.m_kib = 65536;
+	ck.t = 2;
+	ck.p = 1;
+	ck.n = 20;
+	ck.median_ms = 1.1 * base;
+	ASSERT_EQ(model_fit_checks(&mdl, &ck, 1), 1);
+	ASSERT_EQ(stack_predict(&mdl, "libsodium", KDF_ALG_ARGON2ID, 65536, 2,
+	    1, 1, 50, &checked), 0);
+	if (fabs(checked / base - 1.1) > 1e-9)
+		TEST_FAIL("libsodium's stack at %.3f x its curve, the checks "
+		    "said 1.1", checked / base);
 }
 
 TEST(catalogue_names_and_lookup)
@@ -398,6 +515,8 @@ TEST(snippets_carry_the_stack_and_its_parameters)
 
 TEST_LIST(
 	TEST_ENTRY(catalogue_names_and_lookup),
+	TEST_ENTRY(checks_apply_to_a_probed_stack),
+	TEST_ENTRY(checks_stand_for_a_library_probe),
 	TEST_ENTRY(fit_recovers_slope_and_fixed_cost),
 	TEST_ENTRY(one_far_point_does_not_bend_the_fit),
 	TEST_ENTRY(one_noisy_knot_is_the_neighbours),

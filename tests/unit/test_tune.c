@@ -319,13 +319,18 @@ TEST(measured_answers_scale_the_curve)
 	    "curves"), 0), "checks")));
 	json_decref(j);
 
-	/* One answer measured 20 % over: the whole curve 20 % up (one
-	   factor), at any m and t; libargon2's curve untouched. */
+	/* One answer measured 20 % over: 20 % up where it was measured, at
+	   any t; beyond, fading to nothing over 2 x in m (halfway in log m:
+	   half of it); libargon2's curve untouched. */
 	pts[0] = check_at(65536, 1.2, 20);
 	ASSERT_EQ(model_fit_checks(&mdl, pts, 1), 1);
 	ASSERT(fabs(over_truth(65536, 1) - 1.2) < 1e-9);
-	ASSERT(fabs(over_truth(8192, 4) - 1.2) < 1e-9);
-	ASSERT(fabs(over_truth(1048576, 2) - 1.2) < 1e-9);
+	ASSERT(fabs(over_truth(65536, 4) - 1.2) < 1e-9);
+	ASSERT(fabs(over_truth(92682, 2) - sqrt(1.2)) < 1e-4);
+	ASSERT(fabs(over_truth(46341, 2) - sqrt(1.2)) < 1e-4);
+	ASSERT(fabs(over_truth(131072, 1) - 1) < 1e-9);
+	ASSERT(fabs(over_truth(8192, 4) - 1) < 1e-9);
+	ASSERT(fabs(over_truth(1048576, 2) - 1) < 1e-9);
 	a2 = model_curve_find(&mdl, KDF_BACKEND_LIBARGON2, KDF_ALG_ARGON2ID, 1);
 	ASSERT(a2 != NULL && a2->chk_n == 0);
 	ASSERT(fabs(model_check_factor(a2, 65536) - 1) < 1e-12);
@@ -337,16 +342,16 @@ TEST(measured_answers_scale_the_curve)
 	    1.2) < 1e-9);
 	json_decref(j);
 
-	/* Two at one size, weighted by their samples: 30 at 1.0, 10 at 1.4:
+	/* Two at one size, weighted by their samples: 15 at 1.0, 5 at 1.4:
 	   1.4^(1/4), not their mean. */
-	pts[0] = check_at(65536, 1.0, 30);
-	pts[1] = check_at(65536, 1.4, 10);
+	pts[0] = check_at(65536, 1.0, 15);
+	pts[1] = check_at(65536, 1.4, 5);
 	ASSERT_EQ(model_fit_checks(&mdl, pts, 2), 2);
 	ASSERT(fabs(over_truth(65536, 1) - pow(1.4, 0.25)) < 1e-9);
 
 	/* Three over 16x of m, on a line in log m (1.1 at 16 MiB, x 1.05 per
-	   doubling): the line, exactly where measured and between; held at
-	   the ends beyond. */
+	   doubling): the line, exactly where measured and between; fading
+	   beyond the ends. */
 	pts[0] = check_at(16384, 1.1, 10);
 	pts[1] = check_at(65536, 1.1 * 1.05 * 1.05, 10);
 	pts[2] = check_at(262144, 1.1 * pow(1.05, 4), 10);
@@ -354,8 +359,9 @@ TEST(measured_answers_scale_the_curve)
 	ASSERT(fabs(over_truth(16384, 1) - 1.1) < 1e-9);
 	ASSERT(fabs(over_truth(32768, 3) - 1.1 * 1.05) < 1e-9);
 	ASSERT(fabs(over_truth(262144, 1) - 1.1 * pow(1.05, 4)) < 1e-9);
-	ASSERT(fabs(over_truth(8192, 1) - 1.1) < 1e-9);
-	ASSERT(fabs(over_truth(1048576, 1) - 1.1 * pow(1.05, 4)) < 1e-9);
+	ASSERT(fabs(over_truth(8192, 1) - 1) < 1e-9);
+	ASSERT(fabs(over_truth(370728, 1) - sqrt(1.1 * pow(1.05, 4))) < 1e-4);
+	ASSERT(fabs(over_truth(1048576, 1) - 1) < 1e-9);
 
 	/* Smooth: one noisy answer among three at nearby sizes moves the
 	   curve by its weight, not into a bump. */
@@ -365,6 +371,19 @@ TEST(measured_answers_scale_the_curve)
 	ASSERT_EQ(model_fit_checks(&mdl, pts, 3), 3);
 	ASSERT(fabs(over_truth(61440, 1) - pow(1.5, 5.0 / 45)) < 1e-9);
 	ASSERT(fabs(over_truth(57344, 1) - over_truth(65536, 1)) < 1e-9);
+
+	/* Weighted by samples up to 20: 200 samples at 1.0 and 20 at 1.5
+	   weigh alike. */
+	pts[0] = check_at(65536, 1.0, 200);
+	pts[1] = check_at(65536, 1.5, 20);
+	ASSERT_EQ(model_fit_checks(&mdl, pts, 2), 2);
+	ASSERT(fabs(over_truth(65536, 1) - sqrt(1.5)) < 1e-9);
+
+	/* A measurement that is not a number: not used. */
+	pts[0] = check_at(65536, 1.2, 20);
+	pts[0].median_ms = INFINITY;
+	ASSERT_EQ(model_fit_checks(&mdl, pts, 1), 0);
+	ASSERT(fabs(over_truth(65536, 1) - 1) < 1e-9);
 
 	/* Held within 0.5 .. 2: a check 5 x off does not make it 5 x. */
 	pts[0] = check_at(65536, 5, 20);
