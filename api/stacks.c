@@ -173,6 +173,27 @@ api_stack_snippets(const struct model *m, const struct tune_query *q,
 			st = api_stack_entry(m, sd->name, &tmp);
 			snip = stack_snippet(sd, &a, api_stack_measured(st));
 		}
+		if (snip == NULL && sd != NULL && json_is_string(
+		    json_object_get(base, map[i].lang))) {
+			/*
+			 * Not the stack's own answer: said so, in the code
+			 * (after PHP's opening tag: text before it is
+			 * output).
+			 */
+			const char *cm = strcmp(map[i].lang, "python") == 0 ?
+			    "#" : "//", *code = json_string_value(
+			    json_object_get(base, map[i].lang)), *tag = "";
+
+			if (strncmp(code, "<?php\n", 6) == 0) {
+				tag = "<?php\n";
+				code += 6;
+			}
+			if (asprintf(&snip, "%s%s Not this runtime's answer: "
+			    "%s; these are the %s answer's parameters, which "
+			    "may take longer in %s.\n%s", tag, cm, err,
+			    stack_default(m), sd->name, code) == -1)
+				snip = NULL;
+		}
 		json_object_set_new(out, map[i].lang, snip != NULL ?
 		    json_string(snip) : json_incref(json_object_get(base,
 		    map[i].lang)));
