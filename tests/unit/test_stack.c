@@ -60,6 +60,24 @@ points(struct stack_point *pts, double c, double d)
 	return i;
 }
 
+/* b's curve measured by a check at 64 MiB, t = 2: ratio x the curve. */
+static void
+check_64mib(enum kdf_backend b, double ratio)
+{
+	struct model_check_point	ck;
+
+	memset(&ck, 0, sizeof(ck));
+	ck.backend = b;
+	ck.variant = KDF_ALG_ARGON2ID;
+	ck.m_kib = 65536;
+	ck.t = 2;
+	ck.p = 1;
+	ck.n = 20;
+	ck.median_ms = ratio * base_ms(b, 65536, 2);
+	if (model_fit_checks(&mdl, &ck, 1) != 1)
+		TEST_FAIL("the check at 64 MiB was not used");
+}
+
 /*
  * A stack probed here and the checks of its library: the checks' factor
  * applies to the stack's answers on top of its own correction, whether
@@ -71,7 +89,6 @@ TEST(checks_apply_to_a_probed_stack)
 {
 	struct stack_point		pts[8];
 	struct model_stack		st;
-	struct model_check_point	ck;
 	struct tune_query		q;
 	char				err[256];
 	double				before, after, via;
@@ -87,15 +104,7 @@ TEST(checks_apply_to_a_probed_stack)
 	    50, &before), 0);
 
 	/* libargon2 measured 1.3 x its curve at 64 MiB. */
-	memset(&ck, 0, sizeof(ck));
-	ck.backend = KDF_BACKEND_LIBARGON2;
-	ck.variant = KDF_ALG_ARGON2ID;
-	ck.m_kib = 65536;
-	ck.t = 2;
-	ck.p = 1;
-	ck.n = 20;
-	ck.median_ms = 1.3 * base_ms(KDF_BACKEND_LIBARGON2, 65536, 2);
-	ASSERT_EQ(model_fit_checks(&mdl, &ck, 1), 1);
+	check_64mib(KDF_BACKEND_LIBARGON2, 1.3);
 	ASSERT_EQ(stack_predict(&mdl, "php", KDF_ALG_ARGON2ID, 65536, 2, 1, 1,
 	    50, &after), 0);
 	/* c x (1.3 x curve) + d, not c x curve + d. */
@@ -132,7 +141,6 @@ TEST(checks_stand_for_a_library_probe)
 {
 	struct stack_point		pts[8];
 	struct model_stack		st;
-	struct model_check_point	ck;
 	char				err[256];
 	double				probed, checked, base;
 	size_t				i;
@@ -160,15 +168,7 @@ TEST(checks_stand_for_a_library_probe)
 	    1, 1, 50, &probed), 0);
 	ASSERT(fabs(probed / base - 0.9) < 0.02);
 	/* Checked at 1.1 x the curve: 1.1, not 0.9 x 1.1. */
-	memset(&ck, 0, sizeof(ck));
-	ck.backend = KDF_BACKEND_LIBSODIUM;
-	ck.variant = KDF_ALG_ARGON2ID;
-	ck.m_kib = 65536;
-	ck.t = 2;
-	ck.p = 1;
-	ck.n = 20;
-	ck.median_ms = 1.1 * base;
-	ASSERT_EQ(model_fit_checks(&mdl, &ck, 1), 1);
+	check_64mib(KDF_BACKEND_LIBSODIUM, 1.1);
 	ASSERT_EQ(stack_predict(&mdl, "libsodium", KDF_ALG_ARGON2ID, 65536, 2,
 	    1, 1, 50, &checked), 0);
 	if (fabs(checked / base - 1.1) > 1e-9)
