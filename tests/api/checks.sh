@@ -38,7 +38,7 @@ start_daemon PWTUNED_CHECK_BUDGET=100 PWTUNED_CHECK_INTERVAL=5 \
 
 # 1. Asked, then checked in the background: from its second asking (once
 # is a dashboard's slider, a scan).
-expect_http 200 "the first answer" GET "/v1/recommendation?target_ms=60"
+expect_http 200 "the first answer" GET "/v1/recommendation?target_ms=60&floor=none"
 expect_body "an answer not measured yet says so (verified: null)" \
 	'"verified" in j and j["verified"] is None'
 sleep 3
@@ -47,7 +47,7 @@ if grep -qE "checking 60 ms" "$TMP/log"; then
 else
 	ok "a question asked once is not checked"
 fi
-expect_http 200 "the same question again" GET "/v1/recommendation?target_ms=60"
+expect_http 200 "the same question again" GET "/v1/recommendation?target_ms=60&floor=none"
 if wait_log "check 60 ms at p95" 60; then
 	ok "the question was checked in the background"
 else
@@ -55,8 +55,9 @@ else
 fi
 verified=""
 for _ in $(seq 100); do
-	req GET "/v1/recommendation?target_ms=60"
-	if python3 -c 'import json,sys; v=json.load(open(sys.argv[1])).get("verified"); sys.exit(0 if v else 1)' "$TMP/body"; then
+	req GET "/v1/recommendation?target_ms=60&floor=none"
+	# In band (floor=none: no floor holds the answer under the band).
+	if python3 -c 'import json,sys; v=json.load(open(sys.argv[1])).get("verified"); sys.exit(0 if v and v["in_band"] else 1)' "$TMP/body"; then
 		verified=1
 		break
 	fi
@@ -77,7 +78,7 @@ if [ -n "$verified" ]; then
 	expect_http 200 "GET /v1/model after the check" GET /v1/model
 	expect_body "the libsodium curve is scaled by what the checks measured, at $M60 KiB too" \
 		"any(c['checks'] and c['checks']['points'] >= 1 and c['checks']['m_kib_min'] <= $M60 <= c['checks']['m_kib_max'] and c['checks']['factor_at_min'] > 0 for c in j['model']['curves'] if c['backend'] == 'libsodium')"
-	expect_http 200 "the question after the refit" GET "/v1/recommendation?target_ms=60"
+	expect_http 200 "the question after the refit" GET "/v1/recommendation?target_ms=60&floor=none"
 	expect_body "after the refit the answer is the one measured, still verified (corrections rebased)" \
 		"j['m_kib'] == $M60 and j['verified'] is not None and j['verified']['in_band']"
 	expect_http 200 "GET /v1/observations?stack=libsodium" GET "/v1/observations?stack=libsodium"
