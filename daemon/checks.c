@@ -377,12 +377,13 @@ checks_take(struct daemon *d, const char *key, int64_t run,
 	return v == CHECK_IN_BAND;
 }
 
-/* A correction within [CHECK_C_MIN, CHECK_C_MAX]. */
-static double
-checks_clamp(double c)
+/* What m predicts at the parameters qu last measured, along its path. */
+static int
+checks_predict(const struct model *m, const struct question *qu,
+    const char *stack, double *ms)
 {
-	return c < CHECK_C_MIN ? CHECK_C_MIN : c > CHECK_C_MAX ? CHECK_C_MAX :
-	    c;
+	return check_predict(m, stack, &qu->q, qu->backend, qu->cs.m_kib,
+	    qu->cs.t, qu->cs.p, qu->cs.k, ms);
 }
 
 /* daemon.h */
@@ -390,6 +391,7 @@ void
 checks_rebase(struct daemon *d, const struct model *was)
 {
 	struct question	*qu;
+	const char	*stack;
 	size_t		 i, j;
 	double		 now_ms, was_ms, f;
 
@@ -399,20 +401,54 @@ checks_rebase(struct daemon *d, const struct model *was)
 		    qu->cs.m_kib == 0)
 			continue;
 		/* As its answer is predicted: its stack's, or its curve's. */
-		if (check_predict(d->model, qu->stack[0] ? qu->stack : NULL,
-		    &qu->q, qu->backend, qu->cs.m_kib, qu->cs.t, qu->cs.p,
-		    qu->cs.k, &now_ms) == -1 || check_predict(was,
-		    qu->stack[0] ? qu->stack : NULL, &qu->q, qu->backend,
-		    qu->cs.m_kib, qu->cs.t, qu->cs.p, qu->cs.k, &was_ms) == -1 ||
+		stack = qu->stack[0] ? qu->stack : NULL;
+		if (checks_predict(d->model, qu, stack, &now_ms) == -1 ||
+		    checks_predict(was, qu, stack, &was_ms) == -1 ||
 		    !(now_ms > 0) || !(was_ms > 0))
 			continue;
 		f = was_ms / now_ms;
-		qu->cs.c = checks_clamp(qu->cs.c * f);
+		qu->cs.c = check_clamp(qu->cs.c * f);
 		for (j = 0; j < qu->cs.nseen; j++)
-			qu->cs.seen[j] = checks_clamp(qu->cs.seen[j] * f);
+			qu->cs.seen[j] = check_clamp(qu->cs.seen[j] * f);
 		if (qu->cs.suspect)
-			qu->cs.suspect_c = checks_clamp(qu->cs.suspect_c * f);
+			qu->cs.suspect_c = check_clamp(qu->cs.suspect_c * f);
 	}
+}
+
+/*
+ * Does the memory free now (not at start-up) allow a's k hashes? Read
+ * again every CHECK_MEM_READ_S at most, with d->lock released (held on
+ * entry and return); 0 as well when a run came or the daemon stops
+ * meanwhile.
+ */
+static int
+checks_memory_allows(struct daemon *d, const struct question *qu,
+    const struct tune_answer *a, int64_t run, time_t now)
+{
+	struct host_info	host;
+	uint64_t		budget;
+
+	if (now - d->check_mem_at >= CHECK_MEM_READ_S) {
+		pthread_mutex_unlock(&d->lock);
+		budget = runner_memory_now(d, &host, NULL);
+		pthread_mutex_lock(&d->lock);
+		d->check_mem_at = now;
+		d->check_mem_budget = budget;
+		if (d->quit || d->queued_run != 0 || d->running_run != 0 ||
+		    d->model_run != run)
+			return 0;
+	}
+	if ((uint64_t)a->m_kib * 1024 * a->k <= d->check_mem_budget)
+		return 1;
+	if (now - d->check_mem_log >= 60) {
+		d->checks_skipped++;
+		d->check_mem_log = now;
+		log_info("check of %.0f ms waits: its %u x %u KiB are more "
+		    "than the memory free now allows (%llu KiB)",
+		    qu->q.target_ms, (unsigned)a->k, (unsigned)a->m_kib,
+		    (unsigned long long)(d->check_mem_budget >> 10));
+	}
+	return 0;
 }
 
 int
@@ -426,8 +462,6 @@ checks_tick(struct daemon *d, struct db *db)
 	double			 model_ms, measured, cpu0, spent, cost;
 	size_t			 i, n, pick = (size_t)-1;
 	int			 runnable, cpus, queue_run = 0, rc, taken = 0;
-	struct host_info	 host;
-	uint64_t		 budget;
 	int64_t			 run = d->model_run, id;
 	char			 err[512];
 
@@ -468,32 +502,8 @@ checks_tick(struct daemon *d, struct db *db)
 		checks_set_aside(&d->questions[pick], run, now);
 		return 0;
 	}
-	/*
-	 * The memory as it is now, not as it was at start-up (read with the
-	 * lock released; a run asked for meanwhile goes first).
-	 */
-	if (now - d->check_mem_at >= CHECK_MEM_READ_S) {
-		pthread_mutex_unlock(&d->lock);
-		budget = runner_memory_now(d, &host, NULL);
-		pthread_mutex_lock(&d->lock);
-		d->check_mem_at = now;
-		d->check_mem_budget = budget;
-		if (d->quit || d->queued_run != 0 || d->running_run != 0 ||
-		    d->model_run != run)
-			return 0;
-	}
-	budget = d->check_mem_budget;
-	if ((uint64_t)a.m_kib * 1024 * a.k > budget) {
-		if (now - d->check_mem_log >= 60) {
-			d->checks_skipped++;
-			d->check_mem_log = now;
-			log_info("check of %.0f ms waits: its %u x %u KiB are "
-			    "more than the memory free now allows (%llu KiB)",
-			    qu.q.target_ms, (unsigned)a.k, (unsigned)a.m_kib,
-			    (unsigned long long)(budget >> 10));
-		}
+	if (!checks_memory_allows(d, &qu, &a, run, now))
 		return 0;
-	}
 	spent = checks_spent(d, now);
 	cpus = host_usable_cpus(&d->host);
 	runnable = checks_runnable();

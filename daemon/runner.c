@@ -139,21 +139,41 @@ runner_log_model(const struct model *m, int64_t id)
 		log_info("model from run %lld in use: %s", (long long)id, loo);
 }
 
-/* Swap m in as the current model (taking ownership). */
-static void
-runner_swap_model(struct daemon *d, struct model *m, int64_t run)
+/*
+ * Swap m in as the current model (taking ownership), with rebase (if not
+ * NULL) called under the same lock with the model it replaced. With
+ * same_run, only while run is the run in use: 0 and m freed otherwise.
+ */
+static int
+runner_swap(struct daemon *d, struct model *m, int64_t run, int same_run,
+    void (*rebase)(struct daemon *, const struct model *))
 {
 	struct model	*old;
 
 	pthread_mutex_lock(&d->lock);
+	if (same_run && d->model_run != run) {
+		pthread_mutex_unlock(&d->lock);
+		free(m);
+		return 0;
+	}
 	old = d->model;
 	d->model = m;
 	d->model_run = run;
 	snprintf(d->model_fingerprint, sizeof(d->model_fingerprint), "%s",
 	    m->fingerprint);
 	d->model_version++;
+	if (rebase != NULL && old != NULL)
+		rebase(d, old);
 	pthread_mutex_unlock(&d->lock);
 	free(old);
+	return 1;
+}
+
+/* Swap m in as the current model (taking ownership). */
+static void
+runner_swap_model(struct daemon *d, struct model *m, int64_t run)
+{
+	runner_swap(d, m, run, 0, NULL);
 }
 
 uint64_t
@@ -336,10 +356,9 @@ runner_refit(struct daemon *d, struct db *db, int64_t run,
     void (*rebase)(struct daemon *, const struct model *), char *err,
     size_t errlen)
 {
-	struct model	*m, *old = NULL;
+	struct model	*m;
 	time_t		 when;
 	size_t		 nchecks;
-	int		 current;
 
 	/* d->model: only this thread replaces it. */
 	if ((m = runner_fit_run(d, db, run, d->model, &when, &nchecks, err,
@@ -347,24 +366,12 @@ runner_refit(struct daemon *d, struct db *db, int64_t run,
 		return -1;
 	/*
 	 * Swapped in, and the questions' corrections rescaled, under one
-	 * lock: no answer is made from the new model with the old ones.
+	 * lock: no answer is made from the new model with the old ones. Not
+	 * when a new run's model came meanwhile.
 	 */
-	pthread_mutex_lock(&d->lock);
-	if ((current = d->model_run == run)) {
-		old = d->model;
-		d->model = m;
-		d->model_version++;
-		if (rebase != NULL && old != NULL)
-			rebase(d, old);
-	}
-	pthread_mutex_unlock(&d->lock);
-	if (!current) {		/* a new run's model came meanwhile */
-		free(m);
-		return 0;
-	}
-	free(old);
-	/* m stays in use until this thread replaces it. */
-	runner_log_checks(m, run, nchecks, "model refitted with");
+	if (runner_swap(d, m, run, 1, rebase))
+		/* m stays in use until this thread replaces it. */
+		runner_log_checks(m, run, nchecks, "model refitted with");
 	return 0;
 }
 

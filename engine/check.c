@@ -83,10 +83,7 @@ check_update(struct check_state *s, const struct tune_answer *a,
 		return CHECK_SETTLED;
 	}
 	c = measured_ms / model_ms;
-	if (c < CHECK_C_MIN)
-		c = CHECK_C_MIN;
-	if (c > CHECK_C_MAX)
-		c = CHECK_C_MAX;
+	c = check_clamp(c);
 	drift = 2 * loo > CHECK_DRIFT_MIN ? 2 * loo : CHECK_DRIFT_MIN;
 	s->settled = 0;
 	if (s->suspect) {
@@ -129,6 +126,13 @@ check_update(struct check_state *s, const struct tune_answer *a,
 	}
 	s->c = c;
 	return CHECK_CORRECTED;
+}
+
+double
+check_clamp(double c)
+{
+	return c < CHECK_C_MIN ? CHECK_C_MIN : c > CHECK_C_MAX ? CHECK_C_MAX :
+	    c;
 }
 
 int

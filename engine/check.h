@@ -69,6 +69,9 @@ int	 check_answer(const struct model *m, const char *stack,
 	    const struct tune_query *q, double c, struct tune_answer *a,
 	    double *model_ms, char *err, size_t errlen);
 
+/* c kept within [CHECK_C_MIN, CHECK_C_MAX]. */
+double	 check_clamp(double c);
+
 /*
  * The model's own prediction (before any correction) of m_kib, t, p at k
  * for question q under stack (NULL: the default), along the path

@@ -238,8 +238,7 @@ set_aside_outliers(struct obs *o, size_t n, struct model_curve *c)
 		return;
 	while (c->naside < MODEL_ASIDE_MAX &&
 	    (c->naside + 1) * MODEL_OUTLIER_DIV <= n) {
-		tmp = *c;
-		worst = curve_loo(o, n, &tmp, errs);
+		worst = curve_loo(o, n, c, errs);
 		if (worst <= MODEL_OUTLIER_MIN)
 			break;
 		lo = hi = 0;
@@ -265,8 +264,7 @@ set_aside_outliers(struct obs *o, size_t n, struct model_curve *c)
 				break;
 			errs[k] = -1;	/* tried */
 			o[k].aside = 1;
-			tmp = *c;
-			w = curve_loo(o, n, &tmp, e2);
+			w = curve_loo(o, n, c, e2);
 			o[k].aside = 0;
 			if (w < best) {
 				best = w;
@@ -798,7 +796,7 @@ model_fit(const struct report *rep, struct model *m, char *err, size_t errlen)
 	struct obs		*o;
 	double			 all_err[OBS_MAX * 4], errs[OBS_MAX], loo[OBS_MAX];
 	size_t			 i, j, n, nall = 0, ne;
-	struct model_curve	*c, tmp;
+	struct model_curve	*c;
 
 	memset(m, 0, sizeof(*m));
 	snprintf(m->host_id, sizeof(m->host_id), "%s", rep->host.host_id);
@@ -861,8 +859,7 @@ model_fit(const struct report *rep, struct model *m, char *err, size_t errlen)
 		m->naside += c->naside;
 		/* Leave each point out, refit, predict it (if there are
 		   enough to refit without it). */
-		tmp = *c;
-		curve_loo(o, n, &tmp, loo);
+		curve_loo(o, n, c, loo);
 		ne = 0;
 		for (i = 0; i < n; i++) {
 			if (loo[i] < 0)
