@@ -13,10 +13,19 @@
  *
  * The budget: the CPU seconds the checks' children used over the last
  * DAEMON_CHECK_WINDOW seconds stay under check_budget % of one core of
- * it; a check that would pass it waits. Quiet: no more runnable tasks of
- * others than half the CPUs (the noise threshold of a run's points).
- * Never while a run is queued or running; a run asked for cancels a check
- * at once (check_cancel), and so does the daemon's stop.
+ * it; a check that would pass it waits. A check is background work beside
+ * the services that hash on this host: it must not slow them (their
+ * logins would take longer, and what they time would not be what pwtune
+ * answered) and what it measures beside them is not the host alone. So
+ * the watcher (a thread of its own) samples the runnable tasks every
+ * CHECK_WATCH_MS; a check starts only when others' tasks stayed under
+ * what it may run beside (checks_allowed) for CHECK_QUIET_S, a question
+ * only CHECK_ASK_GAP_S after it was answered (its client hashes with the
+ * answer next, and would find the check beside it), and the check in
+ * progress is pre-empted as soon as others' tasks over the
+ * last second pass that. Never while a run is queued or running; a run
+ * asked for cancels a check at once (check_cancel), and so does the
+ * daemon's stop.
  *
  * Only answers of a library (libsodium, libargon2: the default answer,
  * backend= and stack=libsodium or libargon2) are checked here: the daemon
@@ -43,6 +52,19 @@
 #define CHECK_SAMPLES_MAX	20
 #define CHECK_SAMPLE_MS		3000	/* samples x p50 aimed at, at most */
 #define CHECK_ASKED_MAX_AGE	86400	/* asked longer ago: not checked */
+#define CHECK_WATCH_MS		100	/* the watcher's sampling period */
+#define CHECK_WATCH_N		10	/* samples it averages: a second */
+#define CHECK_QUIET_S		5	/* quiet this long before a check */
+#define CHECK_ASK_GAP_S		3	/* a question answered this long ago */
+
+static double
+checks_mono(void)
+{
+	struct timespec	ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
 
 static void
 checks_key(const struct tune_query *q, const char *stack, char *buf,
@@ -80,7 +102,7 @@ checks_current(struct daemon *d, struct question *qu)
 	if (qu->model_run != d->model_run) {
 		check_state_init(&qu->cs);
 		qu->model_run = d->model_run;
-				qu->checked = 0;
+		qu->checked = 0;
 		qu->at[0] = '\0';
 	}
 }
@@ -156,7 +178,7 @@ checks_state(struct daemon *d, const struct tune_query *q, const char *stack,
 	return rc;
 }
 
-/* Others' runnable tasks, from /proc/loadavg; -1 when unknown. */
+/* The tasks runnable now, from /proc/loadavg, less the reader; -1: unknown. */
 static int
 checks_runnable(void)
 {
@@ -168,9 +190,107 @@ checks_runnable(void)
 		return -1;
 	if (fscanf(fp, "%lf %lf %lf %d/%d", &l1, &l5, &l15, &run,
 	    &total) != 5)
-		run = 0;
+		run = -1;
 	fclose(fp);
-	return run > 0 ? run - 1 : 0;	/* the reader runs too */
+	return run > 0 ? run - 1 : run;
+}
+
+/*
+ * Others' runnable tasks (averaged over a second) a check of k hashes at
+ * once may run beside: with the check, at most half the CPUs /proc/loadavg
+ * counts are busy (on 2 CPUs: nobody else). Half a task more, so that a
+ * task seen in fewer than half the samples (a kernel thread, a request
+ * served) does not count.
+ */
+static double
+checks_allowed(const struct daemon *d, unsigned k)
+{
+	int	half = (d->host.online_cpus > 0 ? d->host.online_cpus : 1) / 2;
+
+	return (half > (int)k ? half - (int)k : 0) + 0.5;
+}
+
+static void *
+checks_watch(void *arg)
+{
+	struct daemon	*d = arg;
+	int		 ring[CHECK_WATCH_N], run;
+	size_t		 i = 0, n = 0, j;
+	double		 now, sum, allowed;
+	struct timespec	 until;
+	int		 idle = 1;
+
+	pthread_mutex_lock(&d->lock);
+	d->quiet_since = checks_mono();
+	while (!d->quit) {
+		/* Nothing to check: no samples (and no quiet known). */
+		if (d->cfg.check_budget == 0 || d->nquestions == 0) {
+			idle = 1;
+			clock_gettime(CLOCK_REALTIME, &until);
+			until.tv_sec += 1;
+			pthread_cond_timedwait(&d->wake, &d->lock, &until);
+			continue;
+		}
+		if (idle) {
+			idle = 0;
+			n = i = 0;
+			d->quiet_since = checks_mono();
+		}
+		pthread_mutex_unlock(&d->lock);
+		until.tv_sec = 0;
+		until.tv_nsec = CHECK_WATCH_MS * 1000000L;
+		nanosleep(&until, NULL);
+		run = checks_runnable();
+		pthread_mutex_lock(&d->lock);
+		if (run < 0)
+			continue;	/* no /proc: the budget alone */
+		/* The check's own hashers are not others. */
+		if (d->checking)
+			run -= (int)d->check_k;
+		ring[i] = run > 0 ? run : 0;
+		i = (i + 1) % CHECK_WATCH_N;
+		if (n < CHECK_WATCH_N)
+			n++;
+		for (sum = 0, j = 0; j < n; j++)
+			sum += ring[j];
+		now = checks_mono();
+		allowed = checks_allowed(d, d->checking ? d->check_k : 1);
+		if (n < CHECK_WATCH_N || sum / (double)n < allowed)
+			continue;
+		d->quiet_since = now;
+		if (d->checking && !d->check_cancel) {
+			d->check_busy = 1;
+			d->check_busy_others = sum / (double)n;
+			d->check_cancel = 1;
+		}
+	}
+	pthread_mutex_unlock(&d->lock);
+	return NULL;
+}
+
+/* daemon.h */
+int
+checks_watch_start(struct daemon *d, char *err, size_t errlen)
+{
+	int	e;
+
+	if ((e = pthread_create(&d->watcher, NULL, checks_watch, d)) != 0) {
+		snprintf(err, errlen, "cannot start the checks' watcher: %s",
+		    strerror(e));
+		return -1;
+	}
+	d->watching = 1;
+	return 0;
+}
+
+/* daemon.h; d->quit set and d->wake broadcast first. */
+void
+checks_watch_stop(struct daemon *d)
+{
+	if (!d->watching)
+		return;
+	pthread_join(d->watcher, NULL);
+	d->watching = 0;
 }
 
 /*
@@ -213,6 +333,9 @@ checks_due_one(const struct daemon *d, const struct question *qu,
 {
 	/* Asked once (a dashboard's slider, a scan): not worth a check. */
 	if (qu->asks < 2 || now - qu->asked > CHECK_ASKED_MAX_AGE)
+		return 0;
+	/* Just answered: its client hashes with it now. */
+	if (now - qu->asked < CHECK_ASK_GAP_S)
 		return 0;
 	if (qu->model_run != d->model_run || qu->cs.nchecks == 0)
 		return 1;
@@ -459,9 +582,10 @@ checks_tick(struct daemon *d, struct db *db)
 	struct tune_answer	 a;
 	struct measure_result	 r;
 	time_t			 now = time(NULL);
-	double			 model_ms, measured, cpu0, spent, cost;
+	double			 model_ms, measured, cpu0, spent, cost, mono;
 	size_t			 i, n, pick = (size_t)-1;
-	int			 runnable, cpus, queue_run = 0, rc, taken = 0;
+	int			 queue_run = 0, rc, taken = 0;
+	const char		*why = NULL;
 	int64_t			 run = d->model_run, id;
 	char			 err[512];
 
@@ -505,18 +629,19 @@ checks_tick(struct daemon *d, struct db *db)
 	if (!checks_memory_allows(d, &qu, &a, run, now))
 		return 0;
 	spent = checks_spent(d, now);
-	cpus = host_usable_cpus(&d->host);
-	runnable = checks_runnable();
-	if (spent + cost > d->cfg.check_budget / 100.0 *
-	    DAEMON_CHECK_WINDOW || runnable > (cpus / 2 > 1 ? cpus / 2 : 1) ||
-	    (d->check_end[d->check_slot] > 0 && now -
-	    d->check_end[d->check_slot] < DAEMON_CHECK_WINDOW)) {
+	mono = checks_mono();
+	if (d->watching && mono - d->quiet_since < CHECK_QUIET_S)
+		why = "the host is busy (others' tasks want the CPUs)";
+	else if (spent + cost > d->cfg.check_budget / 100.0 *
+	    DAEMON_CHECK_WINDOW || (d->check_end[d->check_slot] > 0 &&
+	    now - d->check_end[d->check_slot] < DAEMON_CHECK_WINDOW))
+		why = "the CPU budget is spent";
+	if (why != NULL) {
 		if (now - d->check_busy_log >= 60) {
 			d->checks_skipped++;
 			d->check_busy_log = now;
 			log_debug("check of %.0f ms waits: %s", qu.q.target_ms,
-			    runnable > (cpus / 2 > 1 ? cpus / 2 : 1) ?
-			    "the host is busy" : "the CPU budget is spent");
+			    why);
 		}
 		return 0;
 	}
@@ -524,6 +649,8 @@ checks_tick(struct daemon *d, struct db *db)
 		return 0;
 	memcpy(m, d->model, sizeof(*m));
 	d->checking = 1;
+	d->check_k = a.k;
+	d->check_busy = 0;
 	d->check_cancel = 0;
 	pthread_mutex_unlock(&d->lock);
 	log_info("checking %.0f ms at p%d, k = %u: m = %u KiB, t = %u, "
@@ -542,7 +669,12 @@ checks_tick(struct daemon *d, struct db *db)
 	d->check_slot = (d->check_slot + 1) % DAEMON_CHECK_SLOTS;
 	d->check_cpu_total += cost;
 	if (measured < 0) {
-		if (d->check_cancel || r.status == MEASURE_CANCELLED) {
+		if (d->check_busy) {
+			d->checks_preempted++;
+			log_info("check of %.0f ms pre-empted: the host got busy "
+			    "(%.1f runnable tasks of others over the last "
+			    "second)", qu.q.target_ms, d->check_busy_others);
+		} else if (d->check_cancel || r.status == MEASURE_CANCELLED) {
 			d->checks_preempted++;
 			log_info("check of %.0f ms pre-empted", qu.q.target_ms);
 		} else {

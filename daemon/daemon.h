@@ -156,7 +156,18 @@ struct daemon {
 	struct question		 questions[DAEMON_QUESTIONS_MAX];
 	size_t			 nquestions;
 	int			 checking;	/* a check is measuring */
+	unsigned		 check_k;	/* ... so many hashes at once */
 	volatile int		 check_cancel;	/* a run pre-empts it */
+	/*
+	 * The host's quiet, as the watcher samples it (checks.c): since when
+	 * others' runnable tasks stayed under what a check may run beside
+	 * (monotonic seconds), and what pre-empted the check in progress.
+	 */
+	pthread_t		 watcher;
+	int			 watching;
+	double			 quiet_since;
+	int			 check_busy;	/* the watcher pre-empted it */
+	double			 check_busy_others;
 	double			 check_cpu[DAEMON_CHECK_SLOTS]; /* CPU s of
 							   checks ... */
 	time_t			 check_end[DAEMON_CHECK_SLOTS]; /* ... ended */
@@ -257,6 +268,14 @@ void	 checks_rebase(struct daemon *d, const struct model *was);
 /* Called by the idle runner with d->lock held: check one question if one
    is due, the budget allows and the host is quiet. 1 when it did. */
 int	 checks_tick(struct daemon *d, struct db *db);
+/*
+ * The watcher: a thread that samples the host's runnable tasks every
+ * CHECK_WATCH_MS, so that a check starts only after the host was quiet
+ * for a while and stops as soon as others want the CPUs. Started with the
+ * runner, stopped when d->quit is set (checks_watch_stop joins it).
+ */
+int	 checks_watch_start(struct daemon *d, char *err, size_t errlen);
+void	 checks_watch_stop(struct daemon *d);
 
 /* config.c */
 void	 config_defaults(struct config *c);

@@ -1131,12 +1131,18 @@ runner_loop(void *arg)
 int
 runner_start(struct daemon *d, char *err, size_t errlen)
 {
-	if (pthread_create(&d->runner, NULL, runner_loop, d) != 0) {
+	int	e;
+
+	if ((e = pthread_create(&d->runner, NULL, runner_loop, d)) != 0) {
 		snprintf(err, errlen, "cannot start the job runner: %s",
-		    strerror(errno));
+		    strerror(e));
 		return -1;
 	}
 	d->started = 1;
+	if (checks_watch_start(d, err, errlen) == -1) {
+		runner_stop(d);
+		return -1;
+	}
 	return 0;
 }
 
@@ -1152,6 +1158,7 @@ runner_stop(struct daemon *d)
 	pthread_cond_broadcast(&d->wake);
 	pthread_mutex_unlock(&d->lock);
 	pthread_join(d->runner, NULL);
+	checks_watch_stop(d);
 	d->started = 0;
 }
 

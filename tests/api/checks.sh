@@ -8,7 +8,10 @@
 #   - the host made 3 x slower: a re-check finds the drift, logs it and
 #     queues a run;
 #   - a run asked for pre-empts a check at once;
-#   - no check starts while other work keeps the CPUs busy;
+#   - a check waits a few seconds after its question was answered (its
+#     client hashes with the answer then);
+#   - no check starts while others' work wants the CPUs (on 2 CPUs, one
+#     busy loop), and a check in progress stops when such work starts;
 #   - SIGTERM during a check: pwtuned exits 0 promptly.
 . "$(dirname "$0")/lib.sh" || exit 1
 : "${SLOW_LIB:?SLOW_LIB must name the slow-host library}"
@@ -47,7 +50,17 @@ if grep -qE "checking 60 ms" "$TMP/log"; then
 else
 	ok "a question asked once is not checked"
 fi
+t_asked=$(date +%s%N)
 expect_http 200 "the same question again" GET "/v1/recommendation?target_ms=60&floor=none"
+if wait_log "checking 60 ms" 60; then
+	gap=$(( ($(date +%s%N) - t_asked) / 1000000 ))
+	# Not before 2 s (CHECK_ASK_GAP_S, counted in whole seconds).
+	if [ "$gap" -ge 2000 ]; then
+		ok "the check waited for the answer's client ($gap ms after the question)"
+	else
+		bad "the check started $gap ms after its question was answered"
+	fi
+fi
 if wait_log "check 60 ms at p95" 60; then
 	ok "the question was checked in the background"
 else
@@ -143,19 +156,27 @@ else
 	bad "the 900 ms question was never checked"
 fi
 
-# 4. Busy CPUs: no check starts; once they are free, it does.
-for _ in 1 2 3 4; do
-	bash -c 'while :; do :; done' &
-	BUSY+=($!)
-done
+# 4. Others' work: half the CPUs busy (one loop on 2 CPUs: beside a
+# check the host would be full), no check starts; once they are free, it
+# does.
+LOOPS=$(( $(nproc) / 2 ))
+[ "$LOOPS" -ge 1 ] || LOOPS=1
+busy() {
+	local i
+	for i in $(seq "$1"); do
+		bash -c 'while :; do :; done' &
+		BUSY+=($!)
+	done
+}
+busy "$LOOPS"
 sleep 2
 expect_http 200 "a question while the CPUs are busy" GET "/v1/recommendation?target_ms=40"
 req GET "/v1/recommendation?target_ms=40"
-sleep 6
+sleep 8
 if grep -qE "checking 40 ms" "$TMP/log"; then
-	bad "a check started while four loops kept the CPUs busy"
+	bad "a check started while $LOOPS loop(s) kept half the CPUs busy"
 else
-	ok "no check while the CPUs are busy"
+	ok "no check while $LOOPS loop(s) keep half the CPUs busy"
 fi
 stop_busy
 # The 900 ms question pre-empted above is due too, but of two questions
@@ -164,6 +185,25 @@ if wait_log "checking 40 ms" 60; then
 	ok "the check ran once the CPUs were free"
 else
 	bad "the check never ran after the load ended"
+fi
+
+# 4b. A check in progress stops when others' work starts (a service's
+# hashes would share the CPUs with it, and be slower for it).
+expect_http 200 "a long question" GET "/v1/recommendation?target_ms=700"
+req GET "/v1/recommendation?target_ms=700"
+if wait_log "checking 700 ms" 60; then
+	t0=$(date +%s%N)
+	busy "$LOOPS"
+	if wait_log "check of 700 ms pre-empted: the host got busy" 5; then
+		ok "the check stopped $(( ($(date +%s%N) - t0) / 1000000 )) ms after the CPUs got busy"
+		grep -E "pre-empted: the host got busy" "$TMP/log" | head -1 | sed 's/^/  /'
+	else
+		bad "the check went on while the CPUs were busy"
+		grep -E "check" "$TMP/log" | tail -3 | sed 's/^/  /'
+	fi
+	stop_busy
+else
+	bad "the 700 ms question was never checked"
 fi
 
 # 5. SIGTERM during a check: exit 0, promptly.
@@ -191,10 +231,7 @@ fi
 # check waits for memory (read before each check, not only at start-up).
 printf 'log_level = info\n' >"$TMP/conf"
 start_daemon PWTUNED_CHECK_BUDGET=100 PWTUNED_CHECK_INTERVAL=5 -- -c "$TMP/conf"
-for _ in 1 2 3 4; do
-	bash -c 'while :; do :; done' &
-	BUSY+=($!)
-done
+busy "$LOOPS"
 sleep 2
 req GET "/v1/recommendation?target_ms=70"
 req GET "/v1/recommendation?target_ms=70"
