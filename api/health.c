@@ -65,14 +65,17 @@ h_readyz(struct api_server *s, struct MHD_Connection *c,
 	 * checks found (a run is queued for it).
 	 */
 	return api_ok(rep, 200, json_pack("{s:b, s:I, s:s, s:s, "
-	    "s:{s:s, s:b, s:s?}, s:{s:b, s:s?}, s:{s:i, s:i, s:i}}",
+	    "s:{s:s, s:b, s:s?}, s:{s:b, s:s?}, s:o, s:{s:i, s:i, s:i}}",
 	    "ready", 1, "model_run", (json_int_t)run,
 	    "model_quality", model_quality_name(aq.have ? aq.q :
 	    MODEL_QUALITY_GOOD), "model_quality_reason", aq.why,
 	    "store", "engine", api_store_is_pg(s) ? "postgresql" : "sqlite",
 	    "reachable", up, "error", up ? NULL : why,
 	    "drift", "detected", hs.drift, "why", hs.drift ? hs.drift_why :
-	    NULL, "checks", "budget_percent", (int)hs.check_budget,
+	    NULL, "measuring", hs.running_run == 0 ? json_null() :
+	    json_pack("{s:I, s:s?}", "run", (json_int_t)hs.running_run,
+	    "step", hs.step),
+	    "checks", "budget_percent", (int)hs.check_budget,
 	    "questions", (int)hs.questions, "verified",
 	    (int)hs.answers_verified), NULL);
 }

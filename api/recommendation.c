@@ -107,6 +107,28 @@ api_answer_checked(json_t *j, const struct api_answer_arg *a,
 }
 
 /*
+ * A run measuring the host now: hashes timed meanwhile share the CPUs with
+ * it (a user who times the answer at once would find it slow). The run's
+ * start and end bump model_version, so that no answer kept says it after.
+ */
+static void
+api_answer_measuring(json_t *j, const struct api_state *st)
+{
+	json_t	*notes;
+	char	 buf[320];
+
+	if (j == NULL || st->running_run == 0 ||
+	    (notes = json_object_get(j, "notes")) == NULL ||
+	    !json_is_array(notes))
+		return;
+	snprintf(buf, sizeof(buf), "Run %lld is measuring this host now: "
+	    "hashes timed before it ends share the CPUs with it and take "
+	    "longer than they will (GET /v1/runs/%lld).",
+	    (long long)st->running_run, (long long)st->running_run);
+	json_array_append_new(notes, json_string(buf));
+}
+
+/*
  * Under the host's lock: the answer kept (then a->hit), or computed from
  * the model in use (a->rc, a->j). The cache is looked up under the
  * server's lock, inside: the lock order is host -> server.
@@ -178,6 +200,7 @@ api_answer_locked(const struct model *m, const struct api_state *st,
 			api_stacks_add(a->j, m, &qq, &ta);
 	}
 	api_answer_checked(a->j, a, &ta);
+	api_answer_measuring(a->j, st);
 	a->stale = st->model_stale;
 }
 

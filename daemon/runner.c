@@ -1115,10 +1115,13 @@ runner_loop(void *arg)
 		d->running_run = id;
 		d->running_trigger = d->queued_trigger;
 		d->cancel = 0;
+		/* Answers kept go: they say whether a run measures now. */
+		d->model_version++;
 		pthread_mutex_unlock(&d->lock);
 		runner_run(d, db, id, profile);
 		pthread_mutex_lock(&d->lock);
 		d->running_run = 0;
+		d->model_version++;
 		d->points_done = d->points_total = d->points_measured = 0;
 		d->step = NULL;
 		d->step_done = d->step_total = 0;

@@ -11,13 +11,38 @@ start_daemon PWTUNED_STARTUP_PROFILE=quick PWTUNED_MEMORY_MAX=16MiB \
 	PWTUNED_VERIFY_TARGETS=30 --
 # Every answer of GET /v1/runs/1 while it runs, 50 ms apart (at most 60 s).
 : >"$TMP/seen"
+# Once ready, while the run goes on: /readyz says which run measures, and
+# an answer says that hashes timed now share the CPUs with it.
+: >"$TMP/during"
 for _ in $(seq 1200); do
+	if [ ! -s "$TMP/during" ]; then
+		req GET /readyz
+		if [ "$(cat "$TMP/status")" = 200 ] && python3 -c 'import json,sys; sys.exit(0 if json.load(open(sys.argv[1]))["measuring"] else 1)' "$TMP/body"; then
+			cp "$TMP/body" "$TMP/ready_during"
+			req GET "/v1/recommendation?target_ms=30&floor=none"
+			[ "$(cat "$TMP/status")" = 200 ] && cp "$TMP/body" "$TMP/during"
+		fi
+	fi
 	req GET /v1/runs/1
 	[ "$(cat "$TMP/status")" = 200 ] && { cat "$TMP/body"; echo; } >>"$TMP/seen"
 	grep -qE '"status":"(done|failed|cancelled)"' "$TMP/body" && break
 	sleep 0.05
 done
 expect_body "the start-up run is done" 'j["status"] == "done"'
+if [ -s "$TMP/during" ]; then
+	python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); sys.exit(0 if j["measuring"]["run"] == 1 and j["measuring"]["step"] in ("points", "probes", "verifications") else 1)' "$TMP/ready_during" &&
+		ok "/readyz while the run measures: measuring run 1" || bad "/readyz while the run measures: $(cat "$TMP/ready_during")"
+	grep -q 'Run 1 is measuring this host now' "$TMP/during" &&
+		ok "an answer made while the run measures says so" ||
+		bad "the answer made during the run does not say a run measures"
+	req GET /readyz
+	expect_body "/readyz after the run: measuring null" 'j["measuring"] is None'
+	expect_http 200 "the same question after the run" GET "/v1/recommendation?target_ms=30&floor=none"
+	expect_body "the answer after the run no longer says a run measures (the kept one went)" \
+		'not any("is measuring this host now" in n for n in j["notes"])'
+else
+	bad "no answer while the run measured"
+fi
 python3 - "$TMP/seen" >"$TMP/check" <<'PY'
 import json, sys
 seen = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
