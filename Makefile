@@ -12,6 +12,7 @@ BUILD      ?= build
 ASAN_BUILD ?= build-asan
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 STATE_DIR  ?= $(CURDIR)/var
+PORT       ?= 8421
 
 # Build tools and libraries (make build, make run, the container's build
 # stage); then what the tests compare against or check with: Debian's
@@ -101,13 +102,15 @@ build: deps-build
 	cmake -S . -B $(BUILD) -DWERROR=ON
 	cmake --build $(BUILD) -j $(JOBS)
 
-# make run: pwtuned in the foreground on 127.0.0.1:8421, its store and
-# token under ./var/. The first start measures this host (the quick
-# profile, about 20 s); answers come when it ends (GET /readyz says when).
+# make run: pwtuned in the foreground on 127.0.0.1:$(PORT) (8421; make run
+# PORT=8422 for another), its store and token under ./var/. The first
+# start measures this host (the quick profile, about 20 s: answers from
+# then on; then the client runtimes' probes, about a minute in all:
+# GET /readyz says "measuring": null once it is done).
 run: build
 	@mkdir -p -m 700 $(STATE_DIR)
-	@echo "pwtuned on http://127.0.0.1:8421/ (store and token in $(STATE_DIR)/; Ctrl-C stops it)"
-	$(BUILD)/daemon/pwtuned --state-dir $(STATE_DIR) --listen 127.0.0.1:8421
+	@echo "pwtuned on http://127.0.0.1:$(PORT)/ (store and token in $(STATE_DIR)/; Ctrl-C stops it)"
+	$(BUILD)/daemon/pwtuned --state-dir $(STATE_DIR) --listen 127.0.0.1:$(PORT)
 
 # Then the smoke fuzzing (FUZZ_SECONDS per target; 0 skips it).
 test: deps build e2e-deps probe-deps

@@ -154,7 +154,8 @@ api_no_model(struct api_server *s, struct api_reply *rep)
 	    "it is back" : hs.store_deferred ? "the store is back: this "
 	    "host's model is being loaded" : hs.running_run != 0 ||
 	    hs.queued_run != 0 ? "no measurements of this host yet: the "
-	    "first benchmark is running, answers come when it ends" : "no "
+	    "first benchmark is running, answers come once its first points "
+	    "are measured (about 20 s)" : "no "
 	    "measurements of this host yet: POST /v1/runs starts a benchmark",
 	    NULL, hs.store_deferred ? 2 : 10);
 }

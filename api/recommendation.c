@@ -123,7 +123,8 @@ api_answer_measuring(json_t *j, const struct api_state *st)
 		return;
 	snprintf(buf, sizeof(buf), "Run %lld is measuring this host now: "
 	    "hashes timed before it ends share the CPUs with it and take "
-	    "longer than they will (GET /v1/runs/%lld).",
+	    "longer than they will, and a stack it has not probed yet is "
+	    "answered from its library until then (GET /v1/runs/%lld).",
 	    (long long)st->running_run, (long long)st->running_run);
 	json_array_append_new(notes, json_string(buf));
 }
@@ -414,9 +415,24 @@ h_recommendation(struct api_server *s, struct MHD_Connection *c,
 			 * from the store (fleet.c).
 			 */
 			return api_recommend_scoped(s, &q, key, &sc, rep);
-		case API_NO_BASE:
+		case API_NO_BASE: {
+			struct api_state	hs;
+			size_t			n;
+
+			/* A run measures it now: not ready, not refused. */
+			api_state(s, &hs);
+			if (hs.running_run != 0 || hs.queued_run > 0) {
+				n = strlen(err);
+				snprintf(err + n, sizeof(err) - n, ": run %lld "
+				    "measures it now, ask again in a few "
+				    "seconds", (long long)(hs.running_run != 0 ?
+				    hs.running_run : hs.queued_run));
+				return api_fail(rep, PROB_NOT_READY, "stack",
+				    err, NULL, 10);
+			}
 			return api_fail(rep, PROB_POLICY, "stack", err, NULL,
 			    0);
+		}
 		default:
 			return api_fail(rep, PROB_POLICY, NULL, err, NULL, 0);
 		}

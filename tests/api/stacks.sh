@@ -32,6 +32,16 @@ expect_body "libsodium was measured here; php-sodium's runtime was not" \
 expect_http 422 "stack=php without libargon2 measured: 422" GET "/v1/recommendation?target_ms=250&stack=php"
 expect_body "... naming stack, and saying libargon2 is not measured" \
 	"j['param'] == 'stack' and 'libargon2' in j['detail'] and 'not measured' in j['detail']"
+# While a run measures (libsodium's points come first), the same question
+# is not refused: 503, naming the run, with Retry-After.
+expect_http 202 "a run asked for" POST /v1/runs "${A[@]}" --data-binary '{"profile": "quick"}'
+RUN=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["id"])' "$TMP/body")
+expect_http 503 "stack=php while run $RUN measures: 503, not 422" GET "/v1/recommendation?target_ms=250&stack=php"
+expect_body "... naming stack, the run, and when to ask again" \
+	"j['param'] == 'stack' and 'not measured' in j['detail'] and 'run $RUN measures it now' in j['detail']"
+grep -qi '^Retry-After: 10' "$TMP/headers" && ok "... with Retry-After: 10" || bad "no Retry-After on the 503"
+expect_http 202 "the run cancelled" DELETE "/v1/runs/$RUN" "${A[@]}"
+wait_run "$RUN" '"status": *"(cancelled|done|failed)"' 60 || bad "run $RUN did not end after its cancel"
 expect_http 200 "stack=php-sodium" GET "/v1/recommendation?target_ms=250&stack=php-sodium"
 expect_body "answers for php-sodium, with its snippet" \
 	"j['for'] == 'php-sodium' and j['backend'] == 'libsodium' and 'sodium_crypto_pwhash_str' in j['snippet']"
