@@ -376,13 +376,15 @@ run_report_point(struct report *rep, size_t *cap, const char *data,
 		*cap = more;
 	}
 	memset(&rep->results[rep->n], 0, sizeof(rep->results[0]));
+	why[0] = '\0';
 	j = data != NULL ? json_loads(data, 0, NULL) : NULL;
 	rep->n++;
 	if (j == NULL || report_point_from_json(j, &rep->results[rep->n - 1],
 	    why, sizeof(why)) == -1) {
 		json_decref(j);
-		snprintf(err, errlen, "run %lld: stored point %zu unreadable",
-		    (long long)id, rep->n - 1);
+		snprintf(err, errlen, "run %lld: stored point %zu unreadable%s%s",
+		    (long long)id, rep->n - 1, j != NULL ? ": " : "",
+		    j != NULL ? why : "");
 		return DB_ERR_CORRUPT;
 	}
 	json_decref(j);

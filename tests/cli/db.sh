@@ -60,6 +60,13 @@ ls "$TMP/d0" >"$TMP/d0.before"
 expect_status 2 "import of a bad file into a new store" -- "$PWTUNE" db import --db "$TMP/d0/new.db" "$TMP/bad.json"
 expect_status 3 "import of a missing file into a new store" -- "$PWTUNE" db import --db "$TMP/d0/new.db" "$TMP/d0/none.json"
 ls "$TMP/d0" | cmp -s - "$TMP/d0.before" && ok "failed imports: no new file" || bad "failed imports left: $(ls "$TMP/d0" | tr '\n' ' ')"
+# A run with points skipped because their backend cannot compute them
+# (libsodium at p = 2) is read back whole: exported, and answered from.
+expect_status 0 "bench --p 1,2 --backend libsodium --db" -- "$PWTUNE" bench --m 2MiB,4MiB \
+	--t 1 --p 1,2 --backend libsodium --repeats 2 --db "$TMP/p2.db" --no-json -q
+expect_status 0 "export a run with skipped p = 2 points" -- "$PWTUNE" db export --db "$TMP/p2.db"
+expect_stdout "... the skipped points with it" "libsodium computes p = 1 only"
+expect_status 0 "recommend --db from that run" -- "$PWTUNE" recommend --db "$TMP/p2.db" --target-ms 5 --floor none
 expect_status 2 "no store named" -- env -u PWTUNE_DB "$PWTUNE" db list
 expect_status 2 "unknown verb" -- "$PWTUNE" db frob --db "$TMP/b.db"
 finish
