@@ -391,6 +391,7 @@ runner_store_opened(struct daemon *d, struct db *db)
 	if (db_host_set_group(db, d->host.host_id, d->cfg.group, err,
 	    sizeof(err)) == DB_ERR_UNAVAILABLE)
 		log_warn("store: %s", err);
+	err[0] = '\0';
 	if (runner_load_model(d, db, err, sizeof(err)) == 0) {
 		size_t	i, probed = 0, nstacks;
 
@@ -405,6 +406,8 @@ runner_store_opened(struct daemon *d, struct db *db)
 		    strcmp(d->model_fingerprint, d->host.fingerprint) ?
 		    "stale: the host changed since" : "fresh", nstacks, probed);
 	}
+	else if (err[0] != '\0')
+		log_warn("no model from the store: %s", err);
 	else
 		log_info("no finished run of this host yet");
 }
