@@ -56,6 +56,7 @@
 #define CHECK_WATCH_N		10	/* samples it averages: a second */
 #define CHECK_QUIET_S		5	/* quiet this long before a check */
 #define CHECK_ASK_GAP_S		3	/* a question answered this long ago */
+#define CHECK_ASK_GAP_MAX	30	/* ... postponed this long at most */
 
 static double
 checks_mono(void)
@@ -113,6 +114,7 @@ checks_asked(struct daemon *d, const struct tune_query *q, const char *stack)
 	struct question	*qu;
 	char		 key[sizeof(qu->key)];
 	size_t		 i, old = 0;
+	time_t		 now;
 
 	if (d->cfg.check_budget == 0 || !checks_library(stack))
 		return;
@@ -142,7 +144,11 @@ checks_asked(struct daemon *d, const struct tune_query *q, const char *stack)
 		qu->model_run = d->model_run;
 		pthread_cond_broadcast(&d->wake);
 	}
-	qu->asked = time(NULL);
+	now = time(NULL);
+	/* A new burst of askings when the last was past the gap. */
+	if (now - qu->asked >= CHECK_ASK_GAP_S)
+		qu->burst = now;
+	qu->asked = now;
 	if (qu->asks < UINT_MAX)
 		qu->asks++;
 	pthread_mutex_unlock(&d->lock);
@@ -210,21 +216,49 @@ checks_allowed(const struct daemon *d, unsigned k)
 	return (half > (int)k ? half - (int)k : 0) + 0.5;
 }
 
+static int	checks_due_one(const struct daemon *d,
+		    const struct question *qu, time_t now);
+
+/*
+ * Is a check due or running, so that the host's quiet matters? A question
+ * in its gap after an asking counts: the quiet is known when it ends.
+ */
+static int
+checks_watch_needed(const struct daemon *d)
+{
+	time_t	now = time(NULL);
+	size_t	i;
+
+	if (d->cfg.check_budget == 0 || d->model == NULL)
+		return 0;
+	if (d->checking)
+		return 1;
+	for (i = 0; i < d->nquestions; i++)
+		if (checks_due_one(d, &d->questions[i], now) ||
+		    (d->questions[i].asks >= 2 && now -
+		    d->questions[i].asked < CHECK_ASK_GAP_S))
+			return 1;	/* due, or once its gap is over */
+	return 0;
+}
+
 static void *
 checks_watch(void *arg)
 {
 	struct daemon	*d = arg;
 	int		 ring[CHECK_WATCH_N], run;
-	size_t		 i = 0, n = 0, j;
-	double		 now, sum, allowed;
+	double		 means[CHECK_QUIET_S * 1000 / CHECK_WATCH_MS];
+	size_t		 i = 0, n = 0, j, nm = 0, im = 0;
+	size_t		 mmax = sizeof(means) / sizeof(means[0]);
+	double		 sum, mean, peak;
 	struct timespec	 until;
 	int		 idle = 1;
 
 	pthread_mutex_lock(&d->lock);
 	d->quiet_since = checks_mono();
+	d->others_peak = 0;
 	while (!d->quit) {
-		/* Nothing to check: no samples (and no quiet known). */
-		if (d->cfg.check_budget == 0 || d->nquestions == 0) {
+		/* Nothing due: no samples (and no quiet known). */
+		if (!checks_watch_needed(d)) {
 			idle = 1;
 			clock_gettime(CLOCK_REALTIME, &until);
 			until.tv_sec += 1;
@@ -233,7 +267,7 @@ checks_watch(void *arg)
 		}
 		if (idle) {
 			idle = 0;
-			n = i = 0;
+			n = i = nm = im = 0;
 			d->quiet_since = checks_mono();
 		}
 		pthread_mutex_unlock(&d->lock);
@@ -242,10 +276,12 @@ checks_watch(void *arg)
 		nanosleep(&until, NULL);
 		run = checks_runnable();
 		pthread_mutex_lock(&d->lock);
+		/* Unreadable now (it was at start): taken as busy. */
 		if (run < 0)
-			continue;	/* no /proc: the budget alone */
-		/* The check's own hashers are not others. */
-		if (d->checking)
+			run = 1 << 16;
+		/* The check's own hashers (k hashes of p threads) are not
+		   others. */
+		else if (d->checking)
 			run -= (int)d->check_k;
 		ring[i] = run > 0 ? run : 0;
 		i = (i + 1) % CHECK_WATCH_N;
@@ -253,14 +289,23 @@ checks_watch(void *arg)
 			n++;
 		for (sum = 0, j = 0; j < n; j++)
 			sum += ring[j];
-		now = checks_mono();
-		allowed = checks_allowed(d, d->checking ? d->check_k : 1);
-		if (n < CHECK_WATCH_N || sum / (double)n < allowed)
+		mean = sum / (double)n;
+		/* The largest one-second mean of the last CHECK_QUIET_S. */
+		means[im] = mean;
+		im = (im + 1) % mmax;
+		if (nm < mmax)
+			nm++;
+		for (peak = 0, j = 0; j < nm; j++)
+			if (means[j] > peak)
+				peak = means[j];
+		d->others_peak = peak;
+		if (n < CHECK_WATCH_N ||
+		    mean < checks_allowed(d, d->checking ? d->check_k : 1))
 			continue;
-		d->quiet_since = now;
+		d->quiet_since = checks_mono();
 		if (d->checking && !d->check_cancel) {
 			d->check_busy = 1;
-			d->check_busy_others = sum / (double)n;
+			d->check_busy_others = mean;
 			d->check_cancel = 1;
 		}
 	}
@@ -274,12 +319,21 @@ checks_watch_start(struct daemon *d, char *err, size_t errlen)
 {
 	int	e;
 
-	if ((e = pthread_create(&d->watcher, NULL, checks_watch, d)) != 0) {
+	/* No /proc/loadavg here: the budget alone decides. */
+	if (checks_runnable() < 0) {
+		log_warn("no /proc/loadavg: background checks do not wait for "
+		    "a quiet host");
+		return 0;
+	}
+	pthread_mutex_lock(&d->lock);
+	if ((e = pthread_create(&d->watcher, NULL, checks_watch, d)) == 0)
+		d->watching = 1;
+	pthread_mutex_unlock(&d->lock);
+	if (e != 0) {
 		snprintf(err, errlen, "cannot start the checks' watcher: %s",
 		    strerror(e));
 		return -1;
 	}
-	d->watching = 1;
 	return 0;
 }
 
@@ -334,8 +388,13 @@ checks_due_one(const struct daemon *d, const struct question *qu,
 	/* Asked once (a dashboard's slider, a scan): not worth a check. */
 	if (qu->asks < 2 || now - qu->asked > CHECK_ASKED_MAX_AGE)
 		return 0;
-	/* Just answered: its client hashes with it now. */
-	if (now - qu->asked < CHECK_ASK_GAP_S)
+	/*
+	 * Just answered: its client hashes with it now. Asked again and
+	 * again (a poller, or someone keeping it from being checked): not
+	 * put off past CHECK_ASK_GAP_MAX, the watcher guards the clients.
+	 */
+	if (now - qu->asked < CHECK_ASK_GAP_S &&
+	    now - qu->burst < CHECK_ASK_GAP_MAX)
 		return 0;
 	if (qu->model_run != d->model_run || qu->cs.nchecks == 0)
 		return 1;
@@ -585,6 +644,7 @@ checks_tick(struct daemon *d, struct db *db)
 	double			 model_ms, measured, cpu0, spent, cost, mono;
 	size_t			 i, n, pick = (size_t)-1;
 	int			 queue_run = 0, rc, taken = 0;
+	unsigned		 threads;
 	const char		*why = NULL;
 	int64_t			 run = d->model_run, id;
 	char			 err[512];
@@ -630,7 +690,9 @@ checks_tick(struct daemon *d, struct db *db)
 		return 0;
 	spent = checks_spent(d, now);
 	mono = checks_mono();
-	if (d->watching && mono - d->quiet_since < CHECK_QUIET_S)
+	threads = a.k * (a.p < KDF_THREADS_MAX ? a.p : KDF_THREADS_MAX);
+	if (d->watching && (mono - d->quiet_since < CHECK_QUIET_S ||
+	    d->others_peak >= checks_allowed(d, threads)))
 		why = "the host is busy (others' tasks want the CPUs)";
 	else if (spent + cost > d->cfg.check_budget / 100.0 *
 	    DAEMON_CHECK_WINDOW || (d->check_end[d->check_slot] > 0 &&
@@ -649,7 +711,7 @@ checks_tick(struct daemon *d, struct db *db)
 		return 0;
 	memcpy(m, d->model, sizeof(*m));
 	d->checking = 1;
-	d->check_k = a.k;
+	d->check_k = threads;
 	d->check_busy = 0;
 	d->check_cancel = 0;
 	pthread_mutex_unlock(&d->lock);
@@ -670,10 +732,18 @@ checks_tick(struct daemon *d, struct db *db)
 	d->check_cpu_total += cost;
 	if (measured < 0) {
 		if (d->check_busy) {
+			struct question	*f = checks_find(d, qu.key);
+
 			d->checks_preempted++;
 			log_info("check of %.0f ms pre-empted: the host got busy "
 			    "(%.1f runnable tasks of others over the last "
 			    "second)", qu.q.target_ms, d->check_busy_others);
+			/*
+			 * The others due go first next time (one not yet
+			 * verified stays due: it only goes back in line).
+			 */
+			if (f != NULL && !f->cs.verified && !f->cs.settled)
+				f->checked = time(NULL);
 		} else if (d->check_cancel || r.status == MEASURE_CANCELLED) {
 			d->checks_preempted++;
 			log_info("check of %.0f ms pre-empted", qu.q.target_ms);
@@ -691,6 +761,8 @@ checks_tick(struct daemon *d, struct db *db)
 	} else if (r.noisy) {
 		/* The host got busy while it measured: not taken. */
 		d->checks_noisy++;
+		/* Not again at once: after a quiet host again. */
+		d->quiet_since = checks_mono();
 		log_info("check of %.0f ms at p%d: noisy (%s), not taken",
 		    qu.q.target_ms, qu.q.percentile, "the host was busy or "
 		    "the spread wide");

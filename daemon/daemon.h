@@ -83,6 +83,7 @@ struct question {
 	struct check_state	cs;
 	int64_t			model_run;	/* the run cs belongs to */
 	time_t			asked, checked;
+	time_t			burst;		/* first asking of a burst */
 	enum kdf_backend	backend;	/* of the answer measured */
 	enum kdf_alg		variant;
 	unsigned		asks;		/* checked from the second */
@@ -156,7 +157,7 @@ struct daemon {
 	struct question		 questions[DAEMON_QUESTIONS_MAX];
 	size_t			 nquestions;
 	int			 checking;	/* a check is measuring */
-	unsigned		 check_k;	/* ... so many hashes at once */
+	unsigned		 check_k;	/* ... its threads: k x p */
 	volatile int		 check_cancel;	/* a run pre-empts it */
 	/*
 	 * The host's quiet, as the watcher samples it (checks.c): since when
@@ -166,6 +167,9 @@ struct daemon {
 	pthread_t		 watcher;
 	int			 watching;
 	double			 quiet_since;
+	double			 others_peak;	/* others' tasks: the largest
+						   one-second mean within
+						   CHECK_QUIET_S */
 	int			 check_busy;	/* the watcher pre-empted it */
 	double			 check_busy_others;
 	double			 check_cpu[DAEMON_CHECK_SLOTS]; /* CPU s of
