@@ -23,7 +23,7 @@
  * only CHECK_ASK_GAP_S after it was answered (its client hashes with the
  * answer next, and would find the check beside it), and the check in
  * progress is pre-empted as soon as others' tasks over the
- * last second pass that. Never while a run is queued or running; a run
+ * last two seconds pass that. Never while a run is queued or running; a run
  * asked for cancels a check at once (check_cancel), and so does the
  * daemon's stop.
  *
@@ -53,7 +53,9 @@
 #define CHECK_SAMPLE_MS		3000	/* samples x p50 aimed at, at most */
 #define CHECK_ASKED_MAX_AGE	86400	/* asked longer ago: not checked */
 #define CHECK_WATCH_MS		100	/* the watcher's sampling period */
-#define CHECK_WATCH_N		10	/* samples it averages: a second */
+#define CHECK_WATCH_N		20	/* samples it averages: two seconds (a
+					   kernel thread seen now and then does
+					   not stop a check) */
 #define CHECK_QUIET_S		5	/* quiet this long before a check */
 #define CHECK_ASK_GAP_S		3	/* a question answered this long ago */
 #define CHECK_ASK_GAP_MAX	30	/* ... postponed this long at most */
@@ -202,7 +204,7 @@ checks_runnable(void)
 }
 
 /*
- * Others' runnable tasks (averaged over a second) a check of k hashes at
+ * Others' runnable tasks (averaged over two seconds) a check of k hashes at
  * once may run beside: with the check, at most half the CPUs /proc/loadavg
  * counts are busy (on 2 CPUs: nobody else). Half a task more, so that a
  * task seen in fewer than half the samples (a kernel thread, a request
@@ -290,7 +292,7 @@ checks_watch(void *arg)
 		for (sum = 0, j = 0; j < n; j++)
 			sum += ring[j];
 		mean = sum / (double)n;
-		/* The largest one-second mean of the last CHECK_QUIET_S. */
+		/* The largest two-second mean of the last CHECK_QUIET_S. */
 		means[im] = mean;
 		im = (im + 1) % mmax;
 		if (nm < mmax)
@@ -737,7 +739,7 @@ checks_tick(struct daemon *d, struct db *db)
 			d->checks_preempted++;
 			log_info("check of %.0f ms pre-empted: the host got busy "
 			    "(%.1f runnable tasks of others over the last "
-			    "second)", qu.q.target_ms, d->check_busy_others);
+			    "two seconds)", qu.q.target_ms, d->check_busy_others);
 			/*
 			 * The others due go first next time (one not yet
 			 * verified stays due: it only goes back in line).

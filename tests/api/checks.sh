@@ -12,6 +12,8 @@
 #     client hashes with the answer then);
 #   - no check starts while others' work wants the CPUs (on 2 CPUs, one
 #     busy loop), and a check in progress stops when such work starts;
+#     a p = 2 check's own threads are not others';
+#   - a question asked every second is put off 30 s at most;
 #   - SIGTERM during a check: pwtuned exits 0 promptly.
 . "$(dirname "$0")/lib.sh" || exit 1
 : "${SLOW_LIB:?SLOW_LIB must name the slow-host library}"
@@ -225,6 +227,24 @@ if wait_log "checking 700 ms" 60; then
 	stop_busy
 else
 	bad "the 700 ms question was never checked"
+fi
+
+# 4c. A question asked every second (a poller, or someone keeping it from
+# being checked) is put off 30 s at most, not for ever.
+t0=$(date +%s)
+checked=""
+for _ in $(seq 50); do
+	req GET "/v1/recommendation?target_ms=45&floor=none"
+	if grep -qE "checking 45 ms" "$TMP/log"; then
+		checked=$(( $(date +%s) - t0 ))
+		break
+	fi
+	sleep 1
+done
+if [ -n "$checked" ]; then
+	ok "a question asked every second was checked after ${checked} s"
+else
+	bad "a question asked every second was never checked in 50 s"
 fi
 
 # 5. SIGTERM during a check: exit 0, promptly.
