@@ -19,7 +19,18 @@ pg_start "$TMP" || exit 1
 "$PWTUNE" bench --m 8MiB,16MiB,32MiB --t 1,3 --backend libsodium --repeats 2 \
 	--db "$PG_URL" --no-json -q >/dev/null 2>&1 || { echo "FAIL: seed"; exit 1; }
 start_daemon -- --db "$PG_URL"
-for _ in 1 2 3 4 5 6; do req GET /v1/runs; done	# both threads connected
+# Both HTTP threads connected to the store before it stops (one that
+# connects only then waits for the connect timeout, 5 s): requests at once,
+# so that each thread takes some (one after another, one thread may take
+# them all).
+for _ in 1 2 3 4; do
+	WARM=()
+	for i in 1 2 3 4; do
+		curl -s -o /dev/null --max-time 10 "http://127.0.0.1:$PORT/v1/runs" &
+		WARM+=($!)
+	done
+	wait "${WARM[@]}"
+done
 expect_http 200 "runs while the server answers" GET /v1/runs
 
 # Stop the postmaster and every process it started, by their PIDs.
