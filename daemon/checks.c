@@ -704,7 +704,7 @@ checks_tick(struct daemon *d, struct db *db)
 		if (now - d->check_busy_log >= 60) {
 			d->checks_skipped++;
 			d->check_busy_log = now;
-			log_debug("check of %.0f ms waits: %s", qu.q.target_ms,
+			log_info("check of %.0f ms waits: %s", qu.q.target_ms,
 			    why);
 		}
 		return 0;
