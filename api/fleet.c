@@ -18,8 +18,9 @@
  * searched and answers computed without it, so that two questions are
  * computed at once and neither waits for the other. Searches are
  * budgeted for the daemon (API_FLEET_SEARCH_RATE hosts a second, a token
- * bucket): a new question past it is answered 429, so that anyone asking
- * new questions cannot take the HTTP threads from the rest.
+ * bucket), and run on one HTTP thread fewer than there are (one at
+ * least): a new question past either is answered 429, so that anyone
+ * asking new questions cannot take the HTTP threads from the rest.
  *
  * A stack's observations are read in one store query for every host
  * (the newest DB_RUNS_LIST_MAX) and kept API_FLEET_LIST_S seconds per
@@ -111,9 +112,11 @@ struct api_fleet {
 					   side by side: looked up per member */
 	struct api_fleet_stack	*stacks[API_FLEET_STACKS];
 	uint64_t		 clock;		/* of last use, for both */
-	/* Searches for scoped answers: a token bucket for the daemon. */
+	/* Searches for scoped answers: a token bucket for the daemon, and
+	   how many run now (fewer than the HTTP threads: one stays free). */
 	double			 searches;
 	double			 searches_refilled;
+	unsigned		 searching;
 	/* Observations: a token bucket for the whole daemon. */
 	double			 tokens;
 	double			 refilled;
@@ -551,13 +554,14 @@ api_search_tokens(struct api_fleet *f, size_t n, unsigned *retry)
 /*
  * Each member's own answer to aim: kept with its model, or searched now
  * (without the lock; other hosts' within the daemon's budget of
- * searches) and kept.
+ * searches, at most at_once questions searching at a time) and kept.
  * 0; -1 with err naming the host; -2 with *retry when the budget has not
- * enough searches left.
+ * enough searches left or at_once questions search now.
  */
 static int
 api_candidates(struct api_fleet *f, struct api_members *mb,
-    const struct tune_query *aim, unsigned *retry, char *err, size_t errlen)
+    const struct tune_query *aim, unsigned at_once, unsigned *retry,
+    char *err, size_t errlen)
 {
 	struct api_fleet_cand	*c, *victim;
 	unsigned char		 h[16];
@@ -584,7 +588,11 @@ api_candidates(struct api_fleet *f, struct api_members *mb,
 	/* This host's own is searched as a host-scoped answer is: free. */
 	for (i = 0; i < mb->set.n; i++)
 		n += mb->searched[i] && mb->e[i] != NULL;
-	ok = api_search_tokens(f, n, retry);
+	if (n > 0 && f->searching >= at_once) {
+		*retry = 1;
+		ok = 0;
+	} else if ((ok = api_search_tokens(f, n, retry)) && n > 0)
+		f->searching++;
 	pthread_mutex_unlock(&f->lock);
 	if (!ok)
 		return -2;
@@ -593,11 +601,18 @@ api_candidates(struct api_fleet *f, struct api_members *mb,
 		    &mb->cand[i], why, sizeof(why)) == -1) {
 			snprintf(err, errlen, "host %s: %.400s",
 			    mb->set.h[i].host_id, why);
+			if (n > 0) {
+				pthread_mutex_lock(&f->lock);
+				f->searching--;
+				pthread_mutex_unlock(&f->lock);
+			}
 			return -1;
 		}
 		mb->set.h[i].cand = &mb->cand[i];
 	}
 	pthread_mutex_lock(&f->lock);
+	if (n > 0)
+		f->searching--;
 	for (i = 0; i < mb->set.n; i++) {
 		if (!mb->searched[i] || mb->e[i] == NULL)
 			continue;
@@ -776,15 +791,17 @@ api_scoped_compute(struct api_scoped *x, json_t **j, int *ret, char *err,
 	struct tune_query	 aim;
 	json_t			*stack = NULL;
 	double			 factor = 1;
-	unsigned		 retry = 1;
+	unsigned		 retry = 1, at_once;
 	char			 why[256];
 
+	/* One HTTP thread at least stays free for the other requests. */
+	at_once = x->cfg.threads > 1 ? x->cfg.threads - 1 : 1;
 	if (x->sc->stack[0] != '\0')
 		stack = api_stack(x->s, x->f, &x->mb, x->sc->stack, x->now,
 		    &factor);
 	if (fleet_aim(x->mb.set.h, x->mb.set.n, x->q, factor, &aim, err,
 	    errlen) == -1 || (*ret = api_candidates(x->f, &x->mb, &aim,
-	    &retry, err, errlen)) == -1 || (*ret == 0 && (*ret =
+	    at_once, &retry, err, errlen)) == -1 || (*ret == 0 && (*ret =
 	    api_scope_answer(&x->mb.set, x->q, factor, &x->fa, err,
 	    errlen)) == -1)) {
 		json_decref(stack);
@@ -794,9 +811,10 @@ api_scoped_compute(struct api_scoped *x, json_t **j, int *ret, char *err,
 	if (*ret == -2) {
 		json_decref(stack);
 		snprintf(why, sizeof(why), "scoped answers to new questions "
-		    "are searched on at most %d hosts a second here: ask again "
-		    "later (an answer is kept %d s for the same question)",
-		    API_FLEET_SEARCH_RATE, API_FLEET_LIST_S);
+		    "are searched on at most %d hosts a second here, %u "
+		    "question%s at a time: ask again later (an answer is kept "
+		    "%d s for the same question)", API_FLEET_SEARCH_RATE,
+		    at_once, at_once == 1 ? "" : "s", API_FLEET_LIST_S);
 		api_fail(rep, PROB_TOO_MANY, NULL, why, NULL, retry);
 		return -1;
 	}
