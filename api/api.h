@@ -178,8 +178,10 @@ struct api_env {
 	/*
 	 * What the checks found for the question: 1 when its answer was
 	 * measured under the model in use (*cs, at: when), else 0 (cs->c
-	 * is 1); *version: the model_version it was read under (an answer
-	 * made under another one is made again). Called holding no lock.
+	 * is 1), or -1 when the host does not check its answers (a client
+	 * runtime whose probe did not run here); *version: the
+	 * model_version it was read under (an answer made under another
+	 * one is made again). Called holding no lock.
 	 */
 	int	(*checked)(void *ctx, const struct tune_query *q,
 		    const char *stack, struct check_state *cs, char *at,

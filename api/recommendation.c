@@ -80,7 +80,7 @@ struct api_answer_arg {
 	/* The query as answered (memory capped), what checks found. */
 	struct tune_query		 qq;
 	struct check_state		 cs;
-	int				 checked;
+	int				 checked;	/* env.checked's */
 	char				 checked_at[32];
 };
 
@@ -91,11 +91,13 @@ api_answer_checked(json_t *j, const struct api_answer_arg *a,
 {
 	const struct check_state	*cs = &a->cs;
 
-	/* A client runtime's answer is not checked here: nothing said. */
-	if (j == NULL || a->s->env.checked == NULL ||
-	    !check_stack_checkable(a->stack))
+	/*
+	 * An answer the host does not check (a client runtime not probed
+	 * here): nothing said.
+	 */
+	if (j == NULL || a->s->env.checked == NULL || a->checked < 0)
 		return;
-	if (a->checked && cs->m_kib == ta->m_kib && cs->t == ta->t &&
+	if (a->checked == 1 && cs->m_kib == ta->m_kib && cs->t == ta->t &&
 	    cs->p == ta->p && cs->k == ta->k && cs->measured_ms > 0)
 		json_object_set_new(j, "verified", json_pack("{s:f, s:i, s:i, "
 		    "s:s, s:b, s:f}", "measured_ms", cs->measured_ms,

@@ -43,6 +43,7 @@
 
 #include "daemon.h"
 #include "measure.h"
+#include "probe.h"
 #include "stack.h"
 #include "verify.h"
 
@@ -59,6 +60,7 @@
 #define CHECK_QUIET_S		5	/* quiet this long before a check */
 #define CHECK_ASK_GAP_S		3	/* a question answered this long ago */
 #define CHECK_ASK_GAP_MAX	30	/* ... postponed this long at most */
+#define CHECK_RUNTIME_START_S	1	/* CPU s a runtime takes to start */
 
 static double
 checks_mono(void)
@@ -80,11 +82,31 @@ checks_key(const struct tune_query *q, const char *stack, char *buf,
 	    (int)q->objective, (unsigned)q->t_min, stack != NULL ? stack : "");
 }
 
-/* Is stack's answer one the daemon can measure? */
+/* A client runtime's stack (not a library the daemon hashes with)? */
 static int
-checks_library(const char *stack)
+checks_runtime(const char *stack)
 {
-	return check_stack_checkable(stack);
+	return !check_stack_checkable(stack);
+}
+
+/*
+ * Is stack's answer one the daemon can measure (d->lock held)? A
+ * library's, with its own code; a client runtime's when its probe ran
+ * here for the model in use and is enabled: the probe, at the answer's
+ * exact parameters.
+ */
+static int
+checks_checkable(const struct daemon *d, const char *stack)
+{
+	const struct model_stack	*st;
+
+	if (!checks_runtime(stack))
+		return 1;
+	if (d->model == NULL || stack_find(stack) == NULL ||
+	    !config_probe_enabled(&d->cfg, stack))
+		return 0;
+	st = model_stack_find(d->model, stack);
+	return st != NULL && st->how == MODEL_STACK_PROBED;
 }
 
 static struct question *
@@ -118,10 +140,14 @@ checks_asked(struct daemon *d, const struct tune_query *q, const char *stack)
 	size_t		 i, old = 0;
 	time_t		 now;
 
-	if (d->cfg.check_budget == 0 || !checks_library(stack))
+	if (d->cfg.check_budget == 0)
 		return;
 	checks_key(q, stack, key, sizeof(key));
 	pthread_mutex_lock(&d->lock);
+	if (!checks_checkable(d, stack)) {
+		pthread_mutex_unlock(&d->lock);
+		return;
+	}
 	if ((qu = checks_find(d, key)) == NULL) {
 		if (d->nquestions < DAEMON_QUESTIONS_MAX)
 			qu = &d->questions[d->nquestions++];
@@ -171,9 +197,9 @@ checks_state(struct daemon *d, const struct tune_query *q, const char *stack,
 	pthread_mutex_lock(&d->lock);
 	if (version != NULL)
 		*version = d->model_version;
-	if (!checks_library(stack)) {
+	if (!checks_checkable(d, stack)) {
 		pthread_mutex_unlock(&d->lock);
-		return 0;
+		return -1;
 	}
 	if ((qu = checks_find(d, key)) != NULL &&
 	    qu->model_run == d->model_run && qu->cs.nchecks > 0) {
@@ -247,7 +273,7 @@ static void *
 checks_watch(void *arg)
 {
 	struct daemon	*d = arg;
-	int		 ring[CHECK_WATCH_N], run;
+	int		 ring[CHECK_WATCH_N], run, own;
 	double		 means[CHECK_QUIET_S * 1000 / CHECK_WATCH_MS];
 	size_t		 i = 0, n = 0, j, nm = 0, im = 0;
 	size_t		 mmax = sizeof(means) / sizeof(means[0]);
@@ -277,14 +303,17 @@ checks_watch(void *arg)
 		until.tv_nsec = CHECK_WATCH_MS * 1000000L;
 		nanosleep(&until, NULL);
 		run = checks_runnable();
+		own = probe_runnable(d->check_child);
 		pthread_mutex_lock(&d->lock);
 		/* Unreadable now (it was at start): taken as busy. */
 		if (run < 0)
 			run = 1 << 16;
-		/* The check's own hashers (k hashes of p threads) are not
-		   others. */
+		/*
+		 * The check's own hashers (k hashes of p threads; a runtime's
+		 * collector and compiler as well) are not others.
+		 */
 		else if (d->checking)
-			run -= (int)d->check_k;
+			run -= own > (int)d->check_k ? own : (int)d->check_k;
 		ring[i] = run > 0 ? run : 0;
 		i = (i + 1) % CHECK_WATCH_N;
 		if (n < CHECK_WATCH_N)
@@ -442,11 +471,75 @@ checks_measure(struct daemon *d, const struct tune_answer *a, size_t n,
 	return verify_percentile(r, a->percentile);
 }
 
-/* The measurement kept in the store, as an observation of its library. */
+/*
+ * Measure a in a client runtime: the stack's probe at a's exact
+ * parameters, n hashes after its warm-up, a benchmark child under the
+ * memory budget, the deadline and the check's cancel (probe.h). Its
+ * percentile into r (samples owned), or -1: r->status MEASURE_CANCELLED
+ * when cancelled, else the probe's reason in err.
+ */
+static double
+checks_probe(struct daemon *d, const char *stack, const char *dir,
+    unsigned timeout_max, const struct model *m, const struct tune_answer *a,
+    size_t n, struct measure_result *r, char *err, size_t errlen)
+{
+	const struct stack_def		*sd = stack_find(stack);
+	struct stack_probe_point	 pt;
+	struct probe_opts		 po;
+	struct probe_result		*pr;
+	double				 ms = -1;
+
+	memset(r, 0, sizeof(*r));
+	r->status = MEASURE_FAILED;
+	if (n > PROBE_SAMPLES_MAX)
+		n = PROBE_SAMPLES_MAX;
+	if (sd == NULL || (pr = calloc(1, sizeof(*pr))) == NULL) {
+		snprintf(err, errlen, "%s", sd == NULL ? "no such stack" :
+		    "out of memory");
+		return -1;
+	}
+	pt.m_kib = a->m_kib;
+	pt.t = a->t;
+	pt.p = a->p;
+	pt.n = (uint32_t)n;
+	probe_opts_init(&po);
+	po.mem_budget = d->check_mem_budget;
+	po.timeout_max = timeout_max;
+	po.model = m;
+	po.cancel = &d->check_cancel;
+	po.child = &d->check_child;
+	if (probe_run(sd, dir, &pt, 1, &po, pr) == -1 || pr->npoints != 1 ||
+	    pr->points[0].nsamples == 0) {
+		if (pr->status == PROBE_CANCELLED)
+			r->status = MEASURE_CANCELLED;
+		snprintf(err, errlen, "its probe: %s", pr->why[0] ? pr->why :
+		    probe_status_name(pr->status));
+	} else if ((r->samples = calloc(pr->points[0].nsamples,
+	    sizeof(double))) == NULL)
+		snprintf(err, errlen, "out of memory");
+	else {
+		r->nsamples = pr->points[0].nsamples;
+		memcpy(r->samples, pr->points[0].samples, r->nsamples *
+		    sizeof(double));
+		stats_compute(r->samples, r->nsamples, &r->st);
+		r->status = MEASURE_OK;
+		r->rounds = r->nsamples;
+		r->peak_rss_kib = pr->peak_rss_kib;
+		r->seconds = pr->seconds;
+		ms = verify_percentile(r, a->percentile);
+	}
+	free(pr);
+	return ms;
+}
+
+/*
+ * The measurement kept in the store, as an observation of its library,
+ * or of the client runtime's stack when it was its probe's.
+ */
 static void
 checks_store(struct daemon *d, struct db *db, const struct tune_answer *a,
-    const struct measure_result *r, double model_p50, int64_t run,
-    const char *source)
+    const char *stack, const struct measure_result *r, double model_p50,
+    int64_t run, const char *source)
 {
 	struct db_observation	o;
 	enum db_status		st;
@@ -454,8 +547,8 @@ checks_store(struct daemon *d, struct db *db, const struct tune_answer *a,
 
 	memset(&o, 0, sizeof(o));
 	snprintf(o.host_id, sizeof(o.host_id), "%s", d->host.host_id);
-	snprintf(o.stack, sizeof(o.stack), "%s", kdf_backend_name(
-	    a->backend));
+	snprintf(o.stack, sizeof(o.stack), "%s", checks_runtime(stack) ?
+	    stack : kdf_backend_name(a->backend));
 	snprintf(o.source, sizeof(o.source), "%s", source);
 	snprintf(o.variant, sizeof(o.variant), "%s", kdf_alg_name(
 	    a->variant));
@@ -486,7 +579,10 @@ checks_doubt(struct daemon *d, const struct question *qu, int64_t run,
 	for (i = 0; i < d->nquestions; i++) {
 		struct question	*o = &d->questions[i];
 
+		/* The libraries' together; a client runtime's its own. */
 		if (o != qu && o->model_run == run && o->cs.verified &&
+		    ((!checks_runtime(o->stack) && !checks_runtime(
+		    qu->stack)) || strcmp(o->stack, qu->stack) == 0) &&
 		    o->cs.c > 0 && fabs(c / o->cs.c - 1) > drift)
 			o->checked = 0;
 	}
@@ -646,10 +742,12 @@ checks_tick(struct daemon *d, struct db *db)
 	double			 model_ms, measured, cpu0, spent, cost, mono;
 	size_t			 i, n, pick = (size_t)-1;
 	int			 queue_run = 0, rc, taken = 0;
-	unsigned		 threads;
+	unsigned		 threads, timeout_max;
 	const char		*why = NULL;
+	const struct stack_def	*sd;
 	int64_t			 run = d->model_run, id;
-	char			 err[512];
+	int			 runtime;
+	char			 err[512], dir[DAEMON_PATH_MAX];
 
 	if (d->cfg.check_budget == 0 || d->model == NULL || d->quit ||
 	    d->queued_run != 0 || d->running_run != 0)
@@ -669,6 +767,19 @@ checks_tick(struct daemon *d, struct db *db)
 		checks_set_aside(&d->questions[pick], run, now);
 		return 0;
 	}
+	/*
+	 * A client runtime's answer: its probe measures one hash at a time,
+	 * and only where it ran for this model and is still enabled.
+	 */
+	runtime = checks_runtime(qu.stack);
+	if (runtime && (a.k > 1 || !checks_checkable(d, qu.stack))) {
+		log_info("check of %.0f ms at k = %u, %s set aside: %s",
+		    qu.q.target_ms, (unsigned)qu.q.k, qu.stack, a.k > 1 ?
+		    "a client runtime's answer is measured at k = 1 only" :
+		    "its probe did not run for the model in use");
+		checks_set_aside(&d->questions[pick], run, now);
+		return 0;
+	}
 	/* The budget and the host's quiet first. */
 	n = a.predicted_p50_ms > 0 ? (size_t)(CHECK_SAMPLE_MS /
 	    a.predicted_p50_ms) : CHECK_SAMPLES_MIN;
@@ -676,9 +787,20 @@ checks_tick(struct daemon *d, struct db *db)
 		n = CHECK_SAMPLES_MIN;
 	if (n > CHECK_SAMPLES_MAX)
 		n = CHECK_SAMPLES_MAX;
-	/* Its hashes, warm-up rounds included, at k at once. */
-	cost = (double)(((n + a.k - 1) / a.k + 1) * a.k) *
-	    a.predicted_p50_ms / 1000 * a.p;
+	/*
+	 * Its hashes, warm-up rounds included, at k at once; a runtime's
+	 * probe warms up its own count (and starts the runtime).
+	 */
+	if (runtime) {
+		sd = stack_find(qu.stack);
+		if (n > PROBE_SAMPLES_MAX)
+			n = PROBE_SAMPLES_MAX;
+		cost = (double)(n + (sd != NULL && sd->warmup > 0 ?
+		    sd->warmup : STACK_PROBE_WARMUP)) * a.predicted_p50_ms /
+		    1000 * a.p + CHECK_RUNTIME_START_S;
+	} else
+		cost = (double)(((n + a.k - 1) / a.k + 1) * a.k) *
+		    a.predicted_p50_ms / 1000 * a.p;
 	if (cost > d->cfg.check_budget / 100.0 * DAEMON_CHECK_WINDOW) {
 		/* It could never fit the budget: not checked, not waited on. */
 		log_info("check of %.0f ms at k = %u set aside: about %.0f CPU "
@@ -716,14 +838,21 @@ checks_tick(struct daemon *d, struct db *db)
 	d->check_k = threads;
 	d->check_busy = 0;
 	d->check_cancel = 0;
+	snprintf(dir, sizeof(dir), "%s", d->cfg.probe_dir);
+	timeout_max = d->cfg.probe_timeout;
 	pthread_mutex_unlock(&d->lock);
-	log_info("checking %.0f ms at p%d, k = %u: m = %u KiB, t = %u, "
-	    "p = %u, %zu hashes", qu.q.target_ms, qu.q.percentile,
-	    (unsigned)qu.q.k, (unsigned)a.m_kib, (unsigned)a.t,
-	    (unsigned)a.p, n);
+	log_info("checking %.0f ms at p%d, k = %u%s%s: m = %u KiB, t = %u, "
+	    "p = %u, %zu hashes%s", qu.q.target_ms, qu.q.percentile,
+	    (unsigned)qu.q.k, runtime ? ", " : "", runtime ? qu.stack : "",
+	    (unsigned)a.m_kib, (unsigned)a.t, (unsigned)a.p, n, runtime ?
+	    " by its probe" : "");
 
 	cpu0 = checks_cpu_now();
-	measured = checks_measure(d, &a, n, &r, err, sizeof(err));
+	if (runtime)
+		measured = checks_probe(d, qu.stack, dir, timeout_max, m, &a,
+		    n, &r, err, sizeof(err));
+	else
+		measured = checks_measure(d, &a, n, &r, err, sizeof(err));
 	cost = checks_cpu_now() - cpu0;
 
 	pthread_mutex_lock(&d->lock);
@@ -777,10 +906,12 @@ checks_tick(struct daemon *d, struct db *db)
 	 */
 	if (measured > 0) {
 		pthread_mutex_unlock(&d->lock);
-		checks_store(d, db, &a, &r, model_ms > 0 ? a.predicted_p50_ms /
-		    (a.predicted_ms / model_ms) : 0, run, taken ?
-		    DB_SOURCE_CHECK : DB_SOURCE_CHECK_SUSPECT);
-		if (taken && a.k == 1 && runner_refit(d, db, run,
+		checks_store(d, db, &a, qu.stack, &r, model_ms > 0 ?
+		    a.predicted_p50_ms / (a.predicted_ms / model_ms) : 0, run,
+		    taken ? DB_SOURCE_CHECK : DB_SOURCE_CHECK_SUSPECT);
+		/* A library's curve refitted; a runtime's keeps its question's
+		   correction. */
+		if (taken && a.k == 1 && !runtime && runner_refit(d, db, run,
 		    checks_rebase, err, sizeof(err)) == -1)
 			log_warn("run %lld: not refitted with the check: %s",
 			    (long long)run, err);

@@ -20,6 +20,8 @@
 #ifndef PWTUNE_DAEMON_H
 #define PWTUNE_DAEMON_H
 
+#include <sys/types.h>
+
 #include <pthread.h>
 #include <stdint.h>
 #include <time.h>
@@ -158,6 +160,8 @@ struct daemon {
 	size_t			 nquestions;
 	int			 checking;	/* a check is measuring */
 	unsigned		 check_k;	/* ... its threads: k x p */
+	volatile pid_t		 check_child;	/* ... a runtime's probe,
+						   its threads its own too */
 	volatile int		 check_cancel;	/* a run pre-empts it */
 	/*
 	 * The host's quiet, as the watcher samples it (checks.c): since when
@@ -254,8 +258,9 @@ void	 checks_asked(struct daemon *d, const struct tune_query *q,
 	    const char *stack);
 /*
  * The correction and state of question (q, stack) under the current
- * model, copied out: 1 when it was measured, 0 when not (c = 1); with the
- * model_version it was read under (version, when not NULL).
+ * model, copied out: 1 when it was measured, 0 when not (c = 1), -1 when
+ * its answers are not checked here (a client runtime not probed here);
+ * with the model_version it was read under (version, when not NULL).
  */
 int	 checks_state(struct daemon *d, const struct tune_query *q,
 	    const char *stack, struct check_state *out, char *at,

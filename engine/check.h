@@ -24,8 +24,8 @@
 
 #define CHECK_BAND_LO		0.90
 #define CHECK_BAND_HI		1.00
-#define CHECK_C_MIN		0.5
-#define CHECK_C_MAX		2.0
+#define CHECK_C_MIN		0.25
+#define CHECK_C_MAX		4.0
 #define CHECK_KEEP		3
 #define CHECK_DRIFT_MIN		0.10
 #define CHECK_SAMPLES_MIN	10

@@ -432,7 +432,38 @@ probe_lines(struct probe_result *r, struct probe_io *io, int *header,
 	return 0;
 }
 
-/* The deadline: predicted work x 4 + the runtime's start, capped. */
+int
+probe_runnable(pid_t pid)
+{
+	DIR		*d;
+	struct dirent	*de;
+	char		 path[96], line[512], *s, st;
+	FILE		*fp;
+	int		 n = 0;
+
+	if (pid <= 0)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%ld/task", (long)pid);
+	if ((d = opendir(path)) == NULL)
+		return 0;
+	while ((de = readdir(d)) != NULL) {
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%ld/task/%.20s/stat",
+		    (long)pid, de->d_name);
+		if ((fp = fopen(path, "re")) == NULL)
+			continue;
+		/* tid (comm) state: comm may hold spaces and parentheses. */
+		if (fgets(line, sizeof(line), fp) != NULL &&
+		    (s = strrchr(line, ')')) != NULL &&
+		    sscanf(s + 1, " %c", &st) == 1 && st == 'R')
+			n++;
+		fclose(fp);
+	}
+	closedir(d);
+	return n;
+}
+
 /* Untimed hashes before each point: the stack's own count, else opts'. */
 static unsigned
 probe_warmup(const struct stack_def *sd, const struct probe_opts *o)
@@ -440,6 +471,7 @@ probe_warmup(const struct stack_def *sd, const struct probe_opts *o)
 	return sd->warmup > 0 ? sd->warmup : o->warmup;
 }
 
+/* The deadline: predicted work x 4 + the runtime's start, capped. */
 static double
 probe_deadline(const struct stack_def *sd, const struct stack_probe_point
     *pts, size_t n, const struct probe_opts *o)
@@ -567,6 +599,8 @@ probe_run(const struct stack_def *sd, const char *dir,
 	if (r->pid == 0)
 		probe_child(path, argv, po[1], pe[1], parent);
 	setpgid(r->pid, r->pid);	/* as the child does: no race */
+	if (o->child != NULL)
+		*o->child = r->pid;
 	close(po[1]);
 	close(pe[1]);
 	po[1] = pe[1] = -1;
@@ -648,6 +682,8 @@ probe_run(const struct stack_def *sd, const char *dir,
 	 * only below, keeps the group's id from being reused).
 	 */
 	kill(-r->pid, SIGKILL);
+	if (o->child != NULL)
+		*o->child = 0;	/* before the pid can be reused */
 	memset(&ru, 0, sizeof(ru));
 	while (wait4(r->pid, &status, 0, &ru) == -1 && errno == EINTR)
 		;

@@ -64,6 +64,8 @@ struct probe_opts {
 	const struct model	*model;		/* predicts the deadline;
 						   NULL: timeout_max */
 	volatile int		*cancel;	/* non-zero: kill, give up */
+	volatile pid_t		*child;		/* its pid while it runs, 0
+						   before it is reaped; NULL */
 };
 
 struct probe_point_result {
@@ -111,6 +113,13 @@ int	 probe_run(const struct stack_def *sd, const char *dir,
  */
 int	 probe_resolve(const struct stack_def *sd, const char *dir,
 	    char *path, size_t pathlen, char *why, size_t whylen);
+
+/*
+ * The threads of process pid runnable now (state R in /proc/PID/task):
+ * what a probe's runtime runs at once (a hash, a collector, a compiler);
+ * 0 when it is gone.
+ */
+int	 probe_runnable(pid_t pid);
 
 /* "ok", "not installed", "skipped", "timeout", ... */
 const char *probe_status_name(enum probe_status s);
