@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# Issues 17 and 18: a client runtime's answer is checked by its probe.
+# A real start-up run (64 MiB) with a fake Go probe in probe_dir (Go's
+# probe is a program of its own, so no runtime is needed): it reports
+# m x t / 1000 ms a hash, times the factor in $PROBES/factor (1 during the
+# run). Then the runtime gets twice as slow as its probe said (factor
+# 2): the answer for 60 ms (floor=none: the 64 MiB budget and OWASP's
+# floor leave no room at that speed), asked twice, is checked by running
+# the probe at its exact parameters, corrected, and verified in band, and
+# it then holds in the runtime by construction (m x t / 1000 x 2
+# within 90-100 % of the target). The check is stored as an observation of go,
+# not of a library. A stack not probed here (php) has no `verified`; a
+# runtime's question at concurrency 2 is set aside (the probe hashes one
+# at a time). Checks wait for a quiet host: alone (RUN_SERIAL).
+. "$(dirname "$0")/lib.sh" || exit 1
+PROBES="$TMP/probes"
+mkdir -p "$PROBES"
+echo 1 >"$PROBES/factor"
+cat >"$PROBES/probe-go" <<'SH'
+#!/bin/sh
+# probe-go WARMUP M_KIB:T:P:N...
+shift
+dir=$(dirname "$0")
+f=$(cat "$dir/factor")
+echo "$*" >>"$dir/asked"
+echo '{"probe":"go","runtime":"fake Go","library":"fake x/crypto/argon2"}'
+for pt; do
+	IFS=:; set -- $pt; IFS=' '
+	ms=$(awk -v m="$1" -v t="$2" -v f="$f" 'BEGIN { printf "%.3f", m * t / 1000 * f }')
+	s=$ms; i=1
+	while [ $i -lt $4 ]; do s="$s,$ms"; i=$((i + 1)); done
+	echo "{\"m_kib\":$1,\"t\":$2,\"p\":$3,\"samples_ms\":[$s]}"
+done
+SH
+chmod 755 "$PROBES/probe-go"
+
+start_daemon PWTUNED_STARTUP_PROFILE=quick PWTUNED_PROBES=go \
+	PWTUNED_PROBE_DIR="$PROBES" PWTUNED_MEMORY_MAX=64MiB \
+	PWTUNED_VERIFY_TARGETS=none PWTUNED_CHECK_BUDGET=100 --
+for _ in $(seq 1200); do
+	grep -qE "run 1 (done|failed|cancelled)" "$TMP/log" && break
+	sleep 0.1
+done
+if grep -q "stacks probed: go (" "$TMP/log"; then
+	ok "the start-up run probed go (the fake)"
+else
+	bad "go not probed: $(grep 'stacks probed' "$TMP/log")"
+fi
+: >"$PROBES/asked"
+
+# The runtime now takes twice as long as than its probe measured.
+echo 2 >"$PROBES/factor"
+Q="/v1/recommendation?target_ms=60&floor=none&stack=go"
+req GET "$Q"
+expect_body "stack=go: answered, predicted only" \
+	"j.get('verified', 'absent') is None and j['m_kib'] > 0"
+read -r m0 t0 < <(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(j["m_kib"], j["t"])' "$TMP/body")
+awk -v m="$m0" -v t="$t0" 'BEGIN { exit !(m * t / 1000 * 2 > 60) }' &&
+	ok "before the check, the answer (m = $m0, t = $t0) takes over 60 ms in the runtime" ||
+	bad "the fake runtime's bias did not put m = $m0, t = $t0 over the target"
+req GET "$Q"
+req GET "/v1/recommendation?target_ms=60&floor=none&stack=php"
+req GET "/v1/recommendation?target_ms=60&floor=none&stack=php"
+expect_body "stack=php (not probed here): no verified" "'verified' not in j"
+req GET "$Q&concurrency=2"
+req GET "$Q&concurrency=2"
+
+# Checked, corrected, checked again until in band (each after 5 s quiet).
+for _ in $(seq 900); do
+	grep -qE "check 60 ms at p95, k = 1, go: .*: in band" "$TMP/log" && break
+	sleep 0.2
+done
+grep "check 60 ms at p95, k = 1, go" "$TMP/log" | sed 's/^.*info: /       /' | head -6
+if grep -q "checking 60 ms at p95, k = 1, go: .* by its probe" "$TMP/log" &&
+	[ -s "$PROBES/asked" ]; then
+	ok "the check ran the probe at the answer's parameters ($(head -1 "$PROBES/asked"))"
+else
+	bad "no check by the probe"
+fi
+grep -q "check 60 ms at p95, k = 1, go: .*: corrected" "$TMP/log" &&
+	ok "the first check corrected the answer" || bad "no correction"
+req GET "$Q"
+expect_body "stack=go: verified in band after the checks" \
+	"j['verified'] is not None and j['verified']['in_band'] and 54 <= j['verified']['measured_ms'] <= 60"
+read -r m1 t1 < <(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(j["m_kib"], j["t"])' "$TMP/body")
+awk -v m="$m1" -v t="$t1" 'BEGIN { x = m * t / 1000 * 2; exit !(x >= 54 && x <= 60) }' &&
+	ok "the answer now holds in the runtime: m = $m1, t = $t1 takes $(awk -v m="$m1" -v t="$t1" 'BEGIN { printf "%.1f", m * t / 1000 * 2 }') ms of 60" ||
+	bad "m = $m1, t = $t1 does not take 54-60 ms in the runtime"
+grep -q "refitted with" "$TMP/log" &&
+	bad "a runtime's check refitted a library's curve: $(grep 'refitted with' "$TMP/log" | head -1)" ||
+	ok "no library curve refitted with the runtime's checks"
+grep -q "check of 60 ms at k = 2, go set aside: a client runtime's answer is measured at k = 1 only" "$TMP/log" &&
+	ok "concurrency 2 for a runtime: set aside, and said" ||
+	bad "concurrency 2: not set aside"
+python3 - "$VAR/pwtune.db" <<'PY' && ok "the checks are stored as observations of go" || bad "no observation of go from the checks"
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+rows = db.execute("SELECT stack, source FROM observations WHERE source LIKE 'check%'").fetchall()
+print("       stored:", rows)
+sys.exit(0 if rows and all(s == "go" for s, _ in rows) and ("go", "check") in rows else 1)
+PY
+stop_daemon
+finish
