@@ -17,7 +17,13 @@ p = 1), to check the timers against the probes' figures.
 
     /usr/bin/python3 bench/stacks/run.py [--url URL] [--pwtuned PATH]
         [--samples N] [--rounds R] [--targets 100,250,500] [--stacks a,b]
-        [--no-fixed | --fixed-only]
+        [--no-fixed | --fixed-only] [--after-checks S [--checks-quiet S]]
+
+With --after-checks S, each question is asked twice (as a service asks at
+its start and again) and the daemon's background checks run before the
+timing (until none ran for --checks-quiet seconds, at most S): the answers
+timed are then those the checks measured and corrected, in the libraries
+and, by their probes, in the client runtimes.
 
 Without --url it starts its own pwtuned (--pwtuned, build/daemon/pwtuned
 by default) on 127.0.0.1 with a free port and a temporary state directory,
@@ -187,6 +193,7 @@ class Daemon:
         self.pwtuned = pwtuned
         self.proc = None
         self.state = None
+        self.check_budget = None
 
     def start(self):
         if self.url:
@@ -195,6 +202,8 @@ class Daemon:
         os.chmod(self.state, 0o700)
         logf = open(os.path.join(self.state, "log"), "w+")
         env = dict(os.environ, PWTUNED_COOLDOWN="0")
+        if self.check_budget:
+            env["PWTUNED_CHECK_BUDGET"] = str(self.check_budget)
         self.proc = subprocess.Popen(
             [self.pwtuned, "--state-dir", self.state, "--listen",
              "127.0.0.1:0"], stdout=logf, stderr=subprocess.STDOUT,
@@ -281,6 +290,40 @@ def wait_stacks(d, stacks):
     return True
 
 
+def checks_done(text):
+    """pwtuned_checks_total over every result but "waited" (/metrics)."""
+    return sum(float(v) for r, v in re.findall(
+        r'^pwtuned_checks_total\{result="([^"]*)"\} (\S+)$', text, re.M)
+        if r != "waited")
+
+
+def settle_checks(d, questions, limit_s, quiet_s):
+    """Each question asked twice, as a service asks at its start and
+    again (the daemon checks a question from its second asking, not
+    within 3 s of one), then not asked while the daemon's background
+    checks run: until none ran for quiet_s, or limit_s. (checks, s)."""
+    for q in questions:
+        d.get(q)
+    time.sleep(1)
+    for q in questions:
+        d.get(q)
+    t0 = time.monotonic()
+    last, last_change = -1, t0
+    while time.monotonic() - t0 < limit_s:
+        try:
+            with urllib.request.urlopen(d.url + "/metrics",
+                                        timeout=30) as r:
+                n = checks_done(r.read().decode())
+        except (urllib.error.URLError, OSError):
+            n = last
+        if n != last:
+            last, last_change = n, time.monotonic()
+        elif time.monotonic() - last_change >= quiet_s:
+            break
+        time.sleep(2)
+    return last, time.monotonic() - t0
+
+
 def fixed_point(timers, stacks):
     """Each runtime at FIXED: FIXED_ROUNDS rounds, the stacks taking turns
     (a load that comes and goes on a shared host weighs on all alike),
@@ -323,6 +366,13 @@ def main():
                     help="time each answer in R rounds, the stacks taking "
                     "turns (each round warms up again)")
     ap.add_argument("--targets", default="100,250,500")
+    ap.add_argument("--after-checks", type=int, default=0, metavar="S",
+                    help="ask each question twice, let the daemon's "
+                    "background checks run (at most S seconds; its own "
+                    "daemon then has check_budget 100), then time")
+    ap.add_argument("--checks-quiet", type=int, default=60, metavar="S",
+                    help="with --after-checks: done when no check ran "
+                    "for S seconds (60)")
     ap.add_argument("--stacks", help="only these (comma-separated)")
     ap.add_argument("--no-fixed", action="store_true",
                     help="skip the fixed-point timing of each runtime")
@@ -337,6 +387,8 @@ def main():
 
     tmp = tempfile.mkdtemp(prefix="pwtune-bench-timers-")
     d = Daemon(a.url, a.pwtuned)
+    if a.after_checks > 0:
+        d.check_budget = 100
     try:
         timers = Timers(tmp)
         timers.build()
@@ -367,6 +419,16 @@ def main():
             print("NOTE: the daemon's answer has no `stacks` member (no "
                   "per-stack answers yet): every stack is timed with the "
                   "top-level (libsodium) answer.")
+
+        checks_note = ""
+        if a.after_checks > 0:
+            qs = ["/v1/recommendation?target_ms=%d%s" % (
+                tgt, "&stack=" + s if per_stack else "")
+                for s in stacks for tgt in targets]
+            n, took = settle_checks(d, qs, a.after_checks, a.checks_quiet)
+            checks_note = ("after the daemon's background checks (%d "
+                           "checks in %.0f s)" % (n, took))
+            log(checks_note)
 
         # The answers first, then the timing: with --rounds R, R rounds
         # in which the stacks take turns, each a process of WARMUP warm-up
@@ -409,11 +471,12 @@ def main():
 
         base = {r["target"]: r["ratio"] for r in rows
                 if r["stack"] == "libsodium" and "ratio" in r}
-        print("Parameters from %s, timed in each runtime (%s%d warm-up, "
-              "%d timed, p95 at the nearest rank):" % (
+        print("Parameters from %s%s, timed in each runtime (%s%d "
+              "warm-up, %d timed, p95 at the nearest rank):" % (
                   "GET /v1/recommendation?target_ms=T&stack=NAME"
                   if per_stack else
                   "GET /v1/recommendation?target_ms=T (no stack support)",
+                  " " + checks_note if checks_note else "",
                   "%d rounds of " % a.rounds if a.rounds > 1 else "",
                   WARMUP, per_round if a.rounds > 1 else a.samples))
         print("%-20s %6s %8s %3s %3s %9s %8s %8s %8s" % (
