@@ -432,7 +432,9 @@ api_stack_take(struct api_server *s, struct api_fleet *f, const char *stack,
 	for (i = 0; i < n; i++) {
 		struct api_stack_obs	*so = &st->obs[st->n];
 
-		if (kdf_alg_parse(obs[i].variant, &so->alg) == -1)
+		/* A check the daemon did not take (off, noisy) is no data. */
+		if (kdf_alg_parse(obs[i].variant, &so->alg) == -1 ||
+		    strcmp(obs[i].source, DB_SOURCE_CHECK_SUSPECT) == 0)
 			continue;
 		snprintf(so->host_id, sizeof(so->host_id), "%s",
 		    obs[i].host_id);

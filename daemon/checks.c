@@ -61,6 +61,7 @@
 #define CHECK_ASK_GAP_S		3	/* a question answered this long ago */
 #define CHECK_ASK_GAP_MAX	30	/* ... postponed this long at most */
 #define CHECK_RUNTIME_START_S	1	/* CPU s a runtime takes to start */
+#define CHECK_RUNTIME_RSS	(UINT64_C(64) << 20)	/* its own, at least */
 
 static double
 checks_mono(void)
@@ -90,20 +91,22 @@ checks_runtime(const char *stack)
 }
 
 /*
- * Is stack's answer one the daemon can measure (d->lock held)? A
- * library's, with its own code; a client runtime's when its probe ran
- * here for the model in use and is enabled: the probe, at the answer's
- * exact parameters.
+ * Is the answer to q in stack one the daemon can measure (d->lock held)?
+ * A library's, with its own code; a client runtime's at k = 1 (its probe
+ * hashes one at a time) when its probe ran here for the model in use
+ * (the model decides, as it decides how the stack is answered: probes
+ * turned off by a reload count from the next run): the probe, at the
+ * answer's exact parameters.
  */
 static int
-checks_checkable(const struct daemon *d, const char *stack)
+checks_checkable(const struct daemon *d, const char *stack,
+    const struct tune_query *q)
 {
 	const struct model_stack	*st;
 
 	if (!checks_runtime(stack))
 		return 1;
-	if (d->model == NULL || stack_find(stack) == NULL ||
-	    !config_probe_enabled(&d->cfg, stack))
+	if (q->k > 1 || d->model == NULL || stack_find(stack) == NULL)
 		return 0;
 	st = model_stack_find(d->model, stack);
 	return st != NULL && st->how == MODEL_STACK_PROBED;
@@ -144,7 +147,7 @@ checks_asked(struct daemon *d, const struct tune_query *q, const char *stack)
 		return;
 	checks_key(q, stack, key, sizeof(key));
 	pthread_mutex_lock(&d->lock);
-	if (!checks_checkable(d, stack)) {
+	if (!checks_checkable(d, stack, q)) {
 		pthread_mutex_unlock(&d->lock);
 		return;
 	}
@@ -197,7 +200,7 @@ checks_state(struct daemon *d, const struct tune_query *q, const char *stack,
 	pthread_mutex_lock(&d->lock);
 	if (version != NULL)
 		*version = d->model_version;
-	if (!checks_checkable(d, stack)) {
+	if (!checks_checkable(d, stack, q)) {
 		pthread_mutex_unlock(&d->lock);
 		return -1;
 	}
@@ -274,6 +277,7 @@ checks_watch(void *arg)
 {
 	struct daemon	*d = arg;
 	int		 ring[CHECK_WATCH_N], run, own;
+	pid_t		 child;
 	double		 means[CHECK_QUIET_S * 1000 / CHECK_WATCH_MS];
 	size_t		 i = 0, n = 0, j, nm = 0, im = 0;
 	size_t		 mmax = sizeof(means) / sizeof(means[0]);
@@ -302,18 +306,20 @@ checks_watch(void *arg)
 		until.tv_sec = 0;
 		until.tv_nsec = CHECK_WATCH_MS * 1000000L;
 		nanosleep(&until, NULL);
+		child = d->check_child;
 		run = checks_runnable();
-		own = probe_runnable(d->check_child);
+		own = probe_runnable(child);
 		pthread_mutex_lock(&d->lock);
 		/* Unreadable now (it was at start): taken as busy. */
 		if (run < 0)
 			run = 1 << 16;
 		/*
-		 * The check's own hashers (k hashes of p threads; a runtime's
-		 * collector and compiler as well) are not others.
+		 * The check's own hashers are not others: k hashes of p
+		 * threads, or a runtime's threads runnable now (its hash, and
+		 * its collector and compiler as well; none between hashes).
 		 */
 		else if (d->checking)
-			run -= own > (int)d->check_k ? own : (int)d->check_k;
+			run -= child > 0 ? own : (int)d->check_k;
 		ring[i] = run > 0 ? run : 0;
 		i = (i + 1) % CHECK_WATCH_N;
 		if (n < CHECK_WATCH_N)
@@ -480,8 +486,9 @@ checks_measure(struct daemon *d, const struct tune_answer *a, size_t n,
  */
 static double
 checks_probe(struct daemon *d, const char *stack, const char *dir,
-    unsigned timeout_max, const struct model *m, const struct tune_answer *a,
-    size_t n, struct measure_result *r, char *err, size_t errlen)
+    unsigned timeout_max, uint64_t mem_free, const struct model *m,
+    const struct tune_answer *a, size_t n, struct measure_result *r,
+    char *err, size_t errlen)
 {
 	const struct stack_def		*sd = stack_find(stack);
 	struct stack_probe_point	 pt;
@@ -502,8 +509,17 @@ checks_probe(struct daemon *d, const char *stack, const char *dir,
 	pt.t = a->t;
 	pt.p = a->p;
 	pt.n = (uint32_t)n;
+	/*
+	 * What the host has free now bounds the whole runtime: the hash,
+	 * and the rest (the gate left CHECK_RUNTIME_RSS at least) as its
+	 * allowance, PROBE_RSS_ALLOWANCE at most.
+	 */
 	probe_opts_init(&po);
-	po.mem_budget = d->check_mem_budget;
+	po.mem_budget = (uint64_t)a->m_kib * 1024 * a->p;
+	po.rss_allowance = mem_free > po.mem_budget + CHECK_RUNTIME_RSS ?
+	    mem_free - po.mem_budget : CHECK_RUNTIME_RSS;
+	if (po.rss_allowance > PROBE_RSS_ALLOWANCE)
+		po.rss_allowance = PROBE_RSS_ALLOWANCE;
 	po.timeout_max = timeout_max;
 	po.model = m;
 	po.cancel = &d->check_cancel;
@@ -613,7 +629,8 @@ checks_take(struct daemon *d, const char *key, int64_t run,
 	checks_current(d, qu);
 	qu->backend = a->backend;
 	qu->variant = a->variant;
-	v = check_update(&qu->cs, a, measured, n, model_ms, m->loo_median);
+	v = check_update(&qu->cs, a, measured, n, model_ms, m->loo_median,
+	    checks_runtime(qu->stack));
 	qu->checked = now;
 	gmtime_r(&now, &tm);
 	strftime(qu->at, sizeof(qu->at), "%Y-%m-%dT%H:%M:%SZ", &tm);
@@ -674,6 +691,7 @@ checks_rebase(struct daemon *d, const struct model *was)
 	const char	*stack;
 	size_t		 i, j;
 	double		 now_ms, was_ms, f;
+	int		 rt;
 
 	for (i = 0; i < d->nquestions; i++) {
 		qu = &d->questions[i];
@@ -687,46 +705,65 @@ checks_rebase(struct daemon *d, const struct model *was)
 		    !(now_ms > 0) || !(was_ms > 0))
 			continue;
 		f = was_ms / now_ms;
-		qu->cs.c = check_clamp(qu->cs.c * f);
+		rt = checks_runtime(qu->stack);
+		qu->cs.c = check_clamp(qu->cs.c * f, rt);
 		for (j = 0; j < qu->cs.nseen; j++)
-			qu->cs.seen[j] = check_clamp(qu->cs.seen[j] * f);
+			qu->cs.seen[j] = check_clamp(qu->cs.seen[j] * f, rt);
 		if (qu->cs.suspect)
-			qu->cs.suspect_c = check_clamp(qu->cs.suspect_c * f);
+			qu->cs.suspect_c = check_clamp(qu->cs.suspect_c * f,
+			    rt);
 	}
 }
 
 /*
- * Does the memory free now (not at start-up) allow a's k hashes? Read
- * again every CHECK_MEM_READ_S at most, with d->lock released (held on
- * entry and return); 0 as well when a run came or the daemon stops
- * meanwhile.
+ * Does the memory free now (not at start-up) allow a check of a? Its k
+ * hashes within the budget (memory_max, the host's); a runtime's probe,
+ * its hash (as probe_run counts it, m x p) within the budget and the
+ * runtime's own, CHECK_RUNTIME_RSS at least, beside it in what the host
+ * has free (its process is killed past that). Read again every
+ * CHECK_MEM_READ_S at most, with d->lock released (held on entry and
+ * return); 0 as well when a run came or the daemon stops meanwhile.
  */
 static int
 checks_memory_allows(struct daemon *d, const struct question *qu,
     const struct tune_answer *a, int64_t run, time_t now)
 {
 	struct host_info	host;
-	uint64_t		budget;
+	uint64_t		budget, free_now, hash, need, have;
 
 	if (now - d->check_mem_at >= CHECK_MEM_READ_S) {
 		pthread_mutex_unlock(&d->lock);
 		budget = runner_memory_now(d, &host, NULL);
+		free_now = host_memory_budget(&host, 0, NULL);
 		pthread_mutex_lock(&d->lock);
 		d->check_mem_at = now;
 		d->check_mem_budget = budget;
+		d->check_mem_free = free_now;
 		if (d->quit || d->queued_run != 0 || d->running_run != 0 ||
 		    d->model_run != run)
 			return 0;
 	}
-	if ((uint64_t)a->m_kib * 1024 * a->k <= d->check_mem_budget)
-		return 1;
+	if (checks_runtime(qu->stack)) {
+		hash = (uint64_t)a->m_kib * 1024 * a->p;
+		need = hash + CHECK_RUNTIME_RSS;
+		have = d->check_mem_free;
+		if (hash <= d->check_mem_budget && need <= have)
+			return 1;
+		if (hash > d->check_mem_budget)
+			need = hash, have = d->check_mem_budget;
+	} else {
+		need = (uint64_t)a->m_kib * 1024 * a->k;
+		have = d->check_mem_budget;
+		if (need <= have)
+			return 1;
+	}
 	if (now - d->check_mem_log >= 60) {
 		d->checks_skipped++;
 		d->check_mem_log = now;
-		log_info("check of %.0f ms waits: its %u x %u KiB are more "
-		    "than the memory free now allows (%llu KiB)",
-		    qu->q.target_ms, (unsigned)a->k, (unsigned)a->m_kib,
-		    (unsigned long long)(d->check_mem_budget >> 10));
+		log_info("check of %.0f ms waits: its %llu KiB are more than "
+		    "the memory free now allows (%llu KiB)", qu->q.target_ms,
+		    (unsigned long long)(need >> 10),
+		    (unsigned long long)(have >> 10));
 	}
 	return 0;
 }
@@ -743,6 +780,7 @@ checks_tick(struct daemon *d, struct db *db)
 	size_t			 i, n, pick = (size_t)-1;
 	int			 queue_run = 0, rc, taken = 0;
 	unsigned		 threads, timeout_max;
+	uint64_t		 mem_free;
 	const char		*why = NULL;
 	const struct stack_def	*sd;
 	int64_t			 run = d->model_run, id;
@@ -772,11 +810,9 @@ checks_tick(struct daemon *d, struct db *db)
 	 * and only where it ran for this model and is still enabled.
 	 */
 	runtime = checks_runtime(qu.stack);
-	if (runtime && (a.k > 1 || !checks_checkable(d, qu.stack))) {
-		log_info("check of %.0f ms at k = %u, %s set aside: %s",
-		    qu.q.target_ms, (unsigned)qu.q.k, qu.stack, a.k > 1 ?
-		    "a client runtime's answer is measured at k = 1 only" :
-		    "its probe did not run for the model in use");
+	if (runtime && (a.k > 1 || !checks_checkable(d, qu.stack, &qu.q))) {
+		log_info("check of %.0f ms, %s set aside: its probe did not "
+		    "run for the model in use", qu.q.target_ms, qu.stack);
 		checks_set_aside(&d->questions[pick], run, now);
 		return 0;
 	}
@@ -840,6 +876,7 @@ checks_tick(struct daemon *d, struct db *db)
 	d->check_cancel = 0;
 	snprintf(dir, sizeof(dir), "%s", d->cfg.probe_dir);
 	timeout_max = d->cfg.probe_timeout;
+	mem_free = d->check_mem_free;
 	pthread_mutex_unlock(&d->lock);
 	log_info("checking %.0f ms at p%d, k = %u%s%s: m = %u KiB, t = %u, "
 	    "p = %u, %zu hashes%s", qu.q.target_ms, qu.q.percentile,
@@ -849,8 +886,8 @@ checks_tick(struct daemon *d, struct db *db)
 
 	cpu0 = checks_cpu_now();
 	if (runtime)
-		measured = checks_probe(d, qu.stack, dir, timeout_max, m, &a,
-		    n, &r, err, sizeof(err));
+		measured = checks_probe(d, qu.stack, dir, timeout_max,
+		    mem_free, m, &a, n, &r, err, sizeof(err));
 	else
 		measured = checks_measure(d, &a, n, &r, err, sizeof(err));
 	cost = checks_cpu_now() - cpu0;

@@ -184,6 +184,7 @@ struct daemon {
 	time_t			 check_mem_log;		/* last "memory" line */
 	time_t			 check_mem_at;		/* memory read then */
 	uint64_t		 check_mem_budget;	/* what it allowed */
+	uint64_t		 check_mem_free;	/* the host, uncapped */
 	int			 drift;		/* the host drifted ... */
 	int64_t			 drift_run;	/* ... from this run's model */
 	time_t			 drift_at;

@@ -1302,8 +1302,13 @@ runner_refit_observed(struct daemon *d, struct db *db)
 			runner_list_add(list, sizeof(list), names[i], what);
 		}
 	}
+	/*
+	 * The questions' corrections rescaled along their paths, as at a
+	 * refit with checks: a runtime's correction was measured against
+	 * its fit before, and is not counted twice.
+	 */
 	if (changed) {
-		runner_swap_model(d, m, run);
+		runner_swap(d, m, run, 1, checks_rebase);
 		log_info("stacks refitted from observations: %s",
 		    list[0] ? list : "none");
 	} else

@@ -24,7 +24,7 @@ check_answer(const struct model *m, const char *stack,
 	struct tune_query	aim = *q;
 	int			rc;
 
-	if (!(c >= CHECK_C_MIN && c <= CHECK_C_MAX))
+	if (!(c >= CHECK_C_MIN_RUNTIME && c <= CHECK_C_MAX_RUNTIME))
 		c = 1;
 	aim.target_ms = q->target_ms / c;
 	if (aim.target_ms < TUNE_TARGET_MIN_MS)
@@ -63,7 +63,8 @@ check_answer(const struct model *m, const char *stack,
 
 enum check_verdict
 check_update(struct check_state *s, const struct tune_answer *a,
-    double measured_ms, size_t samples, double model_ms, double loo)
+    double measured_ms, size_t samples, double model_ms, double loo,
+    int runtime)
 {
 	double	ratio = measured_ms / a->target_ms, c, logsum = 0, drift;
 	int	was_stable = s->verified || s->settled, same;
@@ -83,7 +84,7 @@ check_update(struct check_state *s, const struct tune_answer *a,
 		return CHECK_SETTLED;
 	}
 	c = measured_ms / model_ms;
-	c = check_clamp(c);
+	c = check_clamp(c, runtime);
 	drift = 2 * loo > CHECK_DRIFT_MIN ? 2 * loo : CHECK_DRIFT_MIN;
 	s->settled = 0;
 	if (s->suspect) {
@@ -129,10 +130,12 @@ check_update(struct check_state *s, const struct tune_answer *a,
 }
 
 double
-check_clamp(double c)
+check_clamp(double c, int runtime)
 {
-	return c < CHECK_C_MIN ? CHECK_C_MIN : c > CHECK_C_MAX ? CHECK_C_MAX :
-	    c;
+	double	lo = runtime ? CHECK_C_MIN_RUNTIME : CHECK_C_MIN;
+	double	hi = runtime ? CHECK_C_MAX_RUNTIME : CHECK_C_MAX;
+
+	return c < lo ? lo : c > hi ? hi : c;
 }
 
 int

@@ -6,7 +6,9 @@
  * target / c and reported at c x the model's prediction, so that it lands
  * where the model aims (target / (1 + headroom)) on this host as measured.
  * c is the geometric mean of the last CHECK_KEEP corrections (noise in one
- * measurement moves it less), kept within [CHECK_C_MIN, CHECK_C_MAX].
+ * measurement moves it less), kept within [CHECK_C_MIN, CHECK_C_MAX] for
+ * a library's answer, within [CHECK_C_MIN_RUNTIME, CHECK_C_MAX_RUNTIME]
+ * for a client runtime's (its model stands on a short probe).
  *
  * A measurement within [CHECK_BAND_LO, CHECK_BAND_HI] of the target
  * verifies the answer. A re-check of a verified (or settled) answer whose
@@ -24,8 +26,10 @@
 
 #define CHECK_BAND_LO		0.90
 #define CHECK_BAND_HI		1.00
-#define CHECK_C_MIN		0.25
-#define CHECK_C_MAX		4.0
+#define CHECK_C_MIN		0.5	/* a library's (measured well) */
+#define CHECK_C_MAX		2.0
+#define CHECK_C_MIN_RUNTIME	0.25	/* a client runtime's: its probe */
+#define CHECK_C_MAX_RUNTIME	4.0	/* hashed 3 to 5 times a size */
 #define CHECK_KEEP		3
 #define CHECK_DRIFT_MIN		0.10
 #define CHECK_SAMPLES_MIN	10
@@ -69,8 +73,8 @@ int	 check_answer(const struct model *m, const char *stack,
 	    const struct tune_query *q, double c, struct tune_answer *a,
 	    double *model_ms, char *err, size_t errlen);
 
-/* c kept within [CHECK_C_MIN, CHECK_C_MAX]. */
-double	 check_clamp(double c);
+/* c kept within [CHECK_C_MIN, CHECK_C_MAX], or the runtime's bounds. */
+double	 check_clamp(double c, int runtime);
 
 /*
  * The model's own prediction (before any correction) of m_kib, t, p at k
@@ -85,11 +89,12 @@ int	 check_predict(const struct model *m, const char *stack,
 /*
  * Take a measurement of answer a (its percentile measured_ms over samples
  * hashes, the model's own prediction model_ms). loo is the model's
- * leave-one-out median error (for the drift threshold).
+ * leave-one-out median error (for the drift threshold); runtime: a
+ * client runtime's answer (check_clamp).
  */
 enum check_verdict check_update(struct check_state *s,
 	    const struct tune_answer *a, double measured_ms, size_t samples,
-	    double model_ms, double loo);
+	    double model_ms, double loo, int runtime);
 
 /* Can the daemon check stack's answers (NULL, "", libsodium, libargon2:
    it hashes with the libraries, not a client's runtime)? */

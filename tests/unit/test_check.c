@@ -45,7 +45,7 @@ loop(struct check_state *s, const struct tune_query *q, double bias,
 		    sizeof(err)) != 0)
 			TEST_FAIL("check_answer: %s", err);
 		v = check_update(s, a, bias * model_ms, 10, model_ms,
-		    mdl.loo_median);
+		    mdl.loo_median, 0);
 		printf("# bias %.2f, check %u: m = %u KiB, t = %u, measured "
 		    "%.1f ms of %.0f (%.3f): %s, c = %.3f\n", bias, i,
 		    (unsigned)a->m_kib, (unsigned)a->t, bias * model_ms,
@@ -122,18 +122,18 @@ TEST(drift_of_a_verified_answer)
 	ASSERT(check_answer(&mdl, NULL, &q, s.c, &a, &model_ms, err,
 	    sizeof(err)) == 0);
 	ASSERT_EQ(check_update(&s, &a, 1.2 * model_ms, 10, model_ms,
-	    mdl.loo_median), CHECK_IN_BAND);
+	    mdl.loo_median, 0), CHECK_IN_BAND);
 	/* One noisy moment: suspect, then in band again. */
 	ASSERT_EQ(check_update(&s, &a, 1.56 * model_ms, 10, model_ms,
-	    mdl.loo_median), CHECK_SUSPECT);
+	    mdl.loo_median, 0), CHECK_SUSPECT);
 	ASSERT(fabs(s.c - 1.2) < 0.02);
 	ASSERT_EQ(check_update(&s, &a, 1.2 * model_ms, 10, model_ms,
-	    mdl.loo_median), CHECK_IN_BAND);
+	    mdl.loo_median, 0), CHECK_IN_BAND);
 	/* Then 30 % slower, twice: a drift. */
 	ASSERT_EQ(check_update(&s, &a, 1.56 * model_ms, 10, model_ms,
-	    mdl.loo_median), CHECK_SUSPECT);
+	    mdl.loo_median, 0), CHECK_SUSPECT);
 	ASSERT_EQ(check_update(&s, &a, 1.56 * model_ms, 10, model_ms,
-	    mdl.loo_median), CHECK_DRIFTED);
+	    mdl.loo_median, 0), CHECK_DRIFTED);
 	ASSERT(!s.verified);
 	ASSERT(fabs(s.c - 1.56) < 0.01);
 	/* Corrected from there: the next answer is in band again. */
@@ -155,12 +155,30 @@ TEST(corrections_are_bounded)
 	check_state_init(&s);
 	ASSERT(check_answer(&mdl, NULL, &q, 1, &a, &model_ms, err,
 	    sizeof(err)) == 0);
-	ASSERT_EQ(check_update(&s, &a, 10 * model_ms, 10, model_ms, 0.05),
-	    CHECK_CORRECTED);
-	ASSERT(s.c <= CHECK_C_MAX);
-	ASSERT_EQ(check_update(&s, &a, 0, 10, model_ms, 0.05),
+	ASSERT_EQ(check_update(&s, &a, 10 * model_ms, 10, model_ms, 0.05,
+	    0), CHECK_CORRECTED);
+	ASSERT(fabs(s.c - CHECK_C_MAX) < 1e-9);
+	ASSERT_EQ(check_update(&s, &a, 0, 10, model_ms, 0.05, 0),
 	    CHECK_SETTLED);
 	ASSERT(s.c <= CHECK_C_MAX);
+	/* A client runtime's (its model a short probe's): wider, bounded. */
+	check_state_init(&s);
+	ASSERT_EQ(check_update(&s, &a, 3 * model_ms, 10, model_ms, 0.05,
+	    1), CHECK_CORRECTED);
+	ASSERT(fabs(s.c - 3) < 1e-9);
+	check_state_init(&s);
+	ASSERT_EQ(check_update(&s, &a, 10 * model_ms, 10, model_ms, 0.05,
+	    1), CHECK_CORRECTED);
+	ASSERT(fabs(s.c - CHECK_C_MAX_RUNTIME) < 1e-9);
+	check_state_init(&s);
+	ASSERT_EQ(check_update(&s, &a, 0.1 * model_ms, 10, model_ms, 0.05,
+	    1), CHECK_CORRECTED);
+	ASSERT(fabs(s.c - CHECK_C_MIN_RUNTIME) < 1e-9);
+	/* ... and a library's stays within its own. */
+	check_state_init(&s);
+	ASSERT_EQ(check_update(&s, &a, 0.1 * model_ms, 10, model_ms, 0.05,
+	    0), CHECK_CORRECTED);
+	ASSERT(fabs(s.c - CHECK_C_MIN) < 1e-9);
 }
 
 TEST_LIST(
