@@ -419,7 +419,89 @@ TEST(deadline_from_the_cap_without_a_model)
 	cleanup();
 }
 
+static volatile int	spin_stop;
+static volatile pid_t	watched;
+static volatile int	seen_runnable;
+
+static void *
+spinner(void *arg)
+{
+	(void)arg;
+	while (!spin_stop)
+		;
+	return NULL;
+}
+
+/* What the daemon's watcher does during a check: the child's threads. */
+static void *
+watch_child(void *arg)
+{
+	pid_t	pid;
+	int	n;
+
+	(void)arg;
+	while (!spin_stop) {
+		if ((pid = watched) > 0 && (n = probe_runnable(pid)) >
+		    seen_runnable)
+			seen_runnable = n;
+		usleep(5000);
+	}
+	return NULL;
+}
+
+TEST(runnable_threads_and_the_childs_pid)
+{
+	struct stack_probe_point	 pt;
+	struct probe_opts		 o;
+	static struct probe_result	 r;
+	pthread_t			 th[2], w;
+	pid_t				 gone;
+	int				 i, most = 0, n;
+
+	/* This process with two threads spinning: both runnable (R). */
+	spin_stop = 0;
+	for (i = 0; i < 2; i++)
+		ASSERT(pthread_create(&th[i], NULL, spinner, NULL) == 0);
+	for (i = 0; i < 20; i++) {
+		if ((n = probe_runnable(getpid())) > most)
+			most = n;
+		usleep(2000);
+	}
+	spin_stop = 1;
+	for (i = 0; i < 2; i++)
+		pthread_join(th[i], NULL);
+	printf("  this process, two threads spinning: %d runnable at most\n",
+	    most);
+	ASSERT(most >= 2);
+	ASSERT_EQ(probe_runnable(0), 0);
+	ASSERT_EQ(probe_runnable(-1), 0);
+
+	/* A probe that computes before it answers: its pid told while it
+	   runs, its thread seen runnable, 0 once it is reaped. */
+	fake(FAKE_HEAD "i=0; while [ $i -lt 300000 ]; do i=$((i + 1)); done\n"
+	    FAKE_POINTS);
+	probe_opts_init(&o);
+	point(&pt, 16, 1, 3);
+	o.child = &watched;
+	watched = 0;
+	seen_runnable = 0;
+	spin_stop = 0;
+	ASSERT(pthread_create(&w, NULL, watch_child, NULL) == 0);
+	ASSERT_EQ(probe_run(stack_find("libsodium"), dir, &pt, 1, &o, &r), 0);
+	spin_stop = 1;
+	pthread_join(w, NULL);
+	printf("  probe: %.2f s, its threads seen runnable: %d at most\n",
+	    r.seconds, seen_runnable);
+	ASSERT(seen_runnable >= 1);
+	ASSERT_EQ(watched, 0);
+	gone = r.pid;
+	ASSERT(gone > 0);
+	ASSERT_EQ(probe_runnable(gone), 0);
+	cleanup();
+}
+
 TEST_LIST(
+	TEST_ENTRY(runnable_threads_and_the_childs_pid),
 	TEST_ENTRY(a_probe_others_can_change_is_refused),
 	TEST_ENTRY(ok_points_parsed_and_summarised),
 	TEST_ENTRY(not_installed_runs_nothing),
