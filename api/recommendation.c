@@ -91,12 +91,25 @@ api_answer_checked(json_t *j, const struct api_answer_arg *a,
 {
 	const struct check_state	*cs = &a->cs;
 
+	json_t				*notes;
+
+	if (j == NULL || a->s->env.checked == NULL)
+		return;
 	/*
 	 * An answer the host does not check (a client runtime not probed
-	 * here): nothing said.
+	 * here, or at concurrency over 1): predicted only, and said.
 	 */
-	if (j == NULL || a->s->env.checked == NULL || a->checked < 0)
+	if (a->checked < 0) {
+		json_object_set_new(j, "verified", json_null());
+		if ((notes = json_object_get(j, "notes")) != NULL &&
+		    json_is_array(notes))
+			json_array_append_new(notes, json_string("Not "
+			    "measured by this host's background checks: a "
+			    "client runtime's answer is checked by its probe, "
+			    "at concurrency 1, when its probe ran here; this "
+			    "one is predicted only."));
 		return;
+	}
 	if (a->checked == 1 && cs->m_kib == ta->m_kib && cs->t == ta->t &&
 	    cs->p == ta->p && cs->k == ta->k && cs->measured_ms > 0)
 		json_object_set_new(j, "verified", json_pack("{s:f, s:i, s:i, "

@@ -533,9 +533,10 @@ runner_verify(struct daemon *d, struct db *db, const struct model *m,
 		    a.predicted_ms, measured, err, sizeof(err)) != DB_OK)
 			log_warn("run %lld: verification not stored: %s",
 			    (long long)id, err);
-		log_info("run %lld: verified %.0f ms: %s predicted %.1f ms, "
-		    "measured %.1f ms (p%d)", (long long)id, q.target_ms,
-		    a.phc_prefix, a.predicted_ms, measured, a.percentile);
+		log_info("run %lld: verification of %.0f ms: %s predicted "
+		    "%.1f ms, measured %.1f ms (p%d, %.2f of the target)",
+		    (long long)id, q.target_ms, a.phc_prefix, a.predicted_ms,
+		    measured, a.percentile, measured / q.target_ms);
 	}
 }
 

@@ -94,7 +94,7 @@ expect_body "verified answers of the new run, predicted against measured" "
             and v['params']['m_kib'] >= 8 and v['params']['k'] == 1 for v in j['verifications'])"
 for t in 100 200; do
 	if grep -qw "$t" <<<"$verified"; then
-		grep -q "run $id: verified $t ms" "$TMP/log" && ok "$t ms: verified, and logged" || bad "$t ms: not in the log"
+		grep -q "run $id: verification of $t ms" "$TMP/log" && ok "$t ms: verified, and logged" || bad "$t ms: not in the log"
 	else
 		grep -q "run $id: nothing to verify at $t ms" "$TMP/log" && ok "$t ms: out of reach here, and the log says so" ||
 			bad "$t ms: neither verified nor explained"
