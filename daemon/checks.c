@@ -548,12 +548,9 @@ checks_probe(struct daemon *d, const char *stack, const char *dir,
 	return ms;
 }
 
-/*
- * The measurement kept in the store, as an observation of its library,
- * or of the client runtime's stack when it was its probe's.
- */
-static void
-checks_store(struct daemon *d, struct db *db, const struct tune_answer *a,
+/* daemon.h */
+void
+checks_keep(struct daemon *d, struct db *db, const struct tune_answer *a,
     const char *stack, const struct measure_result *r, double model_p50,
     int64_t run, const char *source)
 {
@@ -943,13 +940,14 @@ checks_tick(struct daemon *d, struct db *db)
 	 */
 	if (measured > 0) {
 		pthread_mutex_unlock(&d->lock);
-		checks_store(d, db, &a, qu.stack, &r, model_ms > 0 ?
+		checks_keep(d, db, &a, qu.stack, &r, model_ms > 0 ?
 		    a.predicted_p50_ms / (a.predicted_ms / model_ms) : 0, run,
 		    taken ? DB_SOURCE_CHECK : DB_SOURCE_CHECK_SUSPECT);
 		/* A library's curve refitted; a runtime's keeps its question's
 		   correction. */
 		if (taken && a.k == 1 && !runtime && runner_refit(d, db, run,
-		    checks_rebase, err, sizeof(err)) == -1)
+		    checks_rebase, "model refitted with", err, sizeof(err)) ==
+		    -1)
 			log_warn("run %lld: not refitted with the check: %s",
 			    (long long)run, err);
 		pthread_mutex_lock(&d->lock);

@@ -29,6 +29,7 @@
 #include "check.h"
 #include "db.h"
 #include "log.h"
+#include "measure.h"
 #include "model.h"
 #include "tune.h"
 
@@ -229,13 +230,13 @@ int	 runner_load_model(struct daemon *d, struct db *db, char *err,
 /*
  * Fit run's model again with the checks taken under it (one just stored)
  * and put it in use, if run is still the one in use; rebase (if not NULL)
- * is called under d->lock as it goes in, with the model it replaced.
- * Called by the runner's thread (the only writer of the model), without
+ * is called under d->lock as it goes in, with the model it replaced; the
+ * log says "run N: <what> K points from checks". Called by the runner's thread (the only writer of the model), without
  * d->lock.
  */
 int	 runner_refit(struct daemon *d, struct db *db, int64_t run,
-	    void (*rebase)(struct daemon *, const struct model *), char *err,
-	    size_t errlen);
+	    void (*rebase)(struct daemon *, const struct model *),
+	    const char *what, char *err, size_t errlen);
 /*
  * The store is open at start (or, deferred, once reached): record this
  * host's group, load its model, and queue the start-up run the
@@ -275,6 +276,16 @@ int	 checks_state(struct daemon *d, const struct tune_query *q,
  * put them and nothing is counted twice.
  */
 void	 checks_rebase(struct daemon *d, const struct model *was);
+/*
+ * A measurement of answer a (its samples r, the model's median there
+ * model_p50) kept in the store under model run `run` with source
+ * (DB_SOURCE_CHECK: a point of the run's model; DB_SOURCE_CHECK_SUSPECT):
+ * an observation of a's library, or of stack when that is a client
+ * runtime's (its probe measured it). Without d->lock.
+ */
+void	 checks_keep(struct daemon *d, struct db *db, const struct tune_answer *a,
+	    const char *stack, const struct measure_result *r, double model_p50,
+	    int64_t run, const char *source);
 /* Called by the idle runner with d->lock held: check one question if one
    is due, the budget allows and the host is quiet. 1 when it did. */
 int	 checks_tick(struct daemon *d, struct db *db);

@@ -353,8 +353,8 @@ runner_load_model(struct daemon *d, struct db *db, char *err, size_t errlen)
 
 int
 runner_refit(struct daemon *d, struct db *db, int64_t run,
-    void (*rebase)(struct daemon *, const struct model *), char *err,
-    size_t errlen)
+    void (*rebase)(struct daemon *, const struct model *), const char *what,
+    char *err, size_t errlen)
 {
 	struct model	*m;
 	time_t		 when;
@@ -371,7 +371,7 @@ runner_refit(struct daemon *d, struct db *db, int64_t run,
 	 */
 	if (runner_swap(d, m, run, 1, rebase))
 		/* m stays in use until this thread replaces it. */
-		runner_log_checks(m, run, nchecks, "model refitted with");
+		runner_log_checks(m, run, nchecks, what);
 	return 0;
 }
 
@@ -495,7 +495,11 @@ runner_open(struct daemon *d)
  * After a run: measure the answers for the configured targets (k = 1,
  * p95, the default floor) and keep predicted against measured beside the
  * run, so the dashboard and the operator see whether the model holds.
- * Runs on the runner thread; a cancel stops it.
+ * Each is a measured answer as a background check's is: kept as a point
+ * of the run's model (source "check") unless the host was busy or it is
+ * further from the model than a correction may go, and the model is
+ * refitted with them, so the answers after the run stand on what was
+ * measured at them. Runs on the runner thread; a cancel stops it.
  */
 static void
 runner_verify(struct daemon *d, struct db *db, const struct model *m,
@@ -503,9 +507,11 @@ runner_verify(struct daemon *d, struct db *db, const struct model *m,
 {
 	struct tune_query	 q;
 	struct tune_answer	 a;
-	double			 measured;
+	struct measure_result	 r;
+	double			 measured, ratio;
 	char			 params[256], err[512];
-	size_t			 i;
+	size_t			 i, taken = 0;
+	int			 take;
 
 	for (i = 0; i < d->cfg.nverify_targets && !d->cancel; i++) {
 		pthread_mutex_lock(&d->lock);
@@ -520,24 +526,44 @@ runner_verify(struct daemon *d, struct db *db, const struct model *m,
 			    (long long)id, d->cfg.verify_targets[i], err);
 			continue;
 		}
-		if (verify_answer(&a, m->effective_cpus, RUNNER_VERIFY_ROUNDS,
-		    &d->cancel, &measured, err, sizeof(err)) != 0) {
+		if (verify_measure(&a, m->effective_cpus, RUNNER_VERIFY_ROUNDS,
+		    &d->cancel, &r, err, sizeof(err)) != 0) {
 			if (!d->cancel)
 				log_warn("run %lld: verify %u ms: %s",
 				    (long long)id, d->cfg.verify_targets[i],
 				    err);
 			continue;
 		}
+		measured = verify_percentile(&r, a.percentile);
 		verify_params_json(&a, params, sizeof(params));
 		if (db_verification_add(db, id, q.target_ms, params,
 		    a.predicted_ms, measured, err, sizeof(err)) != DB_OK)
 			log_warn("run %lld: verification not stored: %s",
 			    (long long)id, err);
+		/* The median against the model's, as a check's point is. */
+		ratio = a.predicted_p50_ms > 0 ? r.st.median /
+		    a.predicted_p50_ms : 0;
+		take = a.k == 1 && !r.noisy && ratio >= CHECK_C_MIN &&
+		    ratio <= CHECK_C_MAX;
 		log_info("run %lld: verification of %.0f ms: %s predicted "
-		    "%.1f ms, measured %.1f ms (p%d, %.2f of the target)",
-		    (long long)id, q.target_ms, a.phc_prefix, a.predicted_ms,
-		    measured, a.percentile, measured / q.target_ms);
+		    "%.1f ms, measured %.1f ms (p%d, %.2f of the target; "
+		    "median %.2f x the model's%s)", (long long)id, q.target_ms,
+		    a.phc_prefix, a.predicted_ms, measured, a.percentile,
+		    measured / q.target_ms, ratio, take ? ", a point of the "
+		    "model" : r.noisy ? ", noisy: not a point of the model" :
+		    ", too far off: not a point of the model");
+		if (measured > 0) {
+			checks_keep(d, db, &a, "", &r, a.predicted_p50_ms, id,
+			    take ? DB_SOURCE_CHECK : DB_SOURCE_CHECK_SUSPECT);
+			taken += take;
+		}
+		measure_result_release(&r);
 	}
+	/* The answers from now on stand on the verifications. */
+	if (taken > 0 && !d->cancel && runner_refit(d, db, id, checks_rebase,
+	    "verified, model refitted with", err, sizeof(err)) == -1)
+		log_warn("run %lld: not refitted with its verifications: %s",
+		    (long long)id, err);
 }
 
 /* A copy of m (NULL when out of memory). */

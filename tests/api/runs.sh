@@ -100,6 +100,46 @@ for t in 100 200; do
 			bad "$t ms: neither verified nor explained"
 	fi
 done
+# Each verification is a measured answer: kept as an observation at its
+# exact parameters (a point of the model, "check", unless noisy or too far
+# off, "check-suspect", as the log says), and the model refitted with the
+# points, at once and again after a restart.
+cp "$TMP/body" "$TMP/model.json"
+expect_http 200 "the observations" GET /v1/observations
+python3 - "$TMP/model.json" "$TMP/body" "$TMP/log" "$id" >"$TMP/points" <<'PY' && ok "every verification kept as an observation at its parameters, as the log says" || bad "verifications not kept as observations: $(cat "$TMP/points")"
+import json, re, sys
+model, obs, log, run = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), open(sys.argv[3]).read(), int(sys.argv[4])
+ver = [v for v in model["verifications"] if v["run_id"] == run]
+points = 0
+for v in ver:
+    p = v["params"]
+    mine = [o for o in obs["observations"] if (o["m_kib"], o["t"], o["p"], o["k"]) == (p["m_kib"], p["t"], p["p"], 1)
+            and o["source"] in ("check", "check-suspect") and o["stack"] == "libsodium"]
+    assert len(mine) == 1 and mine[0]["samples"] >= 5, (p, mine)
+    said = re.search(r"run %d: verification of %d ms: .*(a point of the model|not a point of the model)" % (run, v["target_ms"]), log)
+    assert said, "no verdict in the log for %s ms" % v["target_ms"]
+    assert (mine[0]["source"] == "check") == (said.group(1) == "a point of the model"), (mine[0]["source"], said.group(1))
+    points += mine[0]["source"] == "check"
+print(points)
+PY
+points=$(cat "$TMP/points")
+if [ "${points:-0}" -gt 0 ] 2>/dev/null; then
+	grep -qE "run $id: verified, model refitted with $points points? from checks" "$TMP/log" &&
+		ok "the model refitted with the $points verification(s) taken" ||
+		bad "no refit with $points verification(s): $(grep -E "run $id: (verified|not refitted)" "$TMP/log")"
+	expect_http 200 "the refitted model" GET /v1/model
+	expect_body "its libsodium curve is scaled by the $points verification(s)" \
+		"any(c['checks'] and c['checks']['points'] == $points for c in j['model']['curves'] if c['backend'] == 'libsodium')"
+	stop_daemon
+	start_daemon PWTUNED_COOLDOWN=0 PWTUNED_MEMORY_MAX=32MiB PWTUNED_VERIFY_TARGETS=100,200
+	grep -qE "run $id: model fitted with $points points? from checks" "$TMP/log" &&
+		ok "after a restart the verifications are still points of the model" ||
+		bad "after a restart the verifications were not taken: $(grep -E "run $id" "$TMP/log" | head -3)"
+else
+	echo "       every verification was noisy here: nothing refitted (the log says so)"
+	grep -q "refitted with" "$TMP/log" && bad "a refit without a verification taken" ||
+		ok "no refit without a verification taken"
+fi
 stop_daemon
 
 # L6: 20 authenticated POSTs at once: exactly one 202.
