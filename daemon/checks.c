@@ -807,7 +807,7 @@ checks_tick(struct daemon *d, struct db *db)
 	 * and only where it ran for this model and is still enabled.
 	 */
 	runtime = checks_runtime(qu.stack);
-	if (runtime && (a.k > 1 || !checks_checkable(d, qu.stack, &qu.q))) {
+	if (runtime && !checks_checkable(d, qu.stack, &qu.q)) {
 		log_info("check of %.0f ms, %s set aside: its probe did not "
 		    "run for the model in use", qu.q.target_ms, qu.stack);
 		checks_set_aside(&d->questions[pick], run, now);

@@ -16,6 +16,26 @@ check_state_init(struct check_state *s)
 	s->measured_ms = -1;
 }
 
+/* The correction said in a's notes: an answer that moved says why. */
+static void
+check_note(struct tune_answer *a, double c, const char *stack)
+{
+	char	line[384];
+	size_t	len = strlen(a->notes);
+	int	runtime = !check_stack_checkable(stack);
+
+	snprintf(line, sizeof(line), "Corrected by this host's background "
+	    "checks: they measured the answers to this question at %.2f x "
+	    "what the model predicts%s%s%s, and these parameters allow for "
+	    "it.", c, runtime ? " (in " : "", runtime ? stack : "", runtime ?
+	    ", by its probe)" : "");
+	/* Whole or not at all, as every note. */
+	if (len + strlen(line) + 2 >= sizeof(a->notes))
+		return;
+	snprintf(a->notes + len, sizeof(a->notes) - len, "%s%s\n", len > 0 &&
+	    a->notes[len - 1] != '\n' ? "\n" : "", line);
+}
+
 int
 check_answer(const struct model *m, const char *stack,
     const struct tune_query *q, double c, struct tune_answer *a,
@@ -48,6 +68,8 @@ check_answer(const struct model *m, const char *stack,
 			a->capacity_per_s = a->k * 1000.0 /
 			    a->predicted_p50_ms;
 		a->met = a->met && a->predicted_ms <= q->target_ms;
+		if (fabs(c - 1) >= 0.005)
+			check_note(a, c, stack);
 		/* Said for the target asked, at the corrected time. */
 		if (rc == 1)
 			snprintf(err, errlen, "target of %.0f ms at p%d cannot "

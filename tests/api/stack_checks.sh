@@ -83,6 +83,8 @@ grep -q "check 60 ms at p95, k = 1, go: .*: corrected" "$TMP/log" &&
 req GET "$Q"
 expect_body "stack=go: verified in band after the checks" \
 	"j['verified'] is not None and j['verified']['in_band'] and 54 <= j['verified']['measured_ms'] <= 60"
+expect_body "its notes say it was corrected in go by its probe, by the correction it carries" \
+	"any(n.startswith(\"Corrected by this host's background checks: they measured the answers to this question at %.2f x what the model predicts (in go, by its probe)\" % j['verified']['correction']) for n in j['notes'])"
 read -r m1 t1 < <(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(j["m_kib"], j["t"])' "$TMP/body")
 awk -v m="$m1" -v t="$t1" 'BEGIN { x = m * t / 1000 * 2; exit !(x >= 54 && x <= 60) }' &&
 	ok "the answer now holds in the runtime: m = $m1, t = $t1 takes $(awk -v m="$m1" -v t="$t1" 'BEGIN { printf "%.1f", m * t / 1000 * 2 }') ms of 60" ||

@@ -78,9 +78,23 @@ biased(double bias, double target, unsigned k)
 		TEST_FAIL("check_answer: %s", err);
 	ASSERT(bias * model_ms / target < CHECK_BAND_LO ||
 	    bias * model_ms / target > CHECK_BAND_HI);
+	ASSERT(strstr(a.notes, "Corrected by") == NULL);
 	n = loop(&s, &q, bias, 4, &a);
 	ASSERT(n >= 2 && n <= 3);
 	ASSERT(fabs(s.c - bias) < 0.02);
+	/* The corrected answer says so, and by how much. */
+	{
+		struct tune_answer	b;
+		char			want[192];
+
+		if (check_answer(&mdl, NULL, &q, s.c, &b, &model_ms, err,
+		    sizeof(err)) != 0)
+			TEST_FAIL("check_answer: %s", err);
+		snprintf(want, sizeof(want), "Corrected by this host's "
+		    "background checks: they measured the answers to this "
+		    "question at %.2f x what the model predicts, and", s.c);
+		ASSERT_STR_CONTAINS(b.notes, want);
+	}
 	/* The answer reported is the corrected prediction. */
 	ASSERT(a.predicted_ms <= target);
 	ASSERT(fabs(a.predicted_ms - bias * model_ms) < 1e-6 * target ||
