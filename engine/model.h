@@ -170,6 +170,15 @@ struct model_stack {
 	size_t			nknots;
 	double			spread95;	/* its p95 / median; 0: the
 						   curve's */
+	/*
+	 * A cliff (stack_fit): the smallest size measured at STACK_CLIFF x
+	 * or more the smaller sizes' ratio to the curve, that ratio over
+	 * theirs, and the largest size under it, past which the stack's
+	 * answers do not go. All 0 when there is none.
+	 */
+	uint32_t		cliff_m_kib;
+	double			cliff_ratio;
+	uint32_t		m_max_kib;
 	size_t			nprobe;		/* probe points fitted */
 	size_t			nobs;		/* observations fitted */
 	double			fit_error;	/* median relative, 0.03 = 3 % */

@@ -386,6 +386,63 @@ stack_inverse(const struct model_stack *st, double y)
 	return exp(log(kx[i]) + t * log(kx[i + 1] / kx[i]));
 }
 
+/*
+ * A cliff: the smallest size whose median, against the curve, is
+ * STACK_CLIFF x or more what the smaller sizes (two at least) show, the
+ * median of theirs. Not a moment's noise (a point is the median of its
+ * samples), when every larger size is as far over (one inside the range
+ * and the sizes past it back on the line was a busy moment, which the
+ * knots' filter takes care of), but a runtime's limit: a collector
+ * copying a heap its young generation no longer holds (Java's
+ * BouncyCastle past about 150 MiB here: 2 s where 260 ms was measured at
+ * 154 MiB). Answers for the stack stay at or below the largest size under
+ * it (st->m_max_kib).
+ */
+static void
+stack_cliff(const double *x, const double *y, const uint32_t *mk, size_t n,
+    struct model_stack *st)
+{
+	double	r[64], below, ratio;
+	size_t	idx[64], i, j, nb;
+
+	st->cliff_m_kib = st->m_max_kib = 0;
+	st->cliff_ratio = 0;
+	for (i = 0; i < n; i++)
+		idx[i] = i;
+	for (i = 1; i < n; i++)
+		for (j = i; j > 0 && mk[idx[j]] < mk[idx[j - 1]]; j--) {
+			size_t	tmp = idx[j];
+
+			idx[j] = idx[j - 1];
+			idx[j - 1] = tmp;
+		}
+	for (i = 0; i < n; i++) {
+		uint32_t	under = 0;
+
+		for (j = 0, nb = 0; j < i; j++)
+			if (mk[idx[j]] < mk[idx[i]]) {
+				r[nb++] = y[idx[j]] / x[idx[j]];
+				under = mk[idx[j]];
+			}
+		if (nb < 2)
+			continue;
+		below = median_of(r, nb);
+		ratio = y[idx[i]] / x[idx[i]];
+		if (!(below > 0) || ratio < STACK_CLIFF * below)
+			continue;
+		/* Every larger size as far over, or it was a moment's. */
+		for (j = i + 1; j < n; j++)
+			if (y[idx[j]] / x[idx[j]] < STACK_CLIFF * below)
+				break;
+		if (j == n) {
+			st->cliff_m_kib = mk[idx[i]];
+			st->cliff_ratio = ratio / below;
+			st->m_max_kib = under;
+			return;
+		}
+	}
+}
+
 int
 stack_fit(const struct model *m, const char *name,
     const struct stack_point *pts, size_t n, struct model_stack *out,
@@ -395,6 +452,7 @@ stack_fit(const struct model *m, const char *name,
 	struct model_prediction		 pr;
 	enum kdf_backend		 base = stack_base(m, name);
 	double				 x[64], y[64], w[64], e[64], sp[64];
+	uint32_t			 mk[64];
 	double				 c, d;
 	int				 drop[64];
 	size_t				 i, nx = 0, nprobe = 0, nobs = 0, ne, wi;
@@ -417,6 +475,7 @@ stack_fit(const struct model *m, const char *name,
 			continue;
 		x[nx] = pr.p50_ms;
 		y[nx] = pts[i].median_ms;
+		mk[nx] = pts[i].m_kib;
 		/*
 		 * Weighted by samples, up to a probe point's: one post of
 		 * 256 samples does not outweigh the rest.
@@ -511,6 +570,7 @@ stack_fit(const struct model *m, const char *name,
 	 */
 	memset(drop, 0, sizeof(drop));
 	stack_knots(x, y, w, drop, nx, out);
+	stack_cliff(x, y, mk, nx, out);
 	return 0;
 }
 
@@ -669,6 +729,14 @@ stack_recommend(const struct model *m, const char *name,
 		}
 		aim.parallelism = 1;
 	}
+	/* Not past a cliff its measurements showed. */
+	if (corr != NULL && corr->m_max_kib > 0) {
+		uint64_t	lim = (uint64_t)corr->m_max_kib *
+		    (q->k > 0 ? q->k : 1);
+
+		if (aim.memory_max_kib == 0 || aim.memory_max_kib > lim)
+			aim.memory_max_kib = lim;
+	}
 	if (model_curve_find(m, aim.backend, q->variant, 1) == NULL) {
 		snprintf(err, errlen, "%s stands on %s, which this host's "
 		    "model has not measured yet", name,
@@ -720,6 +788,15 @@ stack_recommend(const struct model *m, const char *name,
 		    name, (unsigned)a->m_kib, (unsigned)a->t, (unsigned)a->p,
 		    a->predicted_ms);
 	}
+	/* When it decided the answer: the cap reached. */
+	if (corr != NULL && corr->m_max_kib > 0 && a->m_cap_kib <=
+	    corr->m_max_kib && a->m_kib + 1024 > a->m_cap_kib)
+		stack_note(a, "For %s: a hash of m = %u KiB took %.1f x what "
+		    "its smaller sizes gave against the curve (a limit of "
+		    "the runtime, as a collector's heap): its answers stay at "
+		    "or below m = %u KiB, the largest size measured under it.",
+		    name, (unsigned)corr->cliff_m_kib, corr->cliff_ratio,
+		    (unsigned)corr->m_max_kib);
 	if (corr != NULL && lib50 > 0)
 		stack_note(a, "For %s: %s (%zu point%s%s): a hash of these "
 		    "parameters takes %.2f x what %s's curve gives%s.", name,

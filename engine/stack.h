@@ -36,6 +36,8 @@
 #define STACK_PROBE_SAMPLES	5	/* timed hashes per point */
 #define STACK_PROBE_WARMUP	1	/* untimed hashes before each point */
 #define STACK_P95_SD		1.7	/* p95 of ~15 hashes: sd over median */
+#define STACK_CLIFF		2.0	/* a size this far over the smaller
+					   ones' ratio to the curve: a cliff */
 #define STACK_ARGV_MAX		8
 
 /* One stack of the catalogue. */

@@ -253,6 +253,70 @@ TEST(one_noisy_knot_is_the_neighbours)
 	ASSERT(fabs(ms - pts[n - 1].median_ms / 0.5) / ms < 0.01);
 }
 
+/*
+ * A cliff: the largest sizes 4 x the smaller ones' ratio (Java's
+ * collector past its young generation): answers stay at or below the
+ * largest size under it, and say why; a busy moment inside the range
+ * (the sizes past it back on the line) is no cliff.
+ */
+TEST(answers_stay_under_a_cliff)
+{
+	struct stack_point	pts[8];
+	struct model_stack	st;
+	struct tune_query	q;
+	struct tune_answer	a;
+	char			err[256];
+	size_t			n;
+
+	fit(1);
+	n = points(pts, 1.2, 0);
+	pts[n - 2].median_ms *= 4;	/* 262144 KiB */
+	pts[n - 1].median_ms *= 4;	/* 524288 KiB */
+	memset(&st, 0, sizeof(st));
+	ASSERT_EQ(stack_fit(&mdl, "java-bouncycastle", pts, n, &st, err,
+	    sizeof(err)), 0);
+	ASSERT_UEQ(st.cliff_m_kib, 262144);
+	ASSERT_UEQ(st.m_max_kib, 131072);
+	ASSERT(fabs(st.cliff_ratio - 4) < 1e-6);
+	ASSERT_EQ(model_stack_set(&mdl, &st), 0);
+	/* 2 s would take m past 131072 KiB at t = 2 on this curve. */
+	tune_query_init(&q);
+	q.target_ms = 2000;
+	q.floor = TUNE_FLOOR_NONE;
+	ASSERT(stack_recommend(&mdl, "java-bouncycastle", &q, &a, err,
+	    sizeof(err)) >= 0);
+	if (a.m_kib > 131072)
+		TEST_FAIL("m = %u KiB, past the cliff's 131072", a.m_kib);
+	ASSERT_STR_CONTAINS(a.notes, "For java-bouncycastle: a hash of m = "
+	    "262144 KiB took 4.0 x what its smaller sizes gave against the "
+	    "curve");
+	ASSERT_STR_CONTAINS(a.notes, "stay at or below m = 131072 KiB");
+	/* At k = 2 each hash stays under it as well. */
+	q.k = 2;
+	ASSERT(stack_recommend(&mdl, "java-bouncycastle", &q, &a, err,
+	    sizeof(err)) >= 0);
+	ASSERT(a.m_kib <= 131072);
+
+	/* Only the largest over: a cliff too (nothing past it says no). */
+	n = points(pts, 1.2, 0);
+	pts[n - 1].median_ms *= 3;
+	ASSERT_EQ(stack_fit(&mdl, "java-bouncycastle", pts, n, &st, err,
+	    sizeof(err)), 0);
+	ASSERT_UEQ(st.m_max_kib, 262144);
+	/* Inside the range, the sizes past it on the line: no cliff. */
+	n = points(pts, 1.2, 0);
+	pts[2].median_ms *= 3;
+	ASSERT_EQ(stack_fit(&mdl, "java-bouncycastle", pts, n, &st, err,
+	    sizeof(err)), 0);
+	ASSERT_UEQ(st.m_max_kib, 0);
+	/* 1.9 x: under STACK_CLIFF, no cliff. */
+	n = points(pts, 1.2, 0);
+	pts[n - 1].median_ms *= 1.9;
+	ASSERT_EQ(stack_fit(&mdl, "java-bouncycastle", pts, n, &st, err,
+	    sizeof(err)), 0);
+	ASSERT_UEQ(st.m_max_kib, 0);
+}
+
 TEST(a_point_out_of_range_does_not_move_a_stack_past_it)
 {
 	struct stack_point	pts[8];
@@ -520,6 +584,7 @@ TEST_LIST(
 	TEST_ENTRY(fit_recovers_slope_and_fixed_cost),
 	TEST_ENTRY(one_far_point_does_not_bend_the_fit),
 	TEST_ENTRY(one_noisy_knot_is_the_neighbours),
+	TEST_ENTRY(answers_stay_under_a_cliff),
 	TEST_ENTRY(a_point_out_of_range_does_not_move_a_stack_past_it),
 	TEST_ENTRY(observations_alone_correct_by_the_median_ratio),
 	TEST_ENTRY(answer_holds_in_the_stack),
