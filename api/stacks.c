@@ -113,8 +113,12 @@ api_stack_json(const struct model *m, const char *name,
 		    "observations", (json_int_t)st->nobs, "fit_error",
 		    st->fit_error, "knots", knots, "p95_over_median",
 		    st->spread95 > 0 ? json_real(st->spread95) : json_null());
-		/* A cliff its measurements showed: answers stay under it. */
-		json_object_set_new(corr, "cliff", st->m_max_kib > 0 ?
+		/*
+		 * A cliff its probe showed: answers stay under it (when
+		 * the correction applies: a library's checks stand for it).
+		 */
+		json_object_set_new(corr, "cliff", st->m_max_kib > 0 &&
+		    stack_correction(m, name) == st ?
 		    json_pack("{s:I, s:f, s:I}", "m_kib",
 		    (json_int_t)st->cliff_m_kib, "ratio", st->cliff_ratio,
 		    "m_max_kib", (json_int_t)st->m_max_kib) : json_null());

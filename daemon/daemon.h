@@ -283,9 +283,10 @@ void	 checks_rebase(struct daemon *d, const struct model *was);
  * an observation of a's library, or of stack when that is a client
  * runtime's (its probe measured it). Without d->lock.
  */
-void	 checks_keep(struct daemon *d, struct db *db, const struct tune_answer *a,
-	    const char *stack, const struct measure_result *r, double model_p50,
-	    int64_t run, const char *source);
+void	 checks_keep(struct daemon *d, struct db *db,
+	    const struct tune_answer *a, const char *stack,
+	    const struct measure_result *r, double model_p50, int64_t run,
+	    const char *source);
 /* Called by the idle runner with d->lock held: check one question if one
    is due, the budget allows and the host is quiet. 1 when it did. */
 int	 checks_tick(struct daemon *d, struct db *db);

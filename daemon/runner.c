@@ -8,6 +8,7 @@
  * The runner has its own store connection (one per thread).
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -508,11 +509,13 @@ runner_verify(struct daemon *d, struct db *db, const struct model *m,
 	struct tune_query	 q;
 	struct tune_answer	 a;
 	struct measure_result	 r;
-	double			 measured, ratio;
+	double			 measured, ratio, agree;
 	char			 params[256], err[512];
 	size_t			 i, taken = 0;
 	int			 take;
 
+	agree = 2 * m->loo_median > CHECK_DRIFT_MIN ? 2 * m->loo_median :
+	    CHECK_DRIFT_MIN;
 	for (i = 0; i < d->cfg.nverify_targets && !d->cancel; i++) {
 		pthread_mutex_lock(&d->lock);
 		d->step = "verifications";
@@ -540,18 +543,24 @@ runner_verify(struct daemon *d, struct db *db, const struct model *m,
 		    a.predicted_ms, measured, err, sizeof(err)) != DB_OK)
 			log_warn("run %lld: verification not stored: %s",
 			    (long long)id, err);
-		/* The median against the model's, as a check's point is. */
+		/*
+		 * The median against the model's, as a check's point is;
+		 * taken on one measurement only within the model's own error
+		 * (twice its median, CHECK_DRIFT_MIN at least): one further
+		 * off is for the background checks to confirm.
+		 */
 		ratio = a.predicted_p50_ms > 0 ? r.st.median /
 		    a.predicted_p50_ms : 0;
-		take = a.k == 1 && !r.noisy && ratio >= CHECK_C_MIN &&
-		    ratio <= CHECK_C_MAX;
+		take = a.k == 1 && !r.noisy && ratio > 0 &&
+		    fabs(ratio - 1) <= agree;
 		log_info("run %lld: verification of %.0f ms: %s predicted "
 		    "%.1f ms, measured %.1f ms (p%d, %.2f of the target; "
 		    "median %.2f x the model's%s)", (long long)id, q.target_ms,
 		    a.phc_prefix, a.predicted_ms, measured, a.percentile,
 		    measured / q.target_ms, ratio, take ? ", a point of the "
 		    "model" : r.noisy ? ", noisy: not a point of the model" :
-		    ", too far off: not a point of the model");
+		    ", further off than the model's error: not a point of the "
+		    "model");
 		if (measured > 0) {
 			checks_keep(d, db, &a, "", &r, a.predicted_p50_ms, id,
 			    take ? DB_SOURCE_CHECK : DB_SOURCE_CHECK_SUSPECT);
@@ -559,8 +568,12 @@ runner_verify(struct daemon *d, struct db *db, const struct model *m,
 		}
 		measure_result_release(&r);
 	}
-	/* The answers from now on stand on the verifications. */
-	if (taken > 0 && !d->cancel && runner_refit(d, db, id, checks_rebase,
+	/*
+	 * The answers from now on stand on the verifications; after a
+	 * cancel too (those taken are in the store: a restart would fit
+	 * them), not when the daemon stops.
+	 */
+	if (taken > 0 && !d->quit && runner_refit(d, db, id, checks_rebase,
 	    "verified, model refitted with", err, sizeof(err)) == -1)
 		log_warn("run %lld: not refitted with its verifications: %s",
 		    (long long)id, err);

@@ -389,52 +389,58 @@ stack_inverse(const struct model_stack *st, double y)
 /*
  * A cliff: the smallest size whose median, against the curve, is
  * STACK_CLIFF x or more what the smaller sizes (two at least) show, the
- * median of theirs. Not a moment's noise (a point is the median of its
- * samples), when every larger size is as far over (one inside the range
- * and the sizes past it back on the line was a busy moment, which the
- * knots' filter takes care of), but a runtime's limit: a collector
- * copying a heap its young generation no longer holds (Java's
- * BouncyCastle past about 150 MiB here: 2 s where 260 ms was measured at
- * 154 MiB). Answers for the stack stay at or below the largest size under
- * it (st->m_max_kib).
+ * median of theirs, every larger size as far over: not a moment's noise
+ * (a size inside the range with the sizes past it back on the line was a
+ * busy moment, which the knots' filter takes care of; each point is the
+ * median of STACK_CLIFF_SAMPLES hashes or more, so one pause does not
+ * make it) but a runtime's limit: a collector copying a heap its young
+ * generation no longer holds (Java's BouncyCastle past about 150 MiB
+ * here: 2 s where 260 ms was measured at 154 MiB). Only the probe's own
+ * points count: services' posts correct the stack, they do not bound it.
+ * Answers for the stack stay at or below the largest size under it
+ * (st->m_max_kib), never under STACK_CLIFF_M_MIN.
  */
 static void
-stack_cliff(const double *x, const double *y, const uint32_t *mk, size_t n,
-    struct model_stack *st)
+stack_cliff(const double *x, const double *y, const uint32_t *mk,
+    const int *use, size_t n, struct model_stack *st)
 {
-	double	r[64], below, ratio;
-	size_t	idx[64], i, j, nb;
+	double		r[64], below, ratio;
+	size_t		idx[64], i, j, nb, ns, k = 0;
+	uint32_t	under, last;
 
 	st->cliff_m_kib = st->m_max_kib = 0;
 	st->cliff_ratio = 0;
 	for (i = 0; i < n; i++)
-		idx[i] = i;
-	for (i = 1; i < n; i++)
+		if (use[i])
+			idx[k++] = i;
+	for (i = 1; i < k; i++)
 		for (j = i; j > 0 && mk[idx[j]] < mk[idx[j - 1]]; j--) {
 			size_t	tmp = idx[j];
 
 			idx[j] = idx[j - 1];
 			idx[j - 1] = tmp;
 		}
-	for (i = 0; i < n; i++) {
-		uint32_t	under = 0;
-
-		for (j = 0, nb = 0; j < i; j++)
+	for (i = 0; i < k; i++) {
+		/* The smaller sizes' ratios, and how many sizes they are. */
+		for (j = 0, nb = ns = 0, under = last = 0; j < i; j++)
 			if (mk[idx[j]] < mk[idx[i]]) {
 				r[nb++] = y[idx[j]] / x[idx[j]];
-				under = mk[idx[j]];
+				if (mk[idx[j]] != last)
+					ns++;
+				under = last = mk[idx[j]];
 			}
-		if (nb < 2)
+		if (ns < 2 || under < STACK_CLIFF_M_MIN)
 			continue;
 		below = median_of(r, nb);
 		ratio = y[idx[i]] / x[idx[i]];
-		if (!(below > 0) || ratio < STACK_CLIFF * below)
+		if (!(below > 0) || !isfinite(ratio) ||
+		    ratio < STACK_CLIFF * below)
 			continue;
 		/* Every larger size as far over, or it was a moment's. */
-		for (j = i + 1; j < n; j++)
+		for (j = i + 1; j < k; j++)
 			if (y[idx[j]] / x[idx[j]] < STACK_CLIFF * below)
 				break;
-		if (j == n) {
+		if (j == k) {
 			st->cliff_m_kib = mk[idx[i]];
 			st->cliff_ratio = ratio / below;
 			st->m_max_kib = under;
@@ -453,6 +459,7 @@ stack_fit(const struct model *m, const char *name,
 	enum kdf_backend		 base = stack_base(m, name);
 	double				 x[64], y[64], w[64], e[64], sp[64];
 	uint32_t			 mk[64];
+	int				 cliff_ok[64];
 	double				 c, d;
 	int				 drop[64];
 	size_t				 i, nx = 0, nprobe = 0, nobs = 0, ne, wi;
@@ -476,6 +483,8 @@ stack_fit(const struct model *m, const char *name,
 		x[nx] = pr.p50_ms;
 		y[nx] = pts[i].median_ms;
 		mk[nx] = pts[i].m_kib;
+		/* A cliff from the probe's medians of a few hashes only. */
+		cliff_ok[nx] = pts[i].probe && pts[i].n >= STACK_CLIFF_SAMPLES;
 		/*
 		 * Weighted by samples, up to a probe point's: one post of
 		 * 256 samples does not outweigh the rest.
@@ -570,7 +579,7 @@ stack_fit(const struct model *m, const char *name,
 	 */
 	memset(drop, 0, sizeof(drop));
 	stack_knots(x, y, w, drop, nx, out);
-	stack_cliff(x, y, mk, nx, out);
+	stack_cliff(x, y, mk, cliff_ok, nx, out);
 	return 0;
 }
 
@@ -637,14 +646,8 @@ stack_at(const struct model_stack *st, double p50, double pq, int q)
 	return stack_time(st, pq);
 }
 
-/*
- * The stack's correction as answers use it: NULL when it has none, or
- * when it is a library's own stack (libsodium, libargon2) on a curve the
- * background checks measured: they measured that library itself, at the
- * answers' exact parameters and later than its probe, so the curve as
- * checked stands for it (the two are not multiplied together).
- */
-static const struct model_stack *
+/* stack.h */
+const struct model_stack *
 stack_correction(const struct model *m, const char *name)
 {
 	const struct model_stack	*st = model_stack_find(m, name);
@@ -691,7 +694,7 @@ stack_note(struct tune_answer *a, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	if (len + strlen(line) + 2 > sizeof(a->notes))
+	if (len + strlen(line) + 2 >= sizeof(a->notes))
 		return;
 	snprintf(a->notes + len, sizeof(a->notes) - len, "%s%s\n",
 	    len > 0 && a->notes[len - 1] != '\n' ? "\n" : "", line);

@@ -38,6 +38,9 @@
 #define STACK_P95_SD		1.7	/* p95 of ~15 hashes: sd over median */
 #define STACK_CLIFF		2.0	/* a size this far over the smaller
 					   ones' ratio to the curve: a cliff */
+#define STACK_CLIFF_SAMPLES	3	/* hashes of a probe point that can
+					   show one */
+#define STACK_CLIFF_M_MIN	8192	/* KiB: a cap under it is not kept */
 #define STACK_ARGV_MAX		8
 
 /* One stack of the catalogue. */
@@ -92,6 +95,15 @@ void	 stack_names(char *buf, size_t len);
  * The stack's entry in m, or NULL when the model holds none for it.
  */
 const struct model_stack *model_stack_find(const struct model *m,
+	    const char *name);
+/*
+ * The stack's correction as answers use it: NULL when it has none, or
+ * when it is a library's own stack (libsodium, libargon2) on a curve the
+ * background checks measured: they measured that library itself, at the
+ * answers' exact parameters and later than its probe, so the curve as
+ * checked stands for it (the two are not multiplied together).
+ */
+const struct model_stack *stack_correction(const struct model *m,
 	    const char *name);
 
 /*

@@ -257,16 +257,17 @@ TEST(one_noisy_knot_is_the_neighbours)
  * A cliff: the largest sizes 4 x the smaller ones' ratio (Java's
  * collector past its young generation): answers stay at or below the
  * largest size under it, and say why; a busy moment inside the range
- * (the sizes past it back on the line) is no cliff.
+ * (the sizes past it back on the line) is no cliff, nor are services'
+ * posts or a probe point of fewer than STACK_CLIFF_SAMPLES hashes.
  */
 TEST(answers_stay_under_a_cliff)
 {
-	struct stack_point	pts[8];
+	struct stack_point	pts[16];
 	struct model_stack	st;
 	struct tune_query	q;
 	struct tune_answer	a;
 	char			err[256];
-	size_t			n;
+	size_t			n, i;
 
 	fit(1);
 	n = points(pts, 1.2, 0);
@@ -313,6 +314,32 @@ TEST(answers_stay_under_a_cliff)
 	n = points(pts, 1.2, 0);
 	pts[n - 1].median_ms *= 1.9;
 	ASSERT_EQ(stack_fit(&mdl, "java-bouncycastle", pts, n, &st, err,
+	    sizeof(err)), 0);
+	ASSERT_UEQ(st.m_max_kib, 0);
+	/* Services' posts, or a probe point of two hashes: no cliff. */
+	n = points(pts, 1.2, 0);
+	pts[n - 2].median_ms *= 4;
+	pts[n - 1].median_ms *= 4;
+	pts[n - 2].probe = pts[n - 1].probe = 0;
+	ASSERT_EQ(stack_fit(&mdl, "java-bouncycastle", pts, n, &st, err,
+	    sizeof(err)), 0);
+	ASSERT_UEQ(st.m_max_kib, 0);
+	pts[n - 2].probe = pts[n - 1].probe = 1;
+	pts[n - 2].n = pts[n - 1].n = 2;
+	ASSERT_EQ(stack_fit(&mdl, "java-bouncycastle", pts, n, &st, err,
+	    sizeof(err)), 0);
+	ASSERT_UEQ(st.m_max_kib, 0);
+	/* Posts far under the probe's sizes do not make its sizes a cliff
+	   (five at 8 MiB, 100 x faster than the curve). */
+	n = points(pts, 1.2, 0);
+	for (i = 0; i < 5; i++) {
+		pts[n + i] = pts[0];
+		pts[n + i].m_kib = 8192;
+		pts[n + i].probe = 0;
+		pts[n + i].median_ms = base_ms(KDF_BACKEND_LIBARGON2, 8192,
+		    2) / 100;
+	}
+	ASSERT_EQ(stack_fit(&mdl, "java-bouncycastle", pts, n + 5, &st, err,
 	    sizeof(err)), 0);
 	ASSERT_UEQ(st.m_max_kib, 0);
 }
