@@ -178,6 +178,27 @@ next:
 }
 
 /*
+ * A /proc stat file's state and process group (after "pid (comm) ":
+ * comm may hold spaces and parentheses): 0, or -1 when unreadable.
+ */
+static int
+probe_stat(const char *path, char *state, long *pgrp)
+{
+	char	 line[512], *s;
+	FILE	*fp;
+	int	 rc = -1;
+
+	if ((fp = fopen(path, "re")) == NULL)
+		return -1;
+	if (fgets(line, sizeof(line), fp) != NULL &&
+	    (s = strrchr(line, ')')) != NULL &&
+	    sscanf(s + 1, " %c %*d %ld", state, pgrp) == 2)
+		rc = 0;
+	fclose(fp);
+	return rc;
+}
+
+/*
  * The resident memory of process group pgid, in KiB: VmRSS summed over
  * its members (a runtime's launcher may leave the hashing to a child).
  */
@@ -186,7 +207,7 @@ probe_group_rss(pid_t pgid)
 {
 	DIR		*d;
 	struct dirent	*de;
-	char		 path[64], line[512], *s;
+	char		 path[64], line[512], st;
 	FILE		*fp;
 	uint64_t	 total = 0;
 	unsigned long	 kib;
@@ -199,15 +220,7 @@ probe_group_rss(pid_t pgid)
 			continue;
 		pid = strtol(de->d_name, NULL, 10);
 		snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
-		if ((fp = fopen(path, "re")) == NULL)
-			continue;
-		grp = -1;
-		/* pid (comm) state ppid pgrp: comm may hold spaces. */
-		if (fgets(line, sizeof(line), fp) != NULL &&
-		    (s = strrchr(line, ')')) != NULL)
-			sscanf(s + 1, " %*c %*d %ld", &grp);
-		fclose(fp);
-		if (grp != (long)pgid)
+		if (probe_stat(path, &st, &grp) == -1 || grp != (long)pgid)
 			continue;
 		snprintf(path, sizeof(path), "/proc/%ld/status", pid);
 		if ((fp = fopen(path, "re")) == NULL)
@@ -437,8 +450,8 @@ probe_runnable(pid_t pid)
 {
 	DIR		*d;
 	struct dirent	*de;
-	char		 path[96], line[512], *s, st;
-	FILE		*fp;
+	char		 path[96], st;
+	long		 grp;
 	int		 n = 0;
 
 	if (pid <= 0)
@@ -451,14 +464,8 @@ probe_runnable(pid_t pid)
 			continue;
 		snprintf(path, sizeof(path), "/proc/%ld/task/%.20s/stat",
 		    (long)pid, de->d_name);
-		if ((fp = fopen(path, "re")) == NULL)
-			continue;
-		/* tid (comm) state: comm may hold spaces and parentheses. */
-		if (fgets(line, sizeof(line), fp) != NULL &&
-		    (s = strrchr(line, ')')) != NULL &&
-		    sscanf(s + 1, " %c", &st) == 1 && st == 'R')
+		if (probe_stat(path, &st, &grp) == 0 && st == 'R')
 			n++;
-		fclose(fp);
 	}
 	closedir(d);
 	return n;
