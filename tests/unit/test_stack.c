@@ -253,6 +253,20 @@ TEST(one_noisy_knot_is_the_neighbours)
 	ASSERT(fabs(ms - pts[n - 1].median_ms / 0.5) / ms < 0.01);
 }
 
+/* The cap a cliff in pts puts on java-bouncycastle's answers (0: none). */
+static uint32_t
+cliff_cap(const struct stack_point *pts, size_t n)
+{
+	struct model_stack	st;
+	char			err[256];
+
+	memset(&st, 0, sizeof(st));
+	if (stack_fit(&mdl, "java-bouncycastle", pts, n, &st, err,
+	    sizeof(err)) != 0)
+		TEST_FAIL("stack_fit: %s", err);
+	return st.m_max_kib;
+}
+
 /*
  * A cliff: the largest sizes 4 x the smaller ones' ratio (Java's
  * collector past its young generation): answers stay at or below the
@@ -301,34 +315,24 @@ TEST(answers_stay_under_a_cliff)
 	/* Only the largest over: a cliff too (nothing past it says no). */
 	n = points(pts, 1.2, 0);
 	pts[n - 1].median_ms *= 3;
-	ASSERT_EQ(stack_fit(&mdl, "java-bouncycastle", pts, n, &st, err,
-	    sizeof(err)), 0);
-	ASSERT_UEQ(st.m_max_kib, 262144);
+	ASSERT_UEQ(cliff_cap(pts, n), 262144);
 	/* Inside the range, the sizes past it on the line: no cliff. */
 	n = points(pts, 1.2, 0);
 	pts[2].median_ms *= 3;
-	ASSERT_EQ(stack_fit(&mdl, "java-bouncycastle", pts, n, &st, err,
-	    sizeof(err)), 0);
-	ASSERT_UEQ(st.m_max_kib, 0);
+	ASSERT_UEQ(cliff_cap(pts, n), 0);
 	/* 1.9 x: under STACK_CLIFF, no cliff. */
 	n = points(pts, 1.2, 0);
 	pts[n - 1].median_ms *= 1.9;
-	ASSERT_EQ(stack_fit(&mdl, "java-bouncycastle", pts, n, &st, err,
-	    sizeof(err)), 0);
-	ASSERT_UEQ(st.m_max_kib, 0);
+	ASSERT_UEQ(cliff_cap(pts, n), 0);
 	/* Services' posts, or a probe point of two hashes: no cliff. */
 	n = points(pts, 1.2, 0);
 	pts[n - 2].median_ms *= 4;
 	pts[n - 1].median_ms *= 4;
 	pts[n - 2].probe = pts[n - 1].probe = 0;
-	ASSERT_EQ(stack_fit(&mdl, "java-bouncycastle", pts, n, &st, err,
-	    sizeof(err)), 0);
-	ASSERT_UEQ(st.m_max_kib, 0);
+	ASSERT_UEQ(cliff_cap(pts, n), 0);
 	pts[n - 2].probe = pts[n - 1].probe = 1;
 	pts[n - 2].n = pts[n - 1].n = 2;
-	ASSERT_EQ(stack_fit(&mdl, "java-bouncycastle", pts, n, &st, err,
-	    sizeof(err)), 0);
-	ASSERT_UEQ(st.m_max_kib, 0);
+	ASSERT_UEQ(cliff_cap(pts, n), 0);
 	/* Posts far under the probe's sizes do not make its sizes a cliff
 	   (five at 8 MiB, 100 x faster than the curve). */
 	n = points(pts, 1.2, 0);
@@ -339,9 +343,7 @@ TEST(answers_stay_under_a_cliff)
 		pts[n + i].median_ms = base_ms(KDF_BACKEND_LIBARGON2, 8192,
 		    2) / 100;
 	}
-	ASSERT_EQ(stack_fit(&mdl, "java-bouncycastle", pts, n + 5, &st, err,
-	    sizeof(err)), 0);
-	ASSERT_UEQ(st.m_max_kib, 0);
+	ASSERT_UEQ(cliff_cap(pts, n + 5), 0);
 }
 
 TEST(a_point_out_of_range_does_not_move_a_stack_past_it)
