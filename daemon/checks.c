@@ -512,14 +512,14 @@ checks_probe(struct daemon *d, const char *stack, const char *dir,
 	/*
 	 * What the host has free now bounds the whole runtime: the hash,
 	 * and the rest (the gate left CHECK_RUNTIME_RSS at least) as its
-	 * allowance, PROBE_RSS_ALLOWANCE at most.
+	 * allowance, the stack's (probe_rss_allowance) at most.
 	 */
 	probe_opts_init(&po);
 	po.mem_budget = (uint64_t)a->m_kib * 1024 * a->p;
 	po.rss_allowance = mem_free > po.mem_budget + CHECK_RUNTIME_RSS ?
 	    mem_free - po.mem_budget : CHECK_RUNTIME_RSS;
-	if (po.rss_allowance > PROBE_RSS_ALLOWANCE)
-		po.rss_allowance = PROBE_RSS_ALLOWANCE;
+	if (po.rss_allowance > probe_rss_allowance(sd))
+		po.rss_allowance = probe_rss_allowance(sd);
 	po.timeout_max = timeout_max;
 	po.model = m;
 	po.cancel = &d->check_cancel;

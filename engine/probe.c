@@ -471,6 +471,14 @@ probe_runnable(pid_t pid)
 	return n;
 }
 
+/* probe.h */
+uint64_t
+probe_rss_allowance(const struct stack_def *sd)
+{
+	return sd != NULL && sd->rss_mib > 0 ? (uint64_t)sd->rss_mib << 20 :
+	    PROBE_RSS_ALLOWANCE;
+}
+
 /* Untimed hashes before each point: the stack's own count, else opts'. */
 static unsigned
 probe_warmup(const struct stack_def *sd, const struct probe_opts *o)
@@ -585,7 +593,7 @@ probe_run(const struct stack_def *sd, const char *dir,
 	}
 	if (o->mem_budget > 0)
 		limit_kib = (o->mem_budget + (o->rss_allowance > 0 ?
-		    o->rss_allowance : PROBE_RSS_ALLOWANCE)) >> 10;
+		    o->rss_allowance : probe_rss_allowance(sd))) >> 10;
 
 	if ((out.buf = malloc(PROBE_LINE_MAX + 2)) == NULL ||
 	    (errio.buf = malloc(PROBE_LINE_MAX + 2)) == NULL) {
@@ -635,9 +643,13 @@ probe_run(const struct stack_def *sd, const char *dir,
 				r->peak_rss_kib = rss;
 			if (limit_kib > 0 && rss > limit_kib) {
 				probe_why(r, PROBE_MEMORY, "used more memory "
-				    "than the budget (%llu MiB > %llu MiB)",
-				    (unsigned long long)(rss >> 10),
-				    (unsigned long long)(o->mem_budget >> 20));
+				    "than the budget (%llu MiB > %llu MiB: the "
+				    "hash's %llu MiB and %llu MiB for the "
+				    "runtime)", (unsigned long long)(rss >> 10),
+				    (unsigned long long)(limit_kib >> 10),
+				    (unsigned long long)(o->mem_budget >> 20),
+				    (unsigned long long)((limit_kib >> 10) -
+				    (o->mem_budget >> 20)));
 				killed = 1;
 				break;
 			}

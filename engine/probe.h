@@ -56,7 +56,8 @@ enum probe_status {
 
 struct probe_opts {
 	uint64_t		 mem_budget;	/* bytes for one hash; 0: none */
-	uint64_t		 rss_allowance;	/* 0: PROBE_RSS_ALLOWANCE */
+	uint64_t		 rss_allowance;	/* 0: the stack's
+						   (probe_rss_allowance) */
 	double			 timeout;	/* seconds; 0: derived */
 	double			 timeout_max;	/* 0: PROBE_TIMEOUT_MAX */
 	unsigned		 warmup;	/* untimed, before each point
@@ -100,7 +101,8 @@ void	 probe_opts_init(struct probe_opts *o);
  * point asked was measured (status OK), -1 otherwise with the status and
  * the reason in r->why ("not installed: php not found", "timed out after
  * 60 s", "crashed: signal 11", "printed garbage: ...", "used more memory
- * than the budget (612 MiB > 512 MiB)", "exit 3: why"); the points
+ * than the budget (612 MiB > 512 MiB: the hash's 256 MiB and 256 MiB for
+ * the runtime)", "exit 3: why"); the points
  * measured before are kept in r->points[0..r->npoints).
  */
 int	 probe_run(const struct stack_def *sd, const char *dir,
@@ -120,6 +122,12 @@ int	 probe_resolve(const struct stack_def *sd, const char *dir,
  * 0 when it is gone.
  */
 int	 probe_runnable(pid_t pid);
+
+/*
+ * The bytes sd's process may hold besides its hashes: its own (a JVM's
+ * heap), else PROBE_RSS_ALLOWANCE.
+ */
+uint64_t probe_rss_allowance(const struct stack_def *sd);
 
 /* "ok", "not installed", "skipped", "timeout", ... */
 const char *probe_status_name(enum probe_status s);

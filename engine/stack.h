@@ -41,6 +41,8 @@
 #define STACK_CLIFF_SAMPLES	3	/* hashes of a probe point that can
 					   show one */
 #define STACK_CLIFF_M_MIN	8192	/* KiB: a cap under it is not kept */
+#define STACK_CLIFF_MARGIN	0.8	/* the cap: this much of the largest
+					   size under a cliff (its edge moves) */
 #define STACK_ARGV_MAX		8
 
 /* One stack of the catalogue. */
@@ -64,6 +66,11 @@ struct stack_def {
 	 * size only after a few.
 	 */
 	unsigned		 warmup;
+	/*
+	 * MiB its process may hold besides the hash (0: the probe's
+	 * default, PROBE_RSS_ALLOWANCE): a JVM's heap grows well past it.
+	 */
+	unsigned		 rss_mib;
 };
 
 /* A measurement in a stack: one probe point or one observation. */

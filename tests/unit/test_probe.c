@@ -335,10 +335,15 @@ TEST(over_the_memory_budget)
 	ASSERT_EQ(probe_run(stack_find("libsodium"), dir, pts, 1, &o, &r), -1);
 	ASSERT_EQ(r.status, PROBE_MEMORY);
 	ASSERT_STR_CONTAINS(r.why, "used more memory than the budget (");
-	ASSERT_STR_CONTAINS(r.why, " MiB > 16 MiB)");
+	ASSERT_STR_CONTAINS(r.why, " MiB > 48 MiB: the hash's 16 MiB and "
+	    "32 MiB for the runtime)");
 	ASSERT(r.seconds < 10);
 	printf("  memory: %s, after %.2f s\n", r.why, r.seconds);
 	cleanup();
+	/* Without one given, the stack's own: a JVM's heap is larger. */
+	ASSERT(probe_rss_allowance(stack_find("java-bouncycastle")) ==
+	    UINT64_C(1024) << 20);
+	ASSERT(probe_rss_allowance(stack_find("php")) == PROBE_RSS_ALLOWANCE);
 }
 
 static volatile int	cancel;
