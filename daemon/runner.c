@@ -26,6 +26,8 @@
 
 /* Rounds per verified answer: 5 latencies each, a few seconds in all. */
 #define RUNNER_VERIFY_ROUNDS	5
+/* A probe's runtime may always hold this much besides its hashes. */
+#define RUNNER_PROBE_RSS_MIN	(UINT64_C(64) << 20)
 /* Seconds between attempts to open the store the runner could not open. */
 #define RUNNER_STORE_RETRY_S	2
 #define RUNNER_STORE_PROBE_S	2	/* a shared database asked when idle */
@@ -551,8 +553,8 @@ runner_verify(struct daemon *d, struct db *db, const struct model *m,
 		 */
 		ratio = a.predicted_p50_ms > 0 ? r.st.median /
 		    a.predicted_p50_ms : 0;
-		take = a.k == 1 && !r.noisy && ratio > 0 &&
-		    fabs(ratio - 1) <= agree;
+		take = a.k == 1 && !r.noisy && ratio >= CHECK_C_MIN &&
+		    ratio <= CHECK_C_MAX && fabs(ratio - 1) <= agree;
 		log_info("run %lld: verification of %.0f ms: %s predicted "
 		    "%.1f ms, measured %.1f ms (p%d, %.2f of the target; "
 		    "median %.2f x the model's%s)", (long long)id, q.target_ms,
@@ -772,6 +774,20 @@ runner_probes(struct runner_ctx *ctx, const struct model *m,
 			nrun++;
 	pthread_mutex_unlock(&d->lock);
 	po.mem_budget = budget;
+	/*
+	 * A runtime's own memory (a JVM's heap: up to 1 GiB) within half
+	 * of what the host has free now, as the budget is: together at
+	 * most what is free.
+	 */
+	{
+		struct host_info	h;
+		uint64_t		half;
+
+		(void)runner_memory_now(d, &h, NULL);
+		half = host_memory_budget(&h, 0, NULL);
+		po.rss_allowance_max = half > RUNNER_PROBE_RSS_MIN ? half :
+		    RUNNER_PROBE_RSS_MIN;
+	}
 	po.model = m;
 	po.cancel = &d->cancel;
 	probed[0] = not[0] = '\0';

@@ -173,12 +173,13 @@ struct model_stack {
 	/*
 	 * A cliff (stack_fit): the smallest size measured at STACK_CLIFF x
 	 * or more the smaller sizes' ratio to the curve, that ratio over
-	 * theirs, and the largest size under it, past which the stack's
-	 * answers do not go. All 0 when there is none.
+	 * theirs, the largest size under it, and the size the stack's
+	 * answers do not go past. All 0 when there is none.
 	 */
 	uint32_t		cliff_m_kib;
 	double			cliff_ratio;
-	uint32_t		m_max_kib;
+	uint32_t		cliff_held_kib;	/* the largest size under it */
+	uint32_t		m_max_kib;	/* STACK_CLIFF_MARGIN of it */
 	size_t			nprobe;		/* probe points fitted */
 	size_t			nobs;		/* observations fitted */
 	double			fit_error;	/* median relative, 0.03 = 3 % */

@@ -591,9 +591,14 @@ probe_run(const struct stack_def *sd, const char *dir,
 			asked[na] = r->points[na].pt;
 		r->deadline_s = probe_deadline(sd, asked, r->nasked, o);
 	}
-	if (o->mem_budget > 0)
-		limit_kib = (o->mem_budget + (o->rss_allowance > 0 ?
-		    o->rss_allowance : probe_rss_allowance(sd))) >> 10;
+	if (o->mem_budget > 0) {
+		uint64_t	allow = o->rss_allowance > 0 ?
+		    o->rss_allowance : probe_rss_allowance(sd);
+
+		if (o->rss_allowance_max > 0 && allow > o->rss_allowance_max)
+			allow = o->rss_allowance_max;
+		limit_kib = (o->mem_budget + allow) >> 10;
+	}
 
 	if ((out.buf = malloc(PROBE_LINE_MAX + 2)) == NULL ||
 	    (errio.buf = malloc(PROBE_LINE_MAX + 2)) == NULL) {

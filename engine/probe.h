@@ -58,6 +58,8 @@ struct probe_opts {
 	uint64_t		 mem_budget;	/* bytes for one hash; 0: none */
 	uint64_t		 rss_allowance;	/* 0: the stack's
 						   (probe_rss_allowance) */
+	uint64_t		 rss_allowance_max; /* caps it; 0: no cap
+						   (what the host has free) */
 	double			 timeout;	/* seconds; 0: derived */
 	double			 timeout_max;	/* 0: PROBE_TIMEOUT_MAX */
 	unsigned		 warmup;	/* untimed, before each point

@@ -410,7 +410,7 @@ stack_cliff(const double *x, const double *y, const uint32_t *mk,
 	size_t		idx[64], i, j, nb, ns, k = 0;
 	uint32_t	under, last;
 
-	st->cliff_m_kib = st->m_max_kib = 0;
+	st->cliff_m_kib = st->m_max_kib = st->cliff_held_kib = 0;
 	st->cliff_ratio = 0;
 	for (i = 0; i < n; i++)
 		if (use[i])
@@ -427,7 +427,8 @@ stack_cliff(const double *x, const double *y, const uint32_t *mk,
 		for (j = 0, nb = ns = 0, under = last = 0; j < i; j++)
 			if (mk[idx[j]] < mk[idx[i]]) {
 				r[nb++] = y[idx[j]] / x[idx[j]];
-				if (mk[idx[j]] != last)
+				if (mk[idx[j]] != last &&
+				    mk[idx[j]] >= STACK_CLIFF_M_MIN)
 					ns++;
 				under = last = mk[idx[j]];
 			}
@@ -449,6 +450,7 @@ stack_cliff(const double *x, const double *y, const uint32_t *mk,
 			 * Its edge moves with the runtime's heap sizing:
 			 * a margin under the size that held, in MiB.
 			 */
+			st->cliff_held_kib = under;
 			st->m_max_kib = (uint32_t)(under * STACK_CLIFF_MARGIN);
 			st->m_max_kib -= st->m_max_kib % 1024;
 			if (st->m_max_kib < STACK_CLIFF_M_MIN)
@@ -718,7 +720,7 @@ stack_recommend(const struct model *m, const char *name,
 	const struct model_stack	*st, *corr;
 	struct tune_query		 aim = *q;
 	double				 h, spread, lib50 = 0;
-	int				 rc;
+	int				 rc, capped = 0;
 
 	if (name == NULL || name[0] == '\0')
 		name = stack_default(m);
@@ -746,8 +748,10 @@ stack_recommend(const struct model *m, const char *name,
 		uint64_t	lim = (uint64_t)corr->m_max_kib *
 		    (q->k > 0 ? q->k : 1);
 
-		if (aim.memory_max_kib == 0 || aim.memory_max_kib > lim)
+		if (aim.memory_max_kib == 0 || aim.memory_max_kib > lim) {
 			aim.memory_max_kib = lim;
+			capped = 1;
+		}
 	}
 	if (model_curve_find(m, aim.backend, q->variant, 1) == NULL) {
 		snprintf(err, errlen, "%s stands on %s, which this host's "
@@ -778,8 +782,19 @@ stack_recommend(const struct model *m, const char *name,
 			aim.target_ms = TUNE_TARGET_MAX_MS;
 	}
 	rc = tune_recommend(m, &aim, a, err, errlen);
-	if (rc == -1)
+	if (rc == -1) {
+		/* The cliff's cap, not the caller's memory, was too small. */
+		if (capped)
+			snprintf(err, errlen, "%s: no parameters at or below m = "
+			    "%u KiB meet the %s floor here, and its answers "
+			    "stay there: its probe measured a hash of m = %u "
+			    "KiB at %.1f x what its smaller sizes gave (a "
+			    "limit of the runtime)", name,
+			    (unsigned)corr->m_max_kib, tune_floor_name(
+			    q->floor), (unsigned)corr->cliff_m_kib,
+			    corr->cliff_ratio);
 		return -1;
+	}
 	a->target_ms = q->target_ms;
 	a->percentile = q->percentile;
 	if (corr != NULL) {
@@ -800,16 +815,16 @@ stack_recommend(const struct model *m, const char *name,
 		    name, (unsigned)a->m_kib, (unsigned)a->t, (unsigned)a->p,
 		    a->predicted_ms);
 	}
-	/* When it decided the answer: the cap reached. */
-	if (corr != NULL && corr->m_max_kib > 0 && a->m_cap_kib <=
-	    corr->m_max_kib && a->m_kib + 1024 > a->m_cap_kib)
+	/* When it decided the answer: its cap the one reached. */
+	if (capped && a->m_cap_kib == corr->m_max_kib &&
+	    a->m_kib + 1024 > a->m_cap_kib)
 		stack_note(a, "For %s: a hash of m = %u KiB took %.1f x what "
 		    "its smaller sizes gave against the curve (a limit of "
 		    "the runtime, as a collector's heap): its answers stay at "
-		    "or below m = %u KiB, 80 %% of the largest size measured "
-		    "under it.",
-		    name, (unsigned)corr->cliff_m_kib, corr->cliff_ratio,
-		    (unsigned)corr->m_max_kib);
+		    "or below m = %u KiB, under the %u KiB that held (its "
+		    "edge moves).", name, (unsigned)corr->cliff_m_kib,
+		    corr->cliff_ratio, (unsigned)corr->m_max_kib,
+		    (unsigned)corr->cliff_held_kib);
 	if (corr != NULL && lib50 > 0)
 		stack_note(a, "For %s: %s (%zu point%s%s): a hash of these "
 		    "parameters takes %.2f x what %s's curve gives%s.", name,

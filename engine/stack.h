@@ -40,7 +40,8 @@
 					   ones' ratio to the curve: a cliff */
 #define STACK_CLIFF_SAMPLES	3	/* hashes of a probe point that can
 					   show one */
-#define STACK_CLIFF_M_MIN	8192	/* KiB: a cap under it is not kept */
+#define STACK_CLIFF_M_MIN	8192	/* KiB: smaller sizes do not count,
+					   and the cap is never under it */
 #define STACK_CLIFF_MARGIN	0.8	/* the cap: this much of the largest
 					   size under a cliff (its edge moves) */
 #define STACK_ARGV_MAX		8

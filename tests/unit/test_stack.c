@@ -305,8 +305,8 @@ TEST(answers_stay_under_a_cliff)
 	ASSERT_STR_CONTAINS(a.notes, "For java-bouncycastle: a hash of m = "
 	    "262144 KiB took 4.0 x what its smaller sizes gave against the "
 	    "curve");
-	ASSERT_STR_CONTAINS(a.notes, "stay at or below m = 104448 KiB, 80 % "
-	    "of the largest size measured under it");
+	ASSERT_STR_CONTAINS(a.notes, "stay at or below m = 104448 KiB, under "
+	    "the 131072 KiB that held");
 	/* At k = 2 each hash stays under it as well. */
 	q.k = 2;
 	ASSERT(stack_recommend(&mdl, "java-bouncycastle", &q, &a, err,
@@ -345,6 +345,23 @@ TEST(answers_stay_under_a_cliff)
 		    2) / 100;
 	}
 	ASSERT_UEQ(cliff_cap(pts, n + 5), 0);
+	/* A cap under what the floor needs: the error names the cliff, not
+	   the caller's memory. */
+	n = points(pts, 1.2, 0);
+	for (i = 2; i < n; i++)
+		pts[i].median_ms *= 4;
+	memset(&st, 0, sizeof(st));
+	ASSERT_EQ(stack_fit(&mdl, "java-bouncycastle", pts, n, &st, err,
+	    sizeof(err)), 0);
+	ASSERT_UEQ(st.m_max_kib, 52224);	/* 80 % of 65536, in MiB */
+	ASSERT_EQ(model_stack_set(&mdl, &st), 0);
+	tune_query_init(&q);
+	q.target_ms = 1000;
+	q.floor = TUNE_FLOOR_RFC9106;
+	ASSERT_EQ(stack_recommend(&mdl, "java-bouncycastle", &q, &a, err,
+	    sizeof(err)), -1);
+	ASSERT_STR_CONTAINS(err, "java-bouncycastle: no parameters at or "
+	    "below m = 52224 KiB meet the rfc9106 floor here");
 }
 
 TEST(a_point_out_of_range_does_not_move_a_stack_past_it)
