@@ -16,6 +16,15 @@ check_state_init(struct check_state *s)
 	s->measured_ms = -1;
 }
 
+/* The headroom tune keeps for m's error (tune_recommend's). */
+static double
+check_headroom(const struct model *m)
+{
+	return m->loo_median < TUNE_HEADROOM_MIN ? TUNE_HEADROOM_MIN :
+	    m->loo_median > TUNE_HEADROOM_MAX ? TUNE_HEADROOM_MAX :
+	    m->loo_median;
+}
+
 /* The correction said in a's notes: an answer that moved says why. */
 static void
 check_note(struct tune_answer *a, double c, const char *stack)
@@ -47,6 +56,16 @@ check_answer(const struct model *m, const char *stack,
 	if (!(c >= CHECK_C_MIN_RUNTIME && c <= CHECK_C_MAX_RUNTIME))
 		c = 1;
 	aim.target_ms = q->target_ms / c;
+	/*
+	 * A measured correction stands for the model's error at the answer:
+	 * the headroom tune keeps for that error (its leave-one-out median,
+	 * up to TUNE_HEADROOM_MAX) is given back down to TUNE_HEADROOM_MIN,
+	 * else a corrected answer aims at 1 / (1 + h) of the target and, with
+	 * a poor model, settles under the band.
+	 */
+	if (c != 1)
+		aim.target_ms *= (1 + check_headroom(m)) /
+		    (1 + TUNE_HEADROOM_MIN);
 	if (aim.target_ms < TUNE_TARGET_MIN_MS)
 		aim.target_ms = TUNE_TARGET_MIN_MS;
 	if (aim.target_ms > TUNE_TARGET_MAX_MS)
@@ -62,6 +81,7 @@ check_answer(const struct model *m, const char *stack,
 	*model_ms = a->predicted_ms;
 	a->target_ms = q->target_ms;
 	if (c != 1) {
+		a->headroom = TUNE_HEADROOM_MIN;
 		a->predicted_ms *= c;
 		a->predicted_p50_ms *= c;
 		if (a->predicted_p50_ms > 0)

@@ -117,6 +117,34 @@ TEST(corrected_at_concurrency_and_other_targets)
 	biased(0.8, 1000, 1);
 }
 
+/*
+ * A poor model (leave-one-out median 17 %: tune keeps 10 % headroom): the
+ * corrected answer aims at the target, not at 1 / 1.10 of it, so the loop
+ * ends in the band instead of settling under it (0.887 was seen).
+ */
+TEST(a_corrected_answer_gives_back_the_models_headroom)
+{
+	struct check_state	s;
+	struct tune_query	q;
+	struct tune_answer	a;
+	double			model_ms;
+	char			err[256];
+
+	fit();
+	mdl.loo_median = 0.17;
+	tune_query_init(&q);
+	q.target_ms = 250;
+	q.floor = TUNE_FLOOR_NONE;
+	check_state_init(&s);
+	ASSERT(loop(&s, &q, 2.0, 4, &a) > 0);
+	ASSERT(check_answer(&mdl, NULL, &q, s.c, &a, &model_ms, err,
+	    sizeof(err)) == 0);
+	if (!(2.0 * model_ms / q.target_ms >= 0.94))
+		TEST_FAIL("the corrected answer takes %.3f of its target",
+		    2.0 * model_ms / q.target_ms);
+	ASSERT(fabs(a.headroom - TUNE_HEADROOM_MIN) < 1e-12);
+}
+
 /* A verified answer whose host became 30 % slower: a drift. */
 TEST(drift_of_a_verified_answer)
 {
@@ -199,6 +227,7 @@ TEST_LIST(
 	TEST_ENTRY(model_20_percent_fast_is_corrected),
 	TEST_ENTRY(model_20_percent_slow_is_corrected),
 	TEST_ENTRY(corrected_at_concurrency_and_other_targets),
+	TEST_ENTRY(a_corrected_answer_gives_back_the_models_headroom),
 	TEST_ENTRY(drift_of_a_verified_answer),
 	TEST_ENTRY(corrections_are_bounded)
 )
