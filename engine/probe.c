@@ -286,6 +286,19 @@ probe_why(struct probe_result *r, enum probe_status st, const char *fmt, ...)
 	va_end(ap);
 }
 
+void
+probe_memory_why(char *buf, size_t len, uint64_t rss_kib, uint64_t limit_kib,
+    uint64_t budget)
+{
+	/* Up and down to MiB: "48 MiB > 48 MiB" would say nothing. */
+	unsigned long long	used = (rss_kib + 1023) >> 10;
+	unsigned long long	limit = limit_kib >> 10, hash = budget >> 20;
+
+	snprintf(buf, len, "used more memory than the budget (%llu MiB > "
+	    "%llu MiB: the hash's %llu MiB and %llu MiB for the runtime)",
+	    used, limit, hash, limit > hash ? limit - hash : 0);
+}
+
 /* An unsigned integer member of o equal to want. */
 static int
 probe_uint_is(json_t *o, const char *key, json_int_t want)
@@ -330,14 +343,16 @@ probe_line(struct probe_result *r, const char *line, int *header,
 	if ((o = json_loads(line, JSON_REJECT_DUPLICATES, &je)) == NULL ||
 	    !json_is_object(o))
 		goto garbage;
+	/*
+	 * Exit 3 comes after one line that says why, instead of the header;
+	 * exit 1 (a hash failed) after one too, at any point.
+	 */
+	if (json_is_string(v = json_object_get(o, "error"))) {
+		snprintf(error_line, errlen, "%s", json_string_value(v));
+		json_decref(o);
+		return 0;
+	}
 	if (!*header) {
-		/* Exit 3 comes after one line that says why. */
-		if (json_is_string(v = json_object_get(o, "error"))) {
-			snprintf(error_line, errlen, "%s",
-			    json_string_value(v));
-			json_decref(o);
-			return 0;
-		}
 		if (!json_is_string(json_object_get(o, "probe")) ||
 		    !json_is_string(v = json_object_get(o, "runtime")))
 			goto garbage;
@@ -647,14 +662,9 @@ probe_run(const struct stack_def *sd, const char *dir,
 			if (rss > r->peak_rss_kib)
 				r->peak_rss_kib = rss;
 			if (limit_kib > 0 && rss > limit_kib) {
-				probe_why(r, PROBE_MEMORY, "used more memory "
-				    "than the budget (%llu MiB > %llu MiB: the "
-				    "hash's %llu MiB and %llu MiB for the "
-				    "runtime)", (unsigned long long)(rss >> 10),
-				    (unsigned long long)(limit_kib >> 10),
-				    (unsigned long long)(o->mem_budget >> 20),
-				    (unsigned long long)((limit_kib >> 10) -
-				    (o->mem_budget >> 20)));
+				r->status = PROBE_MEMORY;
+				probe_memory_why(r->why, sizeof(r->why), rss,
+				    limit_kib, o->mem_budget);
 				killed = 1;
 				break;
 			}

@@ -112,6 +112,14 @@ int	 probe_run(const struct stack_def *sd, const char *dir,
 	    const struct probe_opts *o, struct probe_result *r);
 
 /*
+ * Why a probe was killed for its memory, into buf: its resident rss_kib
+ * over limit_kib, the hash's budget (bytes) and the runtime's allowance;
+ * the resident size rounded up and the limit down, so the two differ.
+ */
+void	 probe_memory_why(char *buf, size_t len, uint64_t rss_kib,
+	    uint64_t limit_kib, uint64_t budget);
+
+/*
  * The path argv[0] of sd runs (PATH searched when it has no '/') into
  * path: 0, or -1 with "php not found" in why.
  */

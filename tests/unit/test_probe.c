@@ -282,6 +282,13 @@ TEST(exit_3_gives_its_reason)
 	ASSERT_EQ(r.status, PROBE_EXIT);
 	ASSERT_STR_EQ(r.why, "exit 3: no module named argon2");
 	cleanup();
+	/* Exit 1 after the header: a hash failed, and says why. */
+	fake(FAKE_HEAD "echo '{\"error\":\"Memory allocation error\"}'\n"
+	    "exit 1\n");
+	ASSERT_EQ(probe_run(stack_find("libsodium"), dir, &pt, 1, &o, &r), -1);
+	ASSERT_EQ(r.status, PROBE_EXIT);
+	ASSERT_STR_EQ(r.why, "exit 1: Memory allocation error");
+	cleanup();
 	/* Another status: the first line of its standard error. */
 	fake("#!/bin/sh\necho 'usage: probe-c MODE' >&2\necho more >&2\n"
 	    "exit 2\n");
@@ -340,6 +347,11 @@ TEST(over_the_memory_budget)
 	ASSERT(r.seconds < 10);
 	printf("  memory: %s, after %.2f s\n", r.why, r.seconds);
 	cleanup();
+	/* One KiB over a limit of whole MiB reads as over. */
+	probe_memory_why(r.why, sizeof(r.why), 48 * 1024 + 1, 48 * 1024,
+	    16ULL << 20);
+	ASSERT_STR_EQ(r.why, "used more memory than the budget (49 MiB > "
+	    "48 MiB: the hash's 16 MiB and 32 MiB for the runtime)");
 	/* Without one given, the stack's own: a JVM's heap is larger. */
 	ASSERT(probe_rss_allowance(stack_find("java-bouncycastle")) ==
 	    UINT64_C(1024) << 20);
