@@ -117,8 +117,17 @@ api_answer_checked(json_t *j, const struct api_answer_arg *a,
 		    "percentile", ta->percentile, "samples",
 		    (json_int_t)cs->samples, "at", a->checked_at, "in_band",
 		    cs->verified, "correction", cs->c));
-	else
+	else {
 		json_object_set_new(j, "verified", json_null());
+		/* Its check measured nothing: the answer says why. */
+		if (a->checked == 1 && cs->unmeasured[0] != '\0' &&
+		    (notes = json_object_get(j, "notes")) != NULL &&
+		    json_is_array(notes))
+			json_array_append_new(notes, json_sprintf("Not "
+			    "measured by this host's background checks: %s; "
+			    "they try again after check_interval. This answer "
+			    "is predicted only.", cs->unmeasured));
+	}
 }
 
 /*

@@ -385,12 +385,17 @@ checks_watch_stop(struct daemon *d)
 }
 
 /*
- * Not checked until the interval (answer failed, too costly): its state
- * starts again for the model in use.
+ * Not checked until the interval (answer failed, too costly, its check
+ * failed): its state starts again for the model in use, and the answer
+ * says why it was not measured (the API's note). Under d->lock.
  */
 static void
-checks_set_aside(struct question *qu, int64_t run, time_t now)
+checks_set_aside(struct daemon *d, struct question *qu, int64_t run,
+    time_t now, const char *why)
 {
+	struct tm	tm;
+	char		at[32];
+
 	if (qu->model_run != run) {
 		check_state_init(&qu->cs);
 		qu->model_run = run;
@@ -398,6 +403,11 @@ checks_set_aside(struct question *qu, int64_t run, time_t now)
 	qu->cs.settled = 1;
 	qu->cs.nchecks++;
 	qu->checked = now;
+	gmtime_r(&now, &tm);
+	strftime(at, sizeof(at), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	snprintf(qu->cs.unmeasured, sizeof(qu->cs.unmeasured), "%s (%s)",
+	    why, at);
+	d->model_version++;	/* answers cached go: they say why */
 }
 
 /*
@@ -586,7 +596,7 @@ static void
 checks_doubt(struct daemon *d, const struct question *qu, int64_t run,
     double c, double loo)
 {
-	double	drift = 2 * loo > CHECK_DRIFT_MIN ? 2 * loo : CHECK_DRIFT_MIN;
+	double	drift = check_drift(loo);
 	size_t	i;
 
 	for (i = 0; i < d->nquestions; i++) {
@@ -799,7 +809,8 @@ checks_tick(struct daemon *d, struct db *db)
 		check_state_init(&qu.cs);
 	if (check_answer(d->model, qu.stack[0] ? qu.stack : NULL, &qu.q,
 	    qu.cs.c, &a, &model_ms, err, sizeof(err)) == -1 || a.m_kib == 0) {
-		checks_set_aside(&d->questions[pick], run, now);
+		checks_set_aside(d, &d->questions[pick], run, now, "there is no "
+		    "answer to measure");
 		return 0;
 	}
 	/*
@@ -810,7 +821,8 @@ checks_tick(struct daemon *d, struct db *db)
 	if (runtime && !checks_checkable(d, qu.stack, &qu.q)) {
 		log_info("check of %.0f ms, %s set aside: its probe did not "
 		    "run for the model in use", qu.q.target_ms, qu.stack);
-		checks_set_aside(&d->questions[pick], run, now);
+		checks_set_aside(d, &d->questions[pick], run, now, "its probe "
+		    "did not run for the model in use");
 		return 0;
 	}
 	/* The budget and the host's quiet first. */
@@ -836,11 +848,14 @@ checks_tick(struct daemon *d, struct db *db)
 		    a.predicted_p50_ms / 1000 * a.p;
 	if (cost > d->cfg.check_budget / 100.0 * DAEMON_CHECK_WINDOW) {
 		/* It could never fit the budget: not checked, not waited on. */
-		log_info("check of %.0f ms at k = %u set aside: about %.0f CPU "
-		    "seconds, more than check_budget allows in %d s",
-		    qu.q.target_ms, (unsigned)qu.q.k, cost,
-		    DAEMON_CHECK_WINDOW);
-		checks_set_aside(&d->questions[pick], run, now);
+		char	aside[160];
+
+		snprintf(aside, sizeof(aside), "measuring it would take about "
+		    "%.0f CPU seconds, more than check_budget allows in %d s",
+		    cost, DAEMON_CHECK_WINDOW);
+		log_info("check of %.0f ms at k = %u set aside: %s",
+		    qu.q.target_ms, (unsigned)qu.q.k, aside);
+		checks_set_aside(d, &d->questions[pick], run, now, aside);
 		return 0;
 	}
 	if (!checks_memory_allows(d, &qu, &a, run, now))
@@ -915,13 +930,15 @@ checks_tick(struct daemon *d, struct db *db)
 		} else {
 			struct question	*f = checks_find(d, qu.key);
 
+			char		 aside[sizeof(err) + 32];
+
 			log_warn("check of %.0f ms failed: %s", qu.q.target_ms,
 			    err);
-			if (f != NULL) {	/* again at the interval */
-				f->checked = time(NULL);
-				f->cs.settled = 1;
-				f->cs.nchecks++;
-			}
+			snprintf(aside, sizeof(aside), "its check failed: %s",
+			    err);
+			/* Again at the interval. */
+			if (f != NULL && d->model_run == run)
+				checks_set_aside(d, f, run, time(NULL), aside);
 		}
 	} else if (r.noisy) {
 		/* The host got busy while it measured: not taken. */

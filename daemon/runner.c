@@ -516,8 +516,7 @@ runner_verify(struct daemon *d, struct db *db, const struct model *m,
 	size_t			 i, taken = 0;
 	int			 take;
 
-	agree = 2 * m->loo_median > CHECK_DRIFT_MIN ? 2 * m->loo_median :
-	    CHECK_DRIFT_MIN;
+	agree = check_drift(m->loo_median);
 	for (i = 0; i < d->cfg.nverify_targets && !d->cancel; i++) {
 		pthread_mutex_lock(&d->lock);
 		d->step = "verifications";
@@ -561,8 +560,10 @@ runner_verify(struct daemon *d, struct db *db, const struct model *m,
 		    a.phc_prefix, a.predicted_ms, measured, a.percentile,
 		    measured / q.target_ms, ratio, take ? ", a point of the "
 		    "model" : r.noisy ? ", noisy: not a point of the model" :
-		    ", further off than the model's error: not a point of the "
-		    "model");
+		    !(ratio > 0) ? ", the model predicts no median there: not "
+		    "a point of the model" : a.k != 1 ? ", at k > 1: not a "
+		    "point of the model" : ", further off than the model's "
+		    "error: not a point of the model");
 		if (measured > 0) {
 			checks_keep(d, db, &a, "", &r, a.predicted_p50_ms, id,
 			    take ? DB_SOURCE_CHECK : DB_SOURCE_CHECK_SUSPECT);

@@ -16,15 +16,6 @@ check_state_init(struct check_state *s)
 	s->measured_ms = -1;
 }
 
-/* The headroom tune keeps for m's error (tune_recommend's). */
-static double
-check_headroom(const struct model *m)
-{
-	return m->loo_median < TUNE_HEADROOM_MIN ? TUNE_HEADROOM_MIN :
-	    m->loo_median > TUNE_HEADROOM_MAX ? TUNE_HEADROOM_MAX :
-	    m->loo_median;
-}
-
 /* The correction said in a's notes: an answer that moved says why. */
 static void
 check_note(struct tune_answer *a, double c, const char *stack)
@@ -43,6 +34,12 @@ check_note(struct tune_answer *a, double c, const char *stack)
 		return;
 	snprintf(a->notes + len, sizeof(a->notes) - len, "%s%s\n", len > 0 &&
 	    a->notes[len - 1] != '\n' ? "\n" : "", line);
+}
+
+double
+check_drift(double loo)
+{
+	return 2 * loo > CHECK_DRIFT_MIN ? 2 * loo : CHECK_DRIFT_MIN;
 }
 
 int
@@ -64,7 +61,7 @@ check_answer(const struct model *m, const char *stack,
 	 * a poor model, settles under the band.
 	 */
 	if (c != 1)
-		aim.target_ms *= (1 + check_headroom(m)) /
+		aim.target_ms *= (1 + tune_headroom(m)) /
 		    (1 + TUNE_HEADROOM_MIN);
 	if (aim.target_ms < TUNE_TARGET_MIN_MS)
 		aim.target_ms = TUNE_TARGET_MIN_MS;
@@ -114,6 +111,7 @@ check_update(struct check_state *s, const struct tune_answer *a,
 
 	same = s->m_kib == a->m_kib && s->t == a->t && s->p == a->p &&
 	    s->k == a->k;
+	s->unmeasured[0] = '\0';
 	s->nchecks++;
 	s->measured_ms = measured_ms;
 	s->samples = samples;
@@ -127,7 +125,7 @@ check_update(struct check_state *s, const struct tune_answer *a,
 	}
 	c = measured_ms / model_ms;
 	c = check_clamp(c, runtime);
-	drift = 2 * loo > CHECK_DRIFT_MIN ? 2 * loo : CHECK_DRIFT_MIN;
+	drift = check_drift(loo);
 	s->settled = 0;
 	if (s->suspect) {
 		s->suspect = 0;

@@ -59,6 +59,8 @@ struct check_state {
 	double		measured_ms;	/* the last measurement, -1: none */
 	size_t		samples;
 	uint32_t	m_kib, t, p, k;	/* what it measured */
+	char		unmeasured[320];	/* why its last check measured
+						   nothing ("": it did) */
 };
 
 void	 check_state_init(struct check_state *s);
@@ -72,6 +74,13 @@ void	 check_state_init(struct check_state *s);
 int	 check_answer(const struct model *m, const char *stack,
 	    const struct tune_query *q, double c, struct tune_answer *a,
 	    double *model_ms, char *err, size_t errlen);
+
+/*
+ * How far a measurement may be from the model before it says something
+ * changed: twice the model's leave-one-out median loo, CHECK_DRIFT_MIN
+ * at least.
+ */
+double	 check_drift(double loo);
 
 /* c kept within [CHECK_C_MIN, CHECK_C_MAX], or the runtime's bounds. */
 double	 check_clamp(double c, int runtime);

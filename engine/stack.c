@@ -766,9 +766,7 @@ stack_recommend(const struct model *m, const char *name,
 		 * the curve's percentile mapped; the headroom tune adds is
 		 * taken out first and put back (the map is not linear).
 		 */
-		h = m->loo_median < TUNE_HEADROOM_MIN ? TUNE_HEADROOM_MIN :
-		    m->loo_median > TUNE_HEADROOM_MAX ? TUNE_HEADROOM_MAX :
-		    m->loo_median;
+		h = tune_headroom(m);
 		spread = 1;
 		if (q->percentile == 95 && corr->spread95 > 0) {
 			spread = corr->spread95;

@@ -348,6 +348,16 @@ tune_query_check(const struct tune_query *q, char *err, size_t errlen)
 	return 0;
 }
 
+double
+tune_headroom(const struct model *m)
+{
+	if (!(m->loo_median > TUNE_HEADROOM_MIN))
+		return TUNE_HEADROOM_MIN;
+	if (m->loo_median > TUNE_HEADROOM_MAX)
+		return TUNE_HEADROOM_MAX;
+	return m->loo_median;
+}
+
 int
 tune_recommend(const struct model *m, const struct tune_query *q,
     struct tune_answer *a, char *err, size_t errlen)
@@ -364,11 +374,7 @@ tune_recommend(const struct model *m, const struct tune_query *q,
 	if ((c = tune_curve(m, q, &p, err, errlen)) == NULL)
 		return -1;
 
-	a->headroom = m->loo_median;
-	if (a->headroom < TUNE_HEADROOM_MIN)
-		a->headroom = TUNE_HEADROOM_MIN;
-	if (a->headroom > TUNE_HEADROOM_MAX)
-		a->headroom = TUNE_HEADROOM_MAX;
+	a->headroom = tune_headroom(m);
 	aim.target_ms = q->target_ms / (1 + a->headroom);
 	a->variant = q->variant;
 	a->backend = c->backend;

@@ -113,6 +113,11 @@ uint32_t tune_floor_min_t(enum tune_floor f, enum kdf_alg variant,
  * above the floor (a->met = 0, a holds the closest admissible answer and
  * err says so), -1 for a query that cannot be answered (err says why).
  */
+/*
+ * The headroom an answer keeps for m's error: its leave-one-out median
+ * within [TUNE_HEADROOM_MIN, TUNE_HEADROOM_MAX].
+ */
+double	 tune_headroom(const struct model *m);
 int	 tune_recommend(const struct model *m, const struct tune_query *q,
 	    struct tune_answer *a, char *err, size_t errlen);
 

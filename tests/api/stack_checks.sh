@@ -11,7 +11,9 @@
 # within 90-100 % of the target). The check is stored as an observation of go,
 # not of a library. A stack not probed here (php) is never checked, nor
 # is a runtime's answer at concurrency 2 (its probe hashes one at a time):
-# `verified` null, and a note says so. Checks wait for a quiet host: alone (RUN_SERIAL).
+# `verified` null, and a note says so. A check whose probe fails leaves
+# its answer predicted only, with a note saying why. Checks wait for a
+# quiet host: alone (RUN_SERIAL).
 . "$(dirname "$0")/lib.sh" || exit 1
 PROBES="$TMP/probes"
 mkdir -p "$PROBES"
@@ -24,6 +26,10 @@ dir=$(dirname "$0")
 f=$(cat "$dir/factor")
 echo "$*" >>"$dir/asked"
 echo '{"probe":"go","runtime":"fake Go","library":"fake x/crypto/argon2"}'
+if [ -e "$dir/fail" ]; then
+	echo '{"error":"the fake runtime fell over"}'
+	exit 1
+fi
 for pt; do
 	IFS=:; set -- $pt; IFS=' '
 	ms=$(awk -v m="$1" -v t="$2" -v f="$f" 'BEGIN { printf "%.3f", m * t / 1000 * f }')
@@ -105,5 +111,22 @@ rows = db.execute("SELECT stack, source FROM observations WHERE source LIKE 'che
 print("       stored:", rows)
 sys.exit(0 if rows and all(s == "go" for s, _ in rows) and ("go", "check") in rows else 1)
 PY
+
+# A check that fails (the probe falls over) leaves its answer predicted
+# only, and the answer says why, until check_interval.
+touch "$PROBES/fail"
+Q50="/v1/recommendation?target_ms=50&floor=none&stack=go"
+req GET "$Q50"
+req GET "$Q50"
+for _ in $(seq 600); do
+	grep -qE "check of 50 ms failed" "$TMP/log" && break
+	sleep 0.2
+done
+grep -E "check of 50 ms failed" "$TMP/log" | sed 's/^.*warning: /       /' | head -1
+req GET "$Q50"
+python3 -c 'import json,sys; print("      ", [n for n in json.load(open(sys.argv[1]))["notes"] if n.startswith("Not measured")][0])' "$TMP/body" 2>/dev/null
+expect_body "a failed check: verified null, and a note says the check failed and why" \
+	"j['verified'] is None and any(n.startswith('Not measured by this host\'s background checks: its check failed: ') and 'the fake runtime fell over' in n and 'they try again after check_interval' in n for n in j['notes'])"
+rm -f "$PROBES/fail"
 stop_daemon
 finish
