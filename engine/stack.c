@@ -818,9 +818,11 @@ stack_recommend(const struct model *m, const char *name,
 	    a->m_kib + 1024 > a->m_cap_kib)
 		stack_note(a, "For %s: a hash of m = %u KiB took %.1f x what "
 		    "its smaller sizes gave against the curve (a limit of "
-		    "the runtime, as a collector's heap): its answers stay at "
-		    "or below m = %u KiB, under the %u KiB that held (its "
-		    "edge moves).", name, (unsigned)corr->cliff_m_kib,
+		    "the runtime: a heap growing into memory the process "
+		    "never used, which some virtual machines are slow to "
+		    "give; docs/STACKS.md): its answers stay at or below "
+		    "m = %u KiB, under the %u KiB that held (its edge "
+		    "moves).", name, (unsigned)corr->cliff_m_kib,
 		    corr->cliff_ratio, (unsigned)corr->m_max_kib,
 		    (unsigned)corr->cliff_held_kib);
 	if (corr != NULL && lib50 > 0)
