@@ -231,6 +231,7 @@ h_observations_get(struct api_server *s, struct MHD_Connection *c,
 	struct db		*db;
 	const char		*stack;
 	json_t			*list, *stacks, *entry;
+	const struct model_curve	*base;
 	double			 ratios[API_STACK_OBS_MAX], factor;
 	size_t			 n, i, nr;
 	char			 err[512], why[160];
@@ -291,6 +292,16 @@ h_observations_get(struct api_server *s, struct MHD_Connection *c,
 			else
 				json_object_set_new(entry, "factor",
 				    json_null());
+			/*
+			 * What the factor is of: this host's library curve
+			 * (an observation's ratio is against the stack's
+			 * own prediction when it was posted).
+			 */
+			base = self != NULL ? fleet_base_curve(self,
+			    KDF_ALG_ARGON2ID, 1) : NULL;
+			json_object_set_new(entry, "factor_of", base != NULL ?
+			    json_string(kdf_backend_name(base->backend)) :
+			    json_null());
 			json_array_append_new(out, entry);
 		}
 		json_decref(stacks);

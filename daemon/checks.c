@@ -697,7 +697,7 @@ checks_rebase(struct daemon *d, const struct model *was)
 	struct question	*qu;
 	const char	*stack;
 	size_t		 i, j;
-	double		 now_ms, was_ms, f;
+	double		 now_ms, was_ms, f, c;
 	int		 rt;
 
 	for (i = 0; i < d->nquestions; i++) {
@@ -713,7 +713,16 @@ checks_rebase(struct daemon *d, const struct model *was)
 			continue;
 		f = was_ms / now_ms;
 		rt = checks_runtime(qu->stack);
+		c = qu->cs.c;
 		qu->cs.c = check_clamp(qu->cs.c * f, rt);
+		/* Said, so that the log's corrections add up to the API's. */
+		if (fabs(qu->cs.c / c - 1) >= 0.005)
+			log_info("question of %.0f ms at p%d, k = %u%s%s: "
+			    "correction %.3f rebased to %.3f (the refitted "
+			    "model predicts its answer at %.3f x what the "
+			    "last did)", qu->q.target_ms, qu->q.percentile,
+			    (unsigned)qu->q.k, qu->stack[0] ? ", " : "",
+			    qu->stack, c, qu->cs.c, now_ms / was_ms);
 		for (j = 0; j < qu->cs.nseen; j++)
 			qu->cs.seen[j] = check_clamp(qu->cs.seen[j] * f, rt);
 		if (qu->cs.suspect)

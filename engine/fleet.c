@@ -265,6 +265,17 @@ fleet_stack_factor(double *ratios, size_t n, double *factor)
 	return 0;
 }
 
+const struct model_curve *
+fleet_base_curve(const struct model *m, enum kdf_alg variant, uint32_t p)
+{
+	const struct model_curve	*c;
+
+	if ((c = model_curve_find(m, KDF_BACKEND_LIBSODIUM, variant, p)) ==
+	    NULL)
+		c = model_curve_find(m, KDF_BACKEND_LIBARGON2, variant, p);
+	return c;
+}
+
 int
 fleet_predict_p50(const struct model *m, enum kdf_alg variant,
     uint32_t m_kib, uint32_t t, uint32_t p, uint32_t k, double *ms)
@@ -272,9 +283,7 @@ fleet_predict_p50(const struct model *m, enum kdf_alg variant,
 	const struct model_curve	*c;
 	struct model_prediction		 pr;
 
-	if ((c = model_curve_find(m, KDF_BACKEND_LIBSODIUM, variant, p)) ==
-	    NULL && (c = model_curve_find(m, KDF_BACKEND_LIBARGON2, variant,
-	    p)) == NULL)
+	if ((c = fleet_base_curve(m, variant, p)) == NULL)
 		return -1;
 	model_predict(m, c, m_kib, t, k, 50, &pr);
 	*ms = pr.p50_ms;

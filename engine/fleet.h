@@ -76,6 +76,14 @@ int	 fleet_aim(const struct fleet_host *hosts, size_t n,
 int	 fleet_stack_factor(double *ratios, size_t n, double *factor);
 
 /*
+ * The curve of m a stack's observations are set against (its factor's
+ * basis): libsodium's for variant and p when measured, else libargon2's;
+ * NULL when neither.
+ */
+const struct model_curve *fleet_base_curve(const struct model *m,
+	    enum kdf_alg variant, uint32_t p);
+
+/*
  * The p50 m predicts for one hash of (variant, m_kib, t, p) at k at once,
  * on the curve answers use (libsodium when measured, else libargon2): 0
  * with *ms, -1 when m has no curve for variant and p.

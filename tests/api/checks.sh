@@ -120,6 +120,16 @@ if [ -n "$verified" ]; then
 	expect_http 200 "the question after the refit" GET "/v1/recommendation?target_ms=60&floor=none"
 	expect_body "after the refit the answer is the one measured, still verified (corrections rebased)" \
 		"j['m_kib'] == $M60 and j['verified'] is not None and j['verified']['in_band']"
+	# The log's corrections add up to the API's: a rebase is said.
+	python3 - "$TMP/body" "$TMP/log" <<'PY' && ok "the answer's correction is one the log gave (a check's, or a rebase's)" || bad "the answer's correction is in no line of the log"
+import json, re, sys
+c = json.load(open(sys.argv[1]))["verified"]["correction"]
+log = open(sys.argv[2]).read()
+said = [float(x) for x in re.findall(r"check 60 ms at p95, k = 1: .*, correction ([0-9.]+)", log)]
+rebased = [(float(a), float(b)) for a, b in re.findall(r"question of 60 ms at p95, k = 1: correction ([0-9.]+) rebased to ([0-9.]+)", log)]
+print("       answer's correction %.3f; checks said %s; rebased %s" % (c, said, rebased))
+sys.exit(0 if any(abs(x - c) < 0.0015 for x in said + [b for _, b in rebased]) else 1)
+PY
 	expect_http 200 "GET /v1/observations?stack=libsodium" GET "/v1/observations?stack=libsodium"
 	expect_body "the check is stored as an observation of source check" \
 		"any(o['source'] == 'check' and o['m_kib'] == $M60 for o in j['observations'])"

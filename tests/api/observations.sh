@@ -93,7 +93,7 @@ expect_body "named" 'j["param"] == "stack"'
 
 expect_http 200 "GET /v1/observations" GET /v1/observations
 expect_body "predicted against observed, per stack" \
-	"j['stacks'] == [{'stack': '$S', 'observations': 6, 'factor': j['stacks'][0]['factor']}] and abs(j['stacks'][0]['factor'] - 2) < 1e-3 and len(j['observations']) == 6 and abs(j['observations'][0]['ratio'] - 2) < 1e-3 and j['min_observations'] == 5"
+	"j['stacks'] == [{'stack': '$S', 'observations': 6, 'factor': j['stacks'][0]['factor'], 'factor_of': 'libsodium'}] and abs(j['stacks'][0]['factor'] - 2) < 1e-3 and len(j['observations']) == 6 and abs(j['observations'][0]['ratio'] - 2) < 1e-3 and j['min_observations'] == 5"
 expect_body "each says it was a service's" "all(o['source'] == 'service' for o in j['observations'])"
 expect_http 200 "GET ?stack= filters" GET "/v1/observations?stack=go-1.19"
 expect_body "nothing for another stack" 'j["observations"] == [] and j["stacks"] == []'
