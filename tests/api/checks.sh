@@ -26,16 +26,6 @@ stop_busy() {
 }
 trap 'stop_busy; cleanup_daemon' EXIT
 
-# wait_log REGEX SECONDS: until the daemon's log has a line matching.
-wait_log() {
-	local i
-	for i in $(seq $(($2 * 10))); do
-		grep -qE "$1" "$TMP/log" && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
 # The premise of every step: a quiet host (checks wait for one, and what
 # they measure beside others is noise). After the suite's parallel part,
 # the kernel may still be compacting memory and the like: wait for five

@@ -157,3 +157,13 @@ expect_quick() {
 		bad "$name: statuses$codes, the slowest $worst s (want $want in < 0.1 s)"
 	fi
 }
+
+# wait_log REGEX SECONDS: until the daemon's log has a line matching.
+wait_log() {
+	local i
+	for i in $(seq $(($2 * 10))); do
+		grep -qE "$1" "$TMP/log" && return 0
+		sleep 0.1
+	done
+	return 1
+}

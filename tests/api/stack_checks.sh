@@ -43,10 +43,7 @@ chmod 755 "$PROBES/probe-go"
 start_daemon PWTUNED_STARTUP_PROFILE=quick PWTUNED_PROBES=go \
 	PWTUNED_PROBE_DIR="$PROBES" PWTUNED_MEMORY_MAX=64MiB \
 	PWTUNED_VERIFY_TARGETS=none PWTUNED_CHECK_BUDGET=100 --
-for _ in $(seq 1200); do
-	grep -qE "run 1 (done|failed|cancelled)" "$TMP/log" && break
-	sleep 0.1
-done
+wait_log "run 1 (done|failed|cancelled)" 120
 if grep -q "stacks probed: go (" "$TMP/log"; then
 	ok "the start-up run probed go (the fake)"
 else
@@ -73,10 +70,7 @@ req GET "$Q&concurrency=2"
 req GET "$Q&concurrency=2"
 
 # Checked, corrected, checked again until in band (each after 5 s quiet).
-for _ in $(seq 900); do
-	grep -qE "check 60 ms at p95, k = 1, go: .*: in band" "$TMP/log" && break
-	sleep 0.2
-done
+wait_log "check 60 ms at p95, k = 1, go: .*: in band" 180
 grep "check 60 ms at p95, k = 1, go" "$TMP/log" | sed 's/^.*info: /       /' | head -6
 if grep -q "checking 60 ms at p95, k = 1, go: .* by its probe" "$TMP/log" &&
 	[ -s "$PROBES/asked" ]; then
@@ -118,10 +112,7 @@ touch "$PROBES/fail"
 Q50="/v1/recommendation?target_ms=50&floor=none&stack=go"
 req GET "$Q50"
 req GET "$Q50"
-for _ in $(seq 600); do
-	grep -qE "check of 50 ms failed" "$TMP/log" && break
-	sleep 0.2
-done
+wait_log "check of 50 ms failed" 120
 grep -E "check of 50 ms failed" "$TMP/log" | sed 's/^.*warning: /       /' | head -1
 req GET "$Q50"
 python3 -c 'import json,sys; print("      ", [n for n in json.load(open(sys.argv[1]))["notes"] if n.startswith("Not measured")][0])' "$TMP/body" 2>/dev/null
