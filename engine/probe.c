@@ -270,6 +270,57 @@ probe_child(const char *path, char *const argv[], int out, int err,
 	_exit(127);
 }
 
+/*
+ * s made safe to log and to answer with, in place: control characters
+ * (C0, DEL, C1) and bytes that are not well-formed UTF-8 (a character cut
+ * by a bound among them) become '?'.
+ */
+static void
+probe_clean(char *s)
+{
+	unsigned char	*u = (unsigned char *)s;
+	size_t		 i = 0, n, k;
+	unsigned char	 lo, hi;
+
+	while (u[i] != '\0') {
+		if (u[i] < 0x80) {
+			if (u[i] < 0x20 || u[i] == 0x7f)
+				u[i] = '?';
+			i++;
+			continue;
+		}
+		lo = 0x80, hi = 0xbf;
+		if (u[i] >= 0xc2 && u[i] <= 0xdf)
+			n = 2;
+		else if (u[i] >= 0xe0 && u[i] <= 0xef) {
+			n = 3;
+			if (u[i] == 0xe0)
+				lo = 0xa0;
+			if (u[i] == 0xed)
+				hi = 0x9f;
+		} else if (u[i] >= 0xf0 && u[i] <= 0xf4) {
+			n = 4;
+			if (u[i] == 0xf0)
+				lo = 0x90;
+			if (u[i] == 0xf4)
+				hi = 0x8f;
+		} else
+			n = 0;
+		for (k = 1; n > 0 && k < n; k++)
+			if (u[i + k] < (k == 1 ? lo : 0x80) ||
+			    u[i + k] > (k == 1 ? hi : 0xbf))
+				n = 0;
+		/* C1 controls (U+0080 to U+009F): a terminal's CSI among them. */
+		if (n == 2 && u[i] == 0xc2 && u[i + 1] <= 0x9f)
+			n = 0, u[i + 1] = '?';
+		if (n == 0) {
+			u[i++] = '?';
+			continue;
+		}
+		i += n;
+	}
+}
+
 /* Fill r->why (and status). */
 static void
 probe_why(struct probe_result *r, enum probe_status st, const char *fmt, ...)
@@ -283,7 +334,7 @@ probe_why(struct probe_result *r, enum probe_status st, const char *fmt, ...)
 	r->status = st;
 	va_start(ap, fmt);
 	vsnprintf(r->why, sizeof(r->why), fmt, ap);
-	va_end(ap);
+	va_end(ap);	probe_clean(r->why);
 }
 
 void
@@ -552,6 +603,7 @@ probe_run(const struct stack_def *sd, const char *dir,
 	if (probe_resolve(sd, dir, path, sizeof(path), r->why + 15,
 	    sizeof(r->why) - 15) == -1) {
 		memcpy(r->why, "not installed: ", 15);
+		probe_clean(r->why);
 		r->status = PROBE_NOT_INSTALLED;
 		return -1;
 	}

@@ -289,6 +289,30 @@ TEST(exit_3_gives_its_reason)
 	ASSERT_EQ(r.status, PROBE_EXIT);
 	ASSERT_STR_EQ(r.why, "exit 1: Memory allocation error");
 	cleanup();
+	/*
+	 * Its text made safe to log and to answer with: control characters
+	 * (a newline, ESC, a C1 CSI) and a character cut at the bound of
+	 * why become '?'; whole characters stay.
+	 */
+	fake(FAKE_HEAD "printf '{\"error\":\"a\\\\nb\\\\u001b[31mc"
+	    "\\\\u009bd \\\\u00e9\"}\\n'\nexit 1\n");
+	ASSERT_EQ(probe_run(stack_find("libsodium"), dir, &pt, 1, &o, &r), -1);
+	ASSERT_STR_EQ(r.why, "exit 1: a?b?[31mc??d \xc3\xa9");
+	cleanup();
+	{
+		char	script[512], want[200];
+
+		/* "exit 1: " and 182 bytes leave one of é's two in why. */
+		snprintf(script, sizeof(script), FAKE_HEAD
+		    "printf '{\"error\":\"%%0182d\\303\\251\"}\\n' 0\n"
+		    "exit 1\n");
+		fake(script);
+		ASSERT_EQ(probe_run(stack_find("libsodium"), dir, &pt, 1, &o,
+		    &r), -1);
+		snprintf(want, sizeof(want), "exit 1: %0182d?", 0);
+		ASSERT_STR_EQ(r.why, want);
+		cleanup();
+	}
 	/* Another status: the first line of its standard error. */
 	fake("#!/bin/sh\necho 'usage: probe-c MODE' >&2\necho more >&2\n"
 	    "exit 2\n");
