@@ -90,8 +90,8 @@ api_answer_checked(json_t *j, const struct api_answer_arg *a,
     const struct tune_answer *ta)
 {
 	const struct check_state	*cs = &a->cs;
-
-	json_t				*notes;
+	json_t				*notes, *note;
+	int				 measured;
 
 	if (j == NULL || a->s->env.checked == NULL)
 		return;
@@ -110,24 +110,26 @@ api_answer_checked(json_t *j, const struct api_answer_arg *a,
 			    "one is predicted only."));
 		return;
 	}
-	if (a->checked == 1 && cs->m_kib == ta->m_kib && cs->t == ta->t &&
-	    cs->p == ta->p && cs->k == ta->k && cs->measured_ms > 0)
+	measured = a->checked == 1 && cs->m_kib == ta->m_kib &&
+	    cs->t == ta->t && cs->p == ta->p && cs->k == ta->k &&
+	    cs->measured_ms > 0;
+	if (measured)
 		json_object_set_new(j, "verified", json_pack("{s:f, s:i, s:i, "
 		    "s:s, s:b, s:f}", "measured_ms", cs->measured_ms,
 		    "percentile", ta->percentile, "samples",
 		    (json_int_t)cs->samples, "at", a->checked_at, "in_band",
 		    cs->verified, "correction", cs->c));
-	else {
+	else
 		json_object_set_new(j, "verified", json_null());
-		/* Its check measured nothing: the answer says why. */
-		if (a->checked == 1 && cs->unmeasured[0] != '\0' &&
-		    (notes = json_object_get(j, "notes")) != NULL &&
-		    json_is_array(notes))
-			json_array_append_new(notes, json_sprintf("Not "
-			    "measured by this host's background checks: %s; "
-			    "they try again after check_interval. This answer "
-			    "is predicted only.", cs->unmeasured));
-	}
+	/* Its last check measured nothing: the answer says why. */
+	if (a->checked == 1 && cs->unmeasured[0] != '\0' &&
+	    (notes = json_object_get(j, "notes")) != NULL &&
+	    json_is_array(notes) && (note = json_sprintf("Not measured by "
+	    "this host's background checks since %s: %s; they try again "
+	    "after check_interval.%s", cs->unmeasured_at, cs->unmeasured,
+	    measured ? " verified is what they measured before." :
+	    " This answer is predicted only.")) != NULL)
+		json_array_append_new(notes, note);
 }
 
 /*

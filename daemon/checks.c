@@ -394,7 +394,6 @@ checks_set_aside(struct daemon *d, struct question *qu, int64_t run,
     time_t now, const char *why)
 {
 	struct tm	tm;
-	char		at[32];
 
 	if (qu->model_run != run) {
 		check_state_init(&qu->cs);
@@ -403,10 +402,13 @@ checks_set_aside(struct daemon *d, struct question *qu, int64_t run,
 	qu->cs.settled = 1;
 	qu->cs.nchecks++;
 	qu->checked = now;
+	/* Since the first time for the same reason: cached answers stay. */
+	if (strcmp(qu->cs.unmeasured, why) == 0)
+		return;
+	snprintf(qu->cs.unmeasured, sizeof(qu->cs.unmeasured), "%s", why);
 	gmtime_r(&now, &tm);
-	strftime(at, sizeof(at), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	snprintf(qu->cs.unmeasured, sizeof(qu->cs.unmeasured), "%s (%s)",
-	    why, at);
+	strftime(qu->cs.unmeasured_at, sizeof(qu->cs.unmeasured_at),
+	    "%Y-%m-%dT%H:%M:%SZ", &tm);
 	d->model_version++;	/* answers cached go: they say why */
 }
 
@@ -939,15 +941,16 @@ checks_tick(struct daemon *d, struct db *db)
 		} else {
 			struct question	*f = checks_find(d, qu.key);
 
-			char		 aside[sizeof(err) + 32];
-
 			log_warn("check of %.0f ms failed: %s", qu.q.target_ms,
 			    err);
-			snprintf(aside, sizeof(aside), "its check failed: %s",
-			    err);
-			/* Again at the interval. */
+			/*
+			 * Again at the interval. The reason stays in the log:
+			 * a runtime's text, its paths, are not for answers
+			 * anyone may ask for.
+			 */
 			if (f != NULL && d->model_run == run)
-				checks_set_aside(d, f, run, time(NULL), aside);
+				checks_set_aside(d, f, run, time(NULL), "its "
+				    "check failed (the daemon's log says why)");
 		}
 	} else if (r.noisy) {
 		/* The host got busy while it measured: not taken. */

@@ -111,7 +111,7 @@ check_update(struct check_state *s, const struct tune_answer *a,
 
 	same = s->m_kib == a->m_kib && s->t == a->t && s->p == a->p &&
 	    s->k == a->k;
-	s->unmeasured[0] = '\0';
+	s->unmeasured[0] = s->unmeasured_at[0] = '\0';
 	s->nchecks++;
 	s->measured_ms = measured_ms;
 	s->samples = samples;

@@ -59,8 +59,9 @@ struct check_state {
 	double		measured_ms;	/* the last measurement, -1: none */
 	size_t		samples;
 	uint32_t	m_kib, t, p, k;	/* what it measured */
-	char		unmeasured[320];	/* why its last check measured
+	char		unmeasured[192];	/* why its last check measured
 						   nothing ("": it did) */
+	char		unmeasured_at[32];	/* since when (UTC) */
 };
 
 void	 check_state_init(struct check_state *s);

@@ -123,7 +123,7 @@ expect_http() {
 expect_body() {
 	local name=$1 expr=$2
 	if python3 - "$TMP/body" "$TMP/headers" "$expr" <<'PY'
-import json, sys
+import json, re, sys
 body = open(sys.argv[1]).read()
 try:
     j = json.loads(body)
