@@ -256,8 +256,11 @@ json_t	*api_scope_json(const struct api_scope_set *set,
  * its own answer to q, how its model was obtained, its correction, what
  * dflt would take in it against the target (default_answer_ratio) and its
  * snippet; a stack whose base curve m lacks is "available": false with
- * why. A note is added to j's notes for each stack dflt would be over
- * the target in. Run it where m cannot change meanwhile.
+ * why. The entry of the stack dflt holds for is dflt itself (as corrected
+ * by the checks); the others are their stacks' answers before any check
+ * of their own questions (stack=NAME answers with those). A note is added
+ * to j's notes for each stack dflt would be over the target in. Run it
+ * where m cannot change meanwhile.
  */
 void	 api_stacks_add(json_t *j, const struct model *m,
 	    const struct tune_query *q, const struct tune_answer *dflt);
@@ -269,10 +272,13 @@ json_t	*api_stack_answer_json(const struct model *m, const char *name,
  * The answer's "snippets": each language's at its own stack's answer to
  * q (php: php, python: python-argon2-cffi, go, node: node-argon2, java:
  * java-bouncycastle, c: the default stack), fallback's where a stack
- * cannot answer. The snippet of a stack carries that stack's parameters.
+ * cannot answer. fallback is the answer of stack for (NULL: the stack it
+ * holds for, api_stack_for): that stack's snippet carries it as it is
+ * (corrected by the checks, as the answer it goes with). The snippet of
+ * a stack carries that stack's parameters.
  */
 json_t	*api_stack_snippets(const struct model *m, const struct tune_query *q,
-	    const struct tune_answer *fallback);
+	    const struct tune_answer *fallback, const char *for_stack);
 /* The stack the answer a holds for ("libsodium", "libargon2"). */
 const char *api_stack_for(const struct model *m, const struct tune_answer *a);
 /* 1 when the stack's runtime (or library) was measured on m's host. */

@@ -78,7 +78,12 @@ api_stack_json(const struct model *m, const char *name,
 		json_object_set_new(j, "why", json_string(err));
 		return j;
 	}
-	if ((rc = stack_recommend(m, name, q, &a, err, sizeof(err))) == -1) {
+	/* The default's own stack: the answer given, corrected or not. */
+	if (strcmp(name, api_stack_for(m, dflt)) == 0) {
+		a = *dflt;
+		rc = dflt->met ? 0 : 1;
+	} else if ((rc = stack_recommend(m, name, q, &a, err,
+	    sizeof(err))) == -1) {
 		json_object_set_new(j, "available", json_false());
 		json_object_set_new(j, "why", json_string(err));
 		return j;
@@ -154,7 +159,7 @@ api_stack_json(const struct model *m, const char *name,
 
 json_t *
 api_stack_snippets(const struct model *m, const struct tune_query *q,
-    const struct tune_answer *fallback)
+    const struct tune_answer *fallback, const char *for_stack)
 {
 	static const struct {
 		const char	*lang, *stack;	/* NULL: the default's */
@@ -178,8 +183,13 @@ api_stack_snippets(const struct model *m, const struct tune_query *q,
 		sd = stack_find(map[i].stack != NULL ? map[i].stack :
 		    stack_default(m));
 		snip = NULL;
-		if (sd != NULL && stack_recommend(m, sd->name, q, &a, err,
-		    sizeof(err)) != -1) {
+		if (sd != NULL && strcmp(sd->name, for_stack != NULL ?
+		    for_stack : api_stack_for(m, fallback)) == 0) {
+			st = api_stack_entry(m, sd->name, &tmp);
+			snip = stack_snippet(sd, fallback,
+			    api_stack_measured(st));
+		} else if (sd != NULL && stack_recommend(m, sd->name, q, &a,
+		    err, sizeof(err)) != -1) {
 			st = api_stack_entry(m, sd->name, &tmp);
 			snip = stack_snippet(sd, &a, api_stack_measured(st));
 		}
@@ -237,7 +247,8 @@ api_stacks_add(json_t *j, const struct model *m, const struct tune_query *q,
 	json_object_set_new(j, "for", json_string(api_stack_for(m, dflt)));
 	json_object_set_new(j, "stacks", list);
 	/* Each language's snippet carries its own stack's parameters. */
-	json_object_set_new(j, "snippets", api_stack_snippets(m, q, dflt));
+	json_object_set_new(j, "snippets", api_stack_snippets(m, q, dflt,
+	    NULL));
 }
 
 json_t *
@@ -254,7 +265,7 @@ api_stack_answer_json(const struct model *m, const char *name,
 		return NULL;
 	api_answer_vocab(j);
 	st = api_stack_entry(m, name, &tmp);
-	json_object_set_new(j, "snippets", api_stack_snippets(m, q, a));
+	json_object_set_new(j, "snippets", api_stack_snippets(m, q, a, name));
 	json_object_set_new(j, "for", json_string(name));
 	json_object_set_new(j, "how", json_string(stack_how_text(st)));
 	if (st->how != MODEL_STACK_PROBED && st->why[0] != '\0')

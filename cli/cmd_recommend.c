@@ -738,7 +738,7 @@ rec_print_text(const struct rec_opts *o, const struct model *m,
 	}
 	rec_print_stacks(m, &o->q, a);
 	/* Each at its own stack's answer (the table above). */
-	snips = api_stack_snippets(m, &o->q, a);
+	snips = api_stack_snippets(m, &o->q, a, NULL);
 	printf("\nSnippets (each with its own stack's parameters):\n");
 	json_object_foreach(snips, lang, code)
 		printf("\n--- %s\n%s", lang, json_string_value(code));

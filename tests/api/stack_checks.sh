@@ -83,6 +83,8 @@ grep -q "check 60 ms at p95, k = 1, go: .*: corrected" "$TMP/log" &&
 req GET "$Q"
 expect_body "stack=go: verified in band after the checks" \
 	"j['verified'] is not None and j['verified']['in_band'] and 54 <= j['verified']['measured_ms'] <= 60"
+expect_body "its snippets carry the corrected answer, as its snippet does" \
+	"('argon2.IDKey(password, salt, %d, %d, %d, 32)' % (j['t'], j['m_kib'], j['p'])) in j['snippets']['go'] and j['snippet'] == j['snippets']['go']"
 expect_body "its notes say it was corrected in go by its probe, by the correction it carries" \
 	"any(n.startswith(\"Corrected by this host's background checks: they measured the answers to this question at %.2f x what the model predicts (in go, by its probe)\" % j['verified']['correction']) for n in j['notes'])"
 read -r m1 t1 < <(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(j["m_kib"], j["t"])' "$TMP/body")
