@@ -52,7 +52,8 @@ static const struct stack_def catalogue[] = {
 	    KDF_BACKEND_LIBARGON2, 0, "java",
 	    { "java", "-cp", "{dir}/java:/usr/share/java/bcprov.jar",
 	    "Probe", 0, 0 }, "default-jre-headless libbcprov-java", 0, 4,
-	    1024 },	/* 491 MiB resident for a 115 MiB hash, seen */
+	    4096 },	/* its default heap, a quarter of the RAM: 1119 MiB
+			   resident for a 57 MiB hash, seen */
 };
 
 #define NCATALOGUE	(sizeof(catalogue) / sizeof(catalogue[0]))
@@ -494,8 +495,13 @@ stack_fit(const struct model *m, const char *name,
 		x[nx] = pr.p50_ms;
 		y[nx] = pts[i].median_ms;
 		mk[nx] = pts[i].m_kib;
-		/* A cliff from the probe's medians of a few hashes only. */
-		cliff_ok[nx] = pts[i].probe && pts[i].n >= STACK_CLIFF_SAMPLES;
+		/*
+		 * A cliff from the probe's medians of a few hashes only, and
+		 * of a runtime's: a C library's probe has no heap, and one of
+		 * its sizes far off is a busy moment.
+		 */
+		cliff_ok[nx] = pts[i].probe && pts[i].n >= STACK_CLIFF_SAMPLES &&
+		    strcmp(name, kdf_backend_name(base)) != 0;
 		/*
 		 * Weighted by samples, up to a probe point's: one post of
 		 * 256 samples does not outweigh the rest.
@@ -818,11 +824,11 @@ stack_recommend(const struct model *m, const char *name,
 	    a->m_kib + 1024 > a->m_cap_kib)
 		stack_note(a, "For %s: a hash of m = %u KiB took %.1f x what "
 		    "its smaller sizes gave against the curve (a limit of "
-		    "the runtime: a heap growing into memory the process "
-		    "never used, which some virtual machines are slow to "
-		    "give; docs/STACKS.md): its answers stay at or below "
-		    "m = %u KiB, under the %u KiB that held (its edge "
-		    "moves).", name, (unsigned)corr->cliff_m_kib,
+		    "the runtime, as a JVM's heap growing into memory this "
+		    "host is slow to give: docs/STACKS.md says how to start "
+		    "one without it): its answers stay at or below m = %u "
+		    "KiB, under the %u KiB that held (its edge moves).", name,
+		    (unsigned)corr->cliff_m_kib,
 		    corr->cliff_ratio, (unsigned)corr->m_max_kib,
 		    (unsigned)corr->cliff_held_kib);
 	if (corr != NULL && lib50 > 0)

@@ -297,9 +297,10 @@ tune_advise(const struct model *m, const struct tune_query *q,
 			    "code) took %.1fx libsodium's time here: a client "
 			    "hashing with it (PHP's password_hash built with "
 			    "libargon2, for one) would take about %.0f ms with "
-			    "these parameters. Size for it with "
-			    "backend=libargon2, or hash with a library that "
-			    "has optimised code (libsodium, argon2-cffi).",
+			    "these parameters. Size for it with stack=NAME "
+			    "(php, python-argon2-cffi: Debian's builds link "
+			    "this libargon2), or hash through libsodium "
+			    "(php-sodium, python-pynacl).",
 			    theirs.ms / mine.ms, theirs.ms);
 	}
 	if (a->m_kib > model_curve_max_m(model_curve_find(m, a->backend,

@@ -293,6 +293,16 @@ TEST(answers_stay_under_a_cliff)
 	ASSERT_UEQ(st.cliff_m_kib, 262144);
 	ASSERT_UEQ(st.m_max_kib, 104448);	/* 80 % of 131072, in MiB */
 	ASSERT(fabs(st.cliff_ratio - 4) < 1e-6);
+	{
+		struct model_stack	lib;
+
+		/* The same sizes in a C library: no heap, a busy moment. */
+		memset(&lib, 0, sizeof(lib));
+		ASSERT_EQ(stack_fit(&mdl, "libargon2", pts, n, &lib, err,
+		    sizeof(err)), 0);
+		ASSERT_UEQ(lib.cliff_m_kib, 0);
+		ASSERT_UEQ(lib.m_max_kib, 0);
+	}
 	ASSERT_EQ(model_stack_set(&mdl, &st), 0);
 	/* 2 s would take m past 104448 KiB at t = 2 on this curve. */
 	tune_query_init(&q);
