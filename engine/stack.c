@@ -846,9 +846,10 @@ stack_recommend(const struct model *m, const char *name,
 	    0) {
 		/* The library itself: its curve is its measurement. */
 		if (st != NULL && st->how != MODEL_STACK_LIBRARY)
-			stack_note(a, "For %s: the library's curve as this "
-			    "host's background checks measured it (they "
-			    "stand for its probe).", name);
+			stack_note(a, "For %s: the library's curve with what "
+			    "this host's background checks measured of its "
+			    "answers; they replace its probe's correction (both "
+			    "measured the same library).", name);
 	} else if (sd != NULL && strcmp(stack_how_text(st),
 	    "library measured here") != 0)
 		stack_note(a, "For %s: its runtime was not measured on this "
