@@ -15,11 +15,13 @@
  *   fresh      map FRESH MiB and write it once: memory the process never
  *              had, as a heap growing to its size takes
  * The table gives microseconds a page (median over the rounds) and the
- * ratio of each to recycled.
+ * ratio of each to recycled. Round 1's idle pass is also the process's
+ * first touch of memory.
  *
  * Usage: memtouch [-m MiB] [-f FRESH_MiB] [-r ROUNDS] [-s SLEEP]
  * Defaults: m = 256 MiB, FRESH = 1024 MiB, 5 rounds, 5 s.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +31,9 @@
 #include "bench.h"
 
 #define MEMTOUCH_ROUNDS_MAX	100
-#define MEMTOUCH_MIB_MAX	65536
+/* 64 GiB, and what a size_t of bytes holds (a 32-bit build: 4095). */
+#define MEMTOUCH_MIB_MAX	((long)(SIZE_MAX >> 20) < 65536 ?	\
+				    (long)(SIZE_MAX >> 20) - 1 : 65536)
 
 /* Microseconds a page to map mib MiB and write each page once; -1: none. */
 static double
@@ -73,7 +77,7 @@ int
 main(int argc, char *argv[])
 {
 	double	 recycled[MEMTOUCH_ROUNDS_MAX], idle[MEMTOUCH_ROUNDS_MAX];
-	double	 fresh[MEMTOUCH_ROUNDS_MAX], r, i, f;
+	double	 fresh[MEMTOUCH_ROUNDS_MAX], r, i, f, per128;
 	long	 mib = 256, fresh_mib = 1024, rounds = 5, sleep_s = 5;
 	long	 k;
 	int	 ch;
@@ -115,7 +119,7 @@ main(int argc, char *argv[])
 		fresh[k] = memtouch_pass((size_t)fresh_mib);
 		if (idle[k] < 0 || recycled[k] < 0 || fresh[k] < 0) {
 			fprintf(stderr, "memtouch: mmap of %ld MiB failed\n",
-			    fresh_mib > mib ? fresh_mib : mib);
+			    fresh[k] < 0 ? fresh_mib : mib);
 			return 1;
 		}
 		printf("round %ld: recycled %.2f, idle %.2f, fresh %.2f us a "
@@ -125,13 +129,13 @@ main(int argc, char *argv[])
 	r = bench_median(recycled, (size_t)rounds);
 	i = bench_median(idle, (size_t)rounds);
 	f = bench_median(fresh, (size_t)rounds);
-	printf("\n%-10s %12s %14s %10s\n", "memory", "us a page", "ms per 128 MiB",
-	    "vs recycled");
-	printf("%-10s %12.2f %14.1f %10.2f\n", "recycled", r, r * 32768 / 1e3,
+	/* Pages in 128 MiB, ms from us. */
+	per128 = (double)(128 << 20) / (double)sysconf(_SC_PAGESIZE) / 1e3;
+	printf("\n%-10s %12s %14s %10s\n", "memory", "us a page",
+	    "ms per 128 MiB", "vs recycled");
+	printf("%-10s %12.2f %14.1f %10.2f\n", "recycled", r, r * per128,
 	    1.0);
-	printf("%-10s %12.2f %14.1f %10.2f\n", "idle", i, i * 32768 / 1e3,
-	    i / r);
-	printf("%-10s %12.2f %14.1f %10.2f\n", "fresh", f, f * 32768 / 1e3,
-	    f / r);
+	printf("%-10s %12.2f %14.1f %10.2f\n", "idle", i, i * per128, i / r);
+	printf("%-10s %12.2f %14.1f %10.2f\n", "fresh", f, f * per128, f / r);
 	return 0;
 }

@@ -309,7 +309,7 @@ TEST(exit_3_gives_its_reason)
 		fake(script);
 		ASSERT_EQ(probe_run(stack_find("libsodium"), dir, &pt, 1, &o,
 		    &r), -1);
-		snprintf(want, sizeof(want), "exit 1: %0182d?", 0);
+		snprintf(want, sizeof(want), "%s%0182d?", "exit 1: ", 0);
 		ASSERT_STR_EQ(r.why, want);
 		cleanup();
 	}
