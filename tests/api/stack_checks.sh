@@ -121,7 +121,7 @@ grep -q "check of 50 ms failed: its probe: exit 1: the fake runtime fell over" "
 req GET "$Q50"
 python3 -c 'import json,sys; print("      ", [n for n in json.load(open(sys.argv[1]))["notes"] if n.startswith("Not measured")][0])' "$TMP/body" 2>/dev/null
 expect_body "a failed check: verified null, and a note says the check failed, since when, not the runtime's text" \
-	"j['verified'] is None and any(re.match(r\"Not measured by this host's background checks since 20[0-9-]+T[0-9:]+Z: its check failed \\(the daemon's log says why\\); they try again after check_interval\\. This answer is predicted only\\.$\", n) for n in j['notes']) and not any('fell over' in n for n in j['notes'])"
+	"j['verified'] is None and any(re.match(r\"Not measured by this host's background checks since 20[0-9-]+T[0-9:]+Z: its check failed \\(the daemon's log says why\\); they try again after check_interval \\(an hour by default\\)\\. This answer is predicted only\\.$\", n) for n in j['notes']) and not any('fell over' in n for n in j['notes'])"
 rm -f "$PROBES/fail"
 stop_daemon
 finish
