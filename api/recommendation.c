@@ -126,9 +126,10 @@ api_answer_checked(json_t *j, const struct api_answer_arg *a,
 	    (notes = json_object_get(j, "notes")) != NULL &&
 	    json_is_array(notes) && (note = json_sprintf("Not measured by "
 	    "this host's background checks since %s: %s; they try again "
-	    "after check_interval (an hour by default).%s", cs->unmeasured_at, cs->unmeasured,
-	    measured ? " verified is what they measured before." :
-	    " This answer is predicted only.")) != NULL)
+	    "after check_interval (an hour by default).%s",
+	    cs->unmeasured_at, cs->unmeasured, measured ? " verified is "
+	    "what they measured before." : " This answer is predicted "
+	    "only.")) != NULL)
 		json_array_append_new(notes, note);
 }
 

@@ -170,6 +170,7 @@ api_stack_snippets(const struct model *m, const struct tune_query *q,
 	const struct model_stack	*st;
 	struct model_stack		 tmp;
 	struct tune_answer		 a;
+	const struct tune_answer	*ans;
 	json_t				*out, *base;
 	char				 err[512], *snip;
 	size_t				 i;
@@ -183,15 +184,14 @@ api_stack_snippets(const struct model *m, const struct tune_query *q,
 		sd = stack_find(map[i].stack != NULL ? map[i].stack :
 		    stack_default(m));
 		snip = NULL;
-		if (sd != NULL && strcmp(sd->name, for_stack != NULL ?
-		    for_stack : api_stack_for(m, fallback)) == 0) {
+		/* The stack fallback is for: fallback, as it was given. */
+		ans = sd == NULL ? NULL : strcmp(sd->name, for_stack != NULL ?
+		    for_stack : api_stack_for(m, fallback)) == 0 ? fallback :
+		    stack_recommend(m, sd->name, q, &a, err, sizeof(err)) !=
+		    -1 ? &a : NULL;
+		if (ans != NULL) {
 			st = api_stack_entry(m, sd->name, &tmp);
-			snip = stack_snippet(sd, fallback,
-			    api_stack_measured(st));
-		} else if (sd != NULL && stack_recommend(m, sd->name, q, &a,
-		    err, sizeof(err)) != -1) {
-			st = api_stack_entry(m, sd->name, &tmp);
-			snip = stack_snippet(sd, &a, api_stack_measured(st));
+			snip = stack_snippet(sd, ans, api_stack_measured(st));
 		}
 		if (snip == NULL && sd != NULL && json_is_string(
 		    json_object_get(base, map[i].lang))) {

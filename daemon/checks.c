@@ -384,6 +384,16 @@ checks_watch_stop(struct daemon *d)
 	d->watching = 0;
 }
 
+/* now as the API's times read (UTC, ISO 8601), into buf. */
+static void
+checks_utc(time_t now, char *buf, size_t len)
+{
+	struct tm	tm;
+
+	gmtime_r(&now, &tm);
+	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
 /*
  * Not checked until the interval (answer failed, too costly, its check
  * failed): its state starts again for the model in use, and the answer
@@ -393,8 +403,6 @@ static void
 checks_set_aside(struct daemon *d, struct question *qu, int64_t run,
     time_t now, const char *why)
 {
-	struct tm	tm;
-
 	if (qu->model_run != run) {
 		check_state_init(&qu->cs);
 		qu->model_run = run;
@@ -406,9 +414,7 @@ checks_set_aside(struct daemon *d, struct question *qu, int64_t run,
 	if (strcmp(qu->cs.unmeasured, why) == 0)
 		return;
 	snprintf(qu->cs.unmeasured, sizeof(qu->cs.unmeasured), "%s", why);
-	gmtime_r(&now, &tm);
-	strftime(qu->cs.unmeasured_at, sizeof(qu->cs.unmeasured_at),
-	    "%Y-%m-%dT%H:%M:%SZ", &tm);
+	checks_utc(now, qu->cs.unmeasured_at, sizeof(qu->cs.unmeasured_at));
 	d->model_version++;	/* answers cached go: they say why */
 }
 
@@ -631,7 +637,6 @@ checks_take(struct daemon *d, const char *key, int64_t run,
 	double			 next_model;
 	char			 err[256];
 	time_t			 now = time(NULL);
-	struct tm		 tm;
 
 	if ((qu = checks_find(d, key)) == NULL || d->model_run != run)
 		return 0;	/* evicted, or a new run came meanwhile */
@@ -641,8 +646,7 @@ checks_take(struct daemon *d, const char *key, int64_t run,
 	v = check_update(&qu->cs, a, measured, n, model_ms, m->loo_median,
 	    checks_runtime(qu->stack));
 	qu->checked = now;
-	gmtime_r(&now, &tm);
-	strftime(qu->at, sizeof(qu->at), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	checks_utc(now, qu->at, sizeof(qu->at));
 	if (v == CHECK_CORRECTED &&
 	    check_answer(m, qu->stack[0] ? qu->stack : NULL, &qu->q,
 	    qu->cs.c, &next, &next_model, err, sizeof(err)) >= 0 &&

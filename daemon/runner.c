@@ -561,8 +561,7 @@ runner_verify(struct daemon *d, struct db *db, const struct model *m,
 		    measured / q.target_ms, ratio, take ? ", a point of the "
 		    "model" : r.noisy ? ", noisy: not a point of the model" :
 		    !(ratio > 0) ? ", the model predicts no median there: not "
-		    "a point of the model" : a.k != 1 ? ", at k > 1: not a "
-		    "point of the model" : ", further off than the model's "
+		    "a point of the model" : ", further off than the model's "
 		    "error: not a point of the model");
 		if (measured > 0) {
 			checks_keep(d, db, &a, "", &r, a.predicted_p50_ms, id,
