@@ -36,6 +36,13 @@
 #define STACK_PROBE_SAMPLES	5	/* timed hashes per point */
 #define STACK_PROBE_WARMUP	1	/* untimed hashes before each point */
 #define STACK_P95_SD		1.7	/* p95 of ~15 hashes: sd over median */
+#define STACK_TAIL_MIN_MS	40.0	/* a point's own p95 / median counts
+					   as the stack's tail from this
+					   median up (under it, a tick of the
+					   scheduler is a large ratio) */
+#define STACK_TAIL_RANK		0.8	/* the tail: this rank of those
+					   points' ratios (their largest up
+					   to 4 points) */
 #define STACK_CLIFF		2.0	/* a size this far over the smaller
 					   ones' ratio to the curve: a cliff */
 #define STACK_CLIFF_SAMPLES	3	/* hashes of a probe point that can

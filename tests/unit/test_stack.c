@@ -524,6 +524,82 @@ TEST(measured_times_and_spread_are_the_stacks_own)
 	}
 }
 
+/*
+ * A probe's four points, as one measures them: a small one and three
+ * where answers fall. A pause in one large point's hashes (2.2 x its
+ * median, a JVM's collector) is the stack's p95 tail; the small point's
+ * tick (4 x a median of a few ms) is not.
+ */
+TEST(a_pause_in_a_large_point_is_the_stacks_tail)
+{
+	static const uint32_t	ms[] = { 8192, 131072, 262144, 524288 };
+	struct stack_point	pts[4];
+	struct model_stack	st;
+	struct tune_query	q;
+	struct tune_answer	a;
+	char			err[256];
+	double			ms95;
+	size_t			i;
+
+	fit(1);
+	for (i = 0; i < 4; i++) {
+		memset(&pts[i], 0, sizeof(pts[i]));
+		pts[i].m_kib = ms[i];
+		pts[i].t = 1;
+		pts[i].p = 1;
+		pts[i].k = 1;
+		pts[i].n = i == 0 ? 5 : 3;
+		pts[i].probe = 1;
+		pts[i].median_ms = 0.8 * base_ms(KDF_BACKEND_LIBARGON2, ms[i],
+		    1);
+		pts[i].p95_ms = pts[i].median_ms * 1.02;
+	}
+	ASSERT(pts[0].median_ms < STACK_TAIL_MIN_MS);
+	ASSERT(pts[1].median_ms >= STACK_TAIL_MIN_MS);
+	/* The small point's tick alone: the deviations' spread stands. */
+	pts[0].p95_ms = pts[0].median_ms * 4;
+	ASSERT_EQ(stack_fit(&mdl, "java-bouncycastle", pts, 4, &st, err,
+	    sizeof(err)), 0);
+	ASSERT(st.spread95 < 1.2);
+	/* The pause in the 128 MiB point's hashes sets it. */
+	pts[0].p95_ms = pts[0].median_ms * 1.02;
+	pts[1].p95_ms = pts[1].median_ms * 2.2;
+	ASSERT_EQ(stack_fit(&mdl, "java-bouncycastle", pts, 4, &st, err,
+	    sizeof(err)), 0);
+	ASSERT(fabs(st.spread95 - 2.2) < 1e-9);
+	ASSERT_EQ(model_stack_set(&mdl, &st), 0);
+	/* And the answers keep their median under the target / 2.2. */
+	tune_query_init(&q);
+	for (q.target_ms = 250; q.target_ms <= 1000; q.target_ms *= 2) {
+		ASSERT_EQ(stack_recommend(&mdl, "java-bouncycastle", &q, &a,
+		    err, sizeof(err)), 0);
+		ASSERT(a.predicted_p50_ms <= q.target_ms / 2.2 + 1e-6);
+		ASSERT(a.predicted_ms <= q.target_ms);
+		ASSERT(a.predicted_ms > 0.8 * q.target_ms);
+		ASSERT_EQ(stack_predict(&mdl, "java-bouncycastle",
+		    KDF_ALG_ARGON2ID, a.m_kib, a.t, a.p, 1, 95, &ms95), 0);
+		ASSERT(fabs(ms95 - a.predicted_p50_ms * 2.2) < 1e-6);
+	}
+	/* From five such points, one of them no longer sets it. */
+	{
+		static const uint32_t	more[] = { 393216, 655360 };
+		struct stack_point	six[6];
+		struct model_stack	st5;
+
+		memcpy(six, pts, sizeof(pts));
+		for (i = 0; i < 2; i++) {
+			six[4 + i] = pts[3];
+			six[4 + i].m_kib = more[i];
+			six[4 + i].median_ms = 0.8 * base_ms(
+			    KDF_BACKEND_LIBARGON2, more[i], 1);
+			six[4 + i].p95_ms = six[4 + i].median_ms * 1.02;
+		}
+		ASSERT_EQ(stack_fit(&mdl, "java-bouncycastle", six, 6, &st5,
+		    err, sizeof(err)), 0);
+		ASSERT(st5.spread95 < 1.2);
+	}
+}
+
 TEST(default_and_library_only_stacks)
 {
 	struct tune_query	q;
@@ -646,6 +722,7 @@ TEST_LIST(
 	TEST_ENTRY(observations_alone_correct_by_the_median_ratio),
 	TEST_ENTRY(answer_holds_in_the_stack),
 	TEST_ENTRY(measured_times_and_spread_are_the_stacks_own),
+	TEST_ENTRY(a_pause_in_a_large_point_is_the_stacks_tail),
 	TEST_ENTRY(default_and_library_only_stacks),
 	TEST_ENTRY(probe_points_where_answers_fall),
 	TEST_ENTRY(snippets_carry_the_stack_and_its_parameters)
