@@ -67,6 +67,10 @@
 #define MODEL_LOO_MIN_POINTS	6	/* k = 1 points for a leave-one-out
 					   error: 4 parameters + 2 */
 #define MODEL_LOO_WORST_MAX	0.25	/* worse: a poor model */
+#define MODEL_TAIL_MIN_MS	40.0	/* hashes pooled for the tail: from
+					   this median up */
+#define MODEL_TAIL_MIN_N	20	/* fewer pooled hashes: no tail */
+#define MODEL_TAIL_MAX		3.0	/* the pooled tail's ceiling */
 #define MODEL_NOISY_MAX_DIV	3	/* over 1/3 of points noisy: poor */
 #define MODEL_QUALITY_WHY	512	/* bytes of the verdict's reason */
 #define MODEL_NOISY_WEIGHT	0.25	/* a noisy point's weight, of its

@@ -40,7 +40,7 @@
 					   as the stack's tail from this
 					   median up (under it, a tick of the
 					   scheduler is a large ratio) */
-#define STACK_TAIL_RANK		0.8	/* the tail: this rank of those
+#define STACK_TAIL_RANK		80	/* the tail: this rank of those
 					   points' ratios (their largest up
 					   to 4 points) */
 #define STACK_CLIFF		2.0	/* a size this far over the smaller

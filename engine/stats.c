@@ -70,6 +70,17 @@ stats_percentile(const double *sorted, size_t n, double q)
 	return sorted[lo] + frac * (sorted[lo + 1] - sorted[lo]);
 }
 
+double
+stats_rank(const double *sorted, size_t n, double q)
+{
+	size_t	r;
+
+	if (n == 0)
+		return 0;
+	r = q <= 0 ? 1 : (size_t)ceil(q / 100.0 * (double)n);
+	return sorted[r < 1 ? 0 : r > n ? n - 1 : r - 1];
+}
+
 void
 stats_compute(const double *samples, size_t n, struct stats *st)
 {

@@ -35,6 +35,14 @@ void	 stats_compute(const double *samples, size_t n, struct stats *st);
  */
 double	 stats_percentile(const double *sorted, size_t n, double q);
 
+/*
+ * The value at rank q (0..100) of n samples, at the nearest rank (the
+ * smallest sample with at least q % of them at or under it): how a
+ * service reads its p95 off a few hashes. sorted must be in ascending
+ * order; 0 when n == 0.
+ */
+double	 stats_rank(const double *sorted, size_t n, double q);
+
 /* Two-sided 99.9 % quantile of Student's t with df degrees of freedom. */
 double	 stats_t999(size_t df);
 

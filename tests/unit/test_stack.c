@@ -560,7 +560,12 @@ TEST(a_pause_in_a_large_point_is_the_stacks_tail)
 	pts[0].p95_ms = pts[0].median_ms * 4;
 	ASSERT_EQ(stack_fit(&mdl, "java-bouncycastle", pts, 4, &st, err,
 	    sizeof(err)), 0);
-	ASSERT(st.spread95 < 1.2);
+	/*
+	 * And not under the host's own tail either: the synthetic run's
+	 * points have a p95 of 1.05 x their median; the probe's own
+	 * deviations say 1 + 1.7 x 0.02 / 0.85.
+	 */
+	ASSERT(fabs(st.spread95 - 1.05) < 1e-9);
 	/* The pause in the 128 MiB point's hashes sets it. */
 	pts[0].p95_ms = pts[0].median_ms * 1.02;
 	pts[1].p95_ms = pts[1].median_ms * 2.2;

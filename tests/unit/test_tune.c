@@ -432,6 +432,79 @@ TEST(concurrency_depends_on_m)
 	ASSERT_EQ(pr.extrapolated, 1);
 }
 
+/* Give r n samples: all at its median but `slow` of them at x times. */
+static void
+with_samples(struct measure_result *r, size_t n, size_t slow, double x)
+{
+	size_t	i;
+
+	r->samples = calloc(n, sizeof(*r->samples));
+	if (r->samples == NULL)
+		TEST_FAIL("calloc");
+	for (i = 0; i < n; i++)
+		r->samples[i] = r->st.median * (i < slow ? x : 1.0);
+	r->nsamples = n;
+	stats_compute(r->samples, n, &r->st);
+}
+
+/*
+ * The k = 1 tail is the pool of every hash over its point's median: a
+ * few points' slow hashes, each point's own p95 under them, still set
+ * it; a small point's tick does not; too few hashes, no pool.
+ */
+TEST(the_tail_is_every_hash_pooled)
+{
+	const struct model_curve	*c;
+	struct model_prediction		 pr;
+	struct report			 rep;
+	char				 err[256];
+	size_t				 i, nslow = 0, nbig = 0;
+
+	synthetic(&rep, 0);
+	for (i = 0; i < rep.n; i++) {
+		struct measure_result	*r = &rep.results[i];
+
+		if (r->st.median < MODEL_TAIL_MIN_MS) {
+			/* A tick: 3 x, in a third of a small point's. */
+			with_samples(r, 15, 5, 3.0);
+			continue;
+		}
+		/* In every third large point, 3 of 15 hashes at 1.4 x. */
+		with_samples(r, 15, nbig++ % 3 == 0 ? 3 : 0, 1.4);
+		if ((nbig - 1) % 3 == 0)
+			nslow += 3;
+	}
+	/* Over 5 % of the pooled hashes slow, each point's p95 1.0 or 1.4. */
+	ASSERT(nbig >= 6);
+	ASSERT(nslow * 100 > 5 * nbig * 15);
+	ASSERT_EQ(model_fit(&rep, &mdl, err, sizeof(err)), 0);
+	c = model_curve_find(&mdl, KDF_BACKEND_LIBSODIUM, KDF_ALG_ARGON2ID, 1);
+	model_predict(&mdl, c, 131072, 1, 1, 95, &pr);
+	ASSERT(fabs(pr.ms / pr.p50_ms - 1.4) < 1e-9);
+	model_predict(&mdl, c, 131072, 1, 1, 99, &pr);
+	ASSERT(fabs(pr.ms / pr.p50_ms - 1.4) < 1e-9);
+	/* Without the slow hashes, the small points' ticks do not count. */
+	for (i = 0; i < rep.n; i++) {
+		struct measure_result	*r = &rep.results[i];
+
+		if (r->st.median >= MODEL_TAIL_MIN_MS * 0.9 &&
+		    r->st.max > r->st.median * 1.2) {
+			free(r->samples);
+			with_samples(r, 15, 0, 1.0);
+		}
+	}
+	ASSERT_EQ(model_fit(&rep, &mdl, err, sizeof(err)), 0);
+	c = model_curve_find(&mdl, KDF_BACKEND_LIBSODIUM, KDF_ALG_ARGON2ID, 1);
+	model_predict(&mdl, c, 131072, 1, 1, 95, &pr);
+	ASSERT(pr.ms / pr.p50_ms < 1.01);
+	report_release(&rep);
+	/* No samples (a report of medians only): the points' own p95. */
+	fit(0);
+	c = model_curve_find(&mdl, KDF_BACKEND_LIBSODIUM, KDF_ALG_ARGON2ID, 1);
+	model_predict(&mdl, c, 131072, 1, 1, 95, &pr);
+	ASSERT(fabs(pr.ms / pr.p50_ms - 1.05) < 1e-9);
+}
+
 TEST(fit_a_linear_model_would_miss)
 {
 	/* Points with a pass cost that grows with m: c0 + c1*m*t is off. */
@@ -1044,6 +1117,7 @@ TEST_LIST(
 	TEST_ENTRY(points_weighted_by_their_samples),
 	TEST_ENTRY(measured_answers_scale_the_curve),
 	TEST_ENTRY(concurrency_depends_on_m),
+	TEST_ENTRY(the_tail_is_every_hash_pooled),
 	TEST_ENTRY(fit_a_linear_model_would_miss),
 	TEST_ENTRY(monotone_in_the_target),
 	TEST_ENTRY(memory_first_takes_the_most_memory),
