@@ -665,6 +665,7 @@ static void
 fit_concurrency(const struct report *rep, struct model *m)
 {
 	double		factors[OBS_MAX], r95[OBS_MAX], r99[OBS_MAX], base;
+	double		own95;
 	uint32_t	sizes[OBS_MAX], k, kmax = 1, mm;
 	size_t		i, j, n, ns;
 
@@ -673,6 +674,7 @@ fit_concurrency(const struct report *rep, struct model *m)
 		    rep->results[i].pt.k > kmax)
 			kmax = rep->results[i].pt.k;
 	m->nconc = 0;
+	m->tail_gain = 1;
 	for (k = 1; k <= kmax; k++) {
 		/* The sizes measured at this k, ascending; k = 1: all in one. */
 		ns = 0;
@@ -723,8 +725,11 @@ fit_concurrency(const struct report *rep, struct model *m)
 			    median_of(factors, n);
 			m->conc[m->nconc].f95 = median_of(r95, n);
 			m->conc[m->nconc].f99 = median_of(r99, n);
+			own95 = m->conc[m->nconc].f95;
 			pool_tail(rep, k, k == 1 ? 0 : sizes[j],
 			    &m->conc[m->nconc].f95, &m->conc[m->nconc].f99);
+			if (k == 1 && own95 > 0)
+				m->tail_gain = m->conc[m->nconc].f95 / own95;
 			m->nconc++;
 		}
 	}

@@ -197,6 +197,8 @@ struct model {
 	struct model_conc	conc[MODEL_CONC_MAX];	/* ascending k, m */
 	size_t			nconc;
 	double			loo_median;	/* over every curve */
+	double			tail_gain;	/* k = 1: the pooled tail over
+						   the points' own (1: none) */
 	double			loo_worst;
 	int			loo_known;	/* 0: no curve had enough
 						   points (both 0) */

@@ -114,8 +114,9 @@ uint32_t tune_floor_min_t(enum tune_floor f, enum kdf_alg variant,
  * err says so), -1 for a query that cannot be answered (err says why).
  */
 /*
- * The headroom an answer keeps for m's error: its leave-one-out median
- * within [TUNE_HEADROOM_MIN, TUNE_HEADROOM_MAX].
+ * The headroom an answer keeps for m's error: its leave-one-out median,
+ * less what the pooled tail adds to the p95 (m->tail_gain - 1: the same
+ * slow seconds), within [TUNE_HEADROOM_MIN, TUNE_HEADROOM_MAX].
  */
 double	 tune_headroom(const struct model *m);
 int	 tune_recommend(const struct model *m, const struct tune_query *q,

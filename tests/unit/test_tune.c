@@ -483,6 +483,8 @@ TEST(the_tail_is_every_hash_pooled)
 	ASSERT(fabs(pr.ms / pr.p50_ms - 1.4) < 1e-9);
 	model_predict(&mdl, c, 131072, 1, 1, 99, &pr);
 	ASSERT(fabs(pr.ms / pr.p50_ms - 1.4) < 1e-9);
+	/* The points' own p95, median over them, was 1.0: a gain of 1.4. */
+	ASSERT(fabs(mdl.tail_gain - 1.4) < 1e-9);
 	/* Without the slow hashes, the small points' ticks do not count. */
 	for (i = 0; i < rep.n; i++) {
 		struct measure_result	*r = &rep.results[i];
@@ -503,6 +505,27 @@ TEST(the_tail_is_every_hash_pooled)
 	c = model_curve_find(&mdl, KDF_BACKEND_LIBSODIUM, KDF_ALG_ARGON2ID, 1);
 	model_predict(&mdl, c, 131072, 1, 1, 95, &pr);
 	ASSERT(fabs(pr.ms / pr.p50_ms - 1.05) < 1e-9);
+}
+
+/*
+ * The headroom: the leave-one-out median, less what the pooled tail adds
+ * (the same slow seconds), kept within its bounds.
+ */
+TEST(headroom_less_what_the_tail_holds)
+{
+	fit(0);
+	ASSERT(fabs(mdl.tail_gain - 1) < 1e-9);
+	mdl.loo_median = 0.08;
+	ASSERT(fabs(tune_headroom(&mdl) - 0.08) < 1e-9);
+	mdl.loo_median = 0.155;
+	ASSERT(fabs(tune_headroom(&mdl) - TUNE_HEADROOM_MAX) < 1e-9);
+	mdl.tail_gain = 1.08;
+	ASSERT(fabs(tune_headroom(&mdl) - 0.075) < 1e-9);
+	mdl.tail_gain = 1.2;
+	ASSERT(fabs(tune_headroom(&mdl) - TUNE_HEADROOM_MIN) < 1e-9);
+	mdl.loo_median = 0.01;
+	mdl.tail_gain = 1;
+	ASSERT(fabs(tune_headroom(&mdl) - TUNE_HEADROOM_MIN) < 1e-9);
 }
 
 TEST(fit_a_linear_model_would_miss)
@@ -1118,6 +1141,7 @@ TEST_LIST(
 	TEST_ENTRY(measured_answers_scale_the_curve),
 	TEST_ENTRY(concurrency_depends_on_m),
 	TEST_ENTRY(the_tail_is_every_hash_pooled),
+	TEST_ENTRY(headroom_less_what_the_tail_holds),
 	TEST_ENTRY(fit_a_linear_model_would_miss),
 	TEST_ENTRY(monotone_in_the_target),
 	TEST_ENTRY(memory_first_takes_the_most_memory),
