@@ -303,6 +303,22 @@ tune_advise(const struct model *m, const struct tune_query *q,
 			    "(php-sodium, python-pynacl).",
 			    theirs.ms / mine.ms, theirs.ms);
 	}
+	/* Why the p95 sits so far over the median, when the pool said so. */
+	if (q->percentile >= 95 && m->tail_gain >= TUNE_TAIL_NOTE) {
+		size_t	i;
+
+		for (i = 0; i < m->nconc && m->conc[i].k != 1; i++)
+			;
+		if (i < m->nconc)
+			tune_note(a, "this host's speed moves from second to "
+			    "second: 5 %% of the run's hashes took %.2fx "
+			    "their point's median or more (each point's own "
+			    "few hashes said %.2fx), so answers take their "
+			    "p95 at %.2fx the median (GET /v1/model "
+			    "concurrency[].p95_over_median).",
+			    m->conc[i].f95, m->conc[i].f95 / m->tail_gain,
+			    m->conc[i].f95);
+	}
 	if (a->m_kib > model_curve_max_m(model_curve_find(m, a->backend,
 	    q->variant, a->p))) {
 		units_format_kib(model_curve_max_m(model_curve_find(m,

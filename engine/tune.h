@@ -38,6 +38,8 @@
 #define TUNE_GPU_USD_HOUR	3.5	/* rented: $2 to $5 an hour */
 #define TUNE_HEADROOM_MIN	0.03
 #define TUNE_HEADROOM_MAX	0.10
+#define TUNE_TAIL_NOTE		1.10	/* a pooled tail this far over the
+					   points' own: the answer says so */
 
 enum tune_floor {
 	TUNE_FLOOR_OWASP,

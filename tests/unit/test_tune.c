@@ -485,6 +485,21 @@ TEST(the_tail_is_every_hash_pooled)
 	ASSERT(fabs(pr.ms / pr.p50_ms - 1.4) < 1e-9);
 	/* The points' own p95, median over them, was 1.0: a gain of 1.4. */
 	ASSERT(fabs(mdl.tail_gain - 1.4) < 1e-9);
+	/* Which an answer at p95 says, and aims its p95 with. */
+	{
+		struct tune_query	q;
+		struct tune_answer	a;
+
+		tune_query_init(&q);
+		q.target_ms = 250;
+		ASSERT_EQ(tune_recommend(&mdl, &q, &a, err, sizeof(err)), 0);
+		ASSERT_STR_CONTAINS(a.notes, "moves from second to second");
+		ASSERT_STR_CONTAINS(a.notes, "1.40x their point's median");
+		ASSERT(fabs(a.predicted_ms / a.predicted_p50_ms - 1.4) < 1e-9);
+		q.percentile = 50;
+		ASSERT_EQ(tune_recommend(&mdl, &q, &a, err, sizeof(err)), 0);
+		ASSERT(strstr(a.notes, "second to second") == NULL);
+	}
 	/* Without the slow hashes, the small points' ticks do not count. */
 	for (i = 0; i < rep.n; i++) {
 		struct measure_result	*r = &rep.results[i];
@@ -499,6 +514,15 @@ TEST(the_tail_is_every_hash_pooled)
 	c = model_curve_find(&mdl, KDF_BACKEND_LIBSODIUM, KDF_ALG_ARGON2ID, 1);
 	model_predict(&mdl, c, 131072, 1, 1, 95, &pr);
 	ASSERT(pr.ms / pr.p50_ms < 1.01);
+	{
+		struct tune_query	q;
+		struct tune_answer	a;
+
+		tune_query_init(&q);
+		q.target_ms = 250;
+		ASSERT_EQ(tune_recommend(&mdl, &q, &a, err, sizeof(err)), 0);
+		ASSERT(strstr(a.notes, "second to second") == NULL);
+	}
 	report_release(&rep);
 	/* No samples (a report of medians only): the points' own p95. */
 	fit(0);
