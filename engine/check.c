@@ -61,7 +61,7 @@ check_answer(const struct model *m, const char *stack,
 	 * a poor model, settles under the band.
 	 */
 	if (c != 1)
-		aim.target_ms *= (1 + tune_headroom(m)) /
+		aim.target_ms *= (1 + tune_headroom(m, aim.percentile)) /
 		    (1 + TUNE_HEADROOM_MIN);
 	if (aim.target_ms < TUNE_TARGET_MIN_MS)
 		aim.target_ms = TUNE_TARGET_MIN_MS;

@@ -618,6 +618,16 @@ report_base_median(const struct report *rep, const struct measure_result *r)
  * a large ratio there). Raises *f95 and *f99, never lowers them; nothing
  * with fewer than MODEL_TAIL_MIN_N samples.
  */
+/* Does the pool of k (and m_kib, 0: any) take r's hashes? */
+static int
+pool_takes(const struct measure_result *r, uint32_t k, uint32_t m_kib)
+{
+	return r->status == MEASURE_OK && r->pt.k == k &&
+	    kdf_alg_is_argon2(r->pt.kp.alg) &&
+	    r->st.median >= MODEL_TAIL_MIN_MS && isfinite(r->st.median) &&
+	    (m_kib == 0 || r->pt.kp.m_kib == m_kib) && r->samples != NULL;
+}
+
 static void
 pool_tail(const struct report *rep, uint32_t k, uint32_t m_kib, double *f95,
     double *f99)
@@ -626,18 +636,15 @@ pool_tail(const struct report *rep, uint32_t k, uint32_t m_kib, double *f95,
 	size_t	 i, j, n = 0, cap = 0;
 
 	for (i = 0; i < rep->n; i++)
-		cap += rep->results[i].nsamples;
+		if (pool_takes(&rep->results[i], k, m_kib))
+			cap += rep->results[i].nsamples;
 	if (cap < MODEL_TAIL_MIN_N || (pool = malloc(cap * sizeof(*pool))) ==
 	    NULL)
 		return;
 	for (i = 0; i < rep->n; i++) {
 		const struct measure_result *r = &rep->results[i];
 
-		if (r->status != MEASURE_OK || r->pt.k != k ||
-		    !kdf_alg_is_argon2(r->pt.kp.alg) ||
-		    !(r->st.median >= MODEL_TAIL_MIN_MS) ||
-		    (m_kib != 0 && r->pt.kp.m_kib != m_kib) ||
-		    r->samples == NULL)
+		if (!pool_takes(r, k, m_kib))
 			continue;
 		for (j = 0; j < r->nsamples; j++)
 			if (r->samples[j] > 0 && isfinite(r->samples[j]))
@@ -728,7 +735,8 @@ fit_concurrency(const struct report *rep, struct model *m)
 			own95 = m->conc[m->nconc].f95;
 			pool_tail(rep, k, k == 1 ? 0 : sizes[j],
 			    &m->conc[m->nconc].f95, &m->conc[m->nconc].f99);
-			if (k == 1 && own95 > 0)
+			/* A p95 under the median is not a run's: no gain. */
+			if (k == 1 && own95 >= 1)
 				m->tail_gain = m->conc[m->nconc].f95 / own95;
 			m->nconc++;
 		}

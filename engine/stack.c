@@ -522,8 +522,13 @@ stack_fit(const struct model *m, const char *name,
 		if (pts[i].n >= 3 && pts[i].p95_ms >= pts[i].median_ms)
 			sp[nsp++] = (pts[i].p95_ms / pts[i].median_ms - 1) /
 			    stack_max_sd(pts[i].n);
-		/* And its tail, where a pause is not a tick. */
-		if (pts[i].n >= 3 && pts[i].p95_ms >= pts[i].median_ms &&
+		/*
+		 * And its tail, where a pause is not a tick: the probe's own
+		 * points only (as the cliff), so that one service's post of
+		 * three hashes does not set it.
+		 */
+		if (pts[i].probe && pts[i].n >= 3 &&
+		    pts[i].p95_ms >= pts[i].median_ms &&
 		    pts[i].median_ms >= STACK_TAIL_MIN_MS)
 			tl[ntl++] = pts[i].p95_ms / pts[i].median_ms;
 		if (pts[i].probe)
@@ -805,7 +810,8 @@ stack_recommend(const struct model *m, const char *name,
 		 * the curve's percentile mapped; the headroom tune adds is
 		 * taken out first and put back (the map is not linear).
 		 */
-		h = tune_headroom(m);
+		h = tune_headroom(m, q->percentile);
+		aim.headroom_percentile = q->percentile;
 		spread = 1;
 		if (q->percentile == 95 && corr->spread95 > 0) {
 			spread = corr->spread95;

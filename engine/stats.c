@@ -77,7 +77,11 @@ stats_rank(const double *sorted, size_t n, double q)
 
 	if (n == 0)
 		return 0;
-	r = q <= 0 ? 1 : (size_t)ceil(q / 100.0 * (double)n);
+	if (!(q > 0))
+		return sorted[0];
+	if (q >= 100)
+		return sorted[n - 1];
+	r = (size_t)ceil(q / 100.0 * (double)n);
 	return sorted[r < 1 ? 0 : r > n ? n - 1 : r - 1];
 }
 

@@ -366,7 +366,7 @@ tune_query_check(const struct tune_query *q, char *err, size_t errlen)
 }
 
 double
-tune_headroom(const struct model *m)
+tune_headroom(const struct model *m, int q)
 {
 	double	h = m->loo_median;
 
@@ -378,7 +378,7 @@ tune_headroom(const struct model *m)
 	 * (bench/stacks, p95 / target at the median: both whole 0.82 to
 	 * 0.95, the gain all given back 0.95, docs/BENCHMARKS.md).
 	 */
-	if (m->tail_gain > 1)
+	if (q >= 95 && m->tail_gain > 1)
 		h -= (m->tail_gain - 1) / 2;
 	if (!(h > TUNE_HEADROOM_MIN))
 		return TUNE_HEADROOM_MIN;
@@ -403,7 +403,8 @@ tune_recommend(const struct model *m, const struct tune_query *q,
 	if ((c = tune_curve(m, q, &p, err, errlen)) == NULL)
 		return -1;
 
-	a->headroom = tune_headroom(m);
+	a->headroom = tune_headroom(m, q->headroom_percentile > 0 ?
+	    q->headroom_percentile : q->percentile);
 	aim.target_ms = q->target_ms / (1 + a->headroom);
 	a->variant = q->variant;
 	a->backend = c->backend;

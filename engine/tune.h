@@ -63,6 +63,9 @@ struct tune_query {
 	enum tune_floor		floor;
 	enum tune_objective	objective;
 	uint32_t		t_min;		/* the client's least t; 0: 1 */
+	int			headroom_percentile; /* the percentile the
+						   headroom is for; 0: percentile
+						   (a stack's p95 searched at p50) */
 };
 
 struct tune_answer {
@@ -116,11 +119,12 @@ uint32_t tune_floor_min_t(enum tune_floor f, enum kdf_alg variant,
  * err says so), -1 for a query that cannot be answered (err says why).
  */
 /*
- * The headroom an answer keeps for m's error: its leave-one-out median,
- * less what the pooled tail adds to the p95 (m->tail_gain - 1: the same
- * slow seconds), within [TUNE_HEADROOM_MIN, TUNE_HEADROOM_MAX].
+ * The headroom an answer at percentile q keeps for m's error: its
+ * leave-one-out median, less half what the pooled tail adds to a p95 or
+ * p99 (m->tail_gain - 1: in part the same slow seconds; a p50 has no
+ * tail), within [TUNE_HEADROOM_MIN, TUNE_HEADROOM_MAX].
  */
-double	 tune_headroom(const struct model *m);
+double	 tune_headroom(const struct model *m, int q);
 int	 tune_recommend(const struct model *m, const struct tune_query *q,
 	    struct tune_answer *a, char *err, size_t errlen);
 

@@ -572,6 +572,14 @@ TEST(a_pause_in_a_large_point_is_the_stacks_tail)
 	ASSERT_EQ(stack_fit(&mdl, "java-bouncycastle", pts, 4, &st, err,
 	    sizeof(err)), 0);
 	ASSERT(fabs(st.spread95 - 2.2) < 1e-9);
+	/* A service's post of three hashes does not (the probe's only). */
+	pts[1].probe = 0;
+	ASSERT_EQ(stack_fit(&mdl, "java-bouncycastle", pts, 4, &st, err,
+	    sizeof(err)), 0);
+	ASSERT(st.spread95 < 1.2);
+	pts[1].probe = 1;
+	ASSERT_EQ(stack_fit(&mdl, "java-bouncycastle", pts, 4, &st, err,
+	    sizeof(err)), 0);
 	ASSERT_EQ(model_stack_set(&mdl, &st), 0);
 	/* And the answers keep their median under the target / 2.2. */
 	tune_query_init(&q);

@@ -79,7 +79,37 @@ TEST(relative_error)
 	ASSERT_NEAR(stats_rel_error(&st), 0.02, 1e-12);
 }
 
+/* The nearest rank, as a service reads its p95 off a few hashes. */
+TEST(nearest_rank)
+{
+	static const double	v[] = { 1, 2, 3, 4, 5 };
+	static const double	one[] = { 7 };
+
+	ASSERT(stats_rank(v, 5, 80) == 4);
+	ASSERT(stats_rank(v, 5, 81) == 5);
+	ASSERT(stats_rank(v, 5, 95) == 5);
+	ASSERT(stats_rank(v, 5, 50) == 3);
+	ASSERT(stats_rank(v, 5, 20) == 1);
+	ASSERT(stats_rank(v, 5, 0) == 1);
+	ASSERT(stats_rank(v, 5, 100) == 5);
+	ASSERT(stats_rank(v, 5, 1e300) == 5);
+	ASSERT(stats_rank(v, 5, NAN) == 1);
+	ASSERT(stats_rank(one, 1, 95) == 7);
+	ASSERT(stats_rank(v, 0, 95) == 0);
+	/* Fifteen hashes: the p95 is the largest. */
+	{
+		double	w[15];
+		size_t	i;
+
+		for (i = 0; i < 15; i++)
+			w[i] = (double)i;
+		ASSERT(stats_rank(w, 15, 95) == 14);
+		ASSERT(stats_rank(w, 15, 90) == 13);
+	}
+}
+
 TEST_LIST(
+	TEST_ENTRY(nearest_rank),
 	TEST_ENTRY(one_to_ten),
 	TEST_ENTRY(edge_sizes),
 	TEST_ENTRY(t_quantiles),

@@ -499,6 +499,13 @@ TEST(the_tail_is_every_hash_pooled)
 		q.percentile = 50;
 		ASSERT_EQ(tune_recommend(&mdl, &q, &a, err, sizeof(err)), 0);
 		ASSERT(strstr(a.notes, "second to second") == NULL);
+		/* The headroom gives half the gain back at p95 only. */
+		mdl.loo_median = 0.10;
+		ASSERT_EQ(tune_recommend(&mdl, &q, &a, err, sizeof(err)), 0);
+		ASSERT(fabs(a.headroom - 0.10) < 1e-9);
+		q.percentile = 95;
+		ASSERT_EQ(tune_recommend(&mdl, &q, &a, err, sizeof(err)), 0);
+		ASSERT(fabs(a.headroom - TUNE_HEADROOM_MIN) < 1e-9);
 	}
 	/* Without the slow hashes, the small points' ticks do not count. */
 	for (i = 0; i < rep.n; i++) {
@@ -540,16 +547,19 @@ TEST(headroom_less_what_the_tail_holds)
 	fit(0);
 	ASSERT(fabs(mdl.tail_gain - 1) < 1e-9);
 	mdl.loo_median = 0.08;
-	ASSERT(fabs(tune_headroom(&mdl) - 0.08) < 1e-9);
+	ASSERT(fabs(tune_headroom(&mdl, 95) - 0.08) < 1e-9);
 	mdl.loo_median = 0.155;
-	ASSERT(fabs(tune_headroom(&mdl) - TUNE_HEADROOM_MAX) < 1e-9);
+	ASSERT(fabs(tune_headroom(&mdl, 95) - TUNE_HEADROOM_MAX) < 1e-9);
 	mdl.tail_gain = 1.16;
-	ASSERT(fabs(tune_headroom(&mdl) - 0.075) < 1e-9);
+	ASSERT(fabs(tune_headroom(&mdl, 95) - 0.075) < 1e-9);
+	/* A p50 has no tail: its headroom stands whole. */
+	ASSERT(fabs(tune_headroom(&mdl, 50) - TUNE_HEADROOM_MAX) < 1e-9);
+	ASSERT(fabs(tune_headroom(&mdl, 99) - 0.075) < 1e-9);
 	mdl.tail_gain = 1.3;
-	ASSERT(fabs(tune_headroom(&mdl) - TUNE_HEADROOM_MIN) < 1e-9);
+	ASSERT(fabs(tune_headroom(&mdl, 95) - TUNE_HEADROOM_MIN) < 1e-9);
 	mdl.loo_median = 0.01;
 	mdl.tail_gain = 1;
-	ASSERT(fabs(tune_headroom(&mdl) - TUNE_HEADROOM_MIN) < 1e-9);
+	ASSERT(fabs(tune_headroom(&mdl, 95) - TUNE_HEADROOM_MIN) < 1e-9);
 }
 
 TEST(fit_a_linear_model_would_miss)
