@@ -117,7 +117,8 @@ api_stack_json(const struct model *m, const char *name,
 		    st->c, "d", st->d, "probe_points", (json_int_t)st->nprobe,
 		    "observations", (json_int_t)st->nobs, "fit_error",
 		    st->fit_error, "knots", knots, "p95_over_median",
-		    st->spread95 > 0 ? json_real(st->spread95) : json_null());
+		    st->spread95 > 0 && stack_correction(m, name) == st ?
+		    json_real(st->spread95) : json_null());
 		/*
 		 * A cliff its probe showed: answers stay under it (when
 		 * the correction applies: a library's checks stand for it).

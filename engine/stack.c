@@ -462,6 +462,19 @@ stack_cliff(const double *x, const double *y, const uint32_t *mk,
 	}
 }
 
+/* The host's own p95 / median at k = 1 on b's curve (one for all m), or 0. */
+static double
+stack_host_spread(const struct model *m, enum kdf_backend b)
+{
+	const struct model_curve	*cv;
+	struct model_prediction		 pr;
+
+	if ((cv = model_curve_find(m, b, KDF_ALG_ARGON2ID, 1)) == NULL)
+		return 0;
+	model_predict(m, cv, 65536, 1, 1, 95, &pr);
+	return pr.p50_ms > 0 ? pr.ms / pr.p50_ms : 0;
+}
+
 int
 stack_fit(const struct model *m, const char *name,
     const struct stack_point *pts, size_t n, struct model_stack *out,
@@ -620,12 +633,8 @@ stack_fit(const struct model *m, const char *name,
 	 * Nor under the host's own (model.c's pool_tail): its hashes share
 	 * the host, and a probe's few of a size rarely meet its slow seconds.
 	 */
-	if (out->spread95 > 0 && (cv = model_curve_find(m, base,
-	    KDF_ALG_ARGON2ID, 1)) != NULL) {
-		model_predict(m, cv, 65536, 1, 1, 95, &pr);	/* one for all m */
-		if (pr.p50_ms > 0 && pr.ms / pr.p50_ms > out->spread95)
-			out->spread95 = pr.ms / pr.p50_ms;
-	}
+	if (out->spread95 > 0 && stack_host_spread(m, base) > out->spread95)
+		out->spread95 = stack_host_spread(m, base);
 	if (out->spread95 > 3)
 		out->spread95 = 3;
 	/*
@@ -879,8 +888,11 @@ stack_recommend(const struct model *m, const char *name,
 		    "" : "s", corr->how == MODEL_STACK_PROBED && corr->nobs ?
 		    ", services' observations among them" : "",
 		    a->predicted_p50_ms / lib50, kdf_backend_name(aim.backend),
-		    q->percentile == 95 && corr->spread95 > 0 ?
-		    ", its p95 from the spread its own hashes showed" : "");
+		    !(q->percentile == 95 && corr->spread95 > 0) ? "" :
+		    corr->spread95 > stack_host_spread(m, aim.backend) +
+		    1e-9 ? ", its p95 from the spread its own hashes showed" :
+		    ", its p95 at this host's spread (its own hashes showed "
+		    "none wider)");
 	else if (sd != NULL && strcmp(name, kdf_backend_name(aim.backend)) ==
 	    0) {
 		/* The library itself: its curve is its measurement. */

@@ -314,8 +314,8 @@ tune_advise(const struct model *m, const struct tune_query *q,
 			    "second: 5 %% of the run's hashes took %.2fx "
 			    "their point's median or more (each point's own "
 			    "few hashes said %.2fx), so answers take their "
-			    "p95 at %.2fx the median (GET /v1/model "
-			    "concurrency[].p95_over_median).",
+			    "p95 at %.2fx the median (GET /v1/model: "
+			    "model.concurrency[].p95_over_median).",
 			    m->conc[i].f95, m->conc[i].f95 / m->tail_gain,
 			    m->conc[i].f95);
 	}
