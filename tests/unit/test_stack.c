@@ -566,6 +566,16 @@ TEST(a_pause_in_a_large_point_is_the_stacks_tail)
 	 * deviations say 1 + 1.7 x 0.02 / 0.85.
 	 */
 	ASSERT(fabs(st.spread95 - 1.05) < 1e-9);
+	/* Which its answers' note says. */
+	{
+		ASSERT_EQ(model_stack_set(&mdl, &st), 0);
+		tune_query_init(&q);
+		q.target_ms = 250;
+		ASSERT_EQ(stack_recommend(&mdl, "java-bouncycastle", &q, &a,
+		    err, sizeof(err)), 0);
+		ASSERT_STR_CONTAINS(a.notes, "its p95 at this host's spread "
+		    "(its own hashes showed none wider)");
+	}
 	/* The pause in the 128 MiB point's hashes sets it. */
 	pts[0].p95_ms = pts[0].median_ms * 1.02;
 	pts[1].p95_ms = pts[1].median_ms * 2.2;
@@ -592,6 +602,8 @@ TEST(a_pause_in_a_large_point_is_the_stacks_tail)
 		ASSERT_EQ(stack_predict(&mdl, "java-bouncycastle",
 		    KDF_ALG_ARGON2ID, a.m_kib, a.t, a.p, 1, 95, &ms95), 0);
 		ASSERT(fabs(ms95 - a.predicted_p50_ms * 2.2) < 1e-6);
+		ASSERT_STR_CONTAINS(a.notes, "its p95 from the spread its own "
+		    "hashes showed");
 	}
 	/* From five such points, one of them no longer sets it. */
 	{
