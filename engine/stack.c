@@ -633,8 +633,12 @@ stack_fit(const struct model *m, const char *name,
 	 * Nor under the host's own (model.c's pool_tail): its hashes share
 	 * the host, and a probe's few of a size rarely meet its slow seconds.
 	 */
-	if (out->spread95 > 0 && stack_host_spread(m, base) > out->spread95)
-		out->spread95 = stack_host_spread(m, base);
+	if (out->spread95 > 0) {
+		double	host = stack_host_spread(m, base);
+
+		if (host > out->spread95)
+			out->spread95 = host;
+	}
 	if (out->spread95 > 3)
 		out->spread95 = 3;
 	/*
