@@ -146,6 +146,13 @@ typedef void (*api_model_fn)(const struct model *m, const struct api_state *st,
  * host -> server), and fn, run under the host's lock, may take the
  * server's lock and no other.
  */
+/* How much an event of the API's log weighs. */
+enum api_log_level {
+	API_LOG_DEBUG,
+	API_LOG_INFO,
+	API_LOG_WARN
+};
+
 struct api_env {
 	void			*ctx;
 	const struct host_info	*host;	/* probed at start: never changes */
@@ -186,6 +193,8 @@ struct api_env {
 	int	(*checked)(void *ctx, const struct tune_query *q,
 		    const char *stack, struct check_state *cs, char *at,
 		    size_t atlen, uint64_t *version);
+	/* One line of the host's log; NULL: the API logs nothing. */
+	void	(*log)(void *ctx, enum api_log_level level, const char *msg);
 };
 
 struct api_server;

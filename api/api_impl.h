@@ -9,7 +9,6 @@
 #include <time.h>
 
 #include "api.h"
-#include "log.h"
 
 #define API_ROUTES		18	/* api_routes[] (server.c) */
 #define API_METHODS		8	/* api_methods[] (server.c) */
@@ -318,5 +317,9 @@ void	 api_fleet_free(struct api_server *s);
 /* The common presets' predicted time on the host of run (cached). */
 json_t	*api_run_presets(struct api_server *s, struct db *db, int64_t run);
 void	 api_hosts_free(struct api_server *s);
+
+/* server.c: a line of the host's log through s's env (api_env.log). */
+void	 api_log(const struct api_server *s, enum api_log_level level,
+	    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 #endif /* PWTUNE_API_IMPL_H */

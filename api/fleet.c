@@ -760,8 +760,8 @@ api_scoped_fit(struct api_scoped *x)
 		if (db != NULL)
 			api_store_note(x->s, st, err);
 		if (st != DB_ERR_UNAVAILABLE)
-			log_warn("model of host %s: %s", x->fresh[i]->host_id,
-			    err);
+			api_log(x->s, API_LOG_WARN, "model of host %s: %s",
+			    x->fresh[i]->host_id, err);
 		api_scope_exclude(&mb->set, x->fresh[i]->host_id, "its model "
 		    "cannot be read");
 	}

@@ -88,8 +88,8 @@ api_run_presets(struct api_server *s, struct db *db, int64_t run)
 	report_release(&rep);
 	if (list == NULL)
 		return json_array();
-	log_debug("presets of run %lld fitted, kept for GET /v1/hosts",
-	    (long long)run);
+	api_log(s, API_LOG_DEBUG, "presets of run %lld fitted, kept for GET "
+	    "/v1/hosts", (long long)run);
 	/* In an empty place, or the least recently read one's. */
 	pthread_mutex_lock(&s->lock);
 	for (i = 0, victim = 0; i < API_RUN_PRESETS_SLOTS; i++) {

@@ -204,7 +204,7 @@ h_observations_post(struct api_server *s, struct MHD_Connection *c,
 		    "run in the store yet: observations are kept per host once "
 		    "it has one", NULL, 0);
 	if (dst != DB_OK) {
-		log_warn("POST /v1/observations: %s", err);
+		api_log(s, API_LOG_WARN, "POST /v1/observations: %s", err);
 		return api_store_fail(s, rep, dst, 1, NULL, NULL);
 	}
 	/* Corrections change: answers kept for a stack are computed again. */

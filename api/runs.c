@@ -165,12 +165,12 @@ h_runs_post(struct api_server *s, struct MHD_Connection *c,
 		return api_fail(rep, PROB_TOO_MANY, NULL, "a run ended less "
 		    "than the cool-down ago", NULL, retry);
 	case -1:
-		log_warn("POST /v1/runs: %s", err);
+		api_log(s, API_LOG_WARN, "POST /v1/runs: %s", err);
 		return api_store_fail(s, rep, DB_ERR_UNAVAILABLE, 1, NULL,
 		    NULL);
 	}
-	log_info("run %lld requested through the API (%s)", (long long)id,
-	    profile);
+	api_log(s, API_LOG_INFO, "run %lld requested through the API (%s)",
+	    (long long)id, profile);
 	if ((db = api_db(s, err, sizeof(err))) == NULL ||
 	    db_run_get(db, id, &run, err, sizeof(err)) != DB_OK)
 		return api_store_fail(s, rep, DB_ERR_UNAVAILABLE, 0, NULL,
@@ -196,7 +196,8 @@ h_run_delete(struct api_server *s, struct MHD_Connection *c,
 	if (api_run_id(arg, &id) == -1)
 		return api_run_id_fail(rep);
 	if (s->env.run_cancel(s->env.ctx, id) == 0) {
-		log_info("run %lld cancelled through the API", (long long)id);
+		api_log(s, API_LOG_INFO, "run %lld cancelled through the API",
+		    (long long)id);
 		return api_ok(rep, 202, json_pack("{s:I, s:s}", "id",
 		    (json_int_t)id, "status", "cancelling"), NULL);
 	}

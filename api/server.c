@@ -34,6 +34,7 @@
 #include <netinet/in.h>
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,6 +95,21 @@ api_now(void)
  * read, of a line of 16 characters or more. 0, or -1 with err. fd is
  * closed.
  */
+void
+api_log(const struct api_server *s, enum api_log_level level, const char *fmt,
+    ...)
+{
+	char	msg[1024];
+	va_list	ap;
+
+	if (s == NULL || s->env.log == NULL)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	s->env.log(s->env.ctx, level, msg);
+}
+
 static int
 api_token_read(int fd, const char *path, char *buf, size_t buflen,
     size_t *len, char *err, size_t errlen)
@@ -186,8 +202,8 @@ api_token_load(struct api_server *s, const char *path, char *err,
 			return -1;
 		}
 		close(fd);
-		log_info("no token file: wrote a new random token to %s "
-		    "(mode 0600)", path);
+		api_log(s, API_LOG_INFO, "no token file: wrote a new random "
+		    "token to %s (mode 0600)", path);
 		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 		sodium_memzero(hex, sizeof(hex));
 		if (fd == -1) {

@@ -121,6 +121,15 @@ env_checked(void *ctx, const struct tune_query *q, const char *stack,
 	return checks_state(ctx, q, stack, cs, at, atlen, version);
 }
 
+/* The API's log lines, in the daemon's log. */
+static void
+env_log(void *ctx, enum api_log_level level, const char *msg)
+{
+	(void)ctx;
+	log_msg(level == API_LOG_DEBUG ? LOG_LEVEL_DEBUG : level ==
+	    API_LOG_INFO ? LOG_LEVEL_INFO : LOG_LEVEL_WARN, "%s", msg);
+}
+
 void
 daemon_api_env(struct daemon *d, struct api_env *env)
 {
@@ -135,6 +144,7 @@ daemon_api_env(struct daemon *d, struct api_env *env)
 	env->observed = env_observed;
 	env->asked = env_asked;
 	env->checked = env_checked;
+	env->log = env_log;
 }
 
 void
