@@ -25,6 +25,11 @@ grep -q '^pwtuned_benchmark_in_progress 1' "$TMP/body" && ok "metrics: benchmark
 expect_http 202 "DELETE cancels" DELETE "/v1/runs/$id" "${A[@]}"
 wait_run "$id" '"status":"cancelled"' 50
 expect_body "the run is cancelled" 'j["status"] == "cancelled" and j["finished"].endswith("Z")'
+# The API's log lines reach the daemon's log (api_env.log).
+grep -q "info: run $id requested through the API (quick)" "$TMP/log" &&
+	grep -q "info: run $id cancelled through the API" "$TMP/log" &&
+	ok "the daemon's log has the API's lines (requested, cancelled)" ||
+	bad "the API's lines are not in the daemon's log: $(grep -c 'through the API' "$TMP/log")"
 expect_http 409 "DELETE a finished run: 409" DELETE "/v1/runs/$id" "${A[@]}"
 expect_body "409: the run already finished, its own type" '
     j["type"] == "/problems/run-finished" and j["title"] == "The run already finished"
