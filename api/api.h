@@ -290,8 +290,6 @@ json_t	*api_stack_snippets(const struct model *m, const struct tune_query *q,
 	    const struct tune_answer *fallback, const char *for_stack);
 /* The stack the answer a holds for ("libsodium", "libargon2"). */
 const char *api_stack_for(const struct model *m, const struct tune_answer *a);
-/* 1 when the stack's runtime (or library) was measured on m's host. */
-int	 api_stack_measured(const struct model_stack *st);
 
 /*
  * vocab.c: a predicted time at a percentile, {"percentile", "ms",

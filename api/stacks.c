@@ -43,13 +43,6 @@ api_stack_entry(const struct model *m, const char *name,
 	return tmp;
 }
 
-int
-api_stack_measured(const struct model_stack *st)
-{
-	return strcmp(stack_how_text(st),
-	    "library measured, runtime not installed here") != 0;
-}
-
 /* One stack's entry of "stacks"; a note into notes when the default is over. */
 static json_t *
 api_stack_json(const struct model *m, const char *name,
@@ -150,7 +143,7 @@ api_stack_json(const struct model *m, const char *name,
 			json_array_append_new(notes, json_string(note));
 		}
 	}
-	snip = sd != NULL ? stack_snippet(sd, &a, api_stack_measured(st)) :
+	snip = sd != NULL ? stack_snippet(sd, &a, stack_how_measured(st)) :
 	    NULL;
 	json_object_set_new(j, "snippet", snip != NULL ? json_string(snip) :
 	    json_null());
@@ -192,7 +185,7 @@ api_stack_snippets(const struct model *m, const struct tune_query *q,
 		    -1 ? &a : NULL;
 		if (ans != NULL) {
 			st = api_stack_entry(m, sd->name, &tmp);
-			snip = stack_snippet(sd, ans, api_stack_measured(st));
+			snip = stack_snippet(sd, ans, stack_how_measured(st));
 		}
 		if (snip == NULL && sd != NULL && json_is_string(
 		    json_object_get(base, map[i].lang))) {
@@ -271,7 +264,7 @@ api_stack_answer_json(const struct model *m, const char *name,
 	json_object_set_new(j, "how", json_string(stack_how_text(st)));
 	if (st->how != MODEL_STACK_PROBED && st->why[0] != '\0')
 		json_object_set_new(j, "why", json_string(st->why));
-	snip = sd != NULL ? stack_snippet(sd, a, api_stack_measured(st)) :
+	snip = sd != NULL ? stack_snippet(sd, a, stack_how_measured(st)) :
 	    NULL;
 	json_object_set_new(j, "snippet", snip != NULL ? json_string(snip) :
 	    json_null());

@@ -524,10 +524,10 @@ rec_print_presets(const struct model *m, const struct tune_query *q)
  */
 static void
 rec_print_stacks(const struct model *m, const struct tune_query *q,
-    const struct tune_answer *a)
+    const struct tune_answer *a, int cold)
 {
 	json_t		*j, *st, *notes, *n;
-	size_t		 i, k;
+	size_t		 i, k, unmeasured = 0;
 	char		 size[32];
 
 	if ((j = json_pack("{s:[]}", "notes")) == NULL)
@@ -543,6 +543,7 @@ rec_print_stacks(const struct model *m, const struct tune_query *q,
 			printf("  %-20s %s\n", json_string_value(
 			    json_object_get(st, "name")), json_string_value(
 			    json_object_get(st, "why")));
+			unmeasured++;
 			continue;
 		}
 		units_format_kib((uint64_t)json_integer_value(json_object_get(
@@ -559,6 +560,11 @@ rec_print_stacks(const struct model *m, const struct tune_query *q,
 		printf("  - %s\n", json_string_value(n));
 	if (json_array_size(notes) == 0)
 		printf("  (ask for one with --stack NAME)\n");
+	/* From cold only the default's library was measured. */
+	if (cold && unmeasured > 0)
+		printf("  (a stack on another library: --stack NAME measures "
+		    "that library, then times NAME's runtime when it is "
+		    "here)\n");
 	json_decref(j);
 }
 
@@ -640,10 +646,54 @@ rec_stack_probe(const struct rec_opts *o, struct model *m)
 			snprintf(st.why, sizeof(st.why), "%.180s", err);
 		snprintf(st.runtime, sizeof(st.runtime), "%s", r.runtime);
 	}
+	st.runtime_here = n == 0 ? MODEL_RUNTIME_UNKNOWN :
+	    probe_runtime_of(probe_status_name(r.status));
 	if (st.how == MODEL_STACK_LIBRARY && !o->quiet)
 		cli_warnx("recommend: %s was not measured (%s): the answer is "
 		    "its library's", sd->name, st.why);
 	model_stack_set(m, &st);
+}
+
+/*
+ * From cold, the stacks no probe ran for: whether their runtime is here
+ * (then --stack NAME times it) or not, as the daemon's table says after
+ * its run, rather than a guess.
+ */
+static void
+rec_stacks_unprobed(struct model *m)
+{
+	const struct stack_def	*all;
+	struct model_stack	 st;
+	const char		*dir;
+	char			 where[PATH_MAX], path[PATH_MAX], why[160];
+	size_t			 n, i;
+
+	if ((dir = getenv("PWTUNE_PROBE_DIR")) == NULL || dir[0] == '\0') {
+		probe_default_dir(PWTUNE_PROBE_DIR, where, sizeof(where));
+		dir = where;
+	}
+	all = stack_catalogue(&n);
+	for (i = 0; i < n; i++) {
+		if (stack_is_library(&all[i]) ||
+		    model_stack_find(m, all[i].name) != NULL)
+			continue;
+		memset(&st, 0, sizeof(st));
+		snprintf(st.name, sizeof(st.name), "%s", all[i].name);
+		st.how = MODEL_STACK_LIBRARY;
+		st.c = 1;
+		if (probe_resolve(&all[i], dir, path, sizeof(path), why,
+		    sizeof(why)) == -1) {
+			st.runtime_here = MODEL_RUNTIME_MISSING;
+			snprintf(st.why, sizeof(st.why), "not installed: %s",
+			    why);
+		} else {
+			st.runtime_here = MODEL_RUNTIME_HERE;
+			snprintf(st.why, sizeof(st.why), "not timed by this "
+			    "quick measurement: pwtune recommend --stack %s "
+			    "times it", all[i].name);
+		}
+		model_stack_set(m, &st);
+	}
 }
 
 /* The store's corrections of the model's stacks (--db), as the daemon's. */
@@ -736,7 +786,8 @@ rec_print_text(const struct rec_opts *o, const struct model *m,
 		rec_print_stack(m, o->stack, &o->q, a);
 		return;
 	}
-	rec_print_stacks(m, &o->q, a);
+	rec_print_stacks(m, &o->q, a, o->from == NULL &&
+	    o->db == NULL);
 	/* Each at its own stack's answer (the table above). */
 	snips = api_stack_snippets(m, &o->q, a, NULL);
 	printf("\nSnippets (each with its own stack's parameters):\n");
@@ -905,6 +956,8 @@ cmd_recommend(int argc, char **argv)
 	}
 	if (o.stack != NULL && o.from == NULL && o.db == NULL)
 		rec_stack_probe(&o, &m);
+	if (o.from == NULL && o.db == NULL)
+		rec_stacks_unprobed(&m);
 	if (o.presets) {
 		rec_print_presets(&m, &o.q);
 		if (o.q.target_ms <= 0 || argc <= 2) {

@@ -730,6 +730,10 @@ runner_stacks_here(struct model *m, const struct stack_def *all, size_t n,
 		snprintf(st.runtime, sizeof(st.runtime), "%s",
 		    prs[i].runtime);
 		snprintf(st.why, sizeof(st.why), "%s", why[i]);
+		/* Disabled or skipped: never run, its result all 0. */
+		st.runtime_here = prs[i].status == PROBE_OK &&
+		    prs[i].nasked == 0 ? MODEL_RUNTIME_UNKNOWN :
+		    probe_runtime_of(probe_status_name(prs[i].status));
 		model_stack_set(m, &st);
 	}
 }

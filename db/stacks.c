@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "fleet.h"
+#include "probe.h"
 #include "stack.h"
 #include "store.h"
 
@@ -146,6 +147,7 @@ db_model_stack(struct db *db, const char *host_id, struct model *m,
 	    sizeof(ferr)) == 0) {
 		snprintf(st.runtime, sizeof(st.runtime), "%s", runtime);
 		snprintf(st.why, sizeof(st.why), "%s", np > 0 ? "" : why);
+		st.runtime_here = probe_runtime_of(status);
 	} else if (stack_find(stack) != NULL) {
 		/* The library's curve, and why the runtime was not measured. */
 		memset(&st, 0, sizeof(st));
@@ -155,6 +157,7 @@ db_model_stack(struct db *db, const char *host_id, struct model *m,
 		snprintf(st.runtime, sizeof(st.runtime), "%s", runtime);
 		snprintf(st.why, sizeof(st.why), "%s", why[0] ? why : n > 0 ?
 		    ferr : status[0] ? status : "not probed in this run");
+		st.runtime_here = probe_runtime_of(status);
 	} else
 		return DB_OK;	/* a name only services know, not enough */
 	if (model_stack_set(m, &st) == -1) {

@@ -158,6 +158,13 @@ enum model_stack_how {
 	MODEL_STACK_OBSERVED	/* services posted observations */
 };
 
+/* Whether a stack's runtime is on this host, as its probe found it. */
+enum model_stack_runtime {
+	MODEL_RUNTIME_UNKNOWN,	/* its probe did not look */
+	MODEL_RUNTIME_MISSING,	/* its runtime (or its library) is not here */
+	MODEL_RUNTIME_HERE	/* its runtime started (measured or not) */
+};
+
 #define MODEL_STACK_KNOTS	8
 
 struct model_stack {
@@ -189,6 +196,7 @@ struct model_stack {
 	double			fit_error;	/* median relative, 0.03 = 3 % */
 	char			runtime[96];	/* as its probe named it */
 	char			why[192];	/* not probed: why ("" if it was) */
+	enum model_stack_runtime runtime_here;
 };
 
 struct model {

@@ -47,6 +47,25 @@ probe_status_name(enum probe_status s)
 	return (size_t)s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
 }
 
+enum model_stack_runtime
+probe_runtime_of(const char *status)
+{
+	static const char *const ran[] = {
+		"ok", "timeout", "crashed", "garbage", "memory", "exit",
+		"short"
+	};
+	size_t	i;
+
+	if (status == NULL)
+		return MODEL_RUNTIME_UNKNOWN;
+	if (strcmp(status, "not installed") == 0)
+		return MODEL_RUNTIME_MISSING;
+	for (i = 0; i < sizeof(ran) / sizeof(ran[0]); i++)
+		if (strcmp(status, ran[i]) == 0)
+			return MODEL_RUNTIME_HERE;
+	return MODEL_RUNTIME_UNKNOWN;
+}
+
 void
 probe_opts_init(struct probe_opts *o)
 {
@@ -134,6 +153,30 @@ probe_dir_trusted(const struct stack_def *sd, const char *dir, char *why,
 	return 0;
 }
 
+/*
+ * The programs of the probe directory sd names (not a path list such as
+ * a class path) are there: 0, or -1 with "DIR/probe.php not found".
+ */
+static int
+probe_programs_there(const struct stack_def *sd, const char *dir,
+    char *why, size_t whylen)
+{
+	char	arg[PROBE_ARG_MAX];
+	size_t	i;
+
+	for (i = 1; i < STACK_ARGV_MAX && sd->argv[i] != NULL; i++) {
+		if (strncmp(sd->argv[i], "{dir}/", 6) != 0 ||
+		    probe_subst(sd->argv[i], dir, arg, sizeof(arg)) == -1 ||
+		    strchr(arg, ':') != NULL)
+			continue;
+		if (access(arg, R_OK) == -1) {
+			snprintf(why, whylen, "%s not found", arg);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 int
 probe_resolve(const struct stack_def *sd, const char *dir, char *path,
     size_t pathlen, char *why, size_t whylen)
@@ -155,7 +198,7 @@ probe_resolve(const struct stack_def *sd, const char *dir, char *path,
 			return -1;
 		}
 		snprintf(path, pathlen, "%s", arg);
-		return 0;
+		return probe_programs_there(sd, dir, why, whylen);
 	}
 	if ((env = getenv("PATH")) == NULL || *env == '\0')
 		env = "/usr/local/bin:/usr/bin:/bin";
@@ -168,7 +211,7 @@ probe_resolve(const struct stack_def *sd, const char *dir, char *path,
 			goto next;
 		if ((size_t)snprintf(path, pathlen, "%.*s/%s", (int)n, p,
 		    arg) < pathlen && probe_executable(path))
-			return 0;
+			return probe_programs_there(sd, dir, why, whylen);
 next:
 		if (*e == '\0')
 			break;
@@ -607,18 +650,11 @@ probe_run(const struct stack_def *sd, const char *dir,
 		r->status = PROBE_NOT_INSTALLED;
 		return -1;
 	}
-	/* The arguments; a program of the probe directory must be there. */
+	/* The arguments (probe_resolve found its programs there). */
 	for (i = 0; i < STACK_ARGV_MAX && sd->argv[i] != NULL; i++) {
 		if (probe_subst(sd->argv[i], dir, args[i], PROBE_ARG_MAX) ==
 		    -1) {
 			probe_why(r, PROBE_FAILED, "argument %zu too long", i);
-			return -1;
-		}
-		if (i > 0 && strncmp(sd->argv[i], "{dir}/", 6) == 0 &&
-		    strchr(args[i], ':') == NULL && access(args[i], R_OK) ==
-		    -1) {
-			probe_why(r, PROBE_NOT_INSTALLED, "not installed: "
-			    "%s not found", args[i]);
 			return -1;
 		}
 		argv[i] = args[i];
@@ -780,6 +816,12 @@ probe_run(const struct stack_def *sd, const char *dir,
 	if (WIFSIGNALED(status)) {
 		probe_why(r, PROBE_CRASHED, "crashed: signal %d (%s)",
 		    WTERMSIG(status), strsignal(WTERMSIG(status)));
+		goto done;
+	}
+	/* Exit 3 before the header: the runtime lacks the library. */
+	if (WEXITSTATUS(status) == 3 && !header && error_line[0] != '\0') {
+		probe_why(r, PROBE_NOT_INSTALLED, "not installed: %s",
+		    error_line);
 		goto done;
 	}
 	if (WEXITSTATUS(status) != 0) {

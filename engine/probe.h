@@ -121,7 +121,8 @@ void	 probe_memory_why(char *buf, size_t len, uint64_t rss_kib,
 
 /*
  * The path argv[0] of sd runs (PATH searched when it has no '/') into
- * path: 0, or -1 with "php not found" in why.
+ * path: 0, or -1 with "php not found" (or "DIR/probe.php not found": the
+ * programs of the probe directory it names must be there) in why.
  */
 int	 probe_resolve(const struct stack_def *sd, const char *dir,
 	    char *path, size_t pathlen, char *why, size_t whylen);
@@ -141,6 +142,14 @@ uint64_t probe_rss_allowance(const struct stack_def *sd);
 
 /* "ok", "not installed", "skipped", "timeout", ... */
 const char *probe_status_name(enum probe_status s);
+
+/*
+ * Whether a probe of that status (a probe_status_name, or "disabled",
+ * "skipped" as the runner stores them) found its runtime: "not
+ * installed" is MISSING, a status of a runtime that started is HERE,
+ * anything else (it did not look) UNKNOWN.
+ */
+enum model_stack_runtime probe_runtime_of(const char *status);
 
 /*
  * The probe directory of a program: build_dir when it is a directory

@@ -145,6 +145,13 @@ stack_base(const struct model *m, const char *name)
 	    KDF_BACKEND_LIBSODIUM : KDF_BACKEND_LIBARGON2;
 }
 
+int
+stack_is_library(const struct stack_def *sd)
+{
+	return sd->argv[0] != NULL && strcmp(sd->argv[0], "{dir}/probe-c") ==
+	    0;
+}
+
 const char *
 stack_how_text(const struct model_stack *st)
 {
@@ -155,10 +162,20 @@ stack_how_text(const struct model_stack *st)
 	if (st != NULL && st->how == MODEL_STACK_OBSERVED)
 		return "observations";
 	sd = st != NULL ? stack_find(st->name) : NULL;
-	if (sd != NULL && sd->argv[0] != NULL &&
-	    strcmp(sd->argv[0], "{dir}/probe-c") == 0)
+	if (sd != NULL && stack_is_library(sd))
 		return "library measured here";
-	return "library measured, runtime not installed here";
+	/* Said not installed only when its probe found it missing. */
+	if (st != NULL && st->runtime_here == MODEL_RUNTIME_MISSING)
+		return "library measured, runtime not installed here";
+	return "library measured, runtime not probed here";
+}
+
+int
+stack_how_measured(const struct model_stack *st)
+{
+	const char	*how = stack_how_text(st);
+
+	return strncmp(how, "library measured, ", 18) != 0;
 }
 
 static int

@@ -182,7 +182,19 @@ const char *stack_default(const struct model *m);
 char	*stack_snippet(const struct stack_def *sd, const struct tune_answer *a,
 	    int measured);
 
-/* "probed here", "library measured, runtime not installed here", ... */
+/* 1 when sd is a C library itself (its curve is its runtime's), else 0. */
+int	 stack_is_library(const struct stack_def *sd);
+
+/*
+ * How st's model was obtained: "probed here", "observations", "library
+ * measured here" (the C libraries), "library measured, runtime not
+ * installed here" (its probe found the runtime or its library missing),
+ * or "library measured, runtime not probed here" (st NULL, its probe did
+ * not run or did not measure).
+ */
 const char *stack_how_text(const struct model_stack *st);
+
+/* 1 when st's runtime was measured (the first three above), else 0. */
+int	 stack_how_measured(const struct model_stack *st);
 
 #endif /* PWTUNE_STACK_H */

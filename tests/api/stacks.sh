@@ -27,8 +27,8 @@ expect_body "without libargon2 measured, its stacks are not available, and say w
 	"all(s['available'] is False and s['why'] == 'libargon2 not measured yet' for s in j['stacks'] if s['name'] in ('php', 'libargon2', 'python-argon2-cffi', 'go', 'node-argon2', 'java-bouncycastle'))"
 expect_body "the libsodium stacks have their answer, how, ratio and snippet" \
 	"all(s['available'] and s['m_kib'] > 0 and s['how'] and s['default_answer_ratio'] > 0 and str(s['m_kib']) in s['snippet'] for s in j['stacks'] if s['name'] in ('libsodium', 'php-sodium', 'python-pynacl'))"
-expect_body "libsodium was measured here; php-sodium's runtime was not" \
-	"[s['how'] for s in j['stacks'] if s['name'] in ('libsodium', 'php-sodium')] == ['library measured here', 'library measured, runtime not installed here']"
+expect_body "libsodium was measured here; php-sodium's runtime was not probed (the store has no probe of it)" \
+	"[s['how'] for s in j['stacks'] if s['name'] in ('libsodium', 'php-sodium')] == ['library measured here', 'library measured, runtime not probed here']"
 expect_http 422 "stack=php without libargon2 measured: 422" GET "/v1/recommendation?target_ms=250&stack=php"
 expect_body "... naming stack, and saying libargon2 is not measured" \
 	"j['param'] == 'stack' and 'libargon2' in j['detail'] and 'not measured' in j['detail']"
@@ -95,8 +95,8 @@ PHP_M=$(python3 -c 'import json,sys; print([s for s in json.load(open(sys.argv[1
 expect_http 200 "stack=php" GET "/v1/recommendation?target_ms=250&stack=php"
 expect_body "answers for php from libargon2, its m as in stacks" \
 	"j['for'] == 'php' and j['backend'] == 'libargon2' and j['m_kib'] == $PHP_M and \"'memory_cost' => $PHP_M\" in j['snippet']"
-expect_body "... and its snippet says to time it where it runs (not installed here)" \
-	"'POST the result to' in j['snippet'] and j['how'] == 'library measured, runtime not installed here'"
+expect_body "... and its snippet says to time it where it runs (not probed here)" \
+	"'POST the result to' in j['snippet'] and j['how'] == 'library measured, runtime not probed here'"
 expect_body "stack=php: every language's snippet carries its own stack's answer" \
 	"\"'memory_cost' => $PHP_M,\" in j['snippets']['php'] and 'timeCost: 1,' not in j['snippets']['node']"
 expect_http 200 "the default answer again" GET "/v1/recommendation?target_ms=250"

@@ -168,10 +168,10 @@ import json, sys
 a = json.load(open(sys.argv[1]))
 assert a["for"] == "php" and a["backend"] == "libargon2", (a["for"], a["backend"])
 assert "'memory_cost' => %d," % a["m_kib"] in a["snippet"]
-assert a["how"] == "library measured, runtime not installed here"
+assert a["how"] == "library measured, runtime not probed here"
 PY
 expect_status 0 "stack php: text" -- "$PWTUNE" recommend --target-ms 100 --db "$TMP/a2.db" --stack php
-expect_stdout "stack php: text names the stack" "Stack:       php (library measured, runtime not installed here)"
+expect_stdout "stack php: text names the stack" "Stack:       php (library measured, runtime not probed here)"
 expect_stdout "stack php: text has its snippet" "password_hash(\$password, PASSWORD_ARGON2ID"
 # From cold: one target measured (engine/search.h), a few seconds. Small
 # (at most 64 MiB, 40 ms, no floor) so that it stays quick under load.
@@ -200,4 +200,23 @@ expect_status 2 "--profile takes quick only" -- "$PWTUNE" recommend \
 	--target-ms 250 --profile slow
 expect_status 2 "--profile with --from" -- "$PWTUNE" recommend \
 	--target-ms 250 --profile quick --from "$RUN"
+# The quick profile from cold times no runtime: its table says whether
+# each one is here (a fake php, probe.php there) or not (no probe.py),
+# never "not installed" for a runtime it did not look for.
+mkdir -p "$TMP/pd" "$TMP/bin"
+printf '#!/bin/sh\nexit 1\n' >"$TMP/bin/php" && chmod 755 "$TMP/bin/php"
+: >"$TMP/pd/probe.php"
+expect_status 0 "from cold, the quick profile" -- env PATH="$TMP/bin:$PATH" \
+	PWTUNE_PROBE_DIR="$TMP/pd" "$PWTUNE" recommend --target-ms 40 \
+	--profile quick --memory-max 64MiB --floor none --json -q
+python3 - "$TMP/out" "$TMP/pd" <<'PY' && ok "from cold: each runtime here or not, as found" || { bad "from cold: the stacks' how"; head -c 1500 "$TMP/out"; }
+import json, sys
+s = {s["name"]: s for s in json.load(open(sys.argv[1]))["stacks"]}
+assert s["libsodium"]["how"] == "library measured here" and "why" not in s["libsodium"], s["libsodium"]
+assert s["php-sodium"]["how"] == "library measured, runtime not probed here", s["php-sodium"]
+assert "--stack php-sodium times it" in s["php-sodium"]["why"], s["php-sodium"]
+assert s["python-pynacl"]["how"] == "library measured, runtime not installed here", s["python-pynacl"]
+assert s["python-pynacl"]["why"] == "not installed: %s/probe.py not found" % sys.argv[2], s["python-pynacl"]
+assert "POST the result to" in s["python-pynacl"]["snippet"], s["python-pynacl"]["snippet"]
+PY
 finish

@@ -66,6 +66,8 @@ p=$(alive) && bad "probe process $p left running" || ok "the hung probe and its 
 expect_http 200 "GET /v1/recommendation?target_ms=100 answers" GET "/v1/recommendation?target_ms=100"
 expect_body "the other stacks answer, the failed ones say why" \
 	"[s['how'] for s in j['stacks'] if s['name'] == 'libsodium'] == ['probed here'] and any(s['name'] == 'libargon2' and 'timed out' in s.get('why', '') for s in j['stacks'])"
+expect_body "a runtime whose probe is missing is not installed here, and says why" \
+	"[(s['how'], s['why']) for s in j['stacks'] if s['name'] == 'php-sodium'] == [('library measured, runtime not installed here', 'not installed: $PROBES/probe.php not found')]"
 expect_http 200 "GET /v1/observations?stack=libsodium" GET "/v1/observations?stack=libsodium"
 expect_body "the probe's points, marked as such" "len(j['observations']) == 4 and all(o['source'] == 'probe' for o in j['observations'])"
 stop_daemon
@@ -75,6 +77,9 @@ stop_daemon
 start_daemon $START --
 grep -q "serving the model of run 1 (fresh), 9 stacks, 1 probed here" "$TMP/log" &&
 	ok "a restart rebuilds the stacks from the store" || bad "load: $(grep 'serving' "$TMP/log")"
+expect_http 200 "GET /v1/recommendation?target_ms=100 after the restart" GET "/v1/recommendation?target_ms=100"
+expect_body "... php-sodium still not installed here, from the store" \
+	"[s['how'] for s in j['stacks'] if s['name'] == 'php-sodium'] == ['library measured, runtime not installed here']"
 # Services' observations of a stack not probed here: refitted when idle.
 for i in 1 2 3 4 5; do
 	req POST /v1/observations -H "Content-Type: application/json" \

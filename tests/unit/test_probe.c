@@ -160,6 +160,15 @@ TEST(not_installed_runs_nothing)
 	ASSERT_EQ(r.status, PROBE_NOT_INSTALLED);
 	ASSERT_STR_EQ(r.why, "not installed: pwtune-no-such-runtime not found");
 	ASSERT_EQ(r.pid, 0);
+	ASSERT_EQ(probe_runtime_of(probe_status_name(r.status)),
+	    MODEL_RUNTIME_MISSING);
+	/* What never looked for its runtime does not say it is missing. */
+	ASSERT_EQ(probe_runtime_of("disabled"), MODEL_RUNTIME_UNKNOWN);
+	ASSERT_EQ(probe_runtime_of("skipped"), MODEL_RUNTIME_UNKNOWN);
+	ASSERT_EQ(probe_runtime_of("cancelled"), MODEL_RUNTIME_UNKNOWN);
+	ASSERT_EQ(probe_runtime_of(""), MODEL_RUNTIME_UNKNOWN);
+	ASSERT_EQ(probe_runtime_of(NULL), MODEL_RUNTIME_UNKNOWN);
+	ASSERT_EQ(probe_runtime_of("timeout"), MODEL_RUNTIME_HERE);
 	/* The runtime there, its probe program not. */
 	sd.argv[0] = "sh";
 	ASSERT_EQ(probe_run(&sd, "/nonexistent", &pt, 1, &o, &r), -1);
@@ -273,14 +282,25 @@ TEST(exit_3_gives_its_reason)
 	struct probe_opts		 o;
 	static struct probe_result	 r;
 
+	/* Before its header: the runtime lacks the library, not here. */
 	fake("#!/bin/sh\necho '{\"error\":\"no module named argon2\"}'\n"
 	    "exit 3\n");
 	probe_opts_init(&o);
 	point(&pt, 16, 1, 3);
 	o.timeout = 10;
 	ASSERT_EQ(probe_run(stack_find("libsodium"), dir, &pt, 1, &o, &r), -1);
+	ASSERT_EQ(r.status, PROBE_NOT_INSTALLED);
+	ASSERT_STR_EQ(r.why, "not installed: no module named argon2");
+	ASSERT_EQ(probe_runtime_of(probe_status_name(r.status)),
+	    MODEL_RUNTIME_MISSING);
+	cleanup();
+	/* After its header, exit 3 is a failure of a runtime that is here. */
+	fake(FAKE_HEAD "echo '{\"error\":\"out of luck\"}'\nexit 3\n");
+	ASSERT_EQ(probe_run(stack_find("libsodium"), dir, &pt, 1, &o, &r), -1);
 	ASSERT_EQ(r.status, PROBE_EXIT);
-	ASSERT_STR_EQ(r.why, "exit 3: no module named argon2");
+	ASSERT_STR_EQ(r.why, "exit 3: out of luck");
+	ASSERT_EQ(probe_runtime_of(probe_status_name(r.status)),
+	    MODEL_RUNTIME_HERE);
 	cleanup();
 	/* Exit 1 after the header: a hash failed, and says why. */
 	fake(FAKE_HEAD "echo '{\"error\":\"Memory allocation error\"}'\n"

@@ -194,6 +194,38 @@ TEST(catalogue_names_and_lookup)
 	ASSERT_STR_CONTAINS(names, "java-bouncycastle");
 }
 
+TEST(how_says_installed_only_when_known)
+{
+	struct model_stack	st;
+
+	memset(&st, 0, sizeof(st));
+	snprintf(st.name, sizeof(st.name), "php");
+	st.how = MODEL_STACK_LIBRARY;
+	ASSERT_STR_EQ(stack_how_text(&st),
+	    "library measured, runtime not probed here");
+	ASSERT_EQ(stack_how_measured(&st), 0);
+	st.runtime_here = MODEL_RUNTIME_HERE;
+	ASSERT_STR_EQ(stack_how_text(&st),
+	    "library measured, runtime not probed here");
+	st.runtime_here = MODEL_RUNTIME_MISSING;
+	ASSERT_STR_EQ(stack_how_text(&st),
+	    "library measured, runtime not installed here");
+	ASSERT_EQ(stack_how_measured(&st), 0);
+	ASSERT_STR_EQ(stack_how_text(NULL),
+	    "library measured, runtime not probed here");
+	/* The C libraries are their own runtime, measured here. */
+	snprintf(st.name, sizeof(st.name), "libargon2");
+	ASSERT_STR_EQ(stack_how_text(&st), "library measured here");
+	ASSERT_EQ(stack_how_measured(&st), 1);
+	st.how = MODEL_STACK_PROBED;
+	snprintf(st.name, sizeof(st.name), "php");
+	ASSERT_STR_EQ(stack_how_text(&st), "probed here");
+	ASSERT_EQ(stack_how_measured(&st), 1);
+	st.how = MODEL_STACK_OBSERVED;
+	ASSERT_STR_EQ(stack_how_text(&st), "observations");
+	ASSERT_EQ(stack_how_measured(&st), 1);
+}
+
 TEST(fit_recovers_slope_and_fixed_cost)
 {
 	struct stack_point	pts[8];
@@ -739,6 +771,7 @@ TEST_LIST(
 	TEST_ENTRY(catalogue_names_and_lookup),
 	TEST_ENTRY(checks_apply_to_a_probed_stack),
 	TEST_ENTRY(checks_stand_for_a_library_probe),
+	TEST_ENTRY(how_says_installed_only_when_known),
 	TEST_ENTRY(fit_recovers_slope_and_fixed_cost),
 	TEST_ENTRY(one_far_point_does_not_bend_the_fit),
 	TEST_ENTRY(one_noisy_knot_is_the_neighbours),
