@@ -193,6 +193,32 @@ api_query_value(const char *k, const char *v, struct tune_query *tq,
 }
 
 /*
+ * ", not V" after why: the value as given, printable ASCII only (any
+ * other byte '?': what is echoed is always valid UTF-8), its first 60
+ * bytes then "...", or "empty".
+ */
+static void
+api_query_shown(char *why, size_t whylen, const char *v)
+{
+	char	shown[72];
+	size_t	i, n = 0;
+
+	for (i = 0; v[i] != '\0'; i++) {
+		if (i == 60) {
+			memcpy(shown + n, "...", 3);
+			n += 3;
+			break;
+		}
+		shown[n++] = v[i] >= 0x20 && v[i] < 0x7f ? v[i] : '?';
+	}
+	shown[n] = '\0';
+	n = strlen(why);
+	if (n < whylen)
+		snprintf(why + n, whylen - n, ", not %s", shown[0] != '\0' ?
+		    shown : "empty");
+}
+
+/*
  * Read the recommendation's query into *tq. On error, queue the problem
  * and return -1.
  */
@@ -207,7 +233,7 @@ api_parse_query(struct MHD_Connection *c, struct tune_query *tq,
 	struct query_arg	 q;
 	size_t			 i, j, used = 0;
 	const char		*k, *v;
-	char			 why[160];
+	char			 why[240];
 	int			 have_target = 0;
 
 	memset(&q, 0, sizeof(q));
@@ -244,8 +270,10 @@ api_parse_query(struct MHD_Connection *c, struct tune_query *tq,
 				goto bad;
 			}
 		if (api_query_value(k, v, tq, sc, &have_target, why,
-		    sizeof(why)) == -1)
+		    sizeof(why)) == -1) {
+			api_query_shown(why, sizeof(why), v);
 			goto bad;
+		}
 	}
 	if (!have_target) {
 		k = "target_ms";

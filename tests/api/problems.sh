@@ -84,12 +84,15 @@ problem 422 cannot-meet-target target_ms "a target the floor cannot meet: still 
 expect_body "422 comes with the closest answer" 'j["closest"]["predicted"]["ms"] > 1'
 
 # Every query parameter of /v1/recommendation: empty, negative, not a
-# number, too big, unknown: 400 naming it, with the range or the set.
+# number, too big, unknown: 400 naming it, with the range or the set, and
+# the value given (", not abc"; an unknown stack says it its own way).
 while IFS='|' read -r param value allowed; do
 	[ -z "$param" ] && continue
 	q="$param=$value"
 	[ "$param" = target_ms ] || q="target_ms=250&$q"
-	SAYS=("$allowed")
+	given="${value//%20/ }"
+	SAYS=("$allowed" ", not ${given:-empty}")
+	[ "$param$value" = stackcobol ] && SAYS=("$allowed" "unknown stack cobol")
 	problem 400 bad-parameter "$param" "$param='$value'" GET "$R?$q"
 done <<'EOF'
 target_ms||positive whole number of milliseconds, from 1 to 600000
@@ -135,6 +138,12 @@ SAYS=("is required" "from 1 to 600000")
 problem 400 bad-parameter target_ms "no target_ms" GET "$R?percentile=95"
 SAYS=("known: target_ms")
 problem 400 bad-parameter m "an unknown parameter" GET "$R?target_ms=250&m=65536"
+# The value echoed is printable ASCII, at most 60 bytes of it: a control
+# byte or one of a UTF-8 character is '?', a long value is cut.
+SAYS=("from 1 to 600000, not 1????")
+problem 400 bad-parameter target_ms "target_ms with ESC and UTF-8" GET "$R?target_ms=1%1b%c3%a9%ff"
+SAYS=(", not $(printf '9%.0s' $(seq 60))...")
+problem 400 bad-parameter target_ms "target_ms of 100 digits" GET "$R?target_ms=$(printf '9%.0s' $(seq 100))"
 
 # GET /v1/observations?stack=
 problem 400 bad-parameter stack "observations: stack=''" GET "/v1/observations?stack="
