@@ -720,7 +720,7 @@ rec_print_text(const struct rec_opts *o, const struct model *m,
 	json_t		*snips;
 	const char	*lang;
 	json_t		*code;
-	char		 size[32], flight[32];
+	char		 size[32], flight[32], loo[160];
 	size_t		 ok = 0, i;
 
 	for (i = 0; i < rep->n; i++)
@@ -762,15 +762,9 @@ rec_print_text(const struct rec_opts *o, const struct model *m,
 	    "960 GB/s of memory bandwidth;\n               about $%.0f per "
 	    "10^9 guesses at $3.50 per GPU-hour\n", a->gpu_guesses_per_s,
 	    a->usd_per_1e9_guesses);
-	if (m->loo_known)
-		printf("  Model:       %s run of %s (%zu points measured), "
-		    "leave-one-out error median %.1f %%, worst %.1f %%\n",
-		    rep->profile, rep->created, ok, 100 * m->loo_median,
-		    100 * m->loo_worst);
-	else
-		printf("  Model:       %s run of %s (%zu points measured), "
-		    "leave-one-out error unknown (too few points)\n",
-		    rep->profile, rep->created, ok);
+	model_loo_text(m, loo, sizeof(loo));
+	printf("  Model:       %s run of %s (%zu points measured), %s\n",
+	    rep->profile, rep->created, ok, loo);
 	printf("  Quality:     %s (%s)\n", model_quality_name(m->quality),
 	    m->quality_why);
 	if (a->notes[0] != '\0') {

@@ -127,14 +127,9 @@ runner_point(void *ctx, size_t i, const struct measure_result *r)
 static void
 runner_log_model(const struct model *m, int64_t id)
 {
-	char	loo[96];
+	char	loo[160];
 
-	if (m->loo_known)
-		snprintf(loo, sizeof(loo), "leave-one-out error median "
-		    "%.1f %%, worst %.1f %%", 100 * m->loo_median,
-		    100 * m->loo_worst);
-	else
-		snprintf(loo, sizeof(loo), "leave-one-out error unknown");
+	model_loo_text(m, loo, sizeof(loo));
 	if (m->quality == MODEL_QUALITY_POOR)
 		log_warn("model from run %lld in use: %s; poor: %s",
 		    (long long)id, loo, m->quality_why);

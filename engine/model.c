@@ -358,6 +358,45 @@ model_curve_find(const struct model *m, enum kdf_backend backend,
 	return NULL;
 }
 
+const struct model_curve *
+model_loo_worst_curve(const struct model *m)
+{
+	const struct model_curve	*w = NULL;
+	size_t				 i;
+
+	for (i = 0; i < m->ncurves; i++)
+		if (m->curves[i].loo_n > 0 && (w == NULL ||
+		    m->curves[i].loo_worst > w->loo_worst))
+			w = &m->curves[i];
+	return w;
+}
+
+void
+model_curve_label(const struct model_curve *c, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s %s p = %u", kdf_backend_name(c->backend),
+	    kdf_alg_name(c->variant), (unsigned)c->p);
+}
+
+void
+model_loo_text(const struct model *m, char *buf, size_t len)
+{
+	const struct model_curve	*w = model_loo_worst_curve(m);
+	char				 label[64];
+
+	if (!m->loo_known) {
+		snprintf(buf, len, "leave-one-out error unknown (too few "
+		    "points)");
+		return;
+	}
+	label[0] = '\0';
+	if (m->ncurves > 1 && w != NULL)
+		model_curve_label(w, label, sizeof(label));
+	snprintf(buf, len, "leave-one-out error median %.1f %%, worst %.1f "
+	    "%%%s%s%s", 100 * m->loo_median, 100 * m->loo_worst,
+	    label[0] ? " (the " : "", label, label[0] ? " curve)" : "");
+}
+
 /*
  * The factors measured at k = m->conc[first .. last] (one k, ascending m),
  * interpolated in log m at m_kib (the nearest outside).
@@ -806,6 +845,7 @@ static void
 model_judge(const struct report *rep, struct model *m)
 {
 	const struct model_curve	*c;
+	char				 label[64];
 	size_t				 i;
 
 	m->quality = MODEL_QUALITY_GOOD;
@@ -829,6 +869,7 @@ model_judge(const struct report *rep, struct model *m)
 	if ((c = model_curve_find(m, KDF_BACKEND_LIBSODIUM, KDF_ALG_ARGON2ID,
 	    1)) == NULL)
 		c = &m->curves[0];
+	model_curve_label(c, label, sizeof(label));
 	if (c->loo_n == 0) {
 		if (m->ncurves == 1)
 			judge_add(m, "fitted on %zu point%s at k = 1: too few "
@@ -836,17 +877,19 @@ model_judge(const struct report *rep, struct model *m)
 			    c->npoints, c->npoints == 1 ? "" : "s",
 			    MODEL_LOO_MIN_POINTS);
 		else
-			judge_add(m, "the %s %s p = %u curve was fitted on %zu "
-			    "point%s: too few for a leave-one-out error (%d "
-			    "needed)", kdf_backend_name(c->backend),
-			    kdf_alg_name(c->variant), (unsigned)c->p,
-			    c->npoints, c->npoints == 1 ? "" : "s",
+			judge_add(m, "the %s curve was fitted on %zu point%s: "
+			    "too few for a leave-one-out error (%d needed)",
+			    label, c->npoints, c->npoints == 1 ? "" : "s",
 			    MODEL_LOO_MIN_POINTS);
 	}
-	if (c->loo_n > 0 && c->loo_worst > MODEL_LOO_WORST_MAX)
-		judge_add(m, "leave-one-out error up to %.1f %% (over %.0f "
-		    "%%): an answer may miss its target by as much",
-		    100 * c->loo_worst, 100 * MODEL_LOO_WORST_MAX);
+	/* Of several curves, the one that decides is named. */
+	if (c->loo_n > 0 && c->loo_worst > MODEL_LOO_WORST_MAX) {
+		judge_add(m, "%s%s%sleave-one-out error up to %.1f %% (over "
+		    "%.0f %%): an answer may miss its target by as much",
+		    m->ncurves > 1 ? "the " : "", m->ncurves > 1 ? label : "",
+		    m->ncurves > 1 ? " curve's " : "", 100 * c->loo_worst,
+		    100 * MODEL_LOO_WORST_MAX);
+	}
 	if (m->nnoisy * MODEL_NOISY_MAX_DIV > m->npoints)
 		judge_add(m, "%zu of %zu points flagged noisy (over a third): "
 		    "the host was busy or the spread wide", m->nnoisy,

@@ -262,6 +262,19 @@ double	 model_check_factor(const struct model_curve *c, uint32_t m_kib);
 /* "good" or "poor". */
 const char *model_quality_name(enum model_quality q);
 
+/* The curve of m with the largest leave-one-out error (NULL: none has one). */
+const struct model_curve *model_loo_worst_curve(const struct model *m);
+
+/* "libargon2 argon2id p = 1": which curve c is, for a message. */
+void	 model_curve_label(const struct model_curve *c, char *buf,
+	    size_t len);
+
+/*
+ * "leave-one-out error median 4.1 %, worst 57.4 % (the libargon2 argon2id
+ * p = 1 curve)": the curve named when m has several; or "... unknown".
+ */
+void	 model_loo_text(const struct model *m, char *buf, size_t len);
+
 /* The curve for backend, variant and p, or NULL. */
 const struct model_curve *model_curve_find(const struct model *m,
 	    enum kdf_backend backend, enum kdf_alg variant, uint32_t p);

@@ -141,6 +141,52 @@ TEST(model_quality_verdict)
 	ASSERT_STR_CONTAINS(mdl.quality_why, "leave-one-out error up to");
 	report_release(&rep);
 
+	/*
+	 * Two curves, the libargon2 one 3x off at two sizes: the verdict is
+	 * libsodium's curve's (good), and the worst error, libargon2's,
+	 * names its curve.
+	 */
+	small_report(&rep, 8);
+	{
+		size_t	i;
+
+		for (i = 0; i < 8; i++)
+			synthetic_point(&rep, KDF_BACKEND_LIBARGON2,
+			    8192u << (i / 2), i % 2 ? 3 : 1, 1,
+			    i == 2 || i == 4 ? 3 : 1);
+	}
+	ASSERT_EQ(model_fit(&rep, &mdl, err, sizeof(err)), 0);
+	ASSERT_EQ(mdl.ncurves, 2);
+	ASSERT(model_loo_worst_curve(&mdl)->backend == KDF_BACKEND_LIBARGON2);
+	ASSERT(mdl.loo_worst > MODEL_LOO_WORST_MAX);
+	ASSERT_EQ(mdl.quality, MODEL_QUALITY_GOOD);
+	{
+		char	text[160];
+
+		model_loo_text(&mdl, text, sizeof(text));
+		ASSERT_STR_CONTAINS(text, "(the libargon2 argon2id p = 1 "
+		    "curve)");
+	}
+	report_release(&rep);
+	/* The same off by libsodium: poor, the curve named. */
+	small_report(&rep, 0);
+	{
+		size_t	i;
+
+		for (i = 0; i < 8; i++) {
+			synthetic_point(&rep, KDF_BACKEND_LIBSODIUM,
+			    8192u << (i / 2), i % 2 ? 3 : 1, 1,
+			    i == 2 || i == 4 ? 3 : 1);
+			synthetic_point(&rep, KDF_BACKEND_LIBARGON2,
+			    8192u << (i / 2), i % 2 ? 3 : 1, 1, 1);
+		}
+	}
+	ASSERT_EQ(model_fit(&rep, &mdl, err, sizeof(err)), 0);
+	ASSERT_EQ(mdl.quality, MODEL_QUALITY_POOR);
+	ASSERT_STR_CONTAINS(mdl.quality_why, "the libsodium argon2id p = 1 "
+	    "curve's leave-one-out error up to");
+	report_release(&rep);
+
 	/* Three of 8 points noisy: over a third, poor. */
 	small_report(&rep, 8);
 	rep.results[0].noisy = rep.results[3].noisy = rep.results[5].noisy = 1;
