@@ -42,12 +42,36 @@ rec_search_json(const struct search_result *r)
 		return NULL;
 	api_answer_vocab(j);	/* the API's names, as --db and the daemon */
 	json_object_set_new(j, "search", json_pack("{s:f, s:f, s:i, s:i, "
-	    "s:i, s:f, s:f, s:b, s:b}", "measured_ms", r->a.predicted_ms,
+	    "s:i, s:f, s:f, s:b, s:s, s:b}", "measured_ms", r->a.predicted_ms,
 	    "measured_p50_ms", r->a.predicted_p50_ms,
 	    "samples", (json_int_t)r->samples, "hashes", (json_int_t)r->hashes,
 	    "steps", (json_int_t)r->steps, "uncertainty", r->uncertainty,
-	    "seconds", r->seconds, "in_band", r->in_band, "noisy", r->noisy));
+	    "seconds", r->seconds, "in_band", r->in_band, "stopped",
+	    r->a.met ? search_stop_name(r->stop) : "over the target",
+	    "noisy", r->noisy));
 	return j;
+}
+
+/* Where the search ended, and why when under the band. */
+static const char *
+rec_search_why(const struct search_result *r)
+{
+	if (!r->a.met)
+		return "over the target";
+	if (r->in_band)
+		return "within 90-100 % of the target";
+	switch (r->stop) {
+	case SEARCH_AT_CAP:
+		return "under 90 % of the target: m is at its memory cap, "
+		    "and one more pass of t would be over the target";
+	case SEARCH_AT_GRAIN:
+		return "under 90 % of the target: the next MiB of m or pass "
+		    "of t would be over it";
+	default:
+		return "under 90 % of the target: no step landed within "
+		    "90-100 % before the steps ran out (the host's noise); "
+		    "the most work measured within it";
+	}
 }
 
 void
@@ -71,11 +95,7 @@ rec_search_print(const struct search_result *r)
 	    a->percentile, 100 * r->uncertainty, a->predicted_p50_ms,
 	    r->samples, r->noisy ? " (the host was busy: noisy)" : "");
 	printf("  Search:      %zu hashes in %zu steps, %.1f s; %s\n",
-	    r->hashes, r->steps, r->seconds, r->in_band ?
-	    "within 90-100 % of the target" : a->met ? "under 90 % of the "
-	    "target: the most work measured within it (the host's noise, "
-	    "t's whole passes or the memory cap kept it there)" :
-	    "over the target");
+	    r->hashes, r->steps, r->seconds, rec_search_why(r));
 	printf("  Capacity:    %.1f hashes per second with %u at once\n",
 	    a->capacity_per_s, (unsigned)a->k);
 	printf("  Memory:      %s in flight (%u x %s)\n", flight,

@@ -309,6 +309,7 @@ search_loop(struct search_run *s, double rate, char *err, size_t errlen)
 	size_t			n = s->o->samples ? s->o->samples :
 				    SEARCH_SAMPLES;
 	struct search_best	best;
+	enum search_stop	stop = SEARCH_OUT_OF_STEPS;
 	uint32_t		m, t, m2, t2, pm = 0, pt = 0;
 	double			est, med, infl = 1 + s->z * SEARCH_CV_GUESS;
 	double			pest = 0, slope, want, aim;
@@ -331,8 +332,10 @@ search_loop(struct search_run *s, double rate, char *err, size_t errlen)
 		search_keep(s, &best);
 		s->r->in_band = est <= SEARCH_BAND_HI * target &&
 		    est >= SEARCH_BAND_LO * target;
-		if (s->r->in_band)
+		if (s->r->in_band) {
+			s->r->stop = SEARCH_IN_BAND;
 			return 0;
+		}
 		if (measure_now() > deadline && best.set)
 			break;		/* the best measured within the target */
 		rate = med / ((double)m * t);
@@ -356,8 +359,10 @@ search_loop(struct search_run *s, double rate, char *err, size_t errlen)
 		pm = m;
 		pt = t;
 		pest = est;
-		if (!search_guess(s, aim, rate, &m2, &t2))
+		if (!search_guess(s, aim, rate, &m2, &t2)) {
+			stop = SEARCH_AT_GRAIN;
 			break;
+		}
 		if (est > SEARCH_BAND_HI * target &&
 		    (double)m2 * t2 >= (double)m * t) {
 			/* Over, and the guess would not move: a step down. */
@@ -367,8 +372,12 @@ search_loop(struct search_run *s, double rate, char *err, size_t errlen)
 			    search_min_t(s->q, m2) > t)
 				break;
 			t2 = t;
-		} else if (m2 == m && t2 == t)
-			return 0;	/* under the band: t's grain, the cap */
+		} else if (m2 == m && t2 == t) {
+			/* Under the band: the cap, or t's and m's grain. */
+			s->r->stop = m >= s->cap ? SEARCH_AT_CAP :
+			    SEARCH_AT_GRAIN;
+			return 0;
+		}
 		else if (best.set && m2 == best.a.m_kib && t2 == best.a.t)
 			break;		/* measured already */
 		m = m2;
@@ -381,7 +390,20 @@ search_loop(struct search_run *s, double rate, char *err, size_t errlen)
 	s->r->uncertainty = best.uncertainty;
 	s->r->noisy = best.noisy;
 	s->r->in_band = best.a.predicted_ms >= SEARCH_BAND_LO * target;
+	s->r->stop = s->r->in_band ? SEARCH_IN_BAND : best.a.m_kib >=
+	    s->cap ? SEARCH_AT_CAP : stop;
 	return 0;
+}
+
+const char *
+search_stop_name(enum search_stop st)
+{
+	static const char *const names[] = {
+		"in band", "memory cap", "grain", "out of steps"
+	};
+
+	return (size_t)st < sizeof(names) / sizeof(names[0]) ? names[st] :
+	    "?";
 }
 
 int

@@ -44,6 +44,15 @@ struct search_opts {
 	void		*progress_ctx;
 };
 
+/* Why the search ended where it did. */
+enum search_stop {
+	SEARCH_IN_BAND,		/* within [SEARCH_BAND_LO, SEARCH_BAND_HI] */
+	SEARCH_AT_CAP,		/* under: m at its cap, t + 1 over the target */
+	SEARCH_AT_GRAIN,	/* under: m's next MiB or t's next pass over */
+	SEARCH_OUT_OF_STEPS	/* under: no step landed in the band before
+				   the steps or the time ran out (noise) */
+};
+
 struct search_result {
 	struct tune_answer	a;	/* predicted_ms: the measured percentile */
 	size_t			hashes;		/* hashed in all, warm-ups too */
@@ -52,6 +61,7 @@ struct search_result {
 	double			seconds;	/* wall time of the search */
 	double			uncertainty;	/* of the percentile, relative */
 	int			in_band;	/* percentile within the band */
+	enum search_stop	stop;		/* why it ended there */
 	int			noisy;		/* the answer's point was noisy */
 };
 
@@ -65,6 +75,9 @@ struct search_result {
  */
 int	 search_target(const struct tune_query *q, const struct search_opts *o,
 	    struct search_result *r, char *err, size_t errlen);
+
+/* "in band", "memory cap", "grain" or "out of steps". */
+const char *search_stop_name(enum search_stop s);
 
 /* The percentile pct (50, 95, 99) of n samples as search_target takes it;
    *unc gets its relative uncertainty. */

@@ -87,6 +87,10 @@ TEST(memory_first_answer_is_measured)
 	   or two sets each (a busy host makes it use them). */
 	ASSERT(r.steps >= 3 && r.steps <= 2 + 2 * SEARCH_STEPS_MAX);
 	ASSERT(strstr(r.a.phc_prefix, "$argon2id$v=19$m=") != NULL);
+	/* Why it ended: in the band exactly when said so; the cap at it. */
+	printf("# stopped: %s\n", search_stop_name(r.stop));
+	ASSERT_EQ(r.in_band, r.stop == SEARCH_IN_BAND);
+	ASSERT(r.stop != SEARCH_AT_CAP || r.a.m_kib == 64 * MIB_KIB);
 }
 
 /* A cap of 4 MiB: m stays at it, more passes fill the target. */
@@ -108,6 +112,10 @@ TEST(cap_reached_more_passes)
 	ASSERT_EQ(r.a.m_kib, 4 * MIB_KIB);
 	ASSERT(r.a.t > 1);
 	ASSERT(r.a.predicted_ms <= 40);
+	/* At the cap: in the band, or under it because of the cap. */
+	printf("# stopped: %s\n", search_stop_name(r.stop));
+	ASSERT_EQ(r.in_band, r.stop == SEARCH_IN_BAND);
+	ASSERT(r.stop == SEARCH_IN_BAND || r.stop == SEARCH_AT_CAP);
 }
 
 /* 1 ms above OWASP's floor: not met, the closest row measured. */
