@@ -3,7 +3,7 @@
 #   make run        install what is missing, build, start pwtune on this host
 #   make test       install, build with -Werror, run every test through ctest
 #   make test-asan  the same suite built with AddressSanitizer and UBSan
-#   make build | bench | bench-stacks | deps | probe-deps | clean
+#   make build | bench | bench-stacks | deps | probe-deps | stack-deps | clean
 #
 # `make deps` installs the Debian packages the project needs when they are
 # missing: as root with apt-get, otherwise it prints the command to run.
@@ -40,7 +40,8 @@ STACK_PACKAGES := php-cli python3-argon2 python3-nacl golang-go \
 PREFIX  ?= /usr/local
 DESTDIR ?=
 
-.PHONY: all deps deps-build e2e-deps probe-deps build run test test-asan \
+.PHONY: all deps deps-build e2e-deps probe-deps stack-deps build run test \
+	test-asan \
 	install fuzz bench bench-seed bench-accuracy bench-stacks clean
 
 all: build
@@ -86,10 +87,16 @@ e2e-deps: deps
 		cp package-lock.json node_modules/.pwtune-lock; \
 	fi
 
-# The node stack's probe: the argon2 npm package at the version
+# The client runtimes the probes time (STACK_PACKAGES, Node and npm), and
+# the node stack's probe: the argon2 npm package at the version
 # engine/probes/node/package-lock.json pins (it ships prebuilt binaries).
+# make run installs them (STACKS=no skips them: each stack is then
+# answered from its library, and says so); make test through probe-deps.
 PROBE_NODE_DIR := engine/probes/node
-probe-deps: deps
+stack-deps:
+	$(call install_missing,$(STACK_PACKAGES),\
+	command -v node >/dev/null 2>&1 || missing="$$missing nodejs"; \
+	command -v npm >/dev/null 2>&1 || missing="$$missing npm";)
 	@if [ ! -f $(PROBE_NODE_DIR)/node_modules/argon2/package.json ] || \
 	   ! cmp -s $(PROBE_NODE_DIR)/package-lock.json \
 	     $(PROBE_NODE_DIR)/node_modules/.pwtune-lock 2>/dev/null; then \
@@ -98,16 +105,22 @@ probe-deps: deps
 		cp package-lock.json node_modules/.pwtune-lock; \
 	fi
 
+probe-deps: deps stack-deps
+
 build: deps-build
 	cmake -S . -B $(BUILD) -DWERROR=ON
 	cmake --build $(BUILD) -j $(JOBS)
 
-# make run: pwtuned in the foreground on 127.0.0.1:$(PORT) (8421; make run
+# make run: the client runtimes (stack-deps; STACKS=no skips them), then
+# pwtuned in the foreground on 127.0.0.1:$(PORT) (8421; make run
 # PORT=8422 for another), its store and token under ./var/. The first
 # start measures this host (the quick profile, about 20 s: answers from
 # then on; then the client runtimes' probes, about a minute in all:
 # GET /readyz says "measuring": null once it is done).
-run: build
+# The runtimes first (make -j too): the build looks for go and javac.
+STACKS ?= yes
+run: $(if $(filter no,$(STACKS)),deps-build,stack-deps)
+	@$(MAKE) --no-print-directory build
 	@mkdir -p -m 700 $(STATE_DIR)
 	@echo "pwtuned on http://127.0.0.1:$(PORT)/ (store and token in $(STATE_DIR)/; Ctrl-C stops it)"
 	$(BUILD)/daemon/pwtuned --state-dir $(STATE_DIR) --listen 127.0.0.1:$(PORT)

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# The Makefile's set-up (make -n: nothing runs, nothing is installed):
+# make run installs the client runtimes the probes time before it builds
+# (the build looks for go and javac), STACKS=no skips them; make test
+# installs them too, through probe-deps.
+. "$(dirname "$0")/../cli/lib.sh"
+: "${SRC:?SRC must name the source tree}"
+command -v make >/dev/null || { echo "skipped: no make"; exit 77; }
+M=(make -s -C "$SRC" -n BUILD="$TMP/build" STATE_DIR="$TMP/var")
+# The Makefile's own list, so that the test follows it.
+STACK=$(make -s -C "$SRC" -n -p 2>/dev/null | sed -n 's/^STACK_PACKAGES := //p' | head -1)
+[ -n "$STACK" ] && ok "STACK_PACKAGES: $STACK" || bad "no STACK_PACKAGES in the Makefile"
+
+"${M[@]}" run >"$TMP/run" 2>&1 || bad "make -n run: $(tail -3 "$TMP/run")"
+inst=$(grep -n "for p in $STACK;" "$TMP/run" | head -1 | cut -d: -f1)
+npm=$(grep -n 'npm ci' "$TMP/run" | head -1 | cut -d: -f1)
+cm=$(grep -n 'cmake -S' "$TMP/run" | head -1 | cut -d: -f1)
+start=$(grep -n 'daemon/pwtuned --state-dir' "$TMP/run" | head -1 | cut -d: -f1)
+[ -n "$inst" ] && ok "make run installs the runtimes ($STACK)" || bad "make run: no install of $STACK"
+[ -n "$npm" ] && ok "make run installs the node probe's argon2 (npm ci)" || bad "make run: no npm ci"
+[ -n "$inst" ] && [ -n "$cm" ] && [ "$inst" -lt "$cm" ] && ok "... before it configures the build" ||
+	bad "make run: runtimes at line ${inst:-none}, cmake at ${cm:-none}"
+[ -n "$start" ] && [ "$start" -gt "${cm:-0}" ] && ok "make run starts pwtuned after the build" ||
+	bad "make run: pwtuned at line ${start:-none}"
+grep -q 'nodejs' "$TMP/run" && grep -q 'npm' "$TMP/run" && ok "make run installs node and npm when missing" ||
+	bad "make run: nodejs or npm not named"
+
+"${M[@]}" run STACKS=no >"$TMP/bare" 2>&1 || bad "make -n run STACKS=no: $(tail -3 "$TMP/bare")"
+grep -q "for p in $STACK;" "$TMP/bare" && bad "STACKS=no still installs the runtimes" ||
+	ok "make run STACKS=no installs no runtime"
+grep -q 'npm ci' "$TMP/bare" && bad "STACKS=no still runs npm ci" || ok "... and no npm ci"
+grep -q 'daemon/pwtuned --state-dir' "$TMP/bare" && ok "... and still starts pwtuned" || bad "STACKS=no: no pwtuned"
+
+"${M[@]}" test FUZZ_SECONDS=0 >"$TMP/test" 2>&1 || true
+grep -q "for p in $STACK;" "$TMP/test" && ok "make test installs the runtimes" || bad "make test: no runtimes"
+finish
