@@ -288,6 +288,13 @@ json_t	*api_stack_answer_json(const struct model *m, const char *name,
  */
 json_t	*api_stack_snippets(const struct model *m, const struct tune_query *q,
 	    const struct tune_answer *fallback, const char *for_stack);
+/*
+ * A value as given, for a message: printable ASCII only (any other byte
+ * '?', so that it is always valid UTF-8 and safe on a terminal), its
+ * first 60 bytes then "...", into buf (len 64 or more holds it all).
+ */
+void	 api_shown(const char *v, char *buf, size_t len);
+
 /* The stack the answer a holds for ("libsodium", "libargon2"). */
 const char *api_stack_for(const struct model *m, const struct tune_answer *a);
 

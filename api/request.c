@@ -192,27 +192,31 @@ api_query_value(const char *k, const char *v, struct tune_query *tq,
 	return 0;
 }
 
-/*
- * ", not V" after why: the value as given, printable ASCII only (any
- * other byte '?': what is echoed is always valid UTF-8), its first 60
- * bytes then "...", or "empty".
- */
+void
+api_shown(const char *v, char *buf, size_t len)
+{
+	size_t	i, n = 0;
+
+	for (i = 0; v[i] != '\0' && n + 4 < len; i++) {
+		if (i == 60) {
+			memcpy(buf + n, "...", 3);
+			n += 3;
+			break;
+		}
+		buf[n++] = v[i] >= 0x20 && v[i] < 0x7f ? v[i] : '?';
+	}
+	if (len > 0)
+		buf[n] = '\0';
+}
+
+/* ", not V" after why: the value as given (api_shown), or "empty". */
 static void
 api_query_shown(char *why, size_t whylen, const char *v)
 {
 	char	shown[72];
-	size_t	i, n = 0;
+	size_t	n = strlen(why);
 
-	for (i = 0; v[i] != '\0'; i++) {
-		if (i == 60) {
-			memcpy(shown + n, "...", 3);
-			n += 3;
-			break;
-		}
-		shown[n++] = v[i] >= 0x20 && v[i] < 0x7f ? v[i] : '?';
-	}
-	shown[n] = '\0';
-	n = strlen(why);
+	api_shown(v, shown, sizeof(shown));
 	if (n < whylen)
 		snprintf(why + n, whylen - n, ", not %s", shown[0] != '\0' ?
 		    shown : "empty");

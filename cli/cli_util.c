@@ -16,6 +16,7 @@
 
 #include <sodium.h>
 
+#include "api.h"
 #include "cli.h"
 #include "host.h"
 #include "kdf.h"
@@ -63,26 +64,6 @@ cli_parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out)
 	return 0;
 }
 
-/*
- * A value as given, for a message: printable bytes only, and not all of a
- * long one.
- */
-static void
-cli_shown(const char *v, char *buf, size_t len)
-{
-	size_t	i, n = 0;
-
-	for (i = 0; v[i] != '\0' && n + 4 < len; i++) {
-		if (i == 60) {
-			memcpy(buf + n, "...", 3);
-			n += 3;
-			break;
-		}
-		buf[n++] = v[i] >= 0x20 && v[i] < 0x7f ? v[i] : '?';
-	}
-	buf[n] = '\0';
-}
-
 static void
 cli_hint(const char *cmd)
 {
@@ -112,7 +93,7 @@ cli_bad_value(const char *cmd, const char *flag, const char *given,
 	if (given == NULL)
 		return cli_usage_error(cmd, "%s needs a value: %s", flag,
 		    allowed);
-	cli_shown(given, shown, sizeof(shown));
+	api_shown(given, shown, sizeof(shown));
 	return cli_usage_error(cmd, "%s must be %s, not %s", flag, allowed,
 	    shown[0] != '\0' ? shown : "empty");
 }
@@ -165,7 +146,7 @@ cli_flag_log2(const char *cmd, const char *flag, const char *v,
 	}
 	if (v != NULL && units_parse_kib(v, UINT64_MAX / 2, &size) == 0 &&
 	    strspn(v, "0123456789") != strlen(v)) {
-		cli_shown(v, shown, sizeof(shown));
+		api_shown(v, shown, sizeof(shown));
 		return cli_usage_error(cmd, "%s must be %s, not %s: for a size "
 		    "use -k KiB or --memory %s", flag, allowed, shown, shown);
 	}

@@ -667,6 +667,7 @@ rec_stacks_unprobed(struct model *m)
 	const char		*dir;
 	char			 where[PATH_MAX], path[PATH_MAX], why[160];
 	size_t			 n, i;
+	int			 rc;
 
 	if ((dir = getenv("PWTUNE_PROBE_DIR")) == NULL || dir[0] == '\0') {
 		probe_default_dir(PWTUNE_PROBE_DIR, where, sizeof(where));
@@ -681,8 +682,11 @@ rec_stacks_unprobed(struct model *m)
 		snprintf(st.name, sizeof(st.name), "%s", all[i].name);
 		st.how = MODEL_STACK_LIBRARY;
 		st.c = 1;
-		if (probe_resolve(&all[i], dir, path, sizeof(path), why,
-		    sizeof(why)) == -1) {
+		rc = probe_resolve(&all[i], dir, path, sizeof(path), why,
+		    sizeof(why));
+		if (rc == -2)
+			snprintf(st.why, sizeof(st.why), "%s", why);
+		else if (rc == -1) {
 			st.runtime_here = MODEL_RUNTIME_MISSING;
 			snprintf(st.why, sizeof(st.why), "not installed: %s",
 			    why);

@@ -191,7 +191,7 @@ probe_resolve(const struct stack_def *sd, const char *dir, char *path,
 		return -1;
 	}
 	if (probe_dir_trusted(sd, dir, why, whylen) == -1)
-		return -1;
+		return -2;
 	if (strchr(arg, '/') != NULL) {
 		if (!probe_executable(arg)) {
 			snprintf(why, whylen, "%s not found", arg);
@@ -637,17 +637,21 @@ probe_run(const struct stack_def *sd, const char *dir,
 	pid_t		 parent = getpid();
 	int		 po[2] = { -1, -1 }, pe[2] = { -1, -1 };
 	int		 header = 0, out_eof = 0, err_eof = 0, killed = 0;
-	int		 status = 0, rc = -1;
+	int		 status = 0, rc = -1, res;
 
 	memset(r, 0, sizeof(*r));
 	error_line[0] = err_first[0] = '\0';
 	t0 = measure_now();
 
-	if (probe_resolve(sd, dir, path, sizeof(path), r->why + 15,
-	    sizeof(r->why) - 15) == -1) {
-		memcpy(r->why, "not installed: ", 15);
+	if ((res = probe_resolve(sd, dir, path, sizeof(path), r->why + 15,
+	    sizeof(r->why) - 15)) != 0) {
+		/* Refused (not ours to run) is not "not installed". */
+		if (res == -2)
+			memmove(r->why, r->why + 15, strlen(r->why + 15) + 1);
+		else
+			memcpy(r->why, "not installed: ", 15);
 		probe_clean(r->why);
-		r->status = PROBE_NOT_INSTALLED;
+		r->status = res == -2 ? PROBE_FAILED : PROBE_NOT_INSTALLED;
 		return -1;
 	}
 	/* The arguments (probe_resolve found its programs there). */

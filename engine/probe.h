@@ -122,7 +122,9 @@ void	 probe_memory_why(char *buf, size_t len, uint64_t rss_kib,
 /*
  * The path argv[0] of sd runs (PATH searched when it has no '/') into
  * path: 0, or -1 with "php not found" (or "DIR/probe.php not found": the
- * programs of the probe directory it names must be there) in why.
+ * programs of the probe directory it names must be there) in why, or -2
+ * with "refused: DIR is writable by others" (the directory or a program
+ * of it is not ours or root's alone: never run).
  */
 int	 probe_resolve(const struct stack_def *sd, const char *dir,
 	    char *path, size_t pathlen, char *why, size_t whylen);

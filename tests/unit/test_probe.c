@@ -454,6 +454,11 @@ TEST(a_probe_others_can_change_is_refused)
 	ASSERT_EQ(probe_run(stack_find("libsodium"), dir, &pt, 1, &o, &r), -1);
 	ASSERT_STR_CONTAINS(r.why, "writable by others");
 	ASSERT_EQ(r.pid, 0);
+	/* Refused is not "not installed": the runtime may well be here. */
+	ASSERT_EQ(r.status, PROBE_FAILED);
+	ASSERT(strncmp(r.why, "refused: ", 9) == 0);
+	ASSERT_EQ(probe_runtime_of(probe_status_name(r.status)),
+	    MODEL_RUNTIME_UNKNOWN);
 	/* Nor when the directory is anyone's to add to. */
 	ASSERT(chmod(path, 0755) == 0);
 	ASSERT(chmod(dir, 01777) == 0);
