@@ -90,8 +90,9 @@ e2e-deps: deps
 # The client runtimes the probes time (STACK_PACKAGES, Node and npm), and
 # the node stack's probe: the argon2 npm package at the version
 # engine/probes/node/package-lock.json pins (it ships prebuilt binaries).
-# make run installs them (STACKS=no skips them: each stack is then
-# answered from its library, and says so); make test through probe-deps.
+# make run installs them (STACKS=no does not: a runtime already here is
+# still timed, a missing one's stack is answered from its library and
+# says so); make test through probe-deps.
 PROBE_NODE_DIR := engine/probes/node
 stack-deps:
 	$(call install_missing,$(STACK_PACKAGES),\

@@ -539,21 +539,29 @@ rec_print_stacks(const struct model *m, const struct tune_query *q,
 	printf("  %-20s %10s %3s %3s %10s  %s\n", "stack", "m", "t", "p",
 	    "predicted", "how");
 	json_array_foreach(json_object_get(j, "stacks"), i, st) {
+		const char			*name, *why;
+		const struct model_stack	*ms;
+
+		name = json_string_value(json_object_get(st, "name"));
+		why = json_string_value(json_object_get(st, "why"));
+		/* From cold, whether its runtime is here says what to do. */
+		ms = cold ? model_stack_find(m, name) : NULL;
 		if (!json_is_true(json_object_get(st, "available"))) {
-			printf("  %-20s %s\n", json_string_value(
-			    json_object_get(st, "name")), json_string_value(
-			    json_object_get(st, "why")));
+			printf("  %-20s %s%s%s\n", name, why, ms != NULL &&
+			    ms->why[0] != '\0' ? "; " : "", ms != NULL ?
+			    ms->why : "");
 			unmeasured++;
 			continue;
 		}
 		units_format_kib((uint64_t)json_integer_value(json_object_get(
 		    st, "m_kib")), size, sizeof(size));
-		printf("  %-20s %10s %3lld %3lld %7.1f ms  %s\n",
-		    json_string_value(json_object_get(st, "name")), size,
+		printf("  %-20s %10s %3lld %3lld %7.1f ms  %s\n", name, size,
 		    json_integer_value(json_object_get(st, "t")),
 		    json_integer_value(json_object_get(st, "p")),
 		    json_real_value(json_object_get(st, "predicted_ms")),
 		    json_string_value(json_object_get(st, "how")));
+		if (why != NULL)
+			printf("  %-20s (%s)\n", "", why);
 	}
 	notes = json_object_get(j, "notes");
 	json_array_foreach(notes, k, n)
@@ -562,9 +570,8 @@ rec_print_stacks(const struct model *m, const struct tune_query *q,
 		printf("  (ask for one with --stack NAME)\n");
 	/* From cold only the default's library was measured. */
 	if (cold && unmeasured > 0)
-		printf("  (a stack on another library: --stack NAME measures "
-		    "that library, then times NAME's runtime when it is "
-		    "here)\n");
+		printf("  (--stack NAME measures the library a stack stands "
+		    "on too)\n");
 	json_decref(j);
 }
 
@@ -692,9 +699,9 @@ rec_stacks_unprobed(struct model *m)
 			    why);
 		} else {
 			st.runtime_here = MODEL_RUNTIME_HERE;
-			snprintf(st.why, sizeof(st.why), "not timed by this "
-			    "quick measurement: pwtune recommend --stack %s "
-			    "times it", all[i].name);
+			snprintf(st.why, sizeof(st.why), "its runtime is here; "
+			    "pwtune recommend --stack %s times it",
+			    all[i].name);
 		}
 		model_stack_set(m, &st);
 	}

@@ -828,9 +828,16 @@ stack_recommend(const struct model *m, const char *name,
 		}
 	}
 	if (model_curve_find(m, aim.backend, q->variant, 1) == NULL) {
-		snprintf(err, errlen, "%s stands on %s, which this host's "
-		    "model has not measured yet", name,
-		    kdf_backend_name(aim.backend));
+		const char	*lib = kdf_backend_name(aim.backend);
+
+		/* Go, Node and Java have their own code: its reference. */
+		if (sd != NULL && strstr(sd->library, lib) == NULL)
+			snprintf(err, errlen, "%s is sized on the %s curve "
+			    "(corrected for its own code), which this host's "
+			    "model has not measured yet", name, lib);
+		else
+			snprintf(err, errlen, "%s stands on %s, which this "
+			    "host's model has not measured yet", name, lib);
 		return -1;
 	}
 	if (corr != NULL) {

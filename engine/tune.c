@@ -292,16 +292,16 @@ tune_advise(const struct model *m, const struct tune_query *q,
 		    a->p), a->m_kib, a->t, q->k, q->percentile, &mine);
 		model_predict(m, other, a->m_kib, a->t, q->k, q->percentile,
 		    &theirs);
+		/* Its time in each stack is that stack's own note. */
 		if (mine.ms > 0 && theirs.ms / mine.ms >= 1.3)
 			tune_note(a, "libargon2 as Debian builds it (portable "
 			    "code) took %.1fx libsodium's time here: a client "
 			    "hashing with it (PHP's password_hash built with "
-			    "libargon2, for one) would take about %.0f ms with "
-			    "these parameters. Size for it with stack=NAME "
-			    "(php, python-argon2-cffi: Debian's builds link "
-			    "this libargon2), or hash through libsodium "
-			    "(php-sodium, python-pynacl).",
-			    theirs.ms / mine.ms, theirs.ms);
+			    "libargon2, for one) would take longer with these "
+			    "parameters. Size for it with stack=NAME (php, "
+			    "python-argon2-cffi: Debian's builds link this "
+			    "libargon2), or hash through libsodium (php-sodium, "
+			    "python-pynacl).", theirs.ms / mine.ms);
 	}
 	/* Why the p95 sits so far over the median, when the pool said so. */
 	if (q->percentile >= 95 && m->tail_gain >= TUNE_TAIL_NOTE) {

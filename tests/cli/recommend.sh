@@ -216,9 +216,16 @@ import json, sys
 s = {s["name"]: s for s in json.load(open(sys.argv[1]))["stacks"]}
 assert s["libsodium"]["how"] == "library measured here" and "why" not in s["libsodium"], s["libsodium"]
 assert s["php-sodium"]["how"] == "library measured, runtime not probed here", s["php-sodium"]
-assert "--stack php-sodium times it" in s["php-sodium"]["why"], s["php-sodium"]
+assert s["php-sodium"]["why"] == "its runtime is here; pwtune recommend --stack php-sodium times it", s["php-sodium"]
 assert s["python-pynacl"]["how"] == "library measured, runtime not installed here", s["python-pynacl"]
 assert s["python-pynacl"]["why"] == "not installed: %s/probe.py not found" % sys.argv[2], s["python-pynacl"]
 assert "POST the result to" in s["python-pynacl"]["snippet"], s["python-pynacl"]["snippet"]
 PY
+expect_status 0 "from cold, the quick profile, as text" -- env PATH="$TMP/bin:$PATH" \
+	PWTUNE_PROBE_DIR="$TMP/pd" "$PWTUNE" recommend --target-ms 40 \
+	--profile quick --memory-max 64MiB --floor none -q
+expect_stdout "... the table says php is here, and how to time it" \
+	"php                  libargon2 not measured yet; its runtime is here; pwtune recommend --stack php times it"
+expect_stdout "... and that python-pynacl's is not" \
+	"(not installed: $TMP/pd/probe.py not found)"
 finish

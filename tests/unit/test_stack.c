@@ -673,7 +673,11 @@ TEST(default_and_library_only_stacks)
 	ASSERT_UEQ(a.t, b.t);
 	/* PHP stands on libargon2, which this model has not measured. */
 	ASSERT_EQ(stack_recommend(&mdl, "php", &q, &a, err, sizeof(err)), -1);
-	ASSERT_STR_CONTAINS(err, "libargon2");
+	ASSERT_STR_CONTAINS(err, "php stands on libargon2, which");
+	/* Go has its own code: sized on that curve, not standing on it. */
+	ASSERT_EQ(stack_recommend(&mdl, "go", &q, &a, err, sizeof(err)), -1);
+	ASSERT_STR_CONTAINS(err, "go is sized on the libargon2 curve "
+	    "(corrected for its own code)");
 	ASSERT_EQ(stack_recommend(&mdl, "cobol", &q, &a, err, sizeof(err)),
 	    -1);
 	ASSERT_STR_CONTAINS(err, "no such stack");
