@@ -46,7 +46,9 @@ DESTDIR ?=
 
 all: build
 
-# install_missing PACKAGES...: apt-get install what dpkg does not have.
+# install_missing PACKAGES, SHELL-SNIPPET, HINT: apt-get install what dpkg
+# does not have (the snippet may add to $$missing; HINT, when not root,
+# follows the command to run).
 define install_missing
 	@missing=""; \
 	for p in $(1); do \
@@ -59,6 +61,7 @@ define install_missing
 		echo "pwtune needs these Debian packages:$$missing"; \
 		echo "install them with:"; \
 		echo "  sudo apt-get update && sudo apt-get install -y$$missing"; \
+		$(if $(3),echo "$(3)";) \
 		exit 1; \
 	fi; \
 	echo "installing:$$missing"; \
@@ -97,7 +100,9 @@ PROBE_NODE_DIR := engine/probes/node
 stack-deps:
 	$(call install_missing,$(STACK_PACKAGES),\
 	command -v node >/dev/null 2>&1 || missing="$$missing nodejs"; \
-	command -v npm >/dev/null 2>&1 || missing="$$missing npm";)
+	command -v npm >/dev/null 2>&1 || missing="$$missing npm";,\
+	(these are the client runtimes pwtune times: make run STACKS=no \
+	runs without installing them))
 	@if [ ! -f $(PROBE_NODE_DIR)/node_modules/argon2/package.json ] || \
 	   ! cmp -s $(PROBE_NODE_DIR)/package-lock.json \
 	     $(PROBE_NODE_DIR)/node_modules/.pwtune-lock 2>/dev/null; then \
@@ -106,7 +111,9 @@ stack-deps:
 		cp package-lock.json node_modules/.pwtune-lock; \
 	fi
 
-probe-deps: deps stack-deps
+# After deps (make -j too): one apt-get at a time.
+probe-deps: deps
+	@$(MAKE) --no-print-directory stack-deps
 
 build: deps-build
 	cmake -S . -B $(BUILD) -DWERROR=ON

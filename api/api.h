@@ -291,7 +291,8 @@ json_t	*api_stack_snippets(const struct model *m, const struct tune_query *q,
 /*
  * A value as given, for a message: printable ASCII only (any other byte
  * '?', so that it is always valid UTF-8 and safe on a terminal), its
- * first 60 bytes then "...", into buf (len 64 or more holds it all).
+ * first 60 bytes then "...", into buf (len 64 or more holds that; a
+ * smaller buf holds less, and "..." still says it was cut).
  */
 void	 api_shown(const char *v, char *buf, size_t len);
 

@@ -197,16 +197,20 @@ api_shown(const char *v, char *buf, size_t len)
 {
 	size_t	i, n = 0;
 
-	for (i = 0; v[i] != '\0' && n + 4 < len; i++) {
-		if (i == 60) {
-			memcpy(buf + n, "...", 3);
-			n += 3;
+	if (len == 0)
+		return;
+	for (i = 0; v[i] != '\0'; i++) {
+		/* Cut (at 60 bytes, or for room): said so, when it fits. */
+		if (i == 60 || n + 4 >= len) {
+			if (n + 4 <= len) {
+				memcpy(buf + n, "...", 3);
+				n += 3;
+			}
 			break;
 		}
 		buf[n++] = v[i] >= 0x20 && v[i] < 0x7f ? v[i] : '?';
 	}
-	if (len > 0)
-		buf[n] = '\0';
+	buf[n] = '\0';
 }
 
 /* ", not V" after why: the value as given (api_shown), or "empty". */

@@ -689,6 +689,7 @@ rec_stacks_unprobed(struct model *m)
 		snprintf(st.name, sizeof(st.name), "%s", all[i].name);
 		st.how = MODEL_STACK_LIBRARY;
 		st.c = 1;
+		why[0] = '\0';
 		rc = probe_resolve(&all[i], dir, path, sizeof(path), why,
 		    sizeof(why));
 		if (rc == -2)

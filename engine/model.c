@@ -392,9 +392,11 @@ model_loo_text(const struct model *m, char *buf, size_t len)
 	label[0] = '\0';
 	if (m->ncurves > 1 && w != NULL)
 		model_curve_label(w, label, sizeof(label));
+	/* The worst of the curve named, so that the two agree. */
 	snprintf(buf, len, "leave-one-out error median %.1f %%, worst %.1f "
-	    "%%%s%s%s", 100 * m->loo_median, 100 * m->loo_worst,
-	    label[0] ? " (the " : "", label, label[0] ? " curve)" : "");
+	    "%%%s%s%s", 100 * m->loo_median, 100 * (label[0] ? w->loo_worst :
+	    m->loo_worst), label[0] ? " (the " : "", label, label[0] ?
+	    " curve)" : "");
 }
 
 /*

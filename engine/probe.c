@@ -116,8 +116,13 @@ probe_path_trusted(const char *path, char *why, size_t whylen)
 {
 	struct stat	sb;
 
-	if (stat(path, &sb) == -1)
-		return errno == ENOENT ? 0 : -1;
+	if (stat(path, &sb) == -1) {
+		if (errno == ENOENT)
+			return 0;
+		snprintf(why, whylen, "refused: %s: %s", path,
+		    strerror(errno));
+		return -1;
+	}
 	if ((sb.st_uid != 0 && sb.st_uid != geteuid()) ||
 	    (sb.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
 		snprintf(why, whylen, "refused: %s is %s", path,

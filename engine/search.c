@@ -480,8 +480,14 @@ search_target(const struct tune_query *q, const struct search_opts *o,
 		    o->samples : SEARCH_SAMPLES, &r->a.predicted_p50_ms, err,
 		    errlen)) < 0)
 			rc = -1;
-		else
+		else {
 			search_fill(s, mm, tt, med, r->a.predicted_p50_ms);
+			/* The floor's least work: in the band or not. */
+			r->in_band = med <= SEARCH_BAND_HI * q->target_ms &&
+			    med >= SEARCH_BAND_LO * q->target_ms;
+			r->stop = r->in_band ? SEARCH_IN_BAND :
+			    SEARCH_AT_GRAIN;
+		}
 	}
 	if (rc >= 0) {
 		r->a.met = r->a.predicted_ms <= q->target_ms;

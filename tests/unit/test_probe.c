@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -464,6 +465,20 @@ TEST(a_probe_others_can_change_is_refused)
 	ASSERT(chmod(dir, 01777) == 0);
 	ASSERT_EQ(probe_run(stack_find("libsodium"), dir, &pt, 1, &o, &r), -1);
 	ASSERT_STR_CONTAINS(r.why, "refused");
+	/* A directory that cannot be looked at (under a file): refused,
+	   and says why. */
+	{
+		char	sub[160], w[160], got[PATH_MAX];
+
+		snprintf(sub, sizeof(sub), "%s/probe-c/sub", dir);
+		memset(w, 'x', sizeof(w));
+		ASSERT(chmod(dir, 0700) == 0);
+		ASSERT_EQ(probe_resolve(stack_find("libsodium"), sub, got,
+		    sizeof(got), w, sizeof(w)), -2);
+		ASSERT(memchr(w, '\0', sizeof(w)) != NULL);
+		ASSERT_STR_CONTAINS(w, "refused: ");
+		ASSERT_STR_CONTAINS(w, "Not a directory");
+	}
 	/* Ours, and no one else's: it runs. */
 	ASSERT(chmod(dir, 0700) == 0);
 	ASSERT_EQ(probe_run(stack_find("libsodium"), dir, &pt, 1, &o, &r), 0);
