@@ -289,11 +289,14 @@ json_t	*api_stack_answer_json(const struct model *m, const char *name,
 json_t	*api_stack_snippets(const struct model *m, const struct tune_query *q,
 	    const struct tune_answer *fallback, const char *for_stack);
 /*
- * A value as given, for a message: printable ASCII only (any other byte
- * '?', so that it is always valid UTF-8 and safe on a terminal), its
- * first 60 bytes then "...", into buf (len 64 or more holds that; a
+ * A value as given, for a message: its first API_SHOWN_MAX bytes then
+ * "...", printable ASCII as it is and any other byte (a control, a byte
+ * of UTF-8, a backslash) as \xHH, so that it is always valid UTF-8, safe
+ * on a terminal and unambiguous; into buf (API_SHOWN_LEN holds it all; a
  * smaller buf holds less, and "..." still says it was cut).
  */
+#define API_SHOWN_MAX	60
+#define API_SHOWN_LEN	(4 * API_SHOWN_MAX + 4)
 void	 api_shown(const char *v, char *buf, size_t len);
 
 /* The stack the answer a holds for ("libsodium", "libargon2"). */

@@ -195,20 +195,31 @@ api_query_value(const char *k, const char *v, struct tune_query *tq,
 void
 api_shown(const char *v, char *buf, size_t len)
 {
-	size_t	i, n = 0;
+	static const char	hex[] = "0123456789abcdef";
+	unsigned char		c;
+	size_t			i, n = 0, need;
 
 	if (len == 0)
 		return;
 	for (i = 0; v[i] != '\0'; i++) {
+		c = (unsigned char)v[i];
+		need = c >= 0x20 && c < 0x7f && c != '\\' ? 1 : 4;
 		/* Cut (at 60 bytes, or for room): said so, when it fits. */
-		if (i == 60 || n + 4 >= len) {
+		if (i == API_SHOWN_MAX || n + need + 3 >= len) {
 			if (n + 4 <= len) {
 				memcpy(buf + n, "...", 3);
 				n += 3;
 			}
 			break;
 		}
-		buf[n++] = v[i] >= 0x20 && v[i] < 0x7f ? v[i] : '?';
+		if (need == 1)
+			buf[n++] = (char)c;
+		else {
+			buf[n++] = '\\';
+			buf[n++] = 'x';
+			buf[n++] = hex[c >> 4];
+			buf[n++] = hex[c & 15];
+		}
 	}
 	buf[n] = '\0';
 }
@@ -217,7 +228,7 @@ api_shown(const char *v, char *buf, size_t len)
 static void
 api_query_shown(char *why, size_t whylen, const char *v)
 {
-	char	shown[72];
+	char	shown[API_SHOWN_LEN];
 	size_t	n = strlen(why);
 
 	api_shown(v, shown, sizeof(shown));
@@ -241,7 +252,7 @@ api_parse_query(struct MHD_Connection *c, struct tune_query *tq,
 	struct query_arg	 q;
 	size_t			 i, j, used = 0;
 	const char		*k, *v;
-	char			 why[240];
+	char			 why[160 + API_SHOWN_LEN];
 	int			 have_target = 0;
 
 	memset(&q, 0, sizeof(q));

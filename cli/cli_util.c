@@ -88,7 +88,7 @@ int
 cli_bad_value(const char *cmd, const char *flag, const char *given,
     const char *allowed)
 {
-	char	shown[80];
+	char	shown[API_SHOWN_LEN];
 
 	if (given == NULL)
 		return cli_usage_error(cmd, "%s needs a value: %s", flag,
@@ -137,7 +137,7 @@ cli_flag_log2(const char *cmd, const char *flag, const char *v,
 	    "(log2 of KiB: 16 is 64 MiB)";
 	uint64_t		size;
 	uint32_t		n;
-	char			shown[80];
+	char			shown[API_SHOWN_LEN];
 
 	if (v != NULL && cli_parse_u32(v, 3, 32, &n) == 0) {
 		/* 2^32 KiB is one more than Argon2 takes: its cap. */

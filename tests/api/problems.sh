@@ -139,9 +139,10 @@ problem 400 bad-parameter target_ms "no target_ms" GET "$R?percentile=95"
 SAYS=("known: target_ms")
 problem 400 bad-parameter m "an unknown parameter" GET "$R?target_ms=250&m=65536"
 # The value echoed is printable ASCII, at most 60 bytes of it: a control
-# byte or one of a UTF-8 character is '?', a long value is cut.
-SAYS=("from 1 to 600000, not 1????")
-problem 400 bad-parameter target_ms "target_ms with ESC and UTF-8" GET "$R?target_ms=1%1b%c3%a9%ff"
+# byte, one of a UTF-8 character or a backslash is \xHH (a '?' stays
+# itself), a long value is cut.
+SAYS=("from 1 to 600000, not 1\\x1b\\xc3\\xa9\\xff?\\x5c")
+problem 400 bad-parameter target_ms "target_ms with ESC, UTF-8, ? and \\" GET "$R?target_ms=1%1b%c3%a9%ff%3f%5c"
 SAYS=(", not $(printf '9%.0s' $(seq 60))...")
 problem 400 bad-parameter target_ms "target_ms of 100 digits" GET "$R?target_ms=$(printf '9%.0s' $(seq 100))"
 

@@ -34,6 +34,10 @@ bad_value verify "pwtune verify: --backend must be auto, libargon2 or libsodium,
 	"$P" verify --backend openssl '$argon2id$v=19$m=8,t=1,p=1$c29tZXNhbHQ$aGFzaGhhc2g'
 bad_value recommend "pwtune recommend: --target-ms must be a whole number from 1 to 600000 (milliseconds), not 250ms" -- \
 	"$P" recommend --target-ms 250ms --from "$RUN"
+# A value with control bytes, UTF-8 and a backslash: shown as \xHH, so
+# that the terminal is safe and '?' stays a '?'.
+bad_value recommend 'pwtune recommend: --target-ms must be a whole number from 1 to 600000 (milliseconds), not 1\x1b[31m\xc3\xa9?\x5c' -- \
+	"$PWTUNE" recommend --target-ms $'1\x1b[31m\xc3\xa9?\\'
 bad_value recommend "pwtune recommend: --percentile must be 50, 95 or 99, not 90" -- \
 	"$P" recommend --target-ms 250 --percentile 90 --from "$RUN"
 bad_value recommend "pwtune recommend: --memory-max must be a size such as 64MiB or 1GiB (a bare number is KiB), from 1 KiB to 1024 GiB, not 2TiB" -- \
