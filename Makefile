@@ -61,7 +61,7 @@ define install_missing
 		echo "pwtune needs these Debian packages:$$missing"; \
 		echo "install them with:"; \
 		echo "  sudo apt-get update && sudo apt-get install -y$$missing"; \
-		$(if $(3),echo "$(3)";) \
+		$(if $(3),echo "$(strip $(3))";) \
 		exit 1; \
 	fi; \
 	echo "installing:$$missing"; \

@@ -291,9 +291,9 @@ json_t	*api_stack_snippets(const struct model *m, const struct tune_query *q,
 /*
  * A value as given, for a message: its first API_SHOWN_MAX bytes then
  * "...", printable ASCII as it is and any other byte (a control, a byte
- * of UTF-8, a backslash) as \xHH, so that it is always valid UTF-8, safe
- * on a terminal and unambiguous; into buf (API_SHOWN_LEN holds it all; a
- * smaller buf holds less, and "..." still says it was cut).
+ * of UTF-8, a backslash) as \xHH, so that it is always valid UTF-8 and
+ * safe on a terminal; into buf (API_SHOWN_LEN holds it all; a smaller
+ * buf holds less, and "..." says it was cut when len is 4 or more).
  */
 #define API_SHOWN_MAX	60
 #define API_SHOWN_LEN	(4 * API_SHOWN_MAX + 4)

@@ -252,7 +252,8 @@ api_parse_query(struct MHD_Connection *c, struct tune_query *tq,
 	struct query_arg	 q;
 	size_t			 i, j, used = 0;
 	const char		*k, *v;
-	char			 why[160 + API_SHOWN_LEN];
+	/* A value's reason (at most 73 bytes) and ", not V"; or 130 bytes. */
+	char			 why[160 + API_SHOWN_LEN], key[API_SHOWN_LEN];
 	int			 have_target = 0;
 
 	memset(&q, 0, sizeof(q));
@@ -265,8 +266,10 @@ api_parse_query(struct MHD_Connection *c, struct tune_query *tq,
 		    "parameters", NULL, 0);
 		return -1;
 	}
+	/* A key the client made up is echoed as api_shown shows it. */
 	if (q.nul != NULL) {
-		api_fail(rep, PROB_BAD_PARAM, q.nul, "contains a NUL "
+		api_shown(q.nul, key, sizeof(key));
+		api_fail(rep, PROB_BAD_PARAM, key, "contains a NUL "
 		    "byte", NULL, 0);
 		return -1;
 	}
@@ -281,6 +284,8 @@ api_parse_query(struct MHD_Connection *c, struct tune_query *tq,
 			    "target_ms, percentile, concurrency, memory_max, "
 			    "parallelism, variant, backend, floor, objective, "
 			    "scope, stack)");
+			api_shown(k, key, sizeof(key));
+			k = key;
 			goto bad;
 		}
 		for (j = 0; j < i; j++)

@@ -704,6 +704,7 @@ rec_stacks_unprobed(struct model *m)
 			    "pwtune recommend --stack %s times it",
 			    all[i].name);
 		}
+		probe_clean(st.why);	/* a path and strerror: shown */
 		model_stack_set(m, &st);
 	}
 }

@@ -67,6 +67,10 @@ rec_search_why(const struct search_result *r)
 	case SEARCH_AT_GRAIN:
 		return "under 90 % of the target: the next MiB of m or pass "
 		    "of t would be over it";
+	case SEARCH_AT_FLOOR:
+		return "under 90 % of the target: the floor's least work, "
+		    "measured again (nothing within the target was found "
+		    "before)";
 	default:
 		return "under 90 % of the target: no step landed within "
 		    "90-100 % before the steps ran out (the host's noise); "

@@ -323,7 +323,7 @@ probe_child(const char *path, char *const argv[], int out, int err,
  * (C0, DEL, C1) and bytes that are not well-formed UTF-8 (a character cut
  * by a bound among them) become '?'.
  */
-static void
+void
 probe_clean(char *s)
 {
 	unsigned char	*u = (unsigned char *)s;

@@ -142,6 +142,12 @@ int	 probe_runnable(pid_t pid);
  */
 uint64_t probe_rss_allowance(const struct stack_def *sd);
 
+/*
+ * s made safe to log and to answer with, in place: control characters
+ * (C0, DEL, C1) and bytes that are not well-formed UTF-8 become '?'.
+ */
+void	 probe_clean(char *s);
+
 /* "ok", "not installed", "skipped", "timeout", ... */
 const char *probe_status_name(enum probe_status s);
 

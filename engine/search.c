@@ -399,7 +399,7 @@ const char *
 search_stop_name(enum search_stop st)
 {
 	static const char *const names[] = {
-		"in band", "memory cap", "grain", "out of steps"
+		"in band", "memory cap", "grain", "out of steps", "floor"
 	};
 
 	return (size_t)st < sizeof(names) / sizeof(names[0]) ? names[st] :
@@ -486,7 +486,7 @@ search_target(const struct tune_query *q, const struct search_opts *o,
 			r->in_band = med <= SEARCH_BAND_HI * q->target_ms &&
 			    med >= SEARCH_BAND_LO * q->target_ms;
 			r->stop = r->in_band ? SEARCH_IN_BAND :
-			    SEARCH_AT_GRAIN;
+			    SEARCH_AT_FLOOR;
 		}
 	}
 	if (rc >= 0) {

@@ -49,8 +49,10 @@ enum search_stop {
 	SEARCH_IN_BAND,		/* within [SEARCH_BAND_LO, SEARCH_BAND_HI] */
 	SEARCH_AT_CAP,		/* under: m at its cap, t + 1 over the target */
 	SEARCH_AT_GRAIN,	/* under: m's next MiB or t's next pass over */
-	SEARCH_OUT_OF_STEPS	/* under: no step landed in the band before
+	SEARCH_OUT_OF_STEPS,	/* under: no step landed in the band before
 				   the steps or the time ran out (noise) */
+	SEARCH_AT_FLOOR		/* the floor's least work: nothing less is
+				   admissible, nothing more was measured */
 };
 
 struct search_result {
@@ -76,7 +78,7 @@ struct search_result {
 int	 search_target(const struct tune_query *q, const struct search_opts *o,
 	    struct search_result *r, char *err, size_t errlen);
 
-/* "in band", "memory cap", "grain" or "out of steps". */
+/* "in band", "memory cap", "grain", "out of steps" or "floor". */
 const char *search_stop_name(enum search_stop s);
 
 /* The percentile pct (50, 95, 99) of n samples as search_target takes it;

@@ -138,6 +138,9 @@ SAYS=("is required" "from 1 to 600000")
 problem 400 bad-parameter target_ms "no target_ms" GET "$R?percentile=95"
 SAYS=("known: target_ms")
 problem 400 bad-parameter m "an unknown parameter" GET "$R?target_ms=250&m=65536"
+# A key the client made up is echoed as a value is: \xHH for a control.
+SAYS=("known: target_ms")
+problem 400 bad-parameter 'a\x1bb' "an unknown parameter with ESC in its name" GET "$R?target_ms=250&a%1bb=1"
 # The value echoed is printable ASCII, at most 60 bytes of it: a control
 # byte, one of a UTF-8 character or a backslash is \xHH (a '?' stays
 # itself), a long value is cut.
