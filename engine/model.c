@@ -896,7 +896,26 @@ model_judge(const struct report *rep, struct model *m)
 		judge_add(m, "%zu of %zu points flagged noisy (over a third): "
 		    "the host was busy or the spread wide", m->nnoisy,
 		    m->npoints);
-	if (m->quality == MODEL_QUALITY_GOOD)
+	if (m->quality == MODEL_QUALITY_GOOD && m->ncurves > 1 &&
+	    c->loo_n > 0) {
+		const struct model_curve	*w = model_loo_worst_curve(m);
+		char				 wl[64];
+
+		/* The curve that decides, and a worse one beside it. */
+		model_curve_label(w, wl, sizeof(wl));
+		if (w != c)
+			snprintf(m->quality_why, sizeof(m->quality_why),
+			    "fitted on %zu points, leave-one-out error up to "
+			    "%.1f %% on the %s curve that decides (%.1f %% on "
+			    "the %s curve), %zu noisy", m->npoints -
+			    m->naside, 100 * c->loo_worst, label,
+			    100 * w->loo_worst, wl, m->nnoisy);
+		else
+			snprintf(m->quality_why, sizeof(m->quality_why),
+			    "fitted on %zu points, leave-one-out error up to "
+			    "%.1f %% (the %s curve), %zu noisy", m->npoints -
+			    m->naside, 100 * c->loo_worst, label, m->nnoisy);
+	} else if (m->quality == MODEL_QUALITY_GOOD)
 		snprintf(m->quality_why, sizeof(m->quality_why), "fitted on "
 		    "%zu points, leave-one-out error up to %.1f %%, %zu "
 		    "noisy", m->npoints - m->naside, 100 * m->loo_worst,

@@ -167,6 +167,11 @@ TEST(model_quality_verdict)
 		ASSERT_STR_CONTAINS(text, "(the libargon2 argon2id p = 1 "
 		    "curve)");
 	}
+	/* A good verdict's figure is the deciding curve's, and says so. */
+	ASSERT_STR_CONTAINS(mdl.quality_why, "on the libsodium argon2id p = "
+	    "1 curve that decides (");
+	ASSERT_STR_CONTAINS(mdl.quality_why, "on the libargon2 argon2id p = "
+	    "1 curve)");
 	report_release(&rep);
 	/* The same off by libsodium: poor, the curve named. */
 	small_report(&rep, 0);
