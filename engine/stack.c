@@ -173,13 +173,9 @@ stack_how_text(const struct model_stack *st)
 int
 stack_how_measured(const struct model_stack *st)
 {
-	const struct stack_def	*sd;
+	const char	*how = stack_how_text(st);
 
-	if (st == NULL)
-		return 0;
-	if (st->how != MODEL_STACK_LIBRARY)
-		return 1;
-	return (sd = stack_find(st->name)) != NULL && stack_is_library(sd);
+	return strncmp(how, "library measured, ", 18) != 0;
 }
 
 static int
