@@ -283,6 +283,7 @@ if wait_log "checking 800 ms" 60; then
 	fi
 else
 	bad "the 800 ms question was never checked"
+	stop_daemon	# not left running beside the next one (and the suite)
 fi
 
 # 6. The memory as it is now: a question asked twice while busy loops
