@@ -42,9 +42,10 @@ rec_search_json(const struct search_result *r)
 		return NULL;
 	api_answer_vocab(j);	/* the API's names, as --db and the daemon */
 	json_object_set_new(j, "search", json_pack("{s:f, s:f, s:i, s:i, "
-	    "s:i, s:f, s:f, s:b, s:s, s:b}", "measured_ms", r->a.predicted_ms,
-	    "measured_p50_ms", r->a.predicted_p50_ms,
-	    "samples", (json_int_t)r->samples, "hashes", (json_int_t)r->hashes,
+	    "s:i, s:i, s:f, s:f, s:b, s:s, s:b}", "measured_ms",
+	    r->a.predicted_ms, "measured_p50_ms", r->a.predicted_p50_ms,
+	    "samples", (json_int_t)r->samples, "samples_near",
+	    (json_int_t)r->near, "hashes", (json_int_t)r->hashes,
 	    "steps", (json_int_t)r->steps, "uncertainty", r->uncertainty,
 	    "seconds", r->seconds, "in_band", r->in_band, "stopped",
 	    r->a.met ? search_stop_name(r->stop) : "over the target",
@@ -58,12 +59,17 @@ rec_search_why(const struct search_result *r)
 {
 	if (!r->a.met)
 		return "over the target";
+	if (r->in_band && r->stop == SEARCH_OUT_OF_STEPS)
+		return "within 90-100 % of the target by the last hashes, "
+		    "which ran out before its p95 was known to 5 % (the "
+		    "host's noise: the uncertainty above says how sure)";
 	if (r->in_band)
 		return "within 90-100 % of the target";
 	switch (r->stop) {
 	case SEARCH_AT_CAP:
 		return "under 90 % of the target: m is at its memory cap, "
-		    "and one more pass of t would be over the target";
+		    "and one more pass of t would be over 97.5 % of the "
+		    "target";
 	case SEARCH_AT_GRAIN:
 		return "under 90 % of the target: the next MiB of m or pass "
 		    "of t would be over it";
@@ -72,9 +78,9 @@ rec_search_why(const struct search_result *r)
 		    "measured again (nothing within the target was found "
 		    "before)";
 	default:
-		return "under 90 % of the target: no step landed within "
-		    "90-100 % before the steps ran out (the host's noise); "
-		    "the most work measured within it";
+		return "under 90 % of the target: the hashes ran out before "
+		    "the search settled (the host's noise); where the last "
+		    "of them put the answer";
 	}
 }
 
@@ -95,9 +101,10 @@ rec_search_print(const struct search_result *r)
 	    (unsigned)a->t, (unsigned)a->p);
 	printf("  PHC prefix:  %s\n", a->phc_prefix);
 	printf("  Measured:    %.1f ms at p%d (+- %.1f %%), %.1f ms median, "
-	    "%zu hashes at these parameters%s\n", a->predicted_ms,
-	    a->percentile, 100 * r->uncertainty, a->predicted_p50_ms,
-	    r->samples, r->noisy ? " (the host was busy: noisy)" : "");
+	    "from %zu hashes within 15 %% of m (%zu within 5 %%)%s\n",
+	    a->predicted_ms, a->percentile, 100 * r->uncertainty,
+	    a->predicted_p50_ms, r->samples, r->near, r->noisy ?
+	    " (the host was busy: noisy)" : "");
 	printf("  Search:      %zu hashes in %zu steps, %.1f s; %s\n",
 	    r->hashes, r->steps, r->seconds, rec_search_why(r));
 	printf("  Capacity:    %.1f hashes per second with %u at once\n",

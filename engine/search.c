@@ -15,6 +15,9 @@
 #define SEARCH_CV_GUESS		0.03	/* before the answer's own samples */
 #define SEARCH_BUDGET_X		6	/* the steps stop after 6 x the target */
 #define SEARCH_BUDGET_S		3	/* ... + 3 s */
+#define SEARCH_STEP_X		1.12	/* a step moves m this much at most */
+#define SEARCH_PASS_AIM		0.975	/* one more pass at the cap: up to this */
+#define SEARCH_UNC		0.05	/* of the percentile, enough to stop */
 
 struct search_run {
 	const struct tune_query		*q;
@@ -26,6 +29,8 @@ struct search_run {
 	double				 z;
 	double				 pooled[MEASURE_SAMPLES_MAX];
 	size_t				 npooled;
+	struct search_sample		 hist[MEASURE_SAMPLES_MAX];
+	size_t				 nhist;	/* every sample kept */
 };
 
 static double
@@ -116,8 +121,14 @@ search_guess(const struct search_run *s, double aim, double rate,
 			break;
 		t = lo;
 	}
+	/*
+	 * At the cap, a pass is a step of 1 / t: one more while it stays
+	 * within SEARCH_PASS_AIM of the target, short of SEARCH_AIM as it may
+	 * be (a pass that lands the percentile at 97 % is in the band).
+	 */
 	if (fit >= s->cap) {
-		while (t < TUNE_T_MAX && rate * s->cap * (t + 1) <= aim)
+		while (t < TUNE_T_MAX && rate * s->cap * (t + 1) <= aim *
+		    SEARCH_PASS_AIM / SEARCH_AIM)
 			t++;
 	}
 	*m_out = (uint32_t)fit;
@@ -166,6 +177,12 @@ search_measure(struct search_run *s, uint32_t m_kib, uint32_t t,
 		for (i = 0; i < mr.nsamples &&
 		    s->npooled < MEASURE_SAMPLES_MAX; i++)
 			s->pooled[s->npooled++] = mr.samples[i];
+		for (i = 0; i < mr.nsamples &&
+		    s->nhist < MEASURE_SAMPLES_MAX; i++) {
+			s->hist[s->nhist].m_kib = m_kib;
+			s->hist[s->nhist].t = t;
+			s->hist[s->nhist++].ms = mr.samples[i];
+		}
 		s->r->noisy |= mr.noisy;
 	}
 	measure_result_release(&mr);
@@ -196,6 +213,7 @@ search_full(struct search_run *s, uint32_t m_kib, uint32_t t, size_t n,
 		return -1;
 	est = search_percentile(s->pooled, s->npooled, s->q->percentile, &unc);
 	s->r->samples = s->npooled;
+	s->r->near = s->npooled;
 	s->r->uncertainty = unc;
 	return est;
 }
@@ -275,32 +293,64 @@ search_closest(const struct search_run *s, uint32_t *m_out, uint32_t *t_out)
 	return best >= 0;
 }
 
-/* The best answer measured so far: the most work within the target. */
-struct search_best {
-	struct tune_answer	a;
-	size_t			samples;
-	double			uncertainty;
-	int			noisy, set;
-};
-
-static void
-search_keep(const struct search_run *s, struct search_best *b)
+/*
+ * A pass's time is linear in its memory: within 15 % a slope of 0.9 or 1.1
+ * instead of 1 moves a scaled sample by 1.5 % at most.
+ */
+size_t
+search_pool(const struct search_sample *h, size_t nh, uint32_t m_ref,
+    uint32_t t, double *out, size_t *near)
 {
-	if (s->r->a.predicted_ms > SEARCH_BAND_HI * s->q->target_ms ||
-	    (b->set && (double)b->a.m_kib * b->a.t >=
-	    (double)s->r->a.m_kib * s->r->a.t))
-		return;
-	b->a = s->r->a;
-	b->samples = s->r->samples;
-	b->uncertainty = s->r->uncertainty;
-	b->noisy = s->r->noisy;
-	b->set = 1;
+	size_t	i, n = 0;
+	double	x;
+
+	*near = 0;
+	for (i = 0; i < nh; i++) {
+		if (h[i].t != t || h[i].m_kib == 0)
+			continue;
+		x = (double)m_ref / h[i].m_kib;
+		if (x > SEARCH_POOL_X || x < 1 / SEARCH_POOL_X)
+			continue;
+		out[n++] = h[i].ms * x;
+		if (x <= SEARCH_NEAR_X && x >= 1 / SEARCH_NEAR_X)
+			(*near)++;
+	}
+	return n;
+}
+
+/* The percentile at (m, t) from the pool there; *n its samples. */
+static double
+search_pooled(struct search_run *s, uint32_t m, uint32_t t, double *median,
+    double *unc, size_t *n, size_t *near)
+{
+	double	est;
+
+	*n = search_pool(s->hist, s->nhist, m, t, s->pooled, near);
+	if (*n == 0) {
+		*median = 0;
+		*unc = 1;
+		return 0;
+	}
+	qsort(s->pooled, *n, sizeof(*s->pooled), search_cmp);
+	est = search_percentile(s->pooled, *n, s->q->percentile, unc);
+	*median = stats_percentile(s->pooled, *n, 50);
+	/* Too few for a spread: the usual one, not the floor's 1 %. */
+	if (*n < 3 && est < *median * (1 + s->z * SEARCH_CV_GUESS))
+		est = *median * (1 + s->z * SEARCH_CV_GUESS);
+	return est;
 }
 
 /*
- * One hash at the first guess, then full measurements moving m by the
- * measured ratio. Returns 0 with the answer in s->r, 1 when nothing
- * admissible was measured within the target, -1 on a failure.
+ * One round (k hashes) at a time, each at the answer the samples so far
+ * give: the samples within 15 % of a candidate m (at its t) are scaled to
+ * it and pooled, the percentile taken from the pool, and the next m is the
+ * one that percentile puts at SEARCH_AIM of the target. The search stops
+ * when the candidate is where the last round was hashed (within 5 %), the
+ * pool there holds the samples asked for, and the percentile is known to
+ * SEARCH_UNC (or the pool holds twice the samples). The answer is that
+ * candidate; its samples were all taken within 15 % of it, most within 5 %.
+ * Returns 0 with the answer in s->r, 1 when nothing admissible was
+ * measured within the target, -1 on a failure.
  */
 static int
 search_loop(struct search_run *s, double rate, char *err, size_t errlen)
@@ -308,90 +358,85 @@ search_loop(struct search_run *s, double rate, char *err, size_t errlen)
 	const double		target = s->q->target_ms;
 	size_t			n = s->o->samples ? s->o->samples :
 				    SEARCH_SAMPLES;
-	struct search_best	best;
-	enum search_stop	stop = SEARCH_OUT_OF_STEPS;
-	uint32_t		m, t, m2, t2, pm = 0, pt = 0;
-	double			est, med, infl = 1 + s->z * SEARCH_CV_GUESS;
-	double			pest = 0, slope, want, aim;
+	size_t			rounds = 0, np, near;
+	uint32_t		m, t, m2 = 0, t2 = 0;
+	int			settled = 1;
+	double			est, med, unc, infl = 1 + s->z * SEARCH_CV_GUESS;
 	double			deadline = measure_now() + SEARCH_BUDGET_X *
 				    target / 1000 + SEARCH_BUDGET_S;
-	size_t			step;
 
-	memset(&best, 0, sizeof(best));
 	if (!search_guess(s, SEARCH_AIM * target / infl, rate, &m, &t))
 		return 1;
-	if (search_measure(s, m, t, 1, 0, &med, err, errlen) == -1)
-		return -1;
-	rate = med / ((double)m * t);
-	if (!search_guess(s, SEARCH_AIM * target / infl, rate, &m, &t))
-		return 1;
-	for (step = 0; step < SEARCH_STEPS_MAX; step++) {
-		if ((est = search_full(s, m, t, n, &med, err, errlen)) < 0)
+	for (;;) {
+		if (search_measure(s, m, t, 1, 1, &med, err, errlen) == -1)
 			return -1;
-		search_fill(s, m, t, est, med);
-		search_keep(s, &best);
-		s->r->in_band = est <= SEARCH_BAND_HI * target &&
-		    est >= SEARCH_BAND_LO * target;
-		if (s->r->in_band) {
-			s->r->stop = SEARCH_IN_BAND;
-			return 0;
+		rounds++;
+		/* Where the samples at m put the answer. */
+		est = search_pooled(s, m, t, &med, &unc, &np, &near);
+		if (!search_guess(s, SEARCH_AIM * target / (est / med),
+		    med / ((double)m * t), &m2, &t2))
+			return 1;	/* nothing admissible fits */
+		if (t2 == t) {
+			est = search_pooled(s, m2, t2, &med, &unc, &np, &near);
+			/* Converged: here, sure, within the target and the
+			   band (or m can move no further). */
+			if (near > 0 && np >= n && (unc <= SEARCH_UNC ||
+			    np >= 2 * n) && (double)m2 / m <= SEARCH_NEAR_X &&
+			    (double)m / m2 <= SEARCH_NEAR_X &&
+			    est <= SEARCH_BAND_HI * target &&
+			    (est >= SEARCH_BAND_LO * target || m2 >= s->cap ||
+			    m2 == m))
+				goto answer;
 		}
-		if (measure_now() > deadline && best.set)
-			break;		/* the best measured within the target */
-		rate = med / ((double)m * t);
-		infl = est / med;
-		aim = SEARCH_AIM * target / infl;
-		/*
-		 * Two full measurements at the same t: the time's own slope in
-		 * m between them (log-log, within [0.7, 1.4]) takes the next
-		 * step, where a proportional one would under- or overshoot.
-		 */
-		if (pm != 0 && pt == t && pm != m && pest > 0) {
-			slope = log(est / pest) / log((double)m / pm);
-			if (!(slope >= 0.7))
-				slope = 0.7;
-			if (slope > 1.4)
-				slope = 1.4;
-			want = m * pow(SEARCH_AIM * target / est, 1 / slope);
-			if (want > 0)
-				rate = aim / (want * t);
-		}
-		pm = m;
-		pt = t;
-		pest = est;
-		if (!search_guess(s, aim, rate, &m2, &t2)) {
-			stop = SEARCH_AT_GRAIN;
+		if (rounds * s->q->k >= SEARCH_HASHES_X * n ||
+		    measure_now() > deadline)
 			break;
-		}
-		if (est > SEARCH_BAND_HI * target &&
-		    (double)m2 * t2 >= (double)m * t) {
-			/* Over, and the guess would not move: a step down. */
-			m2 = m - (m / 32 > MIB_KIB ? m / 32 : MIB_KIB);
-			m2 -= m2 % MIB_KIB;
-			if (m2 < MIB_KIB || search_min_t(s->q, m2) == 0 ||
-			    search_min_t(s->q, m2) > t)
-				break;
-			t2 = t;
-		} else if (m2 == m && t2 == t) {
-			/* Under the band: the cap, or t's and m's grain. */
-			s->r->stop = m >= s->cap ? SEARCH_AT_CAP :
-			    SEARCH_AT_GRAIN;
-			return 0;
-		}
-		else if (best.set && m2 == best.a.m_kib && t2 == best.a.t)
-			break;		/* measured already */
+		/*
+		 * A step of 12 % at most: the next hash pools with this one,
+		 * so that one slow or fast sample cannot swing the search
+		 * between two pools that do not meet.
+		 */
+		if (t2 == t && m2 > m * SEARCH_STEP_X)
+			m2 = (uint32_t)(m * SEARCH_STEP_X);
+		else if (t2 == t && m2 < m / SEARCH_STEP_X)
+			m2 = (uint32_t)(m / SEARCH_STEP_X) + MIB_KIB;
+		m2 -= m2 % MIB_KIB;
 		m = m2;
 		t = t2;
 	}
-	if (!best.set)
+	/*
+	 * Out of rounds or time, unsure: the answer the samples at the last m
+	 * give, their percentile scaled to it (12 % up at most; down as far
+	 * as they say, which keeps it within the target).
+	 */
+	if ((est = search_pooled(s, m, t, &med, &unc, &np, &near)) <= 0)
 		return 1;
-	s->r->a = best.a;
-	s->r->samples = best.samples;
-	s->r->uncertainty = best.uncertainty;
-	s->r->noisy = best.noisy;
-	s->r->in_band = best.a.predicted_ms >= SEARCH_BAND_LO * target;
-	s->r->stop = s->r->in_band ? SEARCH_IN_BAND : best.a.m_kib >=
-	    s->cap ? SEARCH_AT_CAP : stop;
+	if (t2 == t && m2 > m * SEARCH_STEP_X) {
+		m2 = (uint32_t)(m * SEARCH_STEP_X);
+		m2 -= m2 % MIB_KIB;
+	}
+	est *= (double)m2 * t2 / ((double)m * t);
+	med *= (double)m2 * t2 / ((double)m * t);
+	settled = 0;
+answer:
+	search_fill(s, m2, t2, est, med);
+	s->r->samples = np;
+	s->r->near = near;
+	s->r->uncertainty = unc;
+	s->r->in_band = est <= SEARCH_BAND_HI * target &&
+	    est >= SEARCH_BAND_LO * target;
+	if (!settled)
+		s->r->stop = SEARCH_OUT_OF_STEPS;
+	else if (s->r->in_band)
+		s->r->stop = SEARCH_IN_BAND;
+	else if (m2 >= s->cap)
+		s->r->stop = SEARCH_AT_CAP;
+	else if (est < SEARCH_BAND_LO * target &&
+	    search_guess(s, SEARCH_AIM * target / (est / med),
+	    med / ((double)m2 * t2), &m, &t) && m == m2 && t == t2)
+		s->r->stop = SEARCH_AT_GRAIN;
+	else
+		s->r->stop = SEARCH_OUT_OF_STEPS;
 	return 0;
 }
 
@@ -412,7 +457,7 @@ search_target(const struct tune_query *q, const struct search_opts *o,
 {
 	struct search_run	*s;
 	double			 med, t0 = measure_now();
-	uint32_t		 m0, mm = 0, tt = 0;
+	uint32_t		 m0, m1, mm = 0, tt = 0;
 	uint64_t		 cap;
 	int			 rc;
 
@@ -466,6 +511,16 @@ search_target(const struct tune_query *q, const struct search_opts *o,
 	s->mo.warmup_rounds = 1;
 	rc = search_measure(s, m0, 1, 2, 0, &med, err, errlen);
 	s->mo.warmup_rounds = 0;
+	/*
+	 * A hash that fits a cache is faster for its size than the answer's
+	 * will be: one at a quarter of the target, where the target is far,
+	 * gives the first guess its rate.
+	 */
+	m1 = (uint32_t)fmin(q->target_ms / 4 / (med / m0), s->cap);
+	m1 -= m1 % MIB_KIB;
+	if (rc == 0 && m1 >= 4 * m0 && (rc = search_measure(s, m1, 1, 1, 0,
+	    &med, err, errlen)) == 0)
+		m0 = m1;
 	if (rc == 0)
 		rc = search_loop(s, med / m0, err, errlen);
 	if (rc == 1 && r->a.m_kib == 0) {

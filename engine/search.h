@@ -1,22 +1,30 @@
 /*
  * engine/search: one target, measured instead of modelled. What
- * cryptsetup's benchmark does for a keyslot, done for an answer: a short
- * hash to find the host's scale, one hash at the first guess, then rounds
- * at the answer's exact parameters, moving m by the measured ratio until
- * the percentile falls inside [SEARCH_BAND_LO, SEARCH_BAND_HI] of the
- * target (or the memory cap or the floor decides). Two measurements at the
- * same t give the next step by the time's own slope in m between them. The
- * steps stop after 6 x the target + 3 s once an answer within the target
- * was measured: the best such (the most work) is the answer. The answer follows
- * tune's memory-first rule: the smallest t the floor and the client admit,
- * the most memory that fits; t grows only when m reaches its cap.
+ * cryptsetup's benchmark does for a keyslot, done for an answer: a small
+ * hash for the host's scale (and one at a quarter of the target, past the
+ * caches, when the target is far from it), then one round of k hashes at a
+ * time, each at the answer the samples so far give. Every hash counts: the
+ * samples taken at t within 15 % of an m are scaled to it in proportion
+ * to m and pooled, and the pool's percentile puts the next m where it is
+ * SEARCH_AIM of the target (a step moves m by 12 % at most, so that each
+ * hash pools with the last). The search stops when the next m is within
+ * 5 % of the last, the pool there holds the samples asked for (6), its
+ * percentile is within [SEARCH_BAND_LO, SEARCH_BAND_HI] of the target (or
+ * m can move no further) and is known to 5 % (or the pool holds twice the
+ * samples). After SEARCH_HASHES_X x the samples, or 6 x the target + 3 s,
+ * the answer is where the last samples put it (12 % above the last hash at
+ * most), and the result says it stopped out of steps. The answer follows tune's
+ * memory-first rule: the smallest t the floor and the client admit, the
+ * most memory that fits; t grows only when m reaches its cap.
  *
- * The percentile is estimated from the answer's own samples: the median
- * plus z standard deviations (z = 1.645 for p95, 2.326 for p99), the
- * deviation the larger of 1.4826 x the median absolute deviation and the
- * root mean square of the samples above the median (hash times lean
- * right: a slow tail counts), at least SEARCH_CV_MIN of the median. The result says how many hashes the
- * search took and the estimate's relative uncertainty.
+ * The percentile is estimated from the pooled samples: the median plus z
+ * standard deviations (z = 1.645 for p95, 2.326 for p99), the deviation
+ * the larger of 1.4826 x the median absolute deviation and the root mean
+ * square of the samples above the median (hash times lean right: a slow
+ * tail counts), at least SEARCH_CV_MIN of the median. The result says how
+ * many hashes the search took, how many it pooled for the answer (and how
+ * many of them within 5 % of its m) and the estimate's relative
+ * uncertainty.
  */
 #ifndef PWTUNE_SEARCH_H
 #define PWTUNE_SEARCH_H
@@ -31,7 +39,10 @@
 #define SEARCH_AIM		0.95
 #define SEARCH_CV_MIN		0.01
 #define SEARCH_SAMPLES		6	/* at the answer, at least */
-#define SEARCH_STEPS_MAX	6	/* measured guesses past the scale */
+#define SEARCH_HASHES_X		4	/* hashes past the scale: at most this
+					   many times the samples */
+#define SEARCH_POOL_X		1.15	/* samples this near an m pool there */
+#define SEARCH_NEAR_X		1.05	/* ... and count as near it */
 
 struct search_opts {
 	uint64_t	 mem_budget;	/* bytes for k hashes at once */
@@ -49,8 +60,10 @@ enum search_stop {
 	SEARCH_IN_BAND,		/* within [SEARCH_BAND_LO, SEARCH_BAND_HI] */
 	SEARCH_AT_CAP,		/* under: m at its cap, t + 1 over the target */
 	SEARCH_AT_GRAIN,	/* under: m's next MiB or t's next pass over */
-	SEARCH_OUT_OF_STEPS,	/* under: no step landed in the band before
-				   the steps or the time ran out (noise) */
+	SEARCH_OUT_OF_STEPS,	/* the hashes or the time ran out before the
+				   percentile was known (noise): where the
+				   last hashes put the answer, in the band or
+				   not (in_band says) */
 	SEARCH_AT_FLOOR		/* the floor's least work: nothing less is
 				   admissible, nothing more was measured */
 };
@@ -59,7 +72,9 @@ struct search_result {
 	struct tune_answer	a;	/* predicted_ms: the measured percentile */
 	size_t			hashes;		/* hashed in all, warm-ups too */
 	size_t			steps;		/* points measured */
-	size_t			samples;	/* latencies at the answer */
+	size_t			samples;	/* latencies pooled for the answer:
+						   within 15 % of its m */
+	size_t			near;		/* of them, within 5 % */
 	double			seconds;	/* wall time of the search */
 	double			uncertainty;	/* of the percentile, relative */
 	int			in_band;	/* percentile within the band */
@@ -80,6 +95,20 @@ int	 search_target(const struct tune_query *q, const struct search_opts *o,
 
 /* "in band", "memory cap", "grain", "out of steps" or "floor". */
 const char *search_stop_name(enum search_stop s);
+
+/* One hash the search timed. */
+struct search_sample {
+	uint32_t	m_kib, t;
+	double		ms;
+};
+
+/*
+ * The samples of h[0..nh-1] at t within SEARCH_POOL_X of m_ref, each
+ * scaled to m_ref in proportion to m, into out (room for nh). Returns
+ * their number; *near counts those within SEARCH_NEAR_X of m_ref.
+ */
+size_t	 search_pool(const struct search_sample *h, size_t nh,
+	    uint32_t m_ref, uint32_t t, double *out, size_t *near);
 
 /* The percentile pct (50, 95, 99) of n samples as search_target takes it;
    *unc gets its relative uncertainty. */
