@@ -594,6 +594,18 @@ rec_print_stack(const struct model *m, const char *name,
 	json_decref(j);
 }
 
+/* The probe directory: PWTUNE_PROBE_DIR, else the build's or installed. */
+static const char *
+rec_probe_dir(char *where, size_t len)
+{
+	const char	*dir;
+
+	if ((dir = getenv("PWTUNE_PROBE_DIR")) != NULL && dir[0] != '\0')
+		return dir;
+	probe_default_dir(PWTUNE_PROBE_DIR, where, len);
+	return where;
+}
+
 /*
  * From cold (no --from, no --db), with --stack NAME: the stack's probe
  * runs here after the library's points, as the daemon's runner runs it,
@@ -615,10 +627,7 @@ rec_stack_probe(const struct rec_opts *o, struct model *m)
 
 	if (sd == NULL)
 		return;
-	if ((dir = getenv("PWTUNE_PROBE_DIR")) == NULL || dir[0] == '\0') {
-		probe_default_dir(PWTUNE_PROBE_DIR, where, sizeof(where));
-		dir = where;
-	}
+	dir = rec_probe_dir(where, sizeof(where));
 	memset(&st, 0, sizeof(st));
 	snprintf(st.name, sizeof(st.name), "%s", sd->name);
 	st.how = MODEL_STACK_LIBRARY;
@@ -676,10 +685,7 @@ rec_stacks_unprobed(struct model *m)
 	size_t			 n, i;
 	int			 rc;
 
-	if ((dir = getenv("PWTUNE_PROBE_DIR")) == NULL || dir[0] == '\0') {
-		probe_default_dir(PWTUNE_PROBE_DIR, where, sizeof(where));
-		dir = where;
-	}
+	dir = rec_probe_dir(where, sizeof(where));
 	all = stack_catalogue(&n);
 	for (i = 0; i < n; i++) {
 		if (stack_is_library(&all[i]) ||

@@ -173,9 +173,13 @@ stack_how_text(const struct model_stack *st)
 int
 stack_how_measured(const struct model_stack *st)
 {
-	const char	*how = stack_how_text(st);
+	const struct stack_def	*sd;
 
-	return strncmp(how, "library measured, ", 18) != 0;
+	if (st == NULL)
+		return 0;
+	if (st->how != MODEL_STACK_LIBRARY)
+		return 1;
+	return (sd = stack_find(st->name)) != NULL && stack_is_library(sd);
 }
 
 static int
