@@ -101,7 +101,7 @@ rec_search_print(const struct search_result *r)
 	    (unsigned)a->t, (unsigned)a->p);
 	printf("  PHC prefix:  %s\n", a->phc_prefix);
 	printf("  Measured:    %.1f ms at p%d (+- %.1f %%), %.1f ms median, "
-	    "from %zu hashes within 15 %% of m (%zu within 5 %%)%s\n",
+	    "from %zu hashes within 15 %% of this work (%zu within 5 %%)%s\n",
 	    a->predicted_ms, a->percentile, 100 * r->uncertainty,
 	    a->predicted_p50_ms, r->samples, r->near, r->noisy ?
 	    " (the host was busy: noisy)" : "");

@@ -16,8 +16,20 @@
 #define SEARCH_BUDGET_X		6	/* the steps stop after 6 x the target */
 #define SEARCH_BUDGET_S		3	/* ... + 3 s */
 #define SEARCH_STEP_X		1.12	/* a step moves m this much at most */
+#define SEARCH_FIRST_PASS	1.0	/* the first pass's extra, in passes */
 #define SEARCH_PASS_AIM		0.975	/* one more pass at the cap: up to this */
 #define SEARCH_UNC		0.05	/* of the percentile, enough to stop */
+
+/*
+ * A hash's work in KiB-passes: its memory times its passes plus the first
+ * pass's extra (fresh memory's faults and zeroing cost about one more pass
+ * here: docs/BENCHMARKS.md, t = 1 against t = 3). Times scale with it.
+ */
+static double
+search_work(uint32_t m_kib, uint32_t t)
+{
+	return (double)m_kib * (SEARCH_FIRST_PASS + t);
+}
 
 struct search_run {
 	const struct tune_query		*q;
@@ -109,7 +121,7 @@ search_guess(const struct search_run *s, double aim, double rate,
 	double		fit;
 
 	for (i = 0; i < 16; i++) {
-		fit = aim / (rate * t);
+		fit = aim / (rate * (SEARCH_FIRST_PASS + t));
 		if (fit > s->cap)
 			fit = s->cap;
 		fit -= fmod(fit, MIB_KIB);
@@ -127,13 +139,41 @@ search_guess(const struct search_run *s, double aim, double rate,
 	 * be (a pass that lands the percentile at 97 % is in the band).
 	 */
 	if (fit >= s->cap) {
-		while (t < TUNE_T_MAX && rate * s->cap * (t + 1) <= aim *
-		    SEARCH_PASS_AIM / SEARCH_AIM)
+		while (t < TUNE_T_MAX && rate * search_work(s->cap, t + 1) <=
+		    aim * SEARCH_PASS_AIM / SEARCH_AIM)
 			t++;
 	}
 	*m_out = (uint32_t)fit;
 	*t_out = t;
 	return 1;
+}
+
+/* A measure_result from the caller's timer (search_opts.timer). */
+static void
+search_timed(const struct search_run *s, const struct measure_point *pt,
+    const struct measure_opts *mo, struct measure_result *mr)
+{
+	size_t	n = mo->fixed_rounds * pt->k;
+	double	sorted[MEASURE_SAMPLES_MAX];
+
+	mr->pt = *pt;
+	mr->status = MEASURE_FAILED;
+	if (n == 0 || n > MEASURE_SAMPLES_MAX ||
+	    (mr->samples = calloc(n, sizeof(*mr->samples))) == NULL) {
+		snprintf(mr->reason, sizeof(mr->reason), "no room for %zu "
+		    "samples", n);
+		return;
+	}
+	if (s->o->timer(s->o->timer_ctx, pt->kp.m_kib, pt->kp.t, pt->kp.p,
+	    pt->k, n, mr->samples, mr->reason, sizeof(mr->reason)) == -1)
+		return;
+	mr->nsamples = n;
+	mr->rounds = mo->fixed_rounds;
+	memcpy(sorted, mr->samples, n * sizeof(*sorted));
+	qsort(sorted, n, sizeof(*sorted), search_cmp);
+	mr->st.n = n;
+	mr->st.median = stats_percentile(sorted, n, 50);
+	mr->status = MEASURE_OK;
 }
 
 /* Measure (m, t) for rounds rounds; the samples are pooled when keep. */
@@ -161,7 +201,10 @@ search_measure(struct search_run *s, uint32_t m_kib, uint32_t t,
 	pt.k = s->q->k;
 	mo.fixed_rounds = rounds;
 	memset(&mr, 0, sizeof(mr));
-	measure_point_run(&pt, &mo, &mr);
+	if (s->o->timer != NULL)
+		search_timed(s, &pt, &mo, &mr);
+	else
+		measure_point_run(&pt, &mo, &mr);
 	s->r->steps++;
 	s->r->hashes += (mr.rounds + (size_t)mo.warmup_rounds) * s->q->k;
 	if (mr.status != MEASURE_OK || mr.nsamples == 0) {
@@ -299,16 +342,16 @@ search_closest(const struct search_run *s, uint32_t *m_out, uint32_t *t_out)
  */
 size_t
 search_pool(const struct search_sample *h, size_t nh, uint32_t m_ref,
-    uint32_t t, double *out, size_t *near)
+    uint32_t t_ref, double *out, size_t *near)
 {
 	size_t	i, n = 0;
-	double	x;
+	double	x, w = search_work(m_ref, t_ref);
 
 	*near = 0;
 	for (i = 0; i < nh; i++) {
-		if (h[i].t != t || h[i].m_kib == 0)
+		if (h[i].m_kib == 0 || h[i].t == 0)
 			continue;
-		x = (double)m_ref / h[i].m_kib;
+		x = w / search_work(h[i].m_kib, h[i].t);
 		if (x > SEARCH_POOL_X || x < 1 / SEARCH_POOL_X)
 			continue;
 		out[n++] = h[i].ms * x;
@@ -352,6 +395,54 @@ search_pooled(struct search_run *s, uint32_t m, uint32_t t, double *median,
  * Returns 0 with the answer in s->r, 1 when nothing admissible was
  * measured within the target, -1 on a failure.
  */
+/* Whether (m2, t2)'s work is within x of (m, t)'s. */
+static int
+search_within(uint32_t m, uint32_t t, uint32_t m2, uint32_t t2, double x)
+{
+	double	r = search_work(m2, t2) / search_work(m, t);
+
+	return r <= x && r >= 1 / x;
+}
+
+/*
+ * The next (m, t) from (m, t) toward (m2, t2): a step of SEARCH_STEP_X in
+ * m at most (at least a MiB), so that the next hash pools with this one and
+ * one slow or fast sample cannot swing the search between two pools that
+ * do not meet; the guess itself where a shorter step is not admissible or
+ * t moves.
+ */
+static void
+search_step(const struct search_run *s, uint32_t m, uint32_t t,
+    uint32_t *m2, uint32_t t2)
+{
+	uint32_t	hi, lo, lt;
+
+	if (t2 != t)
+		return;
+	hi = (uint32_t)(m * SEARCH_STEP_X);
+	hi -= hi % MIB_KIB;
+	if (hi <= m)
+		hi = m + MIB_KIB;
+	lo = (uint32_t)ceil(m / SEARCH_STEP_X / MIB_KIB) * MIB_KIB;
+	if (lo >= m)
+		lo = m - MIB_KIB;
+	if (*m2 > hi && (lt = search_min_t(s->q, hi)) != 0 && lt <= t2)
+		*m2 = hi;
+	else if (*m2 < lo)
+		*m2 = lo;
+}
+
+/*
+ * One round (k hashes) at a time, each at the answer the samples so far
+ * give: the samples within 15 % of a candidate's work are scaled to it and
+ * pooled, the percentile taken from the pool, and the next (m, t) is the
+ * one that percentile puts at SEARCH_AIM of the target. The search settles
+ * when the candidate is where the last round was hashed (within 5 %), the
+ * pool there holds the samples asked for, its percentile is within the
+ * band (or m can move no further) and known to SEARCH_UNC (or the pool
+ * holds twice the samples). Returns 0 with the answer in s->r, 1 when
+ * nothing admissible was measured within the target, -1 on a failure.
+ */
 static int
 search_loop(struct search_run *s, double rate, char *err, size_t errlen)
 {
@@ -371,52 +462,38 @@ search_loop(struct search_run *s, double rate, char *err, size_t errlen)
 		if (search_measure(s, m, t, 1, 1, &med, err, errlen) == -1)
 			return -1;
 		rounds++;
-		/* Where the samples at m put the answer. */
+		/* Where the samples at (m, t) put the answer. */
 		est = search_pooled(s, m, t, &med, &unc, &np, &near);
 		if (!search_guess(s, SEARCH_AIM * target / (est / med),
-		    med / ((double)m * t), &m2, &t2))
+		    med / search_work(m, t), &m2, &t2))
 			return 1;	/* nothing admissible fits */
-		if (t2 == t) {
-			est = search_pooled(s, m2, t2, &med, &unc, &np, &near);
-			/* Converged: here, sure, within the target and the
-			   band (or m can move no further). */
-			if (near > 0 && np >= n && (unc <= SEARCH_UNC ||
-			    np >= 2 * n) && (double)m2 / m <= SEARCH_NEAR_X &&
-			    (double)m / m2 <= SEARCH_NEAR_X &&
-			    est <= SEARCH_BAND_HI * target &&
-			    (est >= SEARCH_BAND_LO * target || m2 >= s->cap ||
-			    m2 == m))
-				goto answer;
-		}
+		est = search_pooled(s, m2, t2, &med, &unc, &np, &near);
+		/* Settled: here, sure, within the target and the band (or
+		   m and t can move no further). */
+		if (near > 0 && np >= n && (unc <= SEARCH_UNC ||
+		    np >= 2 * n) && search_within(m, t, m2, t2,
+		    SEARCH_NEAR_X) && est <= SEARCH_BAND_HI * target &&
+		    (est >= SEARCH_BAND_LO * target || m2 >= s->cap ||
+		    (m2 == m && t2 == t)))
+			goto answer;
 		if (rounds * s->q->k >= SEARCH_HASHES_X * n ||
 		    measure_now() > deadline)
 			break;
-		/*
-		 * A step of 12 % at most: the next hash pools with this one,
-		 * so that one slow or fast sample cannot swing the search
-		 * between two pools that do not meet.
-		 */
-		if (t2 == t && m2 > m * SEARCH_STEP_X)
-			m2 = (uint32_t)(m * SEARCH_STEP_X);
-		else if (t2 == t && m2 < m / SEARCH_STEP_X)
-			m2 = (uint32_t)(m / SEARCH_STEP_X) + MIB_KIB;
-		m2 -= m2 % MIB_KIB;
+		search_step(s, m, t, &m2, t2);
 		m = m2;
 		t = t2;
 	}
 	/*
-	 * Out of rounds or time, unsure: the answer the samples at the last m
-	 * give, their percentile scaled to it (12 % up at most; down as far
-	 * as they say, which keeps it within the target).
+	 * Out of rounds or time, unsure: the answer the samples at the last
+	 * (m, t) give, their percentile scaled to it (one step up at most;
+	 * down as far as they say, which keeps it within the target).
 	 */
 	if ((est = search_pooled(s, m, t, &med, &unc, &np, &near)) <= 0)
 		return 1;
-	if (t2 == t && m2 > m * SEARCH_STEP_X) {
-		m2 = (uint32_t)(m * SEARCH_STEP_X);
-		m2 -= m2 % MIB_KIB;
-	}
-	est *= (double)m2 * t2 / ((double)m * t);
-	med *= (double)m2 * t2 / ((double)m * t);
+	if (m2 > m)
+		search_step(s, m, t, &m2, t2);
+	est *= search_work(m2, t2) / search_work(m, t);
+	med *= search_work(m2, t2) / search_work(m, t);
 	settled = 0;
 answer:
 	search_fill(s, m2, t2, est, med);
@@ -433,7 +510,7 @@ answer:
 		s->r->stop = SEARCH_AT_CAP;
 	else if (est < SEARCH_BAND_LO * target &&
 	    search_guess(s, SEARCH_AIM * target / (est / med),
-	    med / ((double)m2 * t2), &m, &t) && m == m2 && t == t2)
+	    med / search_work(m2, t2), &m, &t) && m == m2 && t == t2)
 		s->r->stop = SEARCH_AT_GRAIN;
 	else
 		s->r->stop = SEARCH_OUT_OF_STEPS;
@@ -516,13 +593,14 @@ search_target(const struct tune_query *q, const struct search_opts *o,
 	 * will be: one at a quarter of the target, where the target is far,
 	 * gives the first guess its rate.
 	 */
-	m1 = (uint32_t)fmin(q->target_ms / 4 / (med / m0), s->cap);
+	m1 = (uint32_t)fmin(q->target_ms / 4 / (med / search_work(m0, 1)) /
+	    (SEARCH_FIRST_PASS + 1), s->cap);
 	m1 -= m1 % MIB_KIB;
 	if (rc == 0 && m1 >= 4 * m0 && (rc = search_measure(s, m1, 1, 1, 0,
 	    &med, err, errlen)) == 0)
 		m0 = m1;
 	if (rc == 0)
-		rc = search_loop(s, med / m0, err, errlen);
+		rc = search_loop(s, med / search_work(m0, 1), err, errlen);
 	if (rc == 1 && r->a.m_kib == 0) {
 		/* Nothing admissible fits: the closest answer, measured. */
 		if (!search_closest(s, &mm, &tt)) {

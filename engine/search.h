@@ -3,12 +3,14 @@
  * cryptsetup's benchmark does for a keyslot, done for an answer: a small
  * hash for the host's scale (and one at a quarter of the target, past the
  * caches, when the target is far from it), then one round of k hashes at a
- * time, each at the answer the samples so far give. Every hash counts: the
- * samples taken at t within 15 % of an m are scaled to it in proportion
- * to m and pooled, and the pool's percentile puts the next m where it is
- * SEARCH_AIM of the target (a step moves m by 12 % at most, so that each
- * hash pools with the last). The search stops when the next m is within
- * 5 % of the last, the pool there holds the samples asked for (6), its
+ * time, each at the answer the samples so far give. Every hash counts: a
+ * hash's work is m x (t + 1) (the first pass costs about one more: fresh
+ * memory), the samples within 15 % of a candidate's work are scaled to it
+ * in proportion and pooled, and the pool's percentile puts the next (m, t)
+ * where it is SEARCH_AIM of the target (a step moves m by 12 % at most, a
+ * MiB at least, so that each hash pools with the last). The search stops
+ * when the next candidate's work is within 5 % of the last hash's, the
+ * pool there holds the samples asked for (6), its
  * percentile is within [SEARCH_BAND_LO, SEARCH_BAND_HI] of the target (or
  * m can move no further) and is known to 5 % (or the pool holds twice the
  * samples). After SEARCH_HASHES_X x the samples, or 6 x the target + 3 s,
@@ -53,6 +55,15 @@ struct search_opts {
 	void		(*progress)(void *ctx, uint32_t m_kib, uint32_t t,
 			    size_t step);
 	void		*progress_ctx;
+	/*
+	 * The hashes timed. NULL: real ones, in children (measure.h). A test
+	 * gives a host of its own: n latencies in ms of (m, t, p), k at once,
+	 * into ms; 0, or -1 with why.
+	 */
+	int		(*timer)(void *ctx, uint32_t m_kib, uint32_t t,
+			    uint32_t p, uint32_t k, size_t n, double *ms,
+			    char *why, size_t whylen);
+	void		*timer_ctx;
 };
 
 /* Why the search ended where it did. */
@@ -103,12 +114,13 @@ struct search_sample {
 };
 
 /*
- * The samples of h[0..nh-1] at t within SEARCH_POOL_X of m_ref, each
- * scaled to m_ref in proportion to m, into out (room for nh). Returns
- * their number; *near counts those within SEARCH_NEAR_X of m_ref.
+ * The samples of h[0..nh-1] whose work (m x (t + 1)) is within
+ * SEARCH_POOL_X of (m_ref, t_ref)'s, each scaled to it in proportion to
+ * the work, into out (room for nh). Returns their number; *near counts
+ * those within SEARCH_NEAR_X.
  */
 size_t	 search_pool(const struct search_sample *h, size_t nh,
-	    uint32_t m_ref, uint32_t t, double *out, size_t *near);
+	    uint32_t m_ref, uint32_t t_ref, double *out, size_t *near);
 
 /* The percentile pct (50, 95, 99) of n samples as search_target takes it;
    *unc gets its relative uncertainty. */

@@ -1,9 +1,13 @@
 /*
  * tests/unit/test_search.c: one target, measured: the percentile's
- * estimate, the memory-first answer, the memory cap, and a target the
- * floor does not let any answer meet. Small hashes only (m <= 64 MiB).
+ * estimate, the pool, the search on an imaginary host whose times follow
+ * a known law with a known noise (where it lands, how many hashes, why it
+ * stops), then on this host: the memory-first answer,
+ * the memory cap, and a target the floor does not let any answer meet.
+ * Real hashes are small only (m <= 64 MiB).
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -11,6 +15,89 @@
 #include "search.h"
 #include "test.h"
 #define MIB_KIB	1024u
+
+/*
+ * The imaginary host: a pass costs 0.8 us a KiB at 8 MiB, 30 % more at
+ * 1 GiB (the caches), the first pass twice more (fresh memory; the search
+ * assumes once more, so that its scaling across t is tested, not assumed),
+ * times speed, each hash times a log-normal factor of deviation cv (seeded:
+ * the same every run), k hashes at once no slower than one.
+ */
+static double
+fake_truth(uint32_t m_kib, uint32_t t)
+{
+	double	x = log(m_kib / 8192.0) / log(128.0);
+
+	return m_kib * 0.0008 * (1 + 0.3 * x) * (2 + t);
+}
+
+struct fake_host {
+	uint64_t	rng;
+	double		speed, cv;
+	size_t		hashes;
+};
+
+static double
+fake_uniform(struct fake_host *f)
+{
+	f->rng ^= f->rng << 13;
+	f->rng ^= f->rng >> 7;
+	f->rng ^= f->rng << 17;
+	return ((f->rng >> 11) + 0.5) / 9007199254740992.0;
+}
+
+static int
+fake_timer(void *ctx, uint32_t m_kib, uint32_t t, uint32_t p, uint32_t k,
+    size_t n, double *ms, char *why, size_t whylen)
+{
+	struct fake_host	*f = ctx;
+	size_t			 i;
+	double			 z;
+
+	(void)p;
+	(void)k;
+	(void)why;
+	(void)whylen;
+	for (i = 0; i < n; i++) {
+		z = sqrt(-2 * log(fake_uniform(f))) *
+		    cos(2 * M_PI * fake_uniform(f));
+		ms[i] = fake_truth(m_kib, t) * f->speed * exp(f->cv * z);
+	}
+	f->hashes += n;
+	return 0;
+}
+
+/* The true p95 of (m, t) on the imaginary host, over the target. */
+static double
+fake_ratio(const struct fake_host *f, const struct search_result *r)
+{
+	return fake_truth(r->a.m_kib, r->a.t) * f->speed *
+	    exp(1.645 * f->cv) / r->a.target_ms;
+}
+
+static int
+fake_search(struct fake_host *f, double target, uint64_t memory_max_kib,
+    struct search_result *r)
+{
+	struct tune_query	q;
+	struct search_opts	o;
+	char			err[256] = "";
+	int			rc;
+
+	tune_query_init(&q);
+	q.target_ms = target;
+	q.memory_max_kib = memory_max_kib;
+	q.floor = TUNE_FLOOR_NONE;
+	memset(&o, 0, sizeof(o));
+	o.mem_budget = 8ULL << 30;
+	o.cpus = 2;
+	o.timer = fake_timer;
+	o.timer_ctx = f;
+	rc = search_target(&q, &o, r, err, sizeof(err));
+	if (rc != 0)
+		printf("# search_target: %d %s\n", rc, err);
+	return rc;
+}
 
 /* The estimate: the median plus z robust deviations, a tail's floor. */
 TEST(percentile_estimate)
@@ -83,6 +170,132 @@ TEST(pool_scales_near_samples)
 	ASSERT(fabs(out[1] - 300 * 116.0 / 120) < 1e-9);
 	ASSERT_EQ(search_pool(h, 7, 100 * MIB_KIB, 3, out, &near), 0);
 	ASSERT_EQ(near, 0);
+}
+
+/* A quiet host: in the band at once, on the samples asked for. */
+TEST(fake_quiet_host_lands_in_band)
+{
+	struct fake_host	f = { 0x9e3779b97f4a7c15ULL, 1, 0.01, 0 };
+	struct search_result	r;
+
+	ASSERT_EQ(fake_search(&f, 250, 0, &r), 0);
+	printf("# quiet: m = %u KiB, t = %u, true p95 / X %.3f, %zu hashes, "
+	    "%zu pooled\n", (unsigned)r.a.m_kib, (unsigned)r.a.t,
+	    fake_ratio(&f, &r), r.hashes, r.samples);
+	ASSERT_EQ(r.stop, SEARCH_IN_BAND);
+	ASSERT(r.in_band && r.a.met && r.a.t == 1);
+	ASSERT(fake_ratio(&f, &r) >= 0.90 && fake_ratio(&f, &r) <= 1.00);
+	ASSERT(r.samples >= SEARCH_SAMPLES && r.near >= 1);
+	/* The scale (3), a quarter, then 6 to 8 hashes near the answer. */
+	ASSERT(r.hashes <= 3 + 1 + 8);
+	ASSERT_EQ(r.hashes, f.hashes + 1);	/* the warm-up is not timed */
+	/* Its own estimate is the truth's, within 2 %. */
+	ASSERT(fabs(r.a.predicted_ms / (fake_ratio(&f, &r) * 250) - 1) < 0.02);
+}
+
+/*
+ * A host as noisy as the test VM (8 % a hash), 40 seeds: the true p95
+ * within [0.85, 1.05] of the target every time, within [0.90, 1.00] at
+ * least 3 times in 4, in 20 hashes or fewer on average, and never more
+ * than SEARCH_HASHES_X x the samples past the scale.
+ */
+TEST(fake_noisy_host_stays_near_the_target)
+{
+	struct fake_host	f;
+	struct search_result	r;
+	double			x, lo = 9, hi = 0, hashes = 0;
+	int			seed, in = 0;
+
+	for (seed = 1; seed <= 40; seed++) {
+		f.rng = 0x9e3779b97f4a7c15ULL * (uint64_t)seed;
+		f.speed = 0.5 + seed / 40.0;	/* 0.5 to 1.5 x the law */
+		f.cv = 0.08;
+		f.hashes = 0;
+		ASSERT_EQ(fake_search(&f, 250, 0, &r), 0);
+		x = fake_ratio(&f, &r);
+		lo = fmin(lo, x);
+		hi = fmax(hi, x);
+		in += x >= 0.90 && x <= 1.00;
+		hashes += r.hashes;
+		ASSERT(r.hashes <= 3 + 1 + SEARCH_HASHES_X * SEARCH_SAMPLES);
+		ASSERT(r.stop != SEARCH_IN_BAND ||
+		    r.samples >= SEARCH_SAMPLES);
+	}
+	printf("# 8 %% noise, 40 seeds: true p95 / X %.3f to %.3f, %d in "
+	    "[0.90, 1.00], %.1f hashes on average\n", lo, hi, in,
+	    hashes / 40);
+	ASSERT(lo >= 0.85 && hi <= 1.05);
+	ASSERT(in >= 30);
+	ASSERT(hashes / 40 <= 20);
+}
+
+/* Noise no pool settles (40 % a hash): out of steps, within bounds. */
+TEST(fake_wild_host_runs_out_of_steps)
+{
+	struct fake_host	f = { 12345, 1, 0.40, 0 };
+	struct search_result	r;
+
+	ASSERT_EQ(fake_search(&f, 250, 0, &r), 0);
+	printf("# 40 %% noise: stopped %s, %zu hashes, +- %.1f %%\n",
+	    search_stop_name(r.stop), r.hashes, 100 * r.uncertainty);
+	ASSERT_EQ(r.stop, SEARCH_OUT_OF_STEPS);
+	ASSERT(r.hashes <= 3 + 1 + SEARCH_HASHES_X * SEARCH_SAMPLES);
+	ASSERT(r.a.met && r.a.predicted_ms <= 250);
+	ASSERT(r.uncertainty > 0.05);
+}
+
+/*
+ * A cap of 32 MiB: m at it and t grown, into the band at 250 ms (t = 6:
+ * 0.93, t = 7: 1.04); at 170 ms t = 3 is 0.85 and t = 4 1.02, so the
+ * search stops under the band and says it was the cap.
+ */
+TEST(fake_cap_grows_t)
+{
+	struct fake_host	f = { 777, 1, 0.01, 0 };
+	struct search_result	r;
+	double			next;
+
+	ASSERT_EQ(fake_search(&f, 250, 32 * MIB_KIB, &r), 0);
+	printf("# cap 32 MiB, 250 ms: t = %u, true p95 / X %.3f, stopped "
+	    "%s\n", (unsigned)r.a.t, fake_ratio(&f, &r),
+	    search_stop_name(r.stop));
+	ASSERT_EQ(r.a.m_kib, 32 * MIB_KIB);
+	ASSERT_EQ(r.a.t, 6);
+	ASSERT_EQ(r.stop, SEARCH_IN_BAND);
+	f.rng = 778;
+	ASSERT_EQ(fake_search(&f, 170, 32 * MIB_KIB, &r), 0);
+	next = fake_truth(r.a.m_kib, r.a.t + 1) * exp(1.645 * 0.01);
+	printf("# cap 32 MiB, 170 ms: t = %u, true p95 / X %.3f (t + 1: "
+	    "%.3f), stopped %s\n", (unsigned)r.a.t, fake_ratio(&f, &r),
+	    next / 170, search_stop_name(r.stop));
+	ASSERT_EQ(r.a.m_kib, 32 * MIB_KIB);
+	ASSERT_EQ(r.a.t, 3);
+	ASSERT(!r.in_band && r.a.met);
+	ASSERT_EQ(r.stop, SEARCH_AT_CAP);
+	ASSERT(next > 170);
+}
+
+/*
+ * 6 ms, where a MiB is a third of the target: 2 MiB is 0.76 of it, 3 MiB
+ * 1.15; the search stops at 2 MiB and says it was the grain.
+ */
+TEST(fake_grain_decides_a_small_target)
+{
+	struct fake_host	f = { 4242, 1, 0.01, 0 };
+	struct search_result	r;
+	double			next;
+
+	ASSERT_EQ(fake_search(&f, 6, 0, &r), 0);
+	next = fake_truth(r.a.m_kib + MIB_KIB, r.a.t) *
+	    exp(1.645 * 0.01);
+	printf("# 6 ms: m = %u KiB, t = %u, true p95 / X %.3f (next MiB "
+	    "%.3f), stopped %s\n", (unsigned)r.a.m_kib, (unsigned)r.a.t,
+	    fake_ratio(&f, &r), next / 6, search_stop_name(r.stop));
+	ASSERT_EQ(r.a.m_kib, 2 * MIB_KIB);
+	ASSERT_EQ(r.a.t, 1);
+	ASSERT(r.a.met && !r.in_band);
+	ASSERT_EQ(r.stop, SEARCH_AT_GRAIN);
+	ASSERT(next > 6 * SEARCH_BAND_HI);
 }
 
 /* A target the memory reaches first: m at the cap, t = 1 or more. */
@@ -216,6 +429,11 @@ TEST(bad_queries_are_refused)
 TEST_LIST(
 	TEST_ENTRY(percentile_estimate),
 	TEST_ENTRY(pool_scales_near_samples),
+	TEST_ENTRY(fake_quiet_host_lands_in_band),
+	TEST_ENTRY(fake_noisy_host_stays_near_the_target),
+	TEST_ENTRY(fake_wild_host_runs_out_of_steps),
+	TEST_ENTRY(fake_cap_grows_t),
+	TEST_ENTRY(fake_grain_decides_a_small_target),
 	TEST_ENTRY(memory_first_answer_is_measured),
 	TEST_ENTRY(cap_reached_more_passes),
 	TEST_ENTRY(floor_decides_a_target_too_low),
