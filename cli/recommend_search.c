@@ -41,15 +41,15 @@ rec_search_json(const struct search_result *r)
 	if ((j = tune_answer_to_json(&r->a, NULL)) == NULL)
 		return NULL;
 	api_answer_vocab(j);	/* the API's names, as --db and the daemon */
-	json_object_set_new(j, "search", json_pack("{s:f, s:f, s:i, s:i, "
-	    "s:i, s:i, s:f, s:f, s:b, s:s, s:b}", "measured_ms",
+	json_object_set_new(j, "search", json_pack("{s:f, s:f, s:I, s:I, "
+	    "s:I, s:I, s:f, s:f, s:b, s:s, s:b, s:b}", "measured_ms",
 	    r->a.predicted_ms, "measured_p50_ms", r->a.predicted_p50_ms,
 	    "samples", (json_int_t)r->samples, "samples_near",
 	    (json_int_t)r->near, "hashes", (json_int_t)r->hashes,
 	    "steps", (json_int_t)r->steps, "uncertainty", r->uncertainty,
 	    "seconds", r->seconds, "in_band", r->in_band, "stopped",
 	    r->a.met ? search_stop_name(r->stop) : "over the target",
-	    "noisy", r->noisy));
+	    "noisy", r->noisy, "projected", r->projected));
 	return j;
 }
 
@@ -61,7 +61,7 @@ rec_search_why(const struct search_result *r)
 		return "over the target";
 	if (r->in_band && r->stop == SEARCH_OUT_OF_STEPS)
 		return "within 90-100 % of the target by the last hashes, "
-		    "which ran out before its p95 was known to 5 % (the "
+		    "which ran out before its percentile was known to 5 % (the "
 		    "host's noise: the uncertainty above says how sure)";
 	if (r->in_band)
 		return "within 90-100 % of the target";
@@ -72,7 +72,7 @@ rec_search_why(const struct search_result *r)
 		    "target";
 	case SEARCH_AT_GRAIN:
 		return "under 90 % of the target: the next MiB of m or pass "
-		    "of t would be over it";
+		    "of t would be over 97.5 % of it";
 	case SEARCH_AT_FLOOR:
 		return "under 90 % of the target: the floor's least work, "
 		    "measured again (nothing within the target was found "
@@ -100,11 +100,18 @@ rec_search_print(const struct search_result *r)
 	printf("  m = %u KiB (%s), t = %u, p = %u\n", (unsigned)a->m_kib, size,
 	    (unsigned)a->t, (unsigned)a->p);
 	printf("  PHC prefix:  %s\n", a->phc_prefix);
-	printf("  Measured:    %.1f ms at p%d (+- %.1f %%), %.1f ms median, "
-	    "from %zu hashes within 15 %% of this work (%zu within 5 %%)%s\n",
-	    a->predicted_ms, a->percentile, 100 * r->uncertainty,
-	    a->predicted_p50_ms, r->samples, r->near, r->noisy ?
-	    " (the host was busy: noisy)" : "");
+	if (r->projected)
+		printf("  Projected:   %.1f ms at p%d, %.1f ms median, scaled "
+		    "down from %zu hashes at more work, all over the target "
+		    "(none at these parameters)%s\n", a->predicted_ms,
+		    a->percentile, a->predicted_p50_ms, r->samples, r->noisy ?
+		    " (the host was busy: noisy)" : "");
+	else
+		printf("  Measured:    %.1f ms at p%d (+- %.1f %%), %.1f ms "
+		    "median, from %zu hashes within 15 %% of this work (%zu "
+		    "within 5 %%)%s\n", a->predicted_ms, a->percentile,
+		    100 * r->uncertainty, a->predicted_p50_ms, r->samples,
+		    r->near, r->noisy ? " (the host was busy: noisy)" : "");
 	printf("  Search:      %zu hashes in %zu steps, %.1f s; %s\n",
 	    r->hashes, r->steps, r->seconds, rec_search_why(r));
 	printf("  Capacity:    %.1f hashes per second with %u at once\n",

@@ -15,9 +15,12 @@
 #define SEARCH_CV_GUESS		0.03	/* before the answer's own samples */
 #define SEARCH_BUDGET_X		6	/* the steps stop after 6 x the target */
 #define SEARCH_BUDGET_S		3	/* ... + 3 s */
-#define SEARCH_STEP_X		1.12	/* a step moves m this much at most */
+#define SEARCH_STEP_X		1.12	/* a step moves m this much at least */
+#define SEARCH_NOISE		0.15	/* a hash's deviation, at most, here */
 #define SEARCH_FIRST_PASS	1.0	/* the first pass's extra, in passes */
 #define SEARCH_PASS_AIM		0.975	/* one more pass at the cap: up to this */
+#define SEARCH_SMALL_KIB	(40 * MIB_KIB)	/* a MiB is 2.5 % or more */
+#define SEARCH_ROUNDS_MIN	3	/* rounds, however many hashes at once */
 #define SEARCH_UNC		0.05	/* of the percentile, enough to stop */
 
 /*
@@ -120,6 +123,8 @@ search_guess(const struct search_run *s, double aim, double rate,
 	uint32_t	t = s->q->t_min > 1 ? s->q->t_min : 1, lo, i;
 	double		fit;
 
+	if (!(rate > 0) || !(aim > 0))
+		return 0;
 	for (i = 0; i < 16; i++) {
 		fit = aim / (rate * (SEARCH_FIRST_PASS + t));
 		if (fit > s->cap)
@@ -142,7 +147,10 @@ search_guess(const struct search_run *s, double aim, double rate,
 		while (t < TUNE_T_MAX && rate * search_work(s->cap, t + 1) <=
 		    aim * SEARCH_PASS_AIM / SEARCH_AIM)
 			t++;
-	}
+	} else if (fit < SEARCH_SMALL_KIB && fit + MIB_KIB <= s->cap &&
+	    rate * search_work((uint32_t)fit + MIB_KIB, t) <= aim *
+	    SEARCH_PASS_AIM / SEARCH_AIM)
+		fit += MIB_KIB;		/* where a MiB is a step, as a pass is */
 	*m_out = (uint32_t)fit;
 	*t_out = t;
 	return 1;
@@ -377,9 +385,13 @@ search_pooled(struct search_run *s, uint32_t m, uint32_t t, double *median,
 	qsort(s->pooled, *n, sizeof(*s->pooled), search_cmp);
 	est = search_percentile(s->pooled, *n, s->q->percentile, unc);
 	*median = stats_percentile(s->pooled, *n, 50);
-	/* Too few for a spread: the usual one, not the floor's 1 %. */
-	if (*n < 3 && est < *median * (1 + s->z * SEARCH_CV_GUESS))
-		est = *median * (1 + s->z * SEARCH_CV_GUESS);
+	/* Too few for a spread: the usual one, not the floor's 1 %, and
+	   an uncertainty not known (100 %). */
+	if (*n < 3) {
+		if (est < *median * (1 + s->z * SEARCH_CV_GUESS))
+			est = *median * (1 + s->z * SEARCH_CV_GUESS);
+		*unc = 1;
+	}
 	return est;
 }
 
@@ -395,6 +407,31 @@ search_pooled(struct search_run *s, uint32_t m, uint32_t t, double *median,
  * Returns 0 with the answer in s->r, 1 when nothing admissible was
  * measured within the target, -1 on a failure.
  */
+/*
+ * The most work hashed whose pool's percentile is within the target, into
+ * (*m_out, *t_out). Returns 0 when none is.
+ */
+static int
+search_best(struct search_run *s, uint32_t *m_out, uint32_t *t_out)
+{
+	double	est, med, unc, best = 0;
+	size_t	i, np, near;
+
+	for (i = 0; i < s->nhist; i++) {
+		if (search_work(s->hist[i].m_kib, s->hist[i].t) <= best)
+			continue;
+		est = search_pooled(s, s->hist[i].m_kib, s->hist[i].t, &med,
+		    &unc, &np, &near);
+		if (np > 0 && est > 0 && est <= SEARCH_BAND_HI *
+		    s->q->target_ms) {
+			best = search_work(s->hist[i].m_kib, s->hist[i].t);
+			*m_out = s->hist[i].m_kib;
+			*t_out = s->hist[i].t;
+		}
+	}
+	return best > 0;
+}
+
 /* Whether (m2, t2)'s work is within x of (m, t)'s. */
 static int
 search_within(uint32_t m, uint32_t t, uint32_t m2, uint32_t t2, double x)
@@ -405,25 +442,31 @@ search_within(uint32_t m, uint32_t t, uint32_t m2, uint32_t t2, double x)
 }
 
 /*
- * The next (m, t) from (m, t) toward (m2, t2): a step of SEARCH_STEP_X in
- * m at most (at least a MiB), so that the next hash pools with this one and
- * one slow or fast sample cannot swing the search between two pools that
- * do not meet; the guess itself where a shorter step is not admissible or
- * t moves.
+ * The next (m, t) from (m, t) toward (m2, t2), which the np samples at m
+ * put there: the part of the move the hashes' noise (SEARCH_NOISE a hash,
+ * twice its error over np) cannot explain, and SEARCH_STEP_X at least (a
+ * MiB at least), so that one slow or fast sample cannot swing the search
+ * between two pools that do not meet while a far guess is still left
+ * fast; the guess itself where a shorter step is not admissible or t
+ * moves.
  */
 static void
-search_step(const struct search_run *s, uint32_t m, uint32_t t,
+search_step(const struct search_run *s, uint32_t m, uint32_t t, size_t np,
     uint32_t *m2, uint32_t t2)
 {
 	uint32_t	hi, lo, lt;
+	double		x, f = (double)*m2 / m;
 
-	if (t2 != t)
+	if (t2 != t || np == 0)
 		return;
-	hi = (uint32_t)(m * SEARCH_STEP_X);
+	x = (f > 1 ? f : 1 / f) / (1 + 2 * SEARCH_NOISE / sqrt((double)np));
+	if (x < SEARCH_STEP_X)
+		x = SEARCH_STEP_X;
+	hi = (uint32_t)fmin(m * x, s->cap);
 	hi -= hi % MIB_KIB;
-	if (hi <= m)
+	if (hi <= m && m < s->cap)
 		hi = m + MIB_KIB;
-	lo = (uint32_t)ceil(m / SEARCH_STEP_X / MIB_KIB) * MIB_KIB;
+	lo = (uint32_t)ceil(m / x / MIB_KIB) * MIB_KIB;
 	if (lo >= m)
 		lo = m - MIB_KIB;
 	if (*m2 > hi && (lt = search_min_t(s->q, hi)) != 0 && lt <= t2)
@@ -449,9 +492,9 @@ search_loop(struct search_run *s, double rate, char *err, size_t errlen)
 	const double		target = s->q->target_ms;
 	size_t			n = s->o->samples ? s->o->samples :
 				    SEARCH_SAMPLES;
-	size_t			rounds = 0, np, near;
-	uint32_t		m, t, m2 = 0, t2 = 0;
-	int			settled = 1;
+	size_t			rounds = 0, np, npm = 0, near;
+	uint32_t		m, t, m2 = 0, t2 = 0, m3, t3;
+	int			settled = 1, guessed = 1;
 	double			est, med, unc, infl = 1 + s->z * SEARCH_CV_GUESS;
 	double			deadline = measure_now() + SEARCH_BUDGET_X *
 				    target / 1000 + SEARCH_BUDGET_S;
@@ -463,10 +506,17 @@ search_loop(struct search_run *s, double rate, char *err, size_t errlen)
 			return -1;
 		rounds++;
 		/* Where the samples at (m, t) put the answer. */
-		est = search_pooled(s, m, t, &med, &unc, &np, &near);
+		est = search_pooled(s, m, t, &med, &unc, &npm, &near);
+		if (!(med > 0) || !(est > 0)) {
+			snprintf(err, errlen, "m = %u KiB, t = %u measured "
+			    "%g ms", (unsigned)m, (unsigned)t, med);
+			return -1;
+		}
 		if (!search_guess(s, SEARCH_AIM * target / (est / med),
-		    med / search_work(m, t), &m2, &t2))
-			return 1;	/* nothing admissible fits */
+		    med / search_work(m, t), &m2, &t2)) {
+			guessed = 0;	/* nothing admissible fits */
+			break;
+		}
 		est = search_pooled(s, m2, t2, &med, &unc, &np, &near);
 		/* Settled: here, sure, within the target and the band (or
 		   m and t can move no further). */
@@ -476,25 +526,46 @@ search_loop(struct search_run *s, double rate, char *err, size_t errlen)
 		    (est >= SEARCH_BAND_LO * target || m2 >= s->cap ||
 		    (m2 == m && t2 == t)))
 			goto answer;
-		if (rounds * s->q->k >= SEARCH_HASHES_X * n ||
-		    measure_now() > deadline)
+		if ((rounds >= SEARCH_ROUNDS_MIN && rounds * s->q->k >=
+		    SEARCH_HASHES_X * n) || measure_now() > deadline)
 			break;
-		search_step(s, m, t, &m2, t2);
+		search_step(s, m, t, npm, &m2, t2);
 		m = m2;
 		t = t2;
 	}
 	/*
-	 * Out of rounds or time, unsure: the answer the samples at the last
-	 * (m, t) give, their percentile scaled to it (one step up at most;
-	 * down as far as they say, which keeps it within the target).
+	 * Out of rounds or time, unsure: one step from the last hash toward
+	 * where its samples put the answer, when it keeps t and the pool
+	 * there is within the target; else the most work measured within
+	 * it. Either way every sample reported was hashed near the answer.
 	 */
-	if ((est = search_pooled(s, m, t, &med, &unc, &np, &near)) <= 0)
-		return 1;
-	if (m2 > m)
-		search_step(s, m, t, &m2, t2);
-	est *= search_work(m2, t2) / search_work(m, t);
-	med *= search_work(m2, t2) / search_work(m, t);
 	settled = 0;
+	np = 0;
+	m3 = m2;
+	t3 = t2;
+	if (guessed && t2 == t) {
+		search_step(s, m, t, npm, &m2, t2);
+		est = search_pooled(s, m2, t2, &med, &unc, &np, &near);
+	}
+	if (np == 0 || est > SEARCH_BAND_HI * target) {
+		if (search_best(s, &m2, &t2))
+			est = search_pooled(s, m2, t2, &med, &unc, &np, &near);
+		else if (guessed) {
+			/*
+			 * Every hash over the target: where the last ones
+			 * put the answer, less work than any, its percentile
+			 * projected from theirs (near = 0 says so).
+			 */
+			m2 = m3;
+			t2 = t3;
+			est = search_pooled(s, m, t, &med, &unc, &np, &near);
+			est *= search_work(m2, t2) / search_work(m, t);
+			med *= search_work(m2, t2) / search_work(m, t);
+			near = 0;
+			s->r->projected = 1;
+		} else
+			return 1;
+	}
 answer:
 	search_fill(s, m2, t2, est, med);
 	s->r->samples = np;
@@ -593,12 +664,19 @@ search_target(const struct tune_query *q, const struct search_opts *o,
 	 * will be: one at a quarter of the target, where the target is far,
 	 * gives the first guess its rate.
 	 */
-	m1 = (uint32_t)fmin(q->target_ms / 4 / (med / search_work(m0, 1)) /
-	    (SEARCH_FIRST_PASS + 1), s->cap);
-	m1 -= m1 % MIB_KIB;
-	if (rc == 0 && m1 >= 4 * m0 && (rc = search_measure(s, m1, 1, 1, 0,
-	    &med, err, errlen)) == 0)
-		m0 = m1;
+	if (rc == 0 && !(med > 0)) {
+		snprintf(err, errlen, "m = %u KiB, t = 1 measured %g ms",
+		    (unsigned)m0, med);
+		rc = -1;
+	}
+	if (rc == 0) {
+		m1 = (uint32_t)fmin(q->target_ms / 4 / (med /
+		    search_work(m0, 1)) / (SEARCH_FIRST_PASS + 1), s->cap);
+		m1 -= m1 % MIB_KIB;
+		if (m1 >= 4 * m0 && (rc = search_measure(s, m1, 1, 1, 0, &med,
+		    err, errlen)) == 0)
+			m0 = m1;
+	}
 	if (rc == 0)
 		rc = search_loop(s, med / search_work(m0, 1), err, errlen);
 	if (rc == 1 && r->a.m_kib == 0) {

@@ -3,19 +3,27 @@
  * cryptsetup's benchmark does for a keyslot, done for an answer: a small
  * hash for the host's scale (and one at a quarter of the target, past the
  * caches, when the target is far from it), then one round of k hashes at a
- * time, each at the answer the samples so far give. Every hash counts: a
- * hash's work is m x (t + 1) (the first pass costs about one more: fresh
- * memory), the samples within 15 % of a candidate's work are scaled to it
- * in proportion and pooled, and the pool's percentile puts the next (m, t)
- * where it is SEARCH_AIM of the target (a step moves m by 12 % at most, a
- * MiB at least, so that each hash pools with the last). The search stops
- * when the next candidate's work is within 5 % of the last hash's, the
- * pool there holds the samples asked for (6), its
+ * time, each at the answer the samples so far give.
+ *
+ * Every hash counts: a hash's work is m x (t + 1) (the first pass costs
+ * about one more: fresh memory), the samples within 15 % of a candidate's
+ * work are scaled to it in proportion and pooled, and the pool's
+ * percentile puts the next (m, t) where it is SEARCH_AIM of the target (a
+ * MiB or a pass more where that stays within 97.5 %). A step moves m by
+ * the part of the move the hashes' noise cannot explain, 12 % and a MiB at
+ * least, so that one slow sample cannot swing the search between pools
+ * that do not meet while a far first guess is left at once.
+ *
+ * The search settles when the next candidate's work is within 5 % of the
+ * last hash's, the pool there holds the samples asked for (6), its
  * percentile is within [SEARCH_BAND_LO, SEARCH_BAND_HI] of the target (or
- * m can move no further) and is known to 5 % (or the pool holds twice the
- * samples). After SEARCH_HASHES_X x the samples, or 6 x the target + 3 s,
- * the answer is where the last samples put it (12 % above the last hash at
- * most), and the result says it stopped out of steps. The answer follows tune's
+ * m and t can move no further) and is known to 5 % (or the pool holds
+ * twice the samples). After 3 rounds and SEARCH_HASHES_X x the samples, or
+ * 6 x the target + 3 s, it stops out of steps: the answer is one step from
+ * the last hash toward where its samples put it, when its pool there is
+ * within the target; else the most work hashed whose pool is; else (every
+ * hash over the target) where the last samples put it, its percentile
+ * projected down from theirs (`projected`). The answer follows tune's
  * memory-first rule: the smallest t the floor and the client admit, the
  * most memory that fits; t grows only when m reaches its cap.
  *
@@ -23,9 +31,10 @@
  * standard deviations (z = 1.645 for p95, 2.326 for p99), the deviation
  * the larger of 1.4826 x the median absolute deviation and the root mean
  * square of the samples above the median (hash times lean right: a slow
- * tail counts), at least SEARCH_CV_MIN of the median. The result says how
- * many hashes the search took, how many it pooled for the answer (and how
- * many of them within 5 % of its m) and the estimate's relative
+ * tail counts), at least SEARCH_CV_MIN of the median; with fewer than 3
+ * samples SEARCH_CV_GUESS, and an uncertainty of 100 %. The result says
+ * how many hashes the search took, how many it pooled for the answer (and
+ * how many of them within 5 % of its work) and the estimate's relative
  * uncertainty.
  */
 #ifndef PWTUNE_SEARCH_H
@@ -86,6 +95,11 @@ struct search_result {
 	size_t			samples;	/* latencies pooled for the answer:
 						   within 15 % of its m */
 	size_t			near;		/* of them, within 5 % */
+	int			projected;	/* out of steps, every hash over
+						   the target: the percentile is
+						   the last ones' scaled down to
+						   less work than any (samples
+						   counts them, near is 0) */
 	double			seconds;	/* wall time of the search */
 	double			uncertainty;	/* of the percentile, relative */
 	int			in_band;	/* percentile within the band */
