@@ -109,13 +109,13 @@ rec_search_print(const struct search_result *r)
 		    "down from %zu hashes whose percentile was over the "
 		    "target (none at these parameters)%s\n", a->predicted_ms,
 		    a->percentile, a->predicted_p50_ms, r->samples, r->noisy ?
-		    " (the host was busy: noisy)" : "");
+		    "; the host was busy (noisy)" : "");
 	else
 		printf("  Measured:    %.1f ms at p%d (+- %.1f %%), %.1f ms "
 		    "median, from %zu hashes within 15 %% of this work (%zu "
 		    "within 5 %%)%s\n", a->predicted_ms, a->percentile,
 		    100 * r->uncertainty, a->predicted_p50_ms, r->samples,
-		    r->near, r->noisy ? " (the host was busy: noisy)" : "");
+		    r->near, r->noisy ? "; the host was busy (noisy)" : "");
 	printf("  Search:      %zu hashes in %zu steps, %.1f s; %s\n",
 	    r->hashes, r->steps, r->seconds, rec_search_why(r));
 	printf("  Capacity:    %.1f hashes per second with %u at once\n",
@@ -163,7 +163,7 @@ rec_search(const struct tune_query *q, int quiet, volatile int *cancel,
 	rc = search_target(q, &so, r, err, sizeof(err));
 	if (sp.tty)
 		fprintf(stderr, "\r%-60s\r", "");
-	if (rc == -2 && strstr(err, "memory_max") != NULL)
+	if (rc == -2 && strstr(err, "memory limit") != NULL)
 		cli_warnx("recommend: --memory-max (or the host's budget): %s",
 		    err);
 	else if (rc != 0)

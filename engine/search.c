@@ -629,11 +629,11 @@ search_target(const struct tune_query *q, const struct search_opts *o,
 		cap = KDF_ARGON2_M_MAX;
 	s->cap = (uint32_t)(cap - cap % MIB_KIB);
 	if (s->cap < MIB_KIB || s->cap < 8 * s->p) {
-		snprintf(err, errlen, "memory_max of %llu KiB for %u hash%s at "
-		    "once leaves less than 1 MiB to each", (unsigned long long)
-		    (q->memory_max_kib > 0 ? q->memory_max_kib :
-		    o->mem_budget / 1024), (unsigned)q->k, q->k == 1 ? "" :
-		    "es");
+		snprintf(err, errlen, "a memory limit of %llu KiB for %u "
+		    "hash%s at once leaves less than 1 MiB for %s",
+		    (unsigned long long)(q->memory_max_kib > 0 ?
+		    q->memory_max_kib : o->mem_budget / 1024), (unsigned)q->k,
+		    q->k == 1 ? "" : "es", q->k == 1 ? "it" : "each");
 		free(s);
 		return -2;
 	}
@@ -691,10 +691,13 @@ search_target(const struct tune_query *q, const struct search_opts *o,
 	}
 	if (rc >= 0) {
 		r->a.met = r->a.predicted_ms <= q->target_ms;
+		/* Not met: the floor decided (none: the least work did). */
+		r->a.floor_decided = !r->a.met && q->floor != TUNE_FLOOR_NONE;
 		if (!r->a.met)
 			snprintf(err, errlen, "target of %.0f ms at p%d cannot "
 			    "be met above the %s floor: the closest admissible "
-			    "answer, m = %u KiB, t = %u, p = %u, took %.1f ms",
+			    "answer, m = %u KiB, t = %u, p = %u, measured "
+			    "%.1f ms at the percentile",
 			    q->target_ms, q->percentile,
 			    tune_floor_name(q->floor), (unsigned)r->a.m_kib,
 			    (unsigned)r->a.t, (unsigned)r->a.p,

@@ -531,11 +531,11 @@ TEST(bad_queries_are_refused)
 	ASSERT_EQ(search_target(&q, &o, &r, err, sizeof(err)), -2);
 	ASSERT_STR_CONTAINS(err, "less than 1 MiB");
 	ASSERT_EQ(r.hashes, 0);
-	/* memory_max of 8 KiB: refused before a hash, naming it. */
+	/* A memory limit of 8 KiB: refused before a hash, naming it. */
 	opts(&o);
 	query(&q, 50, 8, TUNE_FLOOR_NONE);
 	ASSERT_EQ(search_target(&q, &o, &r, err, sizeof(err)), -2);
-	ASSERT_STR_CONTAINS(err, "memory_max of 8 KiB");
+	ASSERT_STR_CONTAINS(err, "memory limit of 8 KiB");
 	ASSERT_EQ(r.hashes, 0);
 }
 
