@@ -65,10 +65,15 @@ define install_missing
 		exit 1; \
 	fi; \
 	echo "installing:$$missing"; \
-	apt-get update -qq && \
+	flock $(APT_LOCK) sh -c 'apt-get update -qq && \
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-		--no-install-recommends $$missing
+		--no-install-recommends "$$@"' install $$missing
 endef
+
+# make -j runs deps and deps-build side by side: one apt-get at a time,
+# under a lock on this Makefile (it exists wherever make runs, the
+# container's build stage too; nothing is created).
+APT_LOCK ?= $(CURDIR)/Makefile
 
 deps-build:
 	$(call install_missing,$(BUILD_PACKAGES),)

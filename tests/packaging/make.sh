@@ -2,7 +2,7 @@
 # The Makefile's set-up (make -n: nothing runs, nothing is installed):
 # make run installs the client runtimes the probes time before it builds
 # (the build looks for go and javac), STACKS=no skips them; make test
-# installs them too, through probe-deps.
+# installs them too, through probe-deps; apt-get runs under one lock.
 . "$(dirname "$0")/../cli/lib.sh"
 : "${SRC:?SRC must name the source tree}"
 command -v make >/dev/null || { echo "skipped: no make"; exit 77; }
@@ -33,4 +33,11 @@ grep -q 'daemon/pwtuned --state-dir' "$TMP/bare" && ok "... and still starts pwt
 
 "${M[@]}" test FUZZ_SECONDS=0 >"$TMP/test" 2>&1 || true
 grep -q "for p in $STACK;" "$TMP/test" && ok "make test installs the runtimes" || bad "make test: no runtimes"
+# make -j test runs deps and deps-build side by side: each apt-get waits
+# for the other under one lock, never fails on apt's own.
+n_apt=$(grep -o "apt-get update -qq" "$TMP/test" | wc -l)
+n_flock=$(grep -o "flock [^ ]*/Makefile sh -c 'apt-get update -qq" "$TMP/test" | wc -l)
+[ "$n_apt" -ge 2 ] && [ "$n_apt" = "$n_flock" ] &&
+	ok "every apt-get of make test holds the one lock ($n_flock of $n_apt)" ||
+	bad "apt-get without the lock: $n_flock of $n_apt under flock"
 finish
