@@ -162,7 +162,6 @@ search_timed(const struct search_run *s, const struct measure_point *pt,
     const struct measure_opts *mo, struct measure_result *mr)
 {
 	size_t	n = mo->fixed_rounds * pt->k;
-	double	sorted[MEASURE_SAMPLES_MAX];
 
 	mr->pt = *pt;
 	mr->status = MEASURE_FAILED;
@@ -177,10 +176,7 @@ search_timed(const struct search_run *s, const struct measure_point *pt,
 		return;
 	mr->nsamples = n;
 	mr->rounds = mo->fixed_rounds;
-	memcpy(sorted, mr->samples, n * sizeof(*sorted));
-	qsort(sorted, n, sizeof(*sorted), search_cmp);
-	mr->st.n = n;
-	mr->st.median = stats_percentile(sorted, n, 50);
+	stats_compute(mr->samples, n, &mr->st);
 	mr->status = MEASURE_OK;
 }
 
