@@ -201,6 +201,16 @@ expect_status 1 "from cold: a target under the floor is not met" -- \
 	"$PWTUNE" recommend --target-ms 1 -q
 expect_stderr "from cold: the closest admissible answer is named" \
 	"cannot be met above the owasp floor"
+expect_status 1 "from cold: a target under the floor, JSON" -- \
+	"$PWTUNE" recommend --target-ms 1 -q --json
+python3 - "$TMP/out" <<'PY' && ok "from cold: the floor decided the answer, and the JSON says so" || { bad "from cold: floor.decided"; head -c 800 "$TMP/out"; }
+import json, sys
+a = json.load(open(sys.argv[1]))
+assert a["met"] is False, a["met"]
+assert a["floor"] == {"name": "owasp", "met": True, "decided": True}, a["floor"]
+assert (a["m_kib"], a["t"], a["p"]) == (7168, 5, 1), (a["m_kib"], a["t"])
+assert a["search"]["stopped"] == "over the target" and a["search"]["measured_ms"] > 1, a["search"]
+PY
 expect_status 2 "--profile takes quick only" -- "$PWTUNE" recommend \
 	--target-ms 250 --profile slow
 expect_status 2 "--profile with --from" -- "$PWTUNE" recommend \
