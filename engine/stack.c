@@ -18,45 +18,43 @@ static const struct stack_def catalogue[] = {
 	{ "libsodium", "C: libsodium crypto_pwhash_str_alg()",
 	    "libsodium (its own SIMD code, chosen at run time)",
 	    KDF_BACKEND_LIBSODIUM, 1, "c",
-	    { "{dir}/probe-c", "libsodium", 0, 0 }, "libsodium23", 0, 0, 0, 0 },
+	    { "{dir}/probe-c", "libsodium", 0, 0 }, "libsodium23", 0, 0, 0 },
 	{ "libargon2", "C: libargon2 argon2id_hash_encoded()", DEBIAN_ARGON2,
 	    KDF_BACKEND_LIBARGON2, 0, "c",
-	    { "{dir}/probe-c", "libargon2", 0, 0 }, "libargon2-1", 0, 0, 0, 0 },
+	    { "{dir}/probe-c", "libargon2", 0, 0 }, "libargon2-1", 0, 0, 0 },
 	{ "php", "PHP password_hash(PASSWORD_ARGON2ID)", DEBIAN_ARGON2,
 	    KDF_BACKEND_LIBARGON2, 0, "php",
-	    { "php", "{dir}/probe.php", "password_hash", 0, 0 }, "php-cli", 0, 0, 0, 0 },
+	    { "php", "{dir}/probe.php", "password_hash", 0, 0 }, "php-cli", 0, 0, 0 },
 	{ "php-sodium", "PHP sodium_crypto_pwhash_str()",
 	    "libsodium, through PHP's sodium extension",
 	    KDF_BACKEND_LIBSODIUM, 1, "php-sodium",
-	    { "php", "{dir}/probe.php", "sodium", 0, 0 }, "php-cli", 0, 0, 0, 0 },
+	    { "php", "{dir}/probe.php", "sodium", 0, 0 }, "php-cli", 0, 0, 0 },
 	{ "python-argon2-cffi", "Python argon2-cffi PasswordHasher",
 	    DEBIAN_ARGON2 ", through cffi", KDF_BACKEND_LIBARGON2, 0,
 	    "python",
 	    { "/usr/bin/python3", "{dir}/probe.py", "argon2-cffi", 0, 0 },
-	    "python3-argon2", 0, 0, 0, 0 },
+	    "python3-argon2", 0, 0, 0 },
 	{ "python-pynacl", "Python PyNaCl nacl.pwhash.argon2id.str()",
 	    "libsodium, through cffi", KDF_BACKEND_LIBSODIUM, 1,
 	    "python-pynacl",
 	    { "/usr/bin/python3", "{dir}/probe.py", "pynacl", 0, 0 },
-	    "python3-nacl", 0, 0, 0, 0 },
+	    "python3-nacl", 0, 0, 0 },
 	{ "go", "Go golang.org/x/crypto/argon2 IDKey()",
 	    "x/crypto/argon2 (Go, its own SSE4.1 code)",
 	    KDF_BACKEND_LIBARGON2, 0, "go", { "{dir}/probe-go", 0, 0 },
-	    "golang-go golang-golang-x-crypto-dev", 0, 3, 0, 0 },
+	    "golang-go golang-golang-x-crypto-dev", 0, 3, 0 },
 	{ "node-argon2", "Node.js argon2 (npm) hash()",
 	    "the argon2 npm package's own build of the reference library",
 	    KDF_BACKEND_LIBARGON2, 0, "node", { "node", "{dir}/probe.js", 0, 0 },
-	    "nodejs (and npm install argon2)", 2, 2, 0, 0 },	/* timeCost >= 2 */
+	    "nodejs (and npm install argon2)", 2, 2, 0 },	/* timeCost >= 2 */
 	{ "java-bouncycastle",
 	    "Java BouncyCastle Argon2BytesGenerator (Spring Security's "
 	    "Argon2PasswordEncoder)", "BouncyCastle (pure Java)",
 	    KDF_BACKEND_LIBARGON2, 0, "java",
 	    { "java", "-cp", "{dir}/java:/usr/share/java/bcprov.jar",
 	    "Probe", 0, 0 }, "default-jre-headless libbcprov-java", 0, 4,
-	    4096,	/* its default heap, a quarter of the RAM: 1119 MiB
+	    4096 },	/* its default heap, a quarter of the RAM: 1119 MiB
 			   resident for a 57 MiB hash, seen */
-	    2.0 },	/* its correction's slope 2.01 over libargon2 (2026-12-02,
-			   the 2-core test host; docs/STACKS.md) */
 };
 
 #define NCATALOGUE	(sizeof(catalogue) / sizeof(catalogue[0]))
@@ -685,7 +683,6 @@ stack_probe_points(const struct model *m, const struct stack_def *sd,
 	struct tune_query	q;
 	struct tune_answer	a;
 	char			err[256];
-	double			pace = sd->pace > 0 ? sd->pace : 1;
 	size_t			i, j, np = 0;
 
 	if (max == 0 || model_curve_find(m, sd->base, KDF_ALG_ARGON2ID, 1) ==
@@ -701,13 +698,7 @@ stack_probe_points(const struct model *m, const struct stack_def *sd,
 	}
 	for (i = 0; i < sizeof(aims) / sizeof(aims[0]) && np < max; i++) {
 		tune_query_init(&q);
-		/*
-		 * The library's size for the stack's 100, 250, 500 ms: a
-		 * runtime twice as slow has its answers at half the size, and
-		 * its probe at the library's would take twice the time to
-		 * measure what no answer of it uses.
-		 */
-		q.target_ms = aims[i].target_ms / pace;
+		q.target_ms = aims[i].target_ms;
 		q.percentile = 50;
 		q.backend = sd->base;
 		q.parallelism = 1;

@@ -79,12 +79,6 @@ struct stack_def {
 	 * default, PROBE_RSS_ALLOWANCE): a JVM's heap grows well past it.
 	 */
 	unsigned		 rss_mib;
-	/*
-	 * About how much longer it takes than its base library, measured
-	 * (0: as long): it places the probe's points where the stack's own
-	 * answers fall, never enters a model or an answer.
-	 */
-	double			 pace;
 };
 
 /* A measurement in a stack: one probe point or one observation. */
