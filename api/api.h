@@ -300,6 +300,15 @@ json_t	*api_stack_snippets(const struct model *m, const struct tune_query *q,
 void	 api_shown(const char *v, char *buf, size_t len);
 
 /* The stack the answer a holds for ("libsodium", "libargon2"). */
+/*
+ * The snippets of an answer measured in one stack alone (pwtune recommend
+ * from cold: stack "libsodium"): that stack's language carries it as it
+ * is; every other says in a comment that it is not its runtime's answer,
+ * and one that cannot take its t (node-argon2: 2 at least) gets its least
+ * t with m x t kept, so that the code runs.
+ */
+json_t	*api_snippets_one_stack(const struct tune_answer *a,
+	    const char *stack);
 const char *api_stack_for(const struct model *m, const struct tune_answer *a);
 
 /*

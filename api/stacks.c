@@ -151,15 +151,70 @@ api_stack_json(const struct model *m, const char *name,
 	return j;
 }
 
+/* Each language's snippet and the stack it is of (NULL: the answer's). */
+static const struct {
+	const char	*lang, *stack;
+} api_snippet_map[] = { { "php", "php" }, { "python", "python-argon2-cffi" },
+    { "go", "go" }, { "node", "node-argon2" },
+    { "java", "java-bouncycastle" }, { "c", NULL } };
+
+#define API_SNIPPET_LANGS	(sizeof(api_snippet_map) / \
+				    sizeof(api_snippet_map[0]))
+
+/*
+ * lang's snippet of another stack's answer a (answer_stack's), for sd,
+ * which has no answer of its own (why): said so in the code, after PHP's
+ * opening tag (text before it is output). A stack that cannot take a's t
+ * (node-argon2: 2 at least) gets its least t with m cut to keep m x t
+ * (about the same work), so that the code runs. NULL: out of memory.
+ */
+static char *
+api_snippet_not_own(const struct stack_def *sd, const char *lang,
+    const struct tune_answer *a, const char *why, const char *answer_stack)
+{
+	struct tune_answer	 b = *a;
+	json_t			*all;
+	const char		*cm = strcmp(lang, "python") == 0 ? "#" : "//";
+	const char		*code, *tag = "";
+	char			 how[160], *snip = NULL;
+
+	snprintf(how, sizeof(how), "these are the %s answer's parameters",
+	    answer_stack);
+	if (sd->t_min > a->t) {
+		uint64_t	m = (uint64_t)a->m_kib * a->t / sd->t_min;
+
+		m -= m % 1024;
+		b.t = sd->t_min;
+		b.m_kib = (uint32_t)(m > 1024 ? m : 1024);
+		if (b.m_kib < 8 * b.p)
+			b.m_kib = 8 * b.p;
+		snprintf(how, sizeof(how), "these are the %s answer's "
+		    "parameters with t = %u and m = %u KiB (%s takes t = %u at "
+		    "least; m x t kept, about the same work)", answer_stack,
+		    (unsigned)b.t, (unsigned)b.m_kib, sd->name,
+		    (unsigned)sd->t_min);
+	}
+	if ((all = tune_snippets(&b)) == NULL ||
+	    (code = json_string_value(json_object_get(all, lang))) == NULL) {
+		json_decref(all);
+		return NULL;
+	}
+	if (strncmp(code, "<?php\n", 6) == 0) {
+		tag = "<?php\n";
+		code += 6;
+	}
+	if (asprintf(&snip, "%s%s Not this runtime's answer: %s; %s, which "
+	    "may take longer in %s.\n%s", tag, cm, why, how, sd->name,
+	    code) == -1)
+		snip = NULL;
+	json_decref(all);
+	return snip;
+}
+
 json_t *
 api_stack_snippets(const struct model *m, const struct tune_query *q,
     const struct tune_answer *fallback, const char *for_stack)
 {
-	static const struct {
-		const char	*lang, *stack;	/* NULL: the default's */
-	} map[] = { { "php", "php" }, { "python", "python-argon2-cffi" },
-	    { "go", "go" }, { "node", "node-argon2" },
-	    { "java", "java-bouncycastle" }, { "c", NULL } };
 	const struct stack_def		*sd;
 	const struct model_stack	*st;
 	struct model_stack		 tmp;
@@ -174,9 +229,11 @@ api_stack_snippets(const struct model *m, const struct tune_query *q,
 		json_decref(out);
 		return NULL;
 	}
-	for (i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
-		sd = stack_find(map[i].stack != NULL ? map[i].stack :
-		    stack_default(m));
+	for (i = 0; i < API_SNIPPET_LANGS; i++) {
+		const char	*lang = api_snippet_map[i].lang;
+
+		sd = stack_find(api_snippet_map[i].stack != NULL ?
+		    api_snippet_map[i].stack : stack_default(m));
 		snip = NULL;
 		/* The stack fallback is for: fallback, as it was given. */
 		ans = sd == NULL ? NULL : strcmp(sd->name, for_stack != NULL ?
@@ -188,29 +245,48 @@ api_stack_snippets(const struct model *m, const struct tune_query *q,
 			snip = stack_snippet(sd, ans, stack_how_measured(st));
 		}
 		if (snip == NULL && sd != NULL && json_is_string(
-		    json_object_get(base, map[i].lang))) {
-			/*
-			 * Not the stack's own answer: said so, in the code
-			 * (after PHP's opening tag: text before it is
-			 * output).
-			 */
-			const char *cm = strcmp(map[i].lang, "python") == 0 ?
-			    "#" : "//", *code = json_string_value(
-			    json_object_get(base, map[i].lang)), *tag = "";
-
-			if (strncmp(code, "<?php\n", 6) == 0) {
-				tag = "<?php\n";
-				code += 6;
-			}
-			if (asprintf(&snip, "%s%s Not this runtime's answer: "
-			    "%s; these are the %s answer's parameters, which "
-			    "may take longer in %s.\n%s", tag, cm, err,
-			    stack_default(m), sd->name, code) == -1)
-				snip = NULL;
-		}
-		json_object_set_new(out, map[i].lang, snip != NULL ?
+		    json_object_get(base, lang)))
+			snip = api_snippet_not_own(sd, lang, fallback, err,
+			    stack_default(m));
+		json_object_set_new(out, lang, snip != NULL ?
 		    json_string(snip) : json_incref(json_object_get(base,
-		    map[i].lang)));
+		    lang)));
+		free(snip);
+	}
+	json_decref(base);
+	return out;
+}
+
+json_t *
+api_snippets_one_stack(const struct tune_answer *a, const char *stack)
+{
+	const struct stack_def	*sd;
+	json_t			*out, *base;
+	char			 why[256], *snip;
+	size_t			 i;
+
+	if ((out = json_object()) == NULL || (base = tune_snippets(a)) ==
+	    NULL) {
+		json_decref(out);
+		return NULL;
+	}
+	for (i = 0; i < API_SNIPPET_LANGS; i++) {
+		const char	*lang = api_snippet_map[i].lang;
+
+		sd = stack_find(api_snippet_map[i].stack != NULL ?
+		    api_snippet_map[i].stack : stack);
+		snip = NULL;
+		if (sd != NULL && strcmp(sd->name, stack) == 0)
+			snip = stack_snippet(sd, a, 1);
+		else if (sd != NULL) {
+			snprintf(why, sizeof(why), "measured with %s alone "
+			    "(pwtune recommend --stack %s times this runtime)",
+			    stack, sd->name);
+			snip = api_snippet_not_own(sd, lang, a, why, stack);
+		}
+		json_object_set_new(out, lang, snip != NULL ?
+		    json_string(snip) : json_incref(json_object_get(base,
+		    lang)));
 		free(snip);
 	}
 	json_decref(base);

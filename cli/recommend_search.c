@@ -41,6 +41,9 @@ rec_search_json(const struct search_result *r)
 	if ((j = tune_answer_to_json(&r->a, NULL)) == NULL)
 		return NULL;
 	api_answer_vocab(j);	/* the API's names, as --db and the daemon */
+	/* Only the measured stack's language carries the answer as it is. */
+	json_object_set_new(j, "snippets", api_snippets_one_stack(&r->a,
+	    kdf_backend_name(r->a.backend)));
 	json_object_set_new(j, "search", json_pack("{s:f, s:f, s:I, s:I, "
 	    "s:I, s:I, s:f, s:f, s:b, s:s, s:b, s:b}", "measured_ms",
 	    r->a.predicted_ms, "measured_p50_ms", r->a.predicted_p50_ms,

@@ -44,6 +44,16 @@ assert a["predicted"] == {"percentile": 95, "ms": l["predicted_ms"], "p50_ms": l
 assert a["attacker"]["gpu_guesses_per_s"] > 0 and "960 GB/s" in a["attacker"]["assumptions"]
 assert set(a["snippets"]) == {"php", "python", "go", "node", "java", "c"}
 assert 0 <= a["model"]["loo_median_error"] <= a["model"]["loo_worst_error"] < 0.5
+# node-argon2 takes t = 2 at least: a snippet of a t = 1 answer it has
+# none of its own for (no libargon2 here) keeps m x t, and runs.
+import re
+node = a["snippets"]["node"]
+nt = int(re.search(r"timeCost: (\d+)", node).group(1))
+nm = int(re.search(r"memoryCost: (\d+)", node).group(1))
+assert nt >= 2, node
+if a["t"] < 2:
+    assert "node-argon2 takes t = 2 at least" in node, node
+    assert nm * nt <= a["m_kib"] * a["t"] and nm % 1024 == 0, (nm, nt)
 PY
 
 # Every snippet parses in its language (the checkers make deps installs).
@@ -191,7 +201,16 @@ assert 0 <= s["uncertainty"] <= 1 and s["seconds"] > 0, s
 assert s["stopped"] in ("in band", "memory cap", "grain", "out of steps", "floor"), s
 assert s["stopped"] == "out of steps" or (s["stopped"] == "in band") == s["in_band"], s
 assert s["stopped"] != "in band" or s["samples"] >= 6, s
+# Only C's snippet (libsodium, what was measured) is the answer as it is;
+# every other language says it is not its runtime's answer.
+n = a["snippets"]
+assert "(size_t)%d * 1024" % a["m_kib"] in n["c"] and "Not this" not in n["c"], n["c"]
+for lang in ("php", "python", "go", "node", "java"):
+    assert "Not this runtime's answer: measured with libsodium alone" in n[lang], (lang, n[lang])
+assert "timeCost: 1," not in n["node"], n["node"]
+open(sys.argv[1] + ".js", "w").write(n["node"])
 PY
+expect_status 0 "from cold: the node snippet parses" -- node --check "$TMP/out.js"
 expect_status 0 "from cold: --format phc" -- "$PWTUNE" recommend --target-ms 30 \
 	--floor none --memory-max 32MiB --format phc -q
 grep -qxE '\$argon2id\$v=19\$m=[0-9]+,t=[0-9]+,p=1' "$TMP/out" &&
