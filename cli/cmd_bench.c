@@ -648,11 +648,13 @@ cmd_bench(int argc, char **argv)
 	memset(&rep, 0, sizeof(rep));
 	memset(&bs, 0, sizeof(bs));
 	/* Open the store first: a bad path should fail before measuring. */
-	if (o.db != NULL && db_open(o.db, &dbo, &bs.db, err, sizeof(err)) !=
-	    DB_OK) {
+	if (o.db != NULL && (rc = db_open(o.db, &dbo, &bs.db, err,
+	    sizeof(err))) != DB_OK) {
 		cli_warnx("bench: %s", err);
-		return CLI_EXIT_ENV;
+		/* A file that is not a store was named by mistake. */
+		return rc == DB_ERR_INVALID ? CLI_EXIT_USAGE : CLI_EXIT_ENV;
 	}
+	rc = CLI_EXIT_ENV;
 	if (cli_probe(&rep, o.memory_max, min_need, &mo, &bench_cancel, err,
 	    sizeof(err)) == -1) {
 		cli_warnx("bench: %s", err);

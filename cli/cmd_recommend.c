@@ -349,10 +349,18 @@ rec_report(const struct rec_opts *o, struct report *rep, int64_t *run_id)
 		return 0;
 	}
 	if (o->db != NULL) {
-		if (host_probe(NULL, &here, err, sizeof(err)) == -1 ||
-		    db_open(o->db, &dbo, &db, err, sizeof(err)) != DB_OK) {
+		int	st;
+
+		if (host_probe(NULL, &here, err, sizeof(err)) == -1) {
 			cli_warnx("recommend: %s", err);
 			return CLI_EXIT_ENV;
+		}
+		if ((st = db_open(o->db, &dbo, &db, err, sizeof(err))) !=
+		    DB_OK) {
+			cli_warnx("recommend: %s", err);
+			/* A file that is not a store was named by mistake. */
+			return st == DB_ERR_INVALID ? CLI_EXIT_USAGE :
+			    CLI_EXIT_ENV;
 		}
 		if (db_run_latest_done(db, here.host_id, NULL, run_id, err,
 		    sizeof(err)) != DB_OK ||

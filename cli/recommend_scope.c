@@ -91,8 +91,14 @@ rec_scope(const char *store, const char *scope, const char *group,
 	size_t			 nh = 0;
 	int			 rc = CLI_EXIT_ENV, ret;
 
-	if (db_open(store, &dbo, &db, err, sizeof(err)) != DB_OK ||
-	    db_hosts_list(db, NULL, &hosts, &nh, err, sizeof(err)) != DB_OK) {
+	if ((ret = db_open(store, &dbo, &db, err, sizeof(err))) != DB_OK) {
+		cli_warnx("recommend: %s", err);
+		/* A file that is not a store was named by mistake. */
+		if (ret == DB_ERR_INVALID)
+			rc = CLI_EXIT_USAGE;
+		goto out;
+	}
+	if (db_hosts_list(db, NULL, &hosts, &nh, err, sizeof(err)) != DB_OK) {
 		cli_warnx("recommend: %s", err);
 		goto out;
 	}

@@ -40,6 +40,13 @@ for verb in check list export; do
 	expect_stderr "db $verb on a text file: named" "$TMP/d0/notes.txt: not an SQLite database"
 done
 expect_status 2 "db import into a text file: refused" -- "$PWTUNE" db import --db "$TMP/d0/notes.txt" "$TMP/a.json"
+# recommend and bench name a store too: the same exit status 2 (a file
+# named by mistake), before anything is measured.
+expect_status 2 "recommend --db a text file: refused" -- "$PWTUNE" recommend --target-ms 250 --db "$TMP/d0/notes.txt"
+expect_stderr "recommend --db a text file: named" "$TMP/d0/notes.txt: not an SQLite database"
+expect_status 2 "recommend --scope fleet --db a text file: refused" -- "$PWTUNE" recommend --target-ms 250 --scope fleet --db "$TMP/d0/notes.txt"
+expect_status 2 "bench --db a text file: refused" -- "$PWTUNE" bench --m 2MiB --t 1 --repeats 2 --no-json -q --db "$TMP/d0/notes.txt"
+expect_stderr "bench --db a text file: named" "$TMP/d0/notes.txt: not an SQLite database"
 cmp -s "$TMP/d0/notes.txt" "$TMP/d0/notes.copy" && ok "the text file is unchanged" || bad "the text file changed"
 no_aside "no text file moved aside" "$TMP/d0"
 cp "$TMP/a.json" "$TMP/d0/results.json"
