@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "api_impl.h"
+#include "stack.h"
 #include "units.h"
 
 #define QUERY_MAX	16
@@ -255,6 +256,7 @@ api_parse_query(struct MHD_Connection *c, struct tune_query *tq,
 	/* A value's reason (at most 73 bytes) and ", not V"; or 130 bytes. */
 	char			 why[160 + API_SHOWN_LEN], key[API_SHOWN_LEN];
 	int			 have_target = 0;
+	const struct stack_def	*sd;
 
 	memset(&q, 0, sizeof(q));
 	memset(sc, 0, sizeof(*sc));
@@ -303,6 +305,24 @@ api_parse_query(struct MHD_Connection *c, struct tune_query *tq,
 		k = "target_ms";
 		snprintf(why, sizeof(why), "is required: it " TARGET_RANGE);
 		goto bad;
+	}
+	/*
+	 * A stack hashes through its own library: a backend that is not it
+	 * asks two things at once; the same one asks nothing more (and is
+	 * the same question, one answer and one check).
+	 */
+	if (sc->stack[0] != '\0' && (sd = stack_find(sc->stack)) != NULL &&
+	    tq->backend != KDF_BACKEND_AUTO) {
+		if (tq->backend != sd->base) {
+			k = "backend";
+			snprintf(why, sizeof(why), "must be %s or left out with "
+			    "stack=%s (it hashes through %s), not %s",
+			    kdf_backend_name(sd->base), sd->name,
+			    kdf_backend_name(sd->base),
+			    kdf_backend_name(tq->backend));
+			goto bad;
+		}
+		tq->backend = KDF_BACKEND_AUTO;
 	}
 	used = (size_t)snprintf(canon, canonlen, "%.0f|%d|%u|%llu|%u|%d|%d|"
 	    "%d|%d", tq->target_ms, tq->percentile, (unsigned)tq->k,

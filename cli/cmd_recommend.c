@@ -305,6 +305,15 @@ rec_parse(int argc, char **argv, struct rec_opts *o)
 		return cli_usage_error(REC, "--stack answers for this host "
 		    "from its model: not with --scope or --verify (which "
 		    "measures the library, not the stack's runtime)");
+	/* A stack hashes through its own library. */
+	if (o->stack != NULL && stack_find(o->stack) != NULL &&
+	    o->q.backend != KDF_BACKEND_AUTO &&
+	    o->q.backend != stack_find(o->stack)->base)
+		return cli_usage_error(REC, "--backend %s with --stack %s: "
+		    "%s hashes through %s (give --backend %s, or leave it "
+		    "out)", kdf_backend_name(o->q.backend), o->stack,
+		    o->stack, kdf_backend_name(stack_find(o->stack)->base),
+		    kdf_backend_name(stack_find(o->stack)->base));
 	/* Only a store knows names that observations brought. */
 	if (o->stack != NULL && stack_find(o->stack) == NULL &&
 	    o->db == NULL) {

@@ -45,6 +45,21 @@ wait_run "$RUN" '"status": *"(cancelled|done|failed)"' 60 || bad "run $RUN did n
 expect_http 200 "stack=php-sodium" GET "/v1/recommendation?target_ms=250&stack=php-sodium"
 expect_body "answers for php-sodium, with its snippet" \
 	"j['for'] == 'php-sodium' and j['backend'] == 'libsodium' and 'sodium_crypto_pwhash_str' in j['snippet']"
+# A stack hashes through its own library: another backend is 400 naming
+# backend; the same one is the same question (one answer, one ETag).
+expect_http 400 "stack=php-sodium&backend=libargon2: 400" GET "/v1/recommendation?target_ms=250&stack=php-sodium&backend=libargon2"
+expect_body "... naming backend and the stack's library" \
+	"j['param'] == 'backend' and 'must be libsodium or left out with stack=php-sodium' in j['detail'] and 'not libargon2' in j['detail']"
+expect_http 200 "stack=php-sodium" GET "/v1/recommendation?target_ms=250&stack=php-sodium"
+cp "$TMP/body" "$TMP/plain.json"
+E1=$(sed -n 's/^ETag: *//Ip' "$TMP/headers" | tr -d '\r')
+expect_http 200 "stack=php-sodium&backend=libsodium" GET "/v1/recommendation?target_ms=250&stack=php-sodium&backend=libsodium"
+E2=$(sed -n 's/^ETag: *//Ip' "$TMP/headers" | tr -d '\r')
+if [ -n "$E1" ] && [ "$E1" = "$E2" ] && cmp -s "$TMP/body" "$TMP/plain.json"; then
+	ok "... the same answer and ETag as without backend"
+else
+	bad "... backend=libsodium changed the answer (ETag $E1 / $E2)"
+fi
 
 # A name only observations know stays valid once it has some.
 S=php-8.2-custom
