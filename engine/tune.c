@@ -393,7 +393,7 @@ tune_recommend(const struct model *m, const struct tune_query *q,
 {
 	const struct model_curve	*c;
 	struct tune_query		 aim = *q;
-	uint64_t			 cap;
+	uint64_t			 cap, raw;
 	uint32_t			 p = 1, mm, t, best_m = 0, best_t = 0;
 	double				 best = -1, ms;
 
@@ -422,12 +422,15 @@ tune_recommend(const struct model *m, const struct tune_query *q,
 		cap = (uint64_t)(MODEL_EXTRAPOLATE * model_curve_max_m(c));
 	if (cap > KDF_ARGON2_M_MAX)
 		cap = KDF_ARGON2_M_MAX;
+	raw = cap;	/* what there is, before the MiB m moves by */
 	cap -= cap % MIB_KIB;
 	a->m_cap_kib = cap;
 	if (cap < MIB_KIB || cap < 8 * p) {
-		snprintf(err, errlen, "%llu KiB of memory for each of %u hashes "
-		    "at once is too little: raise memory_max or lower "
-		    "concurrency", (unsigned long long)cap, (unsigned)q->k);
+		snprintf(err, errlen, "%llu KiB of memory for each of %u "
+		    "hash%s at once is too little (m is a whole number of MiB, "
+		    "and 8 KiB a lane): raise memory_max or lower concurrency",
+		    (unsigned long long)raw, (unsigned)q->k, q->k == 1 ? "" :
+		    "es");
 		return -1;
 	}
 

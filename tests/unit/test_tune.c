@@ -783,6 +783,12 @@ TEST(memory_is_shared_by_k_hashes)
 	q.memory_max_kib = 4;
 	ASSERT_EQ(tune_recommend(&mdl, &q, &a, err, sizeof(err)), -1);
 	ASSERT_STR_CONTAINS(err, "too little");
+	/* The memory there is, not what is left of it in whole MiB. */
+	q.k = 1;
+	q.memory_max_kib = 64;
+	ASSERT_EQ(tune_recommend(&mdl, &q, &a, err, sizeof(err)), -1);
+	ASSERT_STR_CONTAINS(err, "64 KiB of memory for each of 1 hash at "
+	    "once is too little");
 }
 
 TEST(m_is_rounded_as_argon2_uses_it)
