@@ -734,18 +734,27 @@ rec_stacks_unprobed(struct model *m)
 	}
 }
 
-/* The store's corrections of the model's stacks (--db), as the daemon's. */
+/*
+ * The store's corrections of the model's stacks and the checks taken
+ * under its run (--db), as the daemon's model has them.
+ */
 static void
 rec_db_stacks(const char *locator, struct model *m)
 {
 	struct db_open_opts	 dbo = { 1, 0, 0, NULL, NULL };
 	struct db		*db = NULL;
+	size_t			 used;
 	char			 err[512];
 
 	if (db_open(locator, &dbo, &db, err, sizeof(err)) != DB_OK ||
 	    db_model_stacks(db, m->host_id, m, err, sizeof(err)) != DB_OK)
 		cli_warnx("recommend: the stacks' corrections were not read: "
 		    "%s", err);
+	else if (db_model_checks(db, m->host_id, m->run_id,
+	    DB_CHECKS_MAX_AGE_S, DB_CHECKS_MAX, m, &used, err, sizeof(err)) !=
+	    DB_OK)
+		cli_warnx("recommend: the daemon's checks were not read: %s",
+		    err);
 	if (db != NULL)
 		db_close(db);
 }

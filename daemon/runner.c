@@ -21,8 +21,6 @@
 #include "verify.h"
 
 /* Checks of a run read back into its model: the newest, of a week. */
-#define RUNNER_CHECK_POINTS	128
-#define RUNNER_CHECK_MAX_AGE	(7 * 86400)
 
 /* Rounds per verified answer: 5 latencies each, a few seconds in all. */
 #define RUNNER_VERIFY_ROUNDS	5
@@ -196,60 +194,20 @@ runner_memory_now(struct daemon *d, struct host_info *h,
 	return host_memory_budget(h, cap, src);
 }
 
-/*
- * The checks taken under run into m (model_fit_checks): measurements at
- * answers' exact parameters, k = 1, weighted by their samples; of several
- * at the same parameters, the newest. Returns how many were used.
- */
+/* The checks taken under run into m (db_model_checks). */
 static size_t
 runner_add_checks(struct daemon *d, struct db *db, int64_t run,
     struct model *m)
 {
-	struct db_observation		*o;
-	struct model_check_point	*pts;
-	size_t				 i, j, n, k = 0, used;
-	char				 err[512];
+	size_t	used;
+	char	err[512];
 
-	if (db_run_checks(db, d->host.host_id, run, RUNNER_CHECK_POINTS, &o,
-	    &n, err, sizeof(err)) != DB_OK) {
+	if (db_model_checks(db, d->host.host_id, run, DB_CHECKS_MAX_AGE_S,
+	    DB_CHECKS_MAX, m, &used, err, sizeof(err)) != DB_OK) {
 		log_warn("run %lld: checks not read: %s (the model goes "
 		    "without them)", (long long)run, err);
 		return 0;
 	}
-	if (n == 0 || (pts = calloc(n, sizeof(*pts))) == NULL) {
-		free(o);
-		return 0;
-	}
-	for (i = 0; i < n; i++) {
-		struct model_check_point *pt = &pts[k];
-		struct tm		  tm;
-
-		/* Of the last RUNNER_CHECK_MAX_AGE only: a host changes. */
-		memset(&tm, 0, sizeof(tm));
-		if (strptime(o[i].created, "%Y-%m-%dT%H:%M:%S", &tm) == NULL ||
-		    time(NULL) - timegm(&tm) > RUNNER_CHECK_MAX_AGE)
-			continue;
-		if (o[i].k != 1 || !(o[i].median_ms > 0) ||
-		    kdf_alg_parse(o[i].variant, &pt->variant) == -1 ||
-		    kdf_backend_parse(o[i].stack, &pt->backend) == -1)
-			continue;
-		pt->m_kib = o[i].m_kib;
-		pt->t = o[i].t;
-		pt->p = o[i].p;
-		pt->median_ms = o[i].median_ms;
-		pt->n = o[i].nsamples;
-		for (j = 0; j < k; j++)
-			if (pts[j].backend == pt->backend &&
-			    pts[j].variant == pt->variant &&
-			    pts[j].m_kib == pt->m_kib && pts[j].t == pt->t &&
-			    pts[j].p == pt->p)
-				break;
-		if (j == k)	/* newest first: an older one is not taken */
-			k++;
-	}
-	used = model_fit_checks(m, pts, k);
-	free(pts);
-	free(o);
 	return used;
 }
 

@@ -456,6 +456,20 @@ enum db_status db_model_stacks(struct db *db, const char *host_id,
 	    struct model *m, char *err, size_t errlen);
 
 /*
+ * The checks taken under run id of host_id (measurements at answers'
+ * exact parameters, k = 1: daemon/checks.c) into m, as model_fit_checks
+ * takes them: of the last max_age_s seconds only (a host changes), at
+ * most limit, of several at the same parameters the newest. *used: how
+ * many the model took. The daemon's refits and pwtune recommend --db
+ * answer from the same model this way.
+ */
+#define DB_CHECKS_MAX		128		/* the newest, per run */
+#define DB_CHECKS_MAX_AGE_S	(7 * 86400)	/* a host changes */
+enum db_status db_model_checks(struct db *db, const char *host_id,
+	    int64_t id, long max_age_s, size_t limit, struct model *m,
+	    size_t *used, char *err, size_t errlen);
+
+/*
  * One stack of m refitted from the store as db_model_stacks does (its
  * entry replaced, or added; left as it was when nothing fits).
  */

@@ -1,11 +1,13 @@
 /*
  * db/stacks.c: what each stack's probe came to in a run, and a model's
  * stacks rebuilt from the store: the probe points of the model's run and
- * the observations services posted (see db.h).
+ * the observations services posted; and the checks taken under a run, as
+ * the model takes them (see db.h).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "fleet.h"
 #include "probe.h"
@@ -199,5 +201,56 @@ db_model_stacks(struct db *db, const char *host_id, struct model *m,
 		if ((rc = db_model_stack(db, host_id, m, names[i], err,
 		    errlen)) != DB_OK)
 			return rc;
+	return DB_OK;
+}
+
+enum db_status
+db_model_checks(struct db *db, const char *host_id, int64_t id,
+    long max_age_s, size_t limit, struct model *m, size_t *used, char *err,
+    size_t errlen)
+{
+	struct db_observation		*o;
+	struct model_check_point	*pts;
+	enum db_status			 st;
+	size_t				 i, j, n, k = 0;
+	time_t				 now = time(NULL);
+
+	*used = 0;
+	if ((st = db_run_checks(db, host_id, id, limit, &o, &n, err,
+	    errlen)) != DB_OK)
+		return st;
+	if (n == 0 || (pts = calloc(n, sizeof(*pts))) == NULL) {
+		free(o);
+		return n == 0 ? DB_OK : db_nomem(err, errlen);
+	}
+	for (i = 0; i < n; i++) {
+		struct model_check_point *pt = &pts[k];
+		struct tm		  tm;
+
+		memset(&tm, 0, sizeof(tm));
+		if (strptime(o[i].created, "%Y-%m-%dT%H:%M:%S", &tm) == NULL ||
+		    now - timegm(&tm) > max_age_s)
+			continue;
+		if (o[i].k != 1 || !(o[i].median_ms > 0) ||
+		    kdf_alg_parse(o[i].variant, &pt->variant) == -1 ||
+		    kdf_backend_parse(o[i].stack, &pt->backend) == -1)
+			continue;
+		pt->m_kib = o[i].m_kib;
+		pt->t = o[i].t;
+		pt->p = o[i].p;
+		pt->median_ms = o[i].median_ms;
+		pt->n = o[i].nsamples;
+		for (j = 0; j < k; j++)
+			if (pts[j].backend == pt->backend &&
+			    pts[j].variant == pt->variant &&
+			    pts[j].m_kib == pt->m_kib && pts[j].t == pt->t &&
+			    pts[j].p == pt->p)
+				break;
+		if (j == k)	/* newest first: an older one is not taken */
+			k++;
+	}
+	*used = model_fit_checks(m, pts, k);
+	free(pts);
+	free(o);
 	return DB_OK;
 }

@@ -144,6 +144,30 @@ expect_status 0 "verify --db" -- "$PWTUNE" recommend --target-ms 30 --floor none
 	--db "$TMP/s.db" --verify --json
 [ "$(sqlite3 "$TMP/s.db" 'SELECT count(*) FROM verifications WHERE measured_ms > 0 AND target_ms = 30')" = 1 ] \
 	&& ok "verify --db: stored" || bad "verify --db: not stored"
+# The daemon's checks of the run (measured answers) are in the store's
+# model too: twice the curve where they measured, a smaller answer.
+python3 - "$TMP/s.db" "$TMP/a.json" <<'PY' && ok "--db: three checks stored" || bad "--db: checks not stored"
+import json, sqlite3, sys
+a = json.load(open(sys.argv[2]))
+db = sqlite3.connect(sys.argv[1])
+run, host = db.execute("SELECT id, host_id FROM runs ORDER BY id DESC LIMIT 1").fetchone()
+p50 = a["latency"]["predicted_p50_ms"]
+for f in (1, 2, 4):
+    m = a["m_kib"] // f // 1024 * 1024
+    ms = 2 * p50 * m / a["m_kib"]
+    db.execute("INSERT INTO observations (host_id, stack, variant, m_kib, t, p, k, nsamples, "
+               "median_ms, p95_ms, predicted_ms, model_run, samples, created, source) VALUES "
+               "(?, 'libsodium', 'argon2id', ?, 1, 1, 1, 10, ?, ?, ?, ?, ?, "
+               "strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), 'check')",
+               (host, m, ms, ms, ms / 2, run, json.dumps([ms] * 10)))
+db.commit()
+PY
+"$PWTUNE" recommend --target-ms 60 --floor none --db "$TMP/s.db" --json >"$TMP/c.json" 2>"$TMP/err"
+python3 - "$TMP/a.json" "$TMP/c.json" <<'PY' && ok "--db: the checks make the answer smaller, as in the daemon" || { bad "--db: the checks were not taken"; cat "$TMP/err"; }
+import json, sys
+a, c = (json.load(open(f)) for f in sys.argv[1:3])
+assert c["m_kib"] * c["t"] <= 0.7 * a["m_kib"] * a["t"], (a["m_kib"], a["t"], c["m_kib"], c["t"])
+PY
 # Stacks: the default answer lists every stack's (the API's JSON); --stack
 # answers for one, checked and named; an unknown name is exit 2 with the
 # known names; a stack on a library the run did not measure is exit 1.

@@ -1099,6 +1099,77 @@ TEST(model_stacks_from_probe_points_and_observations)
 	db_close(db);
 }
 
+/* A check of run id: libsodium's time at m_kib, c x its curve. */
+static void
+check_obs(struct db *db, const struct model *m, int64_t id, const char *host,
+    uint32_t m_kib, double c)
+{
+	struct db_observation	 o;
+	struct model_prediction	 pr;
+	double			 samples[10];
+	char			 err[512];
+	size_t			 i;
+
+	model_predict(m, model_curve_find(m, KDF_BACKEND_LIBSODIUM,
+	    KDF_ALG_ARGON2ID, 1), m_kib, 1, 1, 50, &pr);
+	memset(&o, 0, sizeof(o));
+	snprintf(o.host_id, sizeof(o.host_id), "%s", host);
+	snprintf(o.stack, sizeof(o.stack), "libsodium");
+	snprintf(o.source, sizeof(o.source), DB_SOURCE_CHECK);
+	snprintf(o.variant, sizeof(o.variant), "argon2id");
+	o.m_kib = m_kib;
+	o.t = o.p = o.k = 1;
+	o.median_ms = o.p95_ms = c * pr.p50_ms;
+	o.predicted_ms = pr.p50_ms;
+	o.model_run = id;
+	for (i = 0; i < 10; i++)
+		samples[i] = o.median_ms;
+	ASSERT_EQ(db_observation_add(db, &o, samples, 10, err, sizeof(err)),
+	    DB_OK);
+}
+
+/*
+ * The checks taken under a run, into its model as the daemon takes them
+ * (db_model_checks, shared by the daemon's refits and recommend --db):
+ * the curve's times scaled where they were measured; another run's
+ * checks are not its.
+ */
+TEST(model_checks_of_a_run)
+{
+	struct db		*db = open_ok(scratch_store("checks"));
+	const struct model_curve *c;
+	static struct model	 m;
+	struct report		 rep;
+	char			 err[512];
+	int64_t			 id;
+	size_t			 used = 99;
+
+	synthetic_host(&rep, 1, 1, 8ULL << 30);
+	ASSERT_EQ(db_import_report(db, &rep, &id, err, sizeof(err)), DB_OK);
+	ASSERT_EQ(model_fit(&rep, &m, err, sizeof(err)), 0);
+	m.run_id = id;
+	/* None yet: nothing taken, the model as it was. */
+	ASSERT_EQ(db_model_checks(db, rep.host.host_id, id,
+	    DB_CHECKS_MAX_AGE_S, DB_CHECKS_MAX, &m, &used, err, sizeof(err)),
+	    DB_OK);
+	ASSERT_UEQ(used, 0);
+	check_obs(db, &m, id, rep.host.host_id, 65536, 1.2);
+	check_obs(db, &m, id, rep.host.host_id, 131072, 1.2);
+	check_obs(db, &m, id, rep.host.host_id, 262144, 1.2);
+	check_obs(db, &m, id + 1000, rep.host.host_id, 524288, 3.0);
+	ASSERT_EQ(db_model_checks(db, rep.host.host_id, id,
+	    DB_CHECKS_MAX_AGE_S, DB_CHECKS_MAX, &m, &used, err, sizeof(err)),
+	    DB_OK);
+	ASSERT_UEQ(used, 3);
+	c = model_curve_find(&m, KDF_BACKEND_LIBSODIUM, KDF_ALG_ARGON2ID, 1);
+	ASSERT(c != NULL && c->chk_n > 0);
+	ASSERT(model_check_factor(c, 131072) > 1.1 &&
+	    model_check_factor(c, 131072) < 1.3);
+	ASSERT(c->chk_mhi <= 262144);	/* not the other run's 512 MiB */
+	report_release(&rep);
+	db_close(db);
+}
+
 /* A version-3 store's observations are services' after the migration. */
 TEST(migration_to_4_keeps_observations_as_services)
 {
@@ -1409,6 +1480,7 @@ TEST_LIST(
 	TEST_ENTRY(observations_per_host_and_stack),
 	TEST_ENTRY(observations_are_pruned_per_host_and_stack),
 	TEST_ENTRY(model_stacks_from_probe_points_and_observations),
+	TEST_ENTRY(model_checks_of_a_run),
 	TEST_ENTRY(migration_to_4_keeps_observations_as_services),
 	TEST_ENTRY(concurrent_writers_lose_nothing),
 	TEST_ENTRY(runs_of_other_machines_are_left_alone),
