@@ -266,13 +266,18 @@ json_t	*api_scope_json(const struct api_scope_set *set,
  * dflt would take in it against the target (default_answer_ratio) and its
  * snippet; a stack whose base curve m lacks is "available": false with
  * why. The entry of the stack dflt holds for is dflt itself (as corrected
- * by the checks); the others are their stacks' answers before any check
- * of their own questions (stack=NAME answers with those). A note is added
- * to j's notes for each stack dflt would be over the target in. Run it
- * where m cannot change meanwhile.
+ * by the checks); each other one is its stack's answer corrected as the
+ * checks of its own question (q with stack=NAME) found (corr; NULL: none,
+ * as in the CLI), the answer stack=NAME gives. A note is added to j's
+ * notes for each stack dflt would be over the target in. Run it where m
+ * cannot change meanwhile.
  */
+struct api_stack_corrections {
+	double	c[MODEL_STACKS_MAX];	/* stack_catalogue()'s order; 0: 1 */
+};
 void	 api_stacks_add(json_t *j, const struct model *m,
-	    const struct tune_query *q, const struct tune_answer *dflt);
+	    const struct tune_query *q, const struct tune_answer *dflt,
+	    const struct api_stack_corrections *corr);
 /* The answer a of stack name as JSON: tune_answer_to_json's, with "for",
    "how", "why" (not probed, when known) and "snippet" (its own). */
 json_t	*api_stack_answer_json(const struct model *m, const char *name,
@@ -287,7 +292,8 @@ json_t	*api_stack_answer_json(const struct model *m, const char *name,
  * a stack carries that stack's parameters.
  */
 json_t	*api_stack_snippets(const struct model *m, const struct tune_query *q,
-	    const struct tune_answer *fallback, const char *for_stack);
+	    const struct tune_answer *fallback, const char *for_stack,
+	    const struct api_stack_corrections *corr);
 /*
  * A value as given, for a message: its first API_SHOWN_MAX bytes then
  * "...", printable ASCII as it is and any other byte (a control, a byte

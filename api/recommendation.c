@@ -82,7 +82,37 @@ struct api_answer_arg {
 	struct check_state		 cs;
 	int				 checked;	/* env.checked's */
 	char				 checked_at[32];
+	/* The default answer's: each stack's own question's correction. */
+	struct api_stack_corrections	 corr;
 };
+
+/*
+ * The corrections the checks found for q asked of every stack of the
+ * catalogue (the default answer lists each stack's answer as stack=NAME
+ * gives it): 0, or -1 when one was read under another model version than
+ * version.
+ */
+static int
+api_answer_stack_corrections(struct api_server *s, const struct tune_query *q,
+    uint64_t version, struct api_stack_corrections *corr)
+{
+	const struct stack_def	*all;
+	struct check_state	 cs;
+	uint64_t		 v;
+	size_t			 n, i;
+
+	memset(corr, 0, sizeof(*corr));
+	all = stack_catalogue(&n);
+	for (i = 0; i < n && i < MODEL_STACKS_MAX; i++) {
+		v = version;
+		if (s->env.checked(s->env.ctx, q, all[i].name, &cs, NULL, 0,
+		    &v) == 1)
+			corr->c[i] = cs.c;
+		if (v != version)
+			return -1;
+	}
+	return 0;
+}
 
 /* What the checks measured of the answer (daemon/checks.c): verified. */
 static void
@@ -225,7 +255,7 @@ api_answer_locked(const struct model *m, const struct api_state *st,
 			return;
 		/* Every stack's answer too: searched under the same lock. */
 		if ((a->j = tune_answer_to_json(&ta, m)) != NULL)
-			api_stacks_add(a->j, m, &qq, &ta);
+			api_stacks_add(a->j, m, &qq, &ta, &a->corr);
 	}
 	api_answer_checked(a->j, a, &ta);
 	api_answer_measuring(a->j, st);
@@ -256,7 +286,7 @@ api_answer(struct api_server *s, const struct tune_query *q,
 	json_t			*j;
 	char			*body;
 	uint64_t		 now_kib, checked_version;
-	int			 tries, nokeep = 0;
+	int			 tries, nokeep = 0, moved;
 
 	memset(&a, 0, sizeof(a));
 	a.s = s;
@@ -288,13 +318,19 @@ api_answer(struct api_server *s, const struct tune_query *q,
 		check_state_init(&a.cs);
 		a.checked = 0;
 		checked_version = 0;
-		if (s->env.checked != NULL)
+		memset(&a.corr, 0, sizeof(a.corr));
+		moved = 0;
+		if (s->env.checked != NULL) {
 			a.checked = s->env.checked(s->env.ctx, &a.qq, stack,
 			    &a.cs, a.checked_at, sizeof(a.checked_at),
 			    &checked_version);
+			if (stack == NULL)
+				moved = api_answer_stack_corrections(s, &a.qq,
+				    checked_version, &a.corr) == -1;
+		}
 		s->env.with_model(s->env.ctx, api_answer_locked, &a);
 		if (s->env.checked == NULL || a.no_model || a.not_in_model ||
-		    a.hit || checked_version == a.version)
+		    a.hit || (checked_version == a.version && !moved))
 			break;
 		if (tries == API_ANSWER_TRIES) {
 			nokeep = 1;

@@ -2,7 +2,8 @@
  * api/stacks.c: an answer's stacks, one path for the daemon
  * (recommendation.c) and the CLI (pwtune recommend): for every client
  * stack of the catalogue, then the stacks only observations know, its
- * own answer to the same question (stack_recommend), how its model was
+ * own answer to the same question (stack_recommend, corrected as the
+ * checks of that stack's question found), how its model was
  * obtained, and what the default answer would take in it. Nothing here
  * needs a running server.
  */
@@ -21,6 +22,32 @@ api_stack_for(const struct model *m, const struct tune_answer *a)
 	if (a->backend == KDF_BACKEND_LIBARGON2)
 		return "libargon2";
 	return stack_default(m);
+}
+
+/*
+ * Stack name's answer to q, as corrected by the checks of its own
+ * question (corr): stack_recommend's, or check_answer's with the
+ * correction; -1, 0 or 1 as they return.
+ */
+static int
+api_stack_recommend(const struct model *m, const char *name,
+    const struct tune_query *q, const struct api_stack_corrections *corr,
+    struct tune_answer *a, char *err, size_t errlen)
+{
+	const struct stack_def	*all;
+	double			 c = 1, model_ms;
+	size_t			 n, i;
+
+	all = stack_catalogue(&n);
+	for (i = 0; corr != NULL && i < n && i < MODEL_STACKS_MAX; i++)
+		if (strcmp(all[i].name, name) == 0) {
+			if (corr->c[i] > 0)
+				c = corr->c[i];
+			break;
+		}
+	if (c == 1)
+		return stack_recommend(m, name, q, a, err, errlen);
+	return check_answer(m, name, q, c, a, &model_ms, err, errlen);
 }
 
 /*
@@ -47,7 +74,8 @@ api_stack_entry(const struct model *m, const char *name,
 static json_t *
 api_stack_json(const struct model *m, const char *name,
     const struct stack_def *sd, const struct tune_query *q,
-    const struct tune_answer *dflt, json_t *notes)
+    const struct tune_answer *dflt, const struct api_stack_corrections *fix,
+    json_t *notes)
 {
 	const struct model_stack	*st;
 	struct model_stack		 tmp;
@@ -75,7 +103,7 @@ api_stack_json(const struct model *m, const char *name,
 	if (strcmp(name, api_stack_for(m, dflt)) == 0) {
 		a = *dflt;
 		rc = dflt->met ? 0 : 1;
-	} else if ((rc = stack_recommend(m, name, q, &a, err,
+	} else if ((rc = api_stack_recommend(m, name, q, fix, &a, err,
 	    sizeof(err))) == -1) {
 		json_object_set_new(j, "available", json_false());
 		json_object_set_new(j, "why", json_string(err));
@@ -213,7 +241,8 @@ api_snippet_not_own(const struct stack_def *sd, const char *lang,
 
 json_t *
 api_stack_snippets(const struct model *m, const struct tune_query *q,
-    const struct tune_answer *fallback, const char *for_stack)
+    const struct tune_answer *fallback, const char *for_stack,
+    const struct api_stack_corrections *corr)
 {
 	const struct stack_def		*sd;
 	const struct model_stack	*st;
@@ -238,8 +267,8 @@ api_stack_snippets(const struct model *m, const struct tune_query *q,
 		/* The stack fallback is for: fallback, as it was given. */
 		ans = sd == NULL ? NULL : strcmp(sd->name, for_stack != NULL ?
 		    for_stack : api_stack_for(m, fallback)) == 0 ? fallback :
-		    stack_recommend(m, sd->name, q, &a, err, sizeof(err)) !=
-		    -1 ? &a : NULL;
+		    api_stack_recommend(m, sd->name, q, corr, &a, err,
+		    sizeof(err)) != -1 ? &a : NULL;
 		if (ans != NULL) {
 			st = api_stack_entry(m, sd->name, &tmp);
 			snip = stack_snippet(sd, ans, stack_how_measured(st));
@@ -295,7 +324,7 @@ api_snippets_one_stack(const struct tune_answer *a, const char *stack)
 
 void
 api_stacks_add(json_t *j, const struct model *m, const struct tune_query *q,
-    const struct tune_answer *dflt)
+    const struct tune_answer *dflt, const struct api_stack_corrections *corr)
 {
 	const struct stack_def	*cat;
 	json_t			*list = json_array(), *notes;
@@ -309,16 +338,16 @@ api_stacks_add(json_t *j, const struct model *m, const struct tune_query *q,
 	cat = stack_catalogue(&n);
 	for (i = 0; i < n; i++)
 		json_array_append_new(list, api_stack_json(m, cat[i].name,
-		    &cat[i], q, dflt, notes));
+		    &cat[i], q, dflt, corr, notes));
 	for (i = 0; i < m->nstacks; i++)
 		if (stack_find(m->stacks[i].name) == NULL)
 			json_array_append_new(list, api_stack_json(m,
-			    m->stacks[i].name, NULL, q, dflt, notes));
+			    m->stacks[i].name, NULL, q, dflt, NULL, notes));
 	json_object_set_new(j, "for", json_string(api_stack_for(m, dflt)));
 	json_object_set_new(j, "stacks", list);
 	/* Each language's snippet carries its own stack's parameters. */
 	json_object_set_new(j, "snippets", api_stack_snippets(m, q, dflt,
-	    NULL));
+	    NULL, corr));
 }
 
 json_t *
@@ -335,7 +364,8 @@ api_stack_answer_json(const struct model *m, const char *name,
 		return NULL;
 	api_answer_vocab(j);
 	st = api_stack_entry(m, name, &tmp);
-	json_object_set_new(j, "snippets", api_stack_snippets(m, q, a, name));
+	json_object_set_new(j, "snippets", api_stack_snippets(m, q, a, name,
+	    NULL));
 	json_object_set_new(j, "for", json_string(name));
 	json_object_set_new(j, "how", json_string(stack_how_text(st)));
 	if (st->how != MODEL_STACK_PROBED && st->why[0] != '\0')

@@ -551,7 +551,7 @@ rec_print_stacks(const struct model *m, const struct tune_query *q,
 
 	if ((j = json_pack("{s:[]}", "notes")) == NULL)
 		return;
-	api_stacks_add(j, m, q, a);
+	api_stacks_add(j, m, q, a, NULL);
 	printf("\nStacks (this answer holds for %s; each stack's own answer, "
 	    "predicted at p%d):\n", json_string_value(json_object_get(j,
 	    "for")), q->percentile);
@@ -830,7 +830,7 @@ rec_print_text(const struct rec_opts *o, const struct model *m,
 	rec_print_stacks(m, &o->q, a, o->from == NULL &&
 	    o->db == NULL);
 	/* Each at its own stack's answer (the table above). */
-	snips = api_stack_snippets(m, &o->q, a, NULL);
+	snips = api_stack_snippets(m, &o->q, a, NULL, NULL);
 	printf("\nSnippets (each with its own stack's parameters):\n");
 	json_object_foreach(snips, lang, code)
 		printf("\n--- %s\n%s", lang, json_string_value(code));
@@ -849,7 +849,7 @@ rec_print_json(const struct rec_opts *o, const struct model *m,
 	if (o->stack != NULL)
 		j = api_stack_answer_json(m, o->stack, &o->q, a);
 	else if ((j = tune_answer_to_json(a, m)) != NULL)
-		api_stacks_add(j, m, &o->q, a);
+		api_stacks_add(j, m, &o->q, a, NULL);
 	if (j == NULL) {
 		cli_warnx("recommend: out of memory");
 		return;

@@ -91,6 +91,11 @@ read -r m1 t1 < <(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); p
 awk -v m="$m1" -v t="$t1" 'BEGIN { x = m * t / 1000 * 2; exit !(x >= 54 && x <= 60) }' &&
 	ok "the answer now holds in the runtime: m = $m1, t = $t1 takes $(awk -v m="$m1" -v t="$t1" 'BEGIN { printf "%.1f", m * t / 1000 * 2 }') ms of 60" ||
 	bad "m = $m1, t = $t1 does not take 54-60 ms in the runtime"
+# The default answer to the same question lists go's answer as stack=go
+# gives it (one question, one answer), and its Go snippet with it.
+req GET "/v1/recommendation?target_ms=60&floor=none"
+expect_body "the default answer's stacks[go] and snippets.go are stack=go's corrected answer" \
+	"[(x['m_kib'], x['t']) for x in j['stacks'] if x['name'] == 'go'] == [($m1, $t1)] and ('argon2.IDKey(password, salt, %d, %d, 1, 32)' % ($t1, $m1)) in j['snippets']['go']"
 grep -q "refitted with" "$TMP/log" &&
 	bad "a runtime's check refitted a library's curve: $(grep 'refitted with' "$TMP/log" | head -1)" ||
 	ok "no library curve refitted with the runtime's checks"
