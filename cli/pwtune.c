@@ -3,7 +3,6 @@
  * rest of the arguments.
  */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include <sodium.h>
@@ -89,42 +88,6 @@ help(int argc, char **argv)
 	return commands[c].run(n, args);
 }
 
-/*
- * "--name=value" as "--name" "value", as getopt_long takes it: a copy of
- * argv with each such argument split at its first "=" (a name of lower
- * case letters, digits and dashes; a value may hold "=", as a PHC string
- * does). NULL: out of memory.
- */
-static char **
-split_long_values(int argc, char **argv, int *nargc)
-{
-	char	**out, *eq, *name;
-	size_t	  len;
-	int	  i, n = 0;
-
-	if ((out = calloc((size_t)argc * 2 + 1, sizeof(*out))) == NULL)
-		return NULL;
-	for (i = 0; i < argc; i++) {
-		eq = strchr(argv[i], '=');
-		len = eq != NULL ? (size_t)(eq - argv[i]) : 0;
-		if (i == 0 || eq == NULL || strncmp(argv[i], "--", 2) != 0 ||
-		    len < 3 || strspn(argv[i] + 2,
-		    "abcdefghijklmnopqrstuvwxyz0123456789-") != len - 2) {
-			out[n++] = argv[i];
-			continue;
-		}
-		if ((name = strndup(argv[i], len)) == NULL) {
-			free(out);
-			return NULL;
-		}
-		out[n++] = name;
-		out[n++] = eq + 1;
-	}
-	out[n] = NULL;
-	*nargc = n;
-	return out;
-}
-
 int
 main(int argc, char **argv)
 {
@@ -149,16 +112,8 @@ main(int argc, char **argv)
 		    sodium_version_string());
 		return CLI_EXIT_OK;
 	}
-	if ((c = find(argv[1])) != -1) {
-		char	**args;
-		int	  n;
-
-		if ((args = split_long_values(argc, argv, &n)) == NULL) {
-			cli_warnx("out of memory");
-			return CLI_EXIT_ENV;
-		}
-		return commands[c].run(n - 1, args + 1);
-	}
+	if ((c = find(argv[1])) != -1)
+		return commands[c].run(argc - 1, argv + 1);
 	cli_warnx("unknown command %.60s", argv[1]);
 	fputs("Try 'pwtune help' for the list.\n", stderr);
 	return CLI_EXIT_USAGE;
