@@ -305,16 +305,17 @@ json_t	*api_stack_snippets(const struct model *m, const struct tune_query *q,
 #define API_SHOWN_LEN	(4 * API_SHOWN_MAX + 4)
 void	 api_shown(const char *v, char *buf, size_t len);
 
-/* The stack the answer a holds for ("libsodium", "libargon2"). */
 /*
  * The snippets of an answer measured in one stack alone (pwtune recommend
- * from cold: stack "libsodium"): that stack's language carries it as it
- * is; every other says in a comment that it is not its runtime's answer,
- * and one that cannot take its t (node-argon2: 2 at least) gets its least
- * t with m x t kept, so that the code runs.
+ * from cold: stack "libsodium", or "libargon2" with --backend): that
+ * stack's language carries it as it is; every other says in a comment
+ * that it is not its runtime's answer, and one that cannot take its t
+ * (node-argon2: 2 at least) gets its least t with m x t kept (about; m in
+ * whole MiB), so that the code runs.
  */
 json_t	*api_snippets_one_stack(const struct tune_answer *a,
 	    const char *stack);
+/* The stack the answer a holds for ("libsodium", "libargon2"). */
 const char *api_stack_for(const struct model *m, const struct tune_answer *a);
 
 /*

@@ -204,18 +204,21 @@ api_snippet_not_own(const struct stack_def *sd, const char *lang,
 	json_t			*all;
 	const char		*cm = strcmp(lang, "python") == 0 ? "#" : "//";
 	const char		*code, *tag = "";
-	char			 how[160], *snip = NULL;
+	char			 how[256], *snip = NULL;
 
 	snprintf(how, sizeof(how), "these are the %s answer's parameters",
 	    answer_stack);
 	if (sd->t_min > a->t) {
 		uint64_t	m = (uint64_t)a->m_kib * a->t / sd->t_min;
 
+		/* In whole MiB, 8 KiB a lane: m x t kept about, not more. */
 		m -= m % 1024;
+		if (m < 1024)
+			m = 1024;
+		while (m < 8 * (uint64_t)b.p)
+			m += 1024;
 		b.t = sd->t_min;
-		b.m_kib = (uint32_t)(m > 1024 ? m : 1024);
-		if (b.m_kib < 8 * b.p)
-			b.m_kib = 8 * b.p;
+		b.m_kib = (uint32_t)m;
 		snprintf(how, sizeof(how), "these are the %s answer's "
 		    "parameters with t = %u and m = %u KiB (%s takes t = %u at "
 		    "least; m x t kept, about the same work)", answer_stack,
@@ -264,6 +267,7 @@ api_stack_snippets(const struct model *m, const struct tune_query *q,
 		sd = stack_find(api_snippet_map[i].stack != NULL ?
 		    api_snippet_map[i].stack : stack_default(m));
 		snip = NULL;
+		snprintf(err, sizeof(err), "no answer of its own");
 		/* The stack fallback is for: fallback, as it was given. */
 		ans = sd == NULL ? NULL : strcmp(sd->name, for_stack != NULL ?
 		    for_stack : api_stack_for(m, fallback)) == 0 ? fallback :

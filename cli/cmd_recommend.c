@@ -746,17 +746,20 @@ rec_db_stacks(const char *locator, struct model *m)
 	size_t			 used;
 	char			 err[512];
 
-	if (db_open(locator, &dbo, &db, err, sizeof(err)) != DB_OK ||
-	    db_model_stacks(db, m->host_id, m, err, sizeof(err)) != DB_OK)
+	if (db_open(locator, &dbo, &db, err, sizeof(err)) != DB_OK) {
 		cli_warnx("recommend: the stacks' corrections were not read: "
 		    "%s", err);
-	else if (db_model_checks(db, m->host_id, m->run_id,
-	    DB_CHECKS_MAX_AGE_S, DB_CHECKS_MAX, m, &used, err, sizeof(err)) !=
-	    DB_OK)
+		return;
+	}
+	/* Each on its own, as the daemon's refit takes them. */
+	if (db_model_stacks(db, m->host_id, m, err, sizeof(err)) != DB_OK)
+		cli_warnx("recommend: the stacks' corrections were not read: "
+		    "%s", err);
+	if (db_model_checks(db, m->host_id, m->run_id, DB_CHECKS_MAX_AGE_S,
+	    DB_CHECKS_MAX, m, &used, err, sizeof(err)) != DB_OK)
 		cli_warnx("recommend: the daemon's checks were not read: %s",
 		    err);
-	if (db != NULL)
-		db_close(db);
+	db_close(db);
 }
 
 static void

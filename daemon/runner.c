@@ -20,8 +20,6 @@
 #include "stack.h"
 #include "verify.h"
 
-/* Checks of a run read back into its model: the newest, of a week. */
-
 /* Rounds per verified answer: 5 latencies each, a few seconds in all. */
 #define RUNNER_VERIFY_ROUNDS	5
 /* A probe's runtime may always hold this much besides its hashes. */

@@ -91,6 +91,11 @@ read -r m1 t1 < <(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); p
 awk -v m="$m1" -v t="$t1" 'BEGIN { x = m * t / 1000 * 2; exit !(x >= 54 && x <= 60) }' &&
 	ok "the answer now holds in the runtime: m = $m1, t = $t1 takes $(awk -v m="$m1" -v t="$t1" 'BEGIN { printf "%.1f", m * t / 1000 * 2 }') ms of 60" ||
 	bad "m = $m1, t = $t1 does not take 54-60 ms in the runtime"
+# backend=libargon2 (go's own library) asks the same question: the same
+# corrected, verified answer, not one of its own.
+req GET "$Q&backend=libargon2"
+expect_body "stack=go&backend=libargon2: the same checked answer as stack=go" \
+	"j['m_kib'] == $m1 and j['t'] == $t1 and j['verified'] is not None"
 # The default answer to the same question lists go's answer as stack=go
 # gives it (one question, one answer), and its Go snippet with it.
 req GET "/v1/recommendation?target_ms=60&floor=none"
