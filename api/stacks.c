@@ -242,6 +242,15 @@ api_snippet_not_own(const struct stack_def *sd, const char *lang,
 	return snip;
 }
 
+/* lang's snippet into out: snip (freed), or base's when it is NULL. */
+static void
+api_snippet_put(json_t *out, json_t *base, const char *lang, char *snip)
+{
+	json_object_set_new(out, lang, snip != NULL ? json_string(snip) :
+	    json_incref(json_object_get(base, lang)));
+	free(snip);
+}
+
 json_t *
 api_stack_snippets(const struct model *m, const struct tune_query *q,
     const struct tune_answer *fallback, const char *for_stack,
@@ -281,10 +290,7 @@ api_stack_snippets(const struct model *m, const struct tune_query *q,
 		    json_object_get(base, lang)))
 			snip = api_snippet_not_own(sd, lang, fallback, err,
 			    stack_default(m));
-		json_object_set_new(out, lang, snip != NULL ?
-		    json_string(snip) : json_incref(json_object_get(base,
-		    lang)));
-		free(snip);
+		api_snippet_put(out, base, lang, snip);
 	}
 	json_decref(base);
 	return out;
@@ -317,10 +323,7 @@ api_snippets_one_stack(const struct tune_answer *a, const char *stack)
 			    stack, sd->name);
 			snip = api_snippet_not_own(sd, lang, a, why, stack);
 		}
-		json_object_set_new(out, lang, snip != NULL ?
-		    json_string(snip) : json_incref(json_object_get(base,
-		    lang)));
-		free(snip);
+		api_snippet_put(out, base, lang, snip);
 	}
 	json_decref(base);
 	return out;
