@@ -98,14 +98,26 @@ api_answer_stack_corrections(struct api_server *s, const struct tune_query *q,
 {
 	const struct stack_def	*all;
 	struct check_state	 cs;
+	struct tune_query	 sq;
 	uint64_t		 v;
 	size_t			 n, i;
 
 	memset(corr, 0, sizeof(*corr));
 	all = stack_catalogue(&n);
 	for (i = 0; i < n && i < MODEL_STACKS_MAX; i++) {
+		/*
+		 * stack=NAME's question as api_parse_query keeps it: its own
+		 * library's backend is no backend; another one, no question
+		 * of it (400).
+		 */
+		sq = *q;
+		if (sq.backend != KDF_BACKEND_AUTO) {
+			if (sq.backend != all[i].base)
+				continue;
+			sq.backend = KDF_BACKEND_AUTO;
+		}
 		v = version;
-		if (s->env.checked(s->env.ctx, q, all[i].name, &cs, NULL, 0,
+		if (s->env.checked(s->env.ctx, &sq, all[i].name, &cs, NULL, 0,
 		    &v) == 1)
 			corr->c[i] = cs.c;
 		if (v != version)

@@ -113,7 +113,7 @@ api_stack_json(const struct model *m, const char *name,
 	json_object_set_new(j, "how", json_string(stack_how_text(st)));
 	if (st->how != MODEL_STACK_PROBED && st->why[0] != '\0')
 		json_object_set_new(j, "why", json_string(st->why));
-	json_object_set_new(j, "met", json_boolean(rc == 0));
+	json_object_set_new(j, "met", json_boolean(rc == 0 && a.met));
 	json_object_set_new(j, "m_kib", json_integer(a.m_kib));
 	json_object_set_new(j, "t", json_integer(a.t));
 	json_object_set_new(j, "p", json_integer(a.p));
