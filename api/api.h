@@ -279,9 +279,11 @@ void	 api_stacks_add(json_t *j, const struct model *m,
 	    const struct tune_query *q, const struct tune_answer *dflt,
 	    const struct api_stack_corrections *corr);
 /* The answer a of stack name as JSON: tune_answer_to_json's, with "for",
-   "how", "why" (not probed, when known) and "snippet" (its own). */
+   "how", "why" (not probed, when known), "snippet" (its own) and the
+   other languages' snippets as their stacks answer (corr: as above). */
 json_t	*api_stack_answer_json(const struct model *m, const char *name,
-	    const struct tune_query *q, const struct tune_answer *a);
+	    const struct tune_query *q, const struct tune_answer *a,
+	    const struct api_stack_corrections *corr);
 /*
  * The answer's "snippets": each language's at its own stack's answer to
  * q (php: php, python: python-argon2-cffi, go, node: node-argon2, java:

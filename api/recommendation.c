@@ -82,7 +82,8 @@ struct api_answer_arg {
 	struct check_state		 cs;
 	int				 checked;	/* env.checked's */
 	char				 checked_at[32];
-	/* The default answer's: each stack's own question's correction. */
+	/* Each stack's own question's correction, for the other stacks'
+	   answers an answer lists (the default's stacks, the snippets). */
 	struct api_stack_corrections	 corr;
 };
 
@@ -255,7 +256,7 @@ api_answer_locked(const struct model *m, const struct api_state *st,
 			    qq.variant, 1) == NULL;
 			return;
 		}
-		a->j = api_stack_answer_json(m, a->stack, &qq, &ta);
+		a->j = api_stack_answer_json(m, a->stack, &qq, &ta, &a->corr);
 	} else {
 		/*
 		 * The default answer is its stack's (corrected if measured);
@@ -336,9 +337,9 @@ api_answer(struct api_server *s, const struct tune_query *q,
 			a.checked = s->env.checked(s->env.ctx, &a.qq, stack,
 			    &a.cs, a.checked_at, sizeof(a.checked_at),
 			    &checked_version);
-			if (stack == NULL)
-				moved = api_answer_stack_corrections(s, &a.qq,
-				    checked_version, &a.corr) == -1;
+			/* Every stack's, for the others' answers. */
+			moved = api_answer_stack_corrections(s, &a.qq,
+			    checked_version, &a.corr) == -1;
 		}
 		s->env.with_model(s->env.ctx, api_answer_locked, &a);
 		if (s->env.checked == NULL || a.no_model || a.not_in_model ||

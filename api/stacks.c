@@ -359,7 +359,8 @@ api_stacks_add(json_t *j, const struct model *m, const struct tune_query *q,
 
 json_t *
 api_stack_answer_json(const struct model *m, const char *name,
-    const struct tune_query *q, const struct tune_answer *a)
+    const struct tune_query *q, const struct tune_answer *a,
+    const struct api_stack_corrections *corr)
 {
 	const struct stack_def		*sd = stack_find(name);
 	const struct model_stack	*st;
@@ -372,7 +373,7 @@ api_stack_answer_json(const struct model *m, const char *name,
 	api_answer_vocab(j);
 	st = api_stack_entry(m, name, &tmp);
 	json_object_set_new(j, "snippets", api_stack_snippets(m, q, a, name,
-	    NULL));
+	    corr));
 	json_object_set_new(j, "for", json_string(name));
 	json_object_set_new(j, "how", json_string(stack_how_text(st)));
 	if (st->how != MODEL_STACK_PROBED && st->why[0] != '\0')

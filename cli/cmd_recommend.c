@@ -602,7 +602,7 @@ rec_print_stack(const struct model *m, const char *name,
 	json_t		*j;
 	const char	*why, *snip;
 
-	if ((j = api_stack_answer_json(m, name, q, a)) == NULL)
+	if ((j = api_stack_answer_json(m, name, q, a, NULL)) == NULL)
 		return;
 	printf("\nStack:       %s (%s)\n", name, json_string_value(
 	    json_object_get(j, "how")));
@@ -850,7 +850,7 @@ rec_print_json(const struct rec_opts *o, const struct model *m,
 	char			 why[512];
 
 	if (o->stack != NULL)
-		j = api_stack_answer_json(m, o->stack, &o->q, a);
+		j = api_stack_answer_json(m, o->stack, &o->q, a, NULL);
 	else if ((j = tune_answer_to_json(a, m)) != NULL)
 		api_stacks_add(j, m, &o->q, a, NULL);
 	if (j == NULL) {

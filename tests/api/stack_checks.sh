@@ -101,6 +101,10 @@ expect_body "stack=go&backend=libargon2: the same checked answer as stack=go" \
 req GET "/v1/recommendation?target_ms=60&floor=none"
 expect_body "the default answer's stacks[go] and snippets.go are stack=go's corrected answer" \
 	"[(x['m_kib'], x['t']) for x in j['stacks'] if x['name'] == 'go'] == [($m1, $t1)] and [('argon2.IDKey(password, salt, %d, %d, %d, 32)' % ($t1, $m1, x['p'])) in j['snippets']['go'] for x in j['stacks'] if x['name'] == 'go'] == [True]"
+# So does another stack's answer, for its Go snippet.
+req GET "/v1/recommendation?target_ms=60&floor=none&stack=php"
+expect_body "stack=php's Go snippet is stack=go's corrected answer" \
+	"j['for'] == 'php' and ('argon2.IDKey(password, salt, %d, %d, ' % ($t1, $m1)) in j['snippets']['go']"
 grep -q "refitted with" "$TMP/log" &&
 	bad "a runtime's check refitted a library's curve: $(grep 'refitted with' "$TMP/log" | head -1)" ||
 	ok "no library curve refitted with the runtime's checks"
