@@ -4,11 +4,17 @@
 // "fresh", the page of a host with an empty store during its start-up
 // run; with "lone", a store of this host alone, its run with noisy points
 // and a poor model; without, the whole page over a seeded store.
+// With "fresh", BASE is a file instead: the browser is launched first,
+// FILE.ready written, and then FILE awaited (the daemon's URL and token on
+// one line), so that the start-up run starts after the browser did and
+// is still running when the page loads, however slow the launch.
 import { chromium } from 'playwright-core';
 import process from 'node:process';
 import path from 'node:path';
+import fs from 'node:fs';
 
-const [base, token, artifacts, mode] = process.argv.slice(2);
+let [base, token] = process.argv.slice(2);
+const [, , artifacts, mode] = process.argv.slice(2);
 let failed = 0;
 let passed = 0;
 const ok = (name) => { passed++; console.log('ok     ' + name); };
@@ -232,6 +238,26 @@ const browser = await chromium.launch({
   headless: true,
   args: process.getuid && process.getuid() === 0 ? ['--no-sandbox'] : [],
 });
+if (mode === 'fresh') {
+  // The browser is up: the daemon may start now.
+  const handshake = base;
+  fs.writeFileSync(handshake + '.ready', '');
+  let line = '';
+  for (let i = 0; i < 1200 && !/\s/.test(line.trim()); i++) {
+    try {
+      line = fs.readFileSync(handshake, 'utf8');
+    } catch {
+      line = '';
+    }
+    if (!/\s/.test(line.trim())) await sleep(100);
+  }
+  [base, token] = line.trim().split(/\s+/);
+  if (!base || !token) {
+    bad('the daemon of a fresh host started', 'nothing in ' + handshake + ' after 120 s');
+    await browser.close();
+    finish();
+  }
+}
 if (mode === 'fresh' || mode === 'lone') {
   try {
     await (mode === 'fresh' ? freshHost(browser) : loneHost(browser));

@@ -24,10 +24,22 @@ mkdir -p "$E2E_ARTIFACTS"
 SEEDED_VAR=$VAR
 VAR="$TMP/fresh"
 mkdir -p "$VAR" && chmod 700 "$VAR"
+# The browser is launched first (under a sanitizer that can take longer
+# than the whole start-up run), and the daemon started when it is up:
+# dashboard.mjs writes $HS.ready, then reads the URL and token from $HS.
+HS="$TMP/fresh-daemon"
+node "$E2E_DIR/dashboard.mjs" "$HS" - "$E2E_ARTIFACTS" fresh &
+NODE_PID=$!
+for _ in $(seq 1200); do
+	[ -e "$HS.ready" ] && break
+	kill -0 "$NODE_PID" 2>/dev/null || break
+	sleep 0.1
+done
+[ -e "$HS.ready" ] || echo "FAIL: the browser did not start (above)"
 start_daemon PWTUNED_STARTUP_PROFILE=quick PWTUNED_MEMORY_MAX=64MiB \
 	PWTUNED_VERIFY_TARGETS=500,1000 --
-if node "$E2E_DIR/dashboard.mjs" "http://127.0.0.1:$PORT" "$(TOKEN)" \
-	"$E2E_ARTIFACTS" fresh; then
+echo "http://127.0.0.1:$PORT $(TOKEN)" >"$HS.tmp" && mv "$HS.tmp" "$HS"
+if wait "$NODE_PID"; then
 	ok "every browser check of a fresh host"
 else
 	bad "browser checks of a fresh host (above)"
