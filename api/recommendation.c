@@ -75,6 +75,7 @@ struct api_answer_arg {
 	uint64_t			 version;
 	int64_t				 run;
 	int				 no_model, hit, rc, stale;
+	int				 peek;		/* the cache only */
 	int				 no_base;	/* of a->stack */
 	int				 not_in_model;	/* a->stack */
 	/* The query as answered (memory capped), what checks found. */
@@ -242,6 +243,8 @@ api_answer_locked(const struct model *m, const struct api_state *st,
 		return;
 	}
 	pthread_mutex_unlock(&s->lock);
+	if (a->peek)
+		return;
 	/* The correction its checks found (1: none). */
 	qq = a->qq;
 	if (a->stack != NULL) {
@@ -322,12 +325,21 @@ api_answer(struct api_server *s, const struct tune_query *q,
 	    a.qq.memory_max_kib > now_kib))
 		a.qq.memory_max_kib = now_kib;
 	/*
+	 * A kept answer first: it was made under its model version with the
+	 * corrections of then, and every check moves the version. So the
+	 * checks' state (eleven holds of the daemon's lock) is read only
+	 * for an answer to make.
+	 */
+	a.peek = 1;
+	s->env.with_model(s->env.ctx, api_answer_locked, &a);
+	a.peek = 0;
+	/*
 	 * The correction is read, then the answer made, under two holds of
 	 * the host's lock: a refit or a check in between (model_version
 	 * moved) would pair the new model with the old correction. Made
 	 * again then; after API_ANSWER_TRIES, answered but not kept.
 	 */
-	for (tries = 1;; tries++) {
+	for (tries = 1; !a.hit && !a.no_model && !a.not_in_model; tries++) {
 		check_state_init(&a.cs);
 		a.checked = 0;
 		checked_version = 0;

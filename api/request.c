@@ -324,8 +324,8 @@ api_parse_query(struct MHD_Connection *c, struct tune_query *tq,
 		}
 		tq->backend = KDF_BACKEND_AUTO;
 	}
-	used = (size_t)snprintf(canon, canonlen, "%.0f|%d|%u|%llu|%u|%d|%d|"
-	    "%d|%d", tq->target_ms, tq->percentile, (unsigned)tq->k,
+	used = (size_t)snprintf(canon, canonlen, "%lld|%d|%u|%llu|%u|%d|%d|"
+	    "%d|%d", (long long)tq->target_ms, tq->percentile, (unsigned)tq->k,
 	    (unsigned long long)tq->memory_max_kib, (unsigned)tq->parallelism,
 	    tq->variant, tq->backend, tq->floor, tq->objective);
 	(void)used;
