@@ -160,6 +160,12 @@ struct api_env {
 	/* fn(model or NULL, state) under the host's lock. */
 	void	(*with_model)(void *ctx, api_model_fn fn, void *arg);
 	/*
+	 * Is there a model (1, *version its model_version) or not (0)? The
+	 * host's lock held only to read them: a kept answer is found with
+	 * this alone. May be NULL (with_model() then).
+	 */
+	int	(*model_version)(void *ctx, uint64_t *version);
+	/*
 	 * Ask for a run: 0 with *id, 1 when one is queued or running (409),
 	 * 2 in the cool-down (429, *retry_after), -1 when the store
 	 * refuses (err).

@@ -151,6 +151,10 @@ struct api_cached {
 	char		*body;
 	char		 etag[API_ETAG_LEN];
 	int		 status;
+	/* The askings of it told to env.asked in second told (2 at most:
+	   the checks count a question's askings up to the second). */
+	time_t		 told;
+	unsigned	 ntold;
 };
 
 struct api_model_copy {

@@ -75,7 +75,6 @@ struct api_answer_arg {
 	uint64_t			 version;
 	int64_t				 run;
 	int				 no_model, hit, rc, stale;
-	int				 peek;		/* the cache only */
 	int				 no_base;	/* of a->stack */
 	int				 not_in_model;	/* a->stack */
 	/* The query as answered (memory capped), what checks found. */
@@ -201,6 +200,60 @@ api_answer_measuring(json_t *j, const struct api_state *st)
 }
 
 /*
+ * The answer kept for a->key under a->version: 1 (a->hit, a->rc, the copy
+ * in a->out), else 0 (a->slot where it goes).
+ */
+static int
+api_answer_lookup(struct api_answer_arg *a)
+{
+	struct api_server	*s = a->s;
+	uint8_t			 h[8];
+
+	crypto_generichash(h, sizeof(h), (const uint8_t *)a->key,
+	    strlen(a->key), NULL, 0);
+	pthread_mutex_lock(&s->lock);
+	a->slot = &s->cache[(h[0] | h[1] << 8) % API_CACHE_SLOTS];
+	if (a->slot->body != NULL && a->slot->version == a->version &&
+	    strcmp(a->slot->key, a->key) == 0) {
+		a->hit = 1;
+		a->rc = api_answer_take(a->slot, a->out);
+	}
+	pthread_mutex_unlock(&s->lock);
+	return a->hit;
+}
+
+/*
+ * Is an asking to be told to env.asked? Every answer made, and a kept one
+ * until it was told twice in the same second: the checks count askings up
+ * to two and note the second of the last (daemon/checks.c), and a question
+ * asked thousands of times a second costs one call a second, not each.
+ */
+static int
+api_answer_tell(struct api_answer_arg *a)
+{
+	struct api_server	*s = a->s;
+	time_t			 now;
+	int			 tell = 1;
+
+	if (!a->hit)
+		return 1;
+	now = time(NULL);
+	pthread_mutex_lock(&s->lock);
+	if (strcmp(a->slot->key, a->key) == 0) {
+		if (a->slot->told != now) {
+			a->slot->told = now;
+			a->slot->ntold = 0;
+		}
+		if (a->slot->ntold >= 2)
+			tell = 0;
+		else
+			a->slot->ntold++;
+	}
+	pthread_mutex_unlock(&s->lock);
+	return tell;
+}
+
+/*
  * Under the host's lock: the answer kept (then a->hit), or computed from
  * the model in use (a->rc, a->j). The cache is looked up under the
  * server's lock, inside: the lock order is host -> server.
@@ -210,11 +263,9 @@ api_answer_locked(const struct model *m, const struct api_state *st,
     void *arg)
 {
 	struct api_answer_arg	*a = arg;
-	struct api_server	*s = a->s;
 	struct tune_answer	 ta;
 	struct tune_query	 qq;
 	double			 model_ms;
-	uint8_t			 h[8];
 
 	if (m == NULL) {
 		a->no_model = 1;
@@ -231,19 +282,7 @@ api_answer_locked(const struct model *m, const struct api_state *st,
 		a->not_in_model = 1;
 		return;
 	}
-	crypto_generichash(h, sizeof(h), (const uint8_t *)a->key,
-	    strlen(a->key), NULL, 0);
-	pthread_mutex_lock(&s->lock);
-	a->slot = &s->cache[(h[0] | h[1] << 8) % API_CACHE_SLOTS];
-	if (a->slot->body != NULL && a->slot->version == a->version &&
-	    strcmp(a->slot->key, a->key) == 0) {
-		a->hit = 1;
-		a->rc = api_answer_take(a->slot, a->out);
-		pthread_mutex_unlock(&s->lock);
-		return;
-	}
-	pthread_mutex_unlock(&s->lock);
-	if (a->peek)
+	if (api_answer_lookup(a))
 		return;
 	/* The correction its checks found (1: none). */
 	qq = a->qq;
@@ -325,14 +364,15 @@ api_answer(struct api_server *s, const struct tune_query *q,
 	    a.qq.memory_max_kib > now_kib))
 		a.qq.memory_max_kib = now_kib;
 	/*
-	 * A kept answer first: it was made under its model version with the
-	 * corrections of then, and every check moves the version. So the
-	 * checks' state (eleven holds of the daemon's lock) is read only
+	 * A kept answer first, found by the model's version alone: it was
+	 * made under that version with the corrections of then, and every
+	 * check moves the version. So the checks' state (eleven holds of the
+	 * daemon's lock) and the host's state copied under it are read only
 	 * for an answer to make.
 	 */
-	a.peek = 1;
-	s->env.with_model(s->env.ctx, api_answer_locked, &a);
-	a.peek = 0;
+	if (s->env.model_version != NULL &&
+	    s->env.model_version(s->env.ctx, &a.version) == 1)
+		(void)api_answer_lookup(&a);
 	/*
 	 * The correction is read, then the answer made, under two holds of
 	 * the host's lock: a refit or a check in between (model_version
@@ -366,7 +406,8 @@ api_answer(struct api_server *s, const struct tune_query *q,
 		a.rc = 0;
 		a.no_base = 0;
 	}
-	if (s->env.asked != NULL && !a.no_model && !a.not_in_model)
+	if (s->env.asked != NULL && !a.no_model && !a.not_in_model &&
+	    api_answer_tell(&a))
 		s->env.asked(s->env.ctx, &a.qq, stack);
 	*no = API_NOT_MET;
 	if (a.no_model || a.not_in_model) {
@@ -414,6 +455,8 @@ api_answer(struct api_server *s, const struct tune_query *q,
 			snprintf(slot->key, sizeof(slot->key), "%s", key);
 			slot->version = a.version;
 			slot->status = out->status;
+			slot->told = time(NULL);	/* told above */
+			slot->ntold = 1;
 			snprintf(slot->etag, sizeof(slot->etag), "%s",
 			    out->etag);
 		}

@@ -83,6 +83,19 @@ env_with_model(void *ctx, api_model_fn fn, void *arg)
 }
 
 static int
+env_model_version(void *ctx, uint64_t *version)
+{
+	struct daemon	*d = ctx;
+	int		 have;
+
+	pthread_mutex_lock(&d->lock);
+	have = d->model != NULL;
+	*version = d->model_version;
+	pthread_mutex_unlock(&d->lock);
+	return have;
+}
+
+static int
 env_run_request(void *ctx, const char *profile, int64_t *id,
     unsigned *retry_after, char *err, size_t errlen)
 {
@@ -138,6 +151,7 @@ daemon_api_env(struct daemon *d, struct api_env *env)
 	env->host = &d->host;
 	env->state = env_state;
 	env->with_model = env_with_model;
+	env->model_version = env_model_version;
 	env->run_request = env_run_request;
 	env->run_cancel = env_run_cancel;
 	env->store_note = env_store_note;

@@ -243,7 +243,7 @@ if (mode === 'fresh') {
   const handshake = base;
   fs.writeFileSync(handshake + '.ready', '');
   let line = '';
-  for (let i = 0; i < 1200 && !/\s/.test(line.trim()); i++) {
+  for (let i = 0; i < 600 && !/\s/.test(line.trim()); i++) {
     try {
       line = fs.readFileSync(handshake, 'utf8');
     } catch {
@@ -253,7 +253,7 @@ if (mode === 'fresh') {
   }
   [base, token] = line.trim().split(/\s+/);
   if (!base || !token) {
-    bad('the daemon of a fresh host started', 'nothing in ' + handshake + ' after 120 s');
+    bad('the daemon of a fresh host started', 'nothing in ' + handshake + ' after 60 s');
     await browser.close();
     finish();
   }

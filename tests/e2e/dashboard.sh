@@ -27,23 +27,37 @@ mkdir -p "$VAR" && chmod 700 "$VAR"
 # The browser is launched first (under a sanitizer that can take longer
 # than the whole start-up run), and the daemon started when it is up:
 # dashboard.mjs writes $HS.ready, then reads the URL and token from $HS.
+# Node and its browser in a process group of their own, stopped with the
+# daemon if the script ends early.
 HS="$TMP/fresh-daemon"
-node "$E2E_DIR/dashboard.mjs" "$HS" - "$E2E_ARTIFACTS" fresh &
+setsid node "$E2E_DIR/dashboard.mjs" "$HS" - "$E2E_ARTIFACTS" fresh &
 NODE_PID=$!
-for _ in $(seq 1200); do
+cleanup_fresh() {
+	[ -n "$NODE_PID" ] && kill -9 -- "-$NODE_PID" 2>/dev/null
+	cleanup_daemon
+}
+trap cleanup_fresh EXIT
+for _ in $(seq 600); do
 	[ -e "$HS.ready" ] && break
 	kill -0 "$NODE_PID" 2>/dev/null || break
 	sleep 0.1
 done
-[ -e "$HS.ready" ] || echo "FAIL: the browser did not start (above)"
-start_daemon PWTUNED_STARTUP_PROFILE=quick PWTUNED_MEMORY_MAX=64MiB \
-	PWTUNED_VERIFY_TARGETS=500,1000 --
-echo "http://127.0.0.1:$PORT $(TOKEN)" >"$HS.tmp" && mv "$HS.tmp" "$HS"
-if wait "$NODE_PID"; then
-	ok "every browser check of a fresh host"
+if [ -e "$HS.ready" ]; then
+	start_daemon PWTUNED_STARTUP_PROFILE=quick PWTUNED_MEMORY_MAX=64MiB \
+		PWTUNED_VERIFY_TARGETS=500,1000 --
+	echo "http://127.0.0.1:$PORT $(TOKEN)" >"$HS.tmp" && mv "$HS.tmp" "$HS"
+	if wait "$NODE_PID"; then
+		ok "every browser check of a fresh host"
+	else
+		bad "browser checks of a fresh host (above)"
+	fi
 else
-	bad "browser checks of a fresh host (above)"
+	bad "the browser of the fresh host's test did not start in 60 s (above)"
+	kill -9 -- "-$NODE_PID" 2>/dev/null
+	wait "$NODE_PID" 2>/dev/null
+	start_daemon
 fi
+NODE_PID=""
 read -r ID FP < <(sed -n 's/.*info: host \([0-9a-f]\{32\}\), fingerprint \([0-9a-f]\{32\}\).*/\1 \2/p' "$TMP/log")
 stop_daemon
 
