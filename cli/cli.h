@@ -68,6 +68,17 @@ int	 cli_flag_log2(const char *cmd, const char *flag, const char *v,
 /* Is arg -h or --help? */
 int	 cli_is_help(const char *arg);
 /*
+ * An option as typed: "--name=value" is "--name" (copied to buf) with
+ * *value "value"; any other argument is itself with *value NULL (a short
+ * option's value is the next argument, as in argon2). Each parser takes
+ * the value so split in place of the next argument, and only where it
+ * reads an option: a value ("--ad --tenant=x") is never split.
+ */
+const char *cli_opt(const char *arg, char *buf, size_t size,
+	    const char **value);
+/* A flag given a value ("--json=x"): says so (exit 2) and -1; else 0. */
+int	 cli_no_value(const char *cmd, const char *flag, const char *value);
+/*
  * Read the password from standard input into buf, which holds max + 2
  * bytes: all of a pipe's bytes as they are (like the reference argon2
  * command), or one line without echo from a terminal. Returns 0, -1

@@ -159,6 +159,30 @@ cli_is_help(const char *arg)
 	return strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0;
 }
 
+const char *
+cli_opt(const char *arg, char *buf, size_t size, const char **value)
+{
+	const char	*eq;
+
+	*value = NULL;
+	if (strncmp(arg, "--", 2) != 0 || (eq = strchr(arg, '=')) == NULL ||
+	    eq - arg <= 2 || (size_t)(eq - arg) >= size)
+		return arg;
+	memcpy(buf, arg, (size_t)(eq - arg));
+	buf[eq - arg] = '\0';
+	*value = eq + 1;
+	return buf;
+}
+
+int
+cli_no_value(const char *cmd, const char *flag, const char *value)
+{
+	if (value == NULL)
+		return 0;
+	return cli_usage_error(cmd, "%s takes no value (given %s=...)", flag,
+	    flag);
+}
+
 /* Read everything from fd into buf; -1 when it holds more than bufsize. */
 static int
 cli_read_all(int fd, uint8_t *buf, size_t bufsize, size_t *len)

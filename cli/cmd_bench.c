@@ -208,19 +208,25 @@ bench_list_presets(void)
 static int
 bench_parse(int argc, char **argv, struct bench_opts *o)
 {
-	const char	*a, *v;
-	char		 allowed[160];
+	const char	*a, *v, *eq;
+	char		 allowed[160], name[64];
 	int		 i;
 
 	memset(o, 0, sizeof(*o));
 	o->variant = KDF_ALG_ARGON2ID;
 	for (i = 1; i < argc; i++) {
-		a = argv[i];
-		v = i + 1 < argc ? argv[i + 1] : NULL;
+		a = cli_opt(argv[i], name, sizeof(name), &eq);
+		v = eq != NULL ? eq : i + 1 < argc ? argv[i + 1] : NULL;
 		if (cli_is_help(a)) {
 			bench_usage(stdout);
 			return 1;
 		}
+		if ((strcmp(a, "--list-presets") == 0 ||
+		    strcmp(a, "--markdown") == 0 ||
+		    strcmp(a, "--no-json") == 0 ||
+		    strcmp(a, "--quiet") == 0) &&
+		    cli_no_value(BENCH, a, eq) == -1)
+			return -1;
 		if (strcmp(a, "--list-presets") == 0) {
 			bench_list_presets();
 			return 1;
@@ -241,7 +247,8 @@ bench_parse(int argc, char **argv, struct bench_opts *o)
 			return cli_usage_error(BENCH, "-k is the memory in KiB "
 			    "in pwtune (as in argon2), not taken here: for "
 			    "hashes at once use --concurrency");
-		i++;
+		if (eq == NULL)
+			i++;	/* the value's own argument */
 		if (strcmp(a, "--profile") == 0) {
 			enum profile_kind kind;
 

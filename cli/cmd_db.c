@@ -196,33 +196,34 @@ static int
 db_parse(int argc, char **argv, const char **path, const char **file,
     uint32_t *limit, uint32_t *runid)
 {
-	const char	*verb = argv[1], *a, *v;
-	char		 cmd[32];
-	int		 i;
+	const char	*verb = argv[1], *a, *v, *eq;
+	char		 cmd[32], name[64];
+	int		 i, step;
 
 	snprintf(cmd, sizeof(cmd), "db %s", verb);
 	for (i = 2; i < argc; i++) {
-		a = argv[i];
-		v = i + 1 < argc ? argv[i + 1] : NULL;
+		a = cli_opt(argv[i], name, sizeof(name), &eq);
+		v = eq != NULL ? eq : i + 1 < argc ? argv[i + 1] : NULL;
+		step = eq == NULL;	/* the value's own argument */
 		if (cli_is_help(a))
 			return 1;
 		if (strcmp(a, "--db") == 0) {
 			if ((*path = v) == NULL)
 				return cli_bad_value(cmd, a, v, "a store (an "
 				    "SQLite file or a postgresql:// URI)");
-			i++;
+			i += step;
 		} else if (strcmp(a, "--run") == 0 &&
 		    strcmp(verb, "export") == 0) {
 			if (cli_flag_u32(cmd, a, v, 1, UINT32_MAX, "a run id",
 			    runid) == -1)
 				return -1;
-			i++;
+			i += step;
 		} else if (strcmp(a, "--limit") == 0 &&
 		    strcmp(verb, "list") == 0) {
 			if (cli_flag_u32(cmd, a, v, 1, DB_RUNS_LIST_MAX, "runs",
 			    limit) == -1)
 				return -1;
-			i++;
+			i += step;
 		} else if (*file == NULL && strcmp(verb, "import") == 0 &&
 		    (a[0] != '-' || strcmp(a, "-") == 0))
 			*file = a;

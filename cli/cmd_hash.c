@@ -72,9 +72,10 @@ hash_usage(FILE *fp)
 static int
 hash_parse(int argc, char **argv, struct hash_opts *o)
 {
-	const char	*a, *v;
+	const char	*a, *v, *eq;
+	char		 name[64];
 	uint64_t	 kib;
-	int		 i;
+	int		 i, step;
 
 	memset(o, 0, sizeof(*o));
 	kdf_params_init(&o->kp, KDF_ALG_ARGON2I);
@@ -84,8 +85,9 @@ hash_parse(int argc, char **argv, struct hash_opts *o)
 	o->kp.hashlen = 32;
 
 	for (i = 1; i < argc; i++) {
-		a = argv[i];
-		v = i + 1 < argc ? argv[i + 1] : NULL;
+		a = cli_opt(argv[i], name, sizeof(name), &eq);
+		v = eq != NULL ? eq : i + 1 < argc ? argv[i + 1] : NULL;
+		step = eq == NULL;	/* the value's own argument */
 		if (cli_is_help(a))
 			return 1;
 		if (strcmp(a, "-i") == 0)
@@ -98,39 +100,42 @@ hash_parse(int argc, char **argv, struct hash_opts *o)
 			o->encoded_only = 1;
 		else if (strcmp(a, "-r") == 0)
 			o->raw_only = 1;
-		else if (strcmp(a, "--json") == 0)
+		else if (strcmp(a, "--json") == 0) {
+			if (cli_no_value(HASH, a, eq) == -1)
+				return -1;
 			o->json = 1;
+		}
 		else if (strcmp(a, "-t") == 0) {
 			if (cli_flag_u32(HASH, a, v, 1, KDF_ARGON2_T_MAX,
 			    "passes", &o->kp.t) == -1)
 				return -1;
-			i++;
+			i += step;
 		} else if (strcmp(a, "-m") == 0) {
 			if (cli_flag_log2(HASH, a, v, &kib) == -1)
 				return -1;
 			o->kp.m_kib = (uint32_t)kib;
-			i++;
+			i += step;
 		} else if (strcmp(a, "-k") == 0) {
 			if (cli_flag_u32(HASH, a, v, 1, KDF_ARGON2_M_MAX,
 			    "KiB", &o->kp.m_kib) == -1)
 				return -1;
-			i++;
+			i += step;
 		} else if (strcmp(a, "--memory") == 0) {
 			if (cli_flag_size(HASH, a, v, KDF_ARGON2_M_MAX,
 			    &kib) == -1)
 				return -1;
 			o->kp.m_kib = (uint32_t)kib;
-			i++;
+			i += step;
 		} else if (strcmp(a, "-p") == 0) {
 			if (cli_flag_u32(HASH, a, v, 1, KDF_ARGON2_P_MAX,
 			    "lanes", &o->kp.p) == -1)
 				return -1;
-			i++;
+			i += step;
 		} else if (strcmp(a, "-l") == 0) {
 			if (cli_flag_u32(HASH, a, v, KDF_HASH_MIN, KDF_HASH_MAX,
 			    "bytes", &o->kp.hashlen) == -1)
 				return -1;
-			i++;
+			i += step;
 		} else if (strcmp(a, "-v") == 0) {
 			if (v != NULL && strcmp(v, "10") == 0)
 				o->kp.version = 0x10;
@@ -138,23 +143,23 @@ hash_parse(int argc, char **argv, struct hash_opts *o)
 				o->kp.version = 0x13;
 			else
 				return cli_bad_value(HASH, a, v, "10 or 13");
-			i++;
+			i += step;
 		} else if (strcmp(a, "--backend") == 0) {
 			if (v == NULL ||
 			    kdf_backend_parse(v, &o->kp.backend) == -1 ||
 			    o->kp.backend == KDF_BACKEND_LIBCRYPT)
 				return cli_bad_value(HASH, a, v,
 				    "libargon2, libsodium or auto");
-			i++;
+			i += step;
 		} else if (strcmp(a, "--secret-file") == 0) {
 			if ((o->secret_file = v) == NULL)
 				return cli_bad_value(HASH, a, v, "a file");
-			i++;
+			i += step;
 		} else if (strcmp(a, "--ad") == 0) {
 			if ((o->ad = v) == NULL)
 				return cli_bad_value(HASH, a, v,
 				    "the associated data");
-			i++;
+			i += step;
 		} else if (a[0] == '-')
 			return cli_usage_error(HASH, "unknown option %s", a);
 		else if (o->salt != NULL)

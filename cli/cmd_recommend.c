@@ -246,35 +246,35 @@ rec_parse_value(const char *a, const char *v, struct rec_opts *o,
 static int
 rec_parse(int argc, char **argv, struct rec_opts *o)
 {
-	const char	*a, *v;
+	const char	*a, *v, *eq;
+	char		 name[64];
 	int		 i, have_target = 0, terse;
 
 	memset(o, 0, sizeof(*o));
 	tune_query_init(&o->q);
 	o->max_age_days = 30;
 	for (i = 1; i < argc; i++) {
-		a = argv[i];
+		a = cli_opt(argv[i], name, sizeof(name), &eq);
 		if (cli_is_help(a)) {
 			rec_usage(stdout);
 			return 1;
 		}
-		if (strcmp(a, "--json") == 0) {
-			o->format = REC_JSON;
+		if (strcmp(a, "--json") == 0 || strcmp(a, "--verify") == 0 ||
+		    strcmp(a, "--presets") == 0 || strcmp(a, "-q") == 0 ||
+		    strcmp(a, "--quiet") == 0) {
+			if (cli_no_value(REC, a, eq) == -1)
+				return -1;
+			if (strcmp(a, "--json") == 0)
+				o->format = REC_JSON;
+			else if (strcmp(a, "--verify") == 0)
+				o->verify = 1;
+			else if (strcmp(a, "--presets") == 0)
+				o->presets = 1;
+			else
+				o->quiet = 1;
 			continue;
 		}
-		if (strcmp(a, "--verify") == 0) {
-			o->verify = 1;
-			continue;
-		}
-		if (strcmp(a, "--presets") == 0) {
-			o->presets = 1;
-			continue;
-		}
-		if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0) {
-			o->quiet = 1;
-			continue;
-		}
-		v = i + 1 < argc ? argv[++i] : NULL;
+		v = eq != NULL ? eq : i + 1 < argc ? argv[++i] : NULL;
 		if (rec_parse_value(a, v, o, &have_target) == -1)
 			return -1;
 	}

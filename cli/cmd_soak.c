@@ -88,7 +88,8 @@ soak_usage(FILE *fp)
 static int
 soak_parse(int argc, char **argv, struct soak_opts *o)
 {
-	const char	*a, *v;
+	const char	*a, *v, *eq;
+	char		 name[64];
 	uint64_t	 kib;
 	int		 i;
 
@@ -101,10 +102,10 @@ soak_parse(int argc, char **argv, struct soak_opts *o)
 	o->runtime = 60;
 	o->collect = 10;
 	for (i = 1; i < argc; i++) {
-		a = argv[i];
+		a = cli_opt(argv[i], name, sizeof(name), &eq);
 		if (cli_is_help(a))
 			return 1;
-		v = i + 1 < argc ? argv[++i] : NULL;
+		v = eq != NULL ? eq : i + 1 < argc ? argv[++i] : NULL;
 		if (strcmp(a, "--threads") == 0 ||
 		    strcmp(a, "--javaThreads") == 0) {
 			if (cli_flag_u32(SOAK, a, v, 1, SOAK_THREADS_MAX, NULL,

@@ -60,7 +60,8 @@ stress_opt_is(const char *arg, const char *kebab, const char *camel)
 static int
 stress_parse(int argc, char **argv, struct stress_opts *o)
 {
-	const char	*a, *v;
+	const char	*a, *v, *eq;
+	char		 name[64];
 	uint64_t	 kib;
 	int		 i;
 
@@ -74,10 +75,10 @@ stress_parse(int argc, char **argv, struct stress_opts *o)
 	o->salt_len = 16;
 	o->pwd_len = 64;
 	for (i = 1; i < argc; i++) {
-		a = argv[i];
+		a = cli_opt(argv[i], name, sizeof(name), &eq);
 		if (cli_is_help(a))
 			return 1;
-		v = i + 1 < argc ? argv[++i] : NULL;
+		v = eq != NULL ? eq : i + 1 < argc ? argv[++i] : NULL;
 		if (stress_opt_is(a, "--iterations", "--iterations")) {
 			if (cli_flag_u32(STRESS, a, v, 1, 1000000, NULL,
 			    &o->iterations) == -1)

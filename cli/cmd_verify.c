@@ -40,12 +40,16 @@ struct verify_opts {
 static int
 verify_parse(int argc, char **argv, struct verify_opts *o)
 {
-	int	i;
+	const char	*a, *v, *eq;
+	char		 name[64];
+	int		 i, step;
 
 	memset(o, 0, sizeof(*o));
 	o->backend = KDF_BACKEND_AUTO;
 	for (i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		a = cli_opt(argv[i], name, sizeof(name), &eq);
+		v = eq != NULL ? eq : i + 1 < argc ? argv[i + 1] : NULL;
+		step = eq == NULL;	/* the value's own argument */
 
 		if (cli_is_help(a))
 			return 1;
@@ -54,16 +58,16 @@ verify_parse(int argc, char **argv, struct verify_opts *o)
 			    kdf_backend_parse(v, &o->backend) == -1)
 				return cli_bad_value(VERIFY, a, v, "auto, "
 				    "libargon2 or libsodium");
-			i++;
+			i += step;
 		} else if (strcmp(a, "--secret-file") == 0) {
 			if ((o->secret_file = v) == NULL)
 				return cli_bad_value(VERIFY, a, v, "a file");
-			i++;
+			i += step;
 		} else if (strcmp(a, "--ad") == 0) {
 			if ((o->ad = v) == NULL)
 				return cli_bad_value(VERIFY, a, v, "the "
 				    "associated data");
-			i++;
+			i += step;
 		} else if (a[0] == '-' && a[1] != '\0')
 			return cli_usage_error(VERIFY, "unknown option %s", a);
 		else if (o->encoded != NULL)
