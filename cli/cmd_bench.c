@@ -217,6 +217,8 @@ bench_parse(int argc, char **argv, struct bench_opts *o)
 	for (i = 1; i < argc; i++) {
 		a = cli_opt(argv[i], name, sizeof(name), &eq);
 		v = eq != NULL ? eq : i + 1 < argc ? argv[i + 1] : NULL;
+		if (cli_is_help(a) && cli_no_value(BENCH, a, eq) == -1)
+			return -1;
 		if (cli_is_help(a)) {
 			bench_usage(stdout);
 			return 1;
@@ -334,7 +336,7 @@ bench_parse(int argc, char **argv, struct bench_opts *o)
 				return cli_bad_value(BENCH, a, v, "a store (an "
 				    "SQLite file or a postgresql:// URI)");
 		} else
-			return cli_usage_error(BENCH, "unknown option %s", a);
+			return cli_usage_error(BENCH, "unknown option %.60s", a);
 	}
 	if ((o->profile != NULL) + (o->preset != NULL) +
 	    (o->nm + o->nt + o->np + o->nk > 0) > 1)

@@ -205,6 +205,8 @@ db_parse(int argc, char **argv, const char **path, const char **file,
 		a = cli_opt(argv[i], name, sizeof(name), &eq);
 		v = eq != NULL ? eq : i + 1 < argc ? argv[i + 1] : NULL;
 		step = eq == NULL;	/* the value's own argument */
+		if (cli_is_help(a) && cli_no_value(cmd, a, eq) == -1)
+			return -1;
 		if (cli_is_help(a))
 			return 1;
 		if (strcmp(a, "--db") == 0) {
@@ -228,7 +230,7 @@ db_parse(int argc, char **argv, const char **path, const char **file,
 		    (a[0] != '-' || strcmp(a, "-") == 0))
 			*file = a;
 		else if (a[0] == '-')
-			return cli_usage_error(cmd, "unknown option %s", a);
+			return cli_usage_error(cmd, "unknown option %.60s", a);
 		else
 			return cli_usage_error(cmd, "unexpected argument %.60s",
 			    a);

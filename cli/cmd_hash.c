@@ -88,6 +88,8 @@ hash_parse(int argc, char **argv, struct hash_opts *o)
 		a = cli_opt(argv[i], name, sizeof(name), &eq);
 		v = eq != NULL ? eq : i + 1 < argc ? argv[i + 1] : NULL;
 		step = eq == NULL;	/* the value's own argument */
+		if (cli_is_help(a) && cli_no_value(HASH, a, eq) == -1)
+			return -1;
 		if (cli_is_help(a))
 			return 1;
 		if (strcmp(a, "-i") == 0)
@@ -161,7 +163,7 @@ hash_parse(int argc, char **argv, struct hash_opts *o)
 				    "the associated data");
 			i += step;
 		} else if (a[0] == '-')
-			return cli_usage_error(HASH, "unknown option %s", a);
+			return cli_usage_error(HASH, "unknown option %.60s", a);
 		else if (o->salt != NULL)
 			/* Not shown: a second word may be the password. */
 			return cli_usage_error(HASH, "one salt only: the "

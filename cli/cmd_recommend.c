@@ -238,7 +238,7 @@ rec_parse_value(const char *a, const char *v, struct rec_opts *o,
 		    "once use --concurrency");
 		return cli_usage_error(REC, "%s", allowed);
 	} else
-		return cli_usage_error(REC, "unknown option %s", a);
+		return cli_usage_error(REC, "unknown option %.60s", a);
 	return 0;
 }
 
@@ -255,6 +255,8 @@ rec_parse(int argc, char **argv, struct rec_opts *o)
 	o->max_age_days = 30;
 	for (i = 1; i < argc; i++) {
 		a = cli_opt(argv[i], name, sizeof(name), &eq);
+		if (cli_is_help(a) && cli_no_value(REC, a, eq) == -1)
+			return -1;
 		if (cli_is_help(a)) {
 			rec_usage(stdout);
 			return 1;

@@ -103,6 +103,8 @@ soak_parse(int argc, char **argv, struct soak_opts *o)
 	o->collect = 10;
 	for (i = 1; i < argc; i++) {
 		a = cli_opt(argv[i], name, sizeof(name), &eq);
+		if (cli_is_help(a) && cli_no_value(SOAK, a, eq) == -1)
+			return -1;
 		if (cli_is_help(a))
 			return 1;
 		v = eq != NULL ? eq : i + 1 < argc ? argv[++i] : NULL;
@@ -156,7 +158,7 @@ soak_parse(int argc, char **argv, struct soak_opts *o)
 				return cli_bad_value(SOAK, a, v,
 				    "libargon2, libsodium or auto");
 		} else
-			return cli_usage_error(SOAK, "unknown option %s", a);
+			return cli_usage_error(SOAK, "unknown option %.60s", a);
 	}
 	return 0;
 }

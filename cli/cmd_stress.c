@@ -76,6 +76,8 @@ stress_parse(int argc, char **argv, struct stress_opts *o)
 	o->pwd_len = 64;
 	for (i = 1; i < argc; i++) {
 		a = cli_opt(argv[i], name, sizeof(name), &eq);
+		if (cli_is_help(a) && cli_no_value(STRESS, a, eq) == -1)
+			return -1;
 		if (cli_is_help(a))
 			return 1;
 		v = eq != NULL ? eq : i + 1 < argc ? argv[++i] : NULL;
@@ -154,7 +156,7 @@ stress_parse(int argc, char **argv, struct stress_opts *o)
 				return cli_bad_value(STRESS, a, v,
 				    "libargon2, libsodium or auto");
 		} else
-			return cli_usage_error(STRESS, "unknown option %s", a);
+			return cli_usage_error(STRESS, "unknown option %.60s", a);
 	}
 	return 0;
 }

@@ -51,6 +51,8 @@ verify_parse(int argc, char **argv, struct verify_opts *o)
 		v = eq != NULL ? eq : i + 1 < argc ? argv[i + 1] : NULL;
 		step = eq == NULL;	/* the value's own argument */
 
+		if (cli_is_help(a) && cli_no_value(VERIFY, a, eq) == -1)
+			return -1;
 		if (cli_is_help(a))
 			return 1;
 		if (strcmp(a, "--backend") == 0) {
@@ -69,7 +71,7 @@ verify_parse(int argc, char **argv, struct verify_opts *o)
 				    "associated data");
 			i += step;
 		} else if (a[0] == '-' && a[1] != '\0')
-			return cli_usage_error(VERIFY, "unknown option %s", a);
+			return cli_usage_error(VERIFY, "unknown option %.60s", a);
 		else if (o->encoded != NULL)
 			/* Not shown: it could be a password typed here. */
 			return cli_usage_error(VERIFY, "one encoded string "

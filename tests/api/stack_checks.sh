@@ -137,5 +137,14 @@ python3 -c 'import json,sys; print("      ", [n for n in json.load(open(sys.argv
 expect_body "a failed check: verified null, and a note says the check failed, since when, not the runtime's text" \
 	"j['verified'] is None and any(re.match(r\"Not measured by this host's background checks since 20[0-9-]+T[0-9:]+Z: its check failed \\(the daemon's log says why\\); they try again after check_interval \\(an hour by default\\)\\. This answer is predicted only\\.$\", n) for n in j['notes']) and not any('fell over' in n for n in j['notes'])"
 rm -f "$PROBES/fail"
+# A default answer asked with backend=libargon2 (go's own library) lists
+# go's answer as stack=go gives it, corrected by go's own question's
+# checks (kept without a backend); asked last, its question may be
+# checked with the library and refit its curve. Both asked back to back.
+req GET "/v1/recommendation?target_ms=60&floor=none&stack=go"
+read -r m2 t2 < <(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(j["m_kib"], j["t"])' "$TMP/body")
+req GET "/v1/recommendation?target_ms=60&floor=none&backend=libargon2"
+expect_body "the default answer with backend=libargon2: stacks[go] is stack=go's corrected answer ($m2 KiB, t = $t2)" \
+	"j['backend'] == 'libargon2' and [(x['m_kib'], x['t']) for x in j['stacks'] if x['name'] == 'go'] == [($m2, $t2)] and ($m2, $t2) != ($m0, $t0)"
 stop_daemon
 finish

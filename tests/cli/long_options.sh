@@ -47,6 +47,24 @@ grep -q -- "--no-json takes no value" "$TMP/err" && ok "bench --no-json=1: named
 	bad "bench --no-json=1: $(cat "$TMP/err")"
 printf password >pw
 expect_status 2 "hash --json=1 is bad usage" -- sh -c "'$P' hash somesalt --json=1 <pw"
+grep -qx "pwtune hash: --json takes no value (given --json=...)" "$TMP/err" &&
+	ok "hash --json=1: says the flag takes no value" || bad "hash --json=1: $(cat "$TMP/err")"
+# Every command's flags, --help too: exit 2, not their work or the help.
+for args in "recommend --verify=1" "recommend --presets=1" "recommend --quiet=1" \
+	"bench --markdown=1" "bench --list-presets=1" "bench --quiet=1" \
+	"hash --help=x" "verify --help=x" "recommend --help=x" "bench --help=x" \
+	"db list --help=x" "soak --help=x" "stress --help=x"; do
+	read -r -a argv <<<"$args"
+	flag=${argv[${#argv[@]} - 1]%%=*}
+	expect_status 2 "$args is bad usage" -- "$P" "${argv[@]}"
+	grep -q -- "^pwtune ${argv[0]}.*: $flag takes no value" "$TMP/err" && [ ! -s "$TMP/out" ] &&
+		ok "$args: names $flag, nothing on stdout" || bad "$args: $(head -2 "$TMP/err")"
+done
+# An unknown name with a long value: named, the value not shown.
+expect_status 2 "hash --tenant=SECRET is an unknown option" -- \
+	sh -c "'$P' hash --tenant=hunter2hunter2 somesalt <pw"
+grep -qx "pwtune hash: unknown option --tenant" "$TMP/err" &&
+	ok "hash --tenant=SECRET: the name alone" || bad "hash --tenant=SECRET: $(cat "$TMP/err")"
 # A bad value in the = spelling is named as in the other.
 expect_status 2 "recommend --target-ms=250ms is bad usage" -- \
 	"$P" recommend --target-ms=250ms --from "$RUN"
@@ -91,7 +109,9 @@ expect_status 0 "stress --iterations=3" -- "$P" stress --iterations=3 -k 64 -t 1
 grep -qE "^Iterations: +3," "$TMP/out" &&
 	ok "stress --iterations=3: three" || bad "stress --iterations=3: $(head -5 "$TMP/out")"
 expect_status 2 "soak --runtime=0 is out of range" -- "$P" soak --runtime=0
-grep -q -- "--runtime" "$TMP/err" && ok "soak --runtime=0: named" ||
-	bad "soak --runtime=0: $(cat "$TMP/err")"
+grep -qx "pwtune soak: --runtime must be a whole number from 1 to 2592000 (seconds), not 0" "$TMP/err" &&
+	ok "soak --runtime=0: the value named" || bad "soak --runtime=0: $(cat "$TMP/err")"
+expect_status 0 "soak --runtime=1 --threads=1 --collect-stats=1" -- \
+	"$P" soak --runtime=1 --threads=1 -k 64 -t 1 --collect-stats=1
 
 finish
