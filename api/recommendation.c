@@ -107,16 +107,14 @@ api_answer_stack_corrections(struct api_server *s, const struct tune_query *q,
 	all = stack_catalogue(&n);
 	for (i = 0; i < n && i < MODEL_STACKS_MAX; i++) {
 		/*
-		 * stack=NAME's question as api_parse_query keeps it: its own
-		 * library's backend is no backend; another one, no question
-		 * of it (400).
+		 * stack=NAME's question as api_parse_query keeps it, without
+		 * a backend: a stack's entry hashes through its own library
+		 * whatever backend the default answer was asked with
+		 * (stack_recommend), so it is stack=NAME's answer, corrected
+		 * as that one is.
 		 */
 		sq = *q;
-		if (sq.backend != KDF_BACKEND_AUTO) {
-			if (sq.backend != all[i].base)
-				continue;
-			sq.backend = KDF_BACKEND_AUTO;
-		}
+		sq.backend = KDF_BACKEND_AUTO;
 		v = version;
 		if (s->env.checked(s->env.ctx, &sq, all[i].name, &cs, NULL, 0,
 		    &v) == 1)

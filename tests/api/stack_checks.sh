@@ -140,11 +140,16 @@ rm -f "$PROBES/fail"
 # A default answer asked with backend=libargon2 (go's own library) lists
 # go's answer as stack=go gives it, corrected by go's own question's
 # checks (kept without a backend); asked last, its question may be
-# checked with the library and refit its curve. Both asked back to back.
+# checked with the library and refit its curve. Asked back to back.
 req GET "/v1/recommendation?target_ms=60&floor=none&stack=go"
 read -r m2 t2 < <(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(j["m_kib"], j["t"])' "$TMP/body")
 req GET "/v1/recommendation?target_ms=60&floor=none&backend=libargon2"
 expect_body "the default answer with backend=libargon2: stacks[go] is stack=go's corrected answer ($m2 KiB, t = $t2)" \
 	"j['backend'] == 'libargon2' and [(x['m_kib'], x['t']) for x in j['stacks'] if x['name'] == 'go'] == [($m2, $t2)] and ($m2, $t2) != ($m0, $t0)"
+# And with another library: go still hashes through its own, and its
+# entry is the same answer (not the one before go's checks).
+req GET "/v1/recommendation?target_ms=60&floor=none&backend=libsodium"
+expect_body "the default answer with backend=libsodium: stacks[go] is stack=go's corrected answer too" \
+	"j['backend'] == 'libsodium' and [(x['m_kib'], x['t']) for x in j['stacks'] if x['name'] == 'go'] == [($m2, $t2)]"
 stop_daemon
 finish
