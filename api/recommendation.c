@@ -199,7 +199,7 @@ api_answer_measuring(json_t *j, const struct api_state *st)
 
 /*
  * The answer kept for a->key under a->version: 1 (a->hit, a->rc, the copy
- * in a->out), else 0 (a->slot where it goes).
+ * in a->out), else 0 (a->slot where it goes: found once per request).
  */
 static int
 api_answer_lookup(struct api_answer_arg *a)
@@ -207,10 +207,12 @@ api_answer_lookup(struct api_answer_arg *a)
 	struct api_server	*s = a->s;
 	uint8_t			 h[8];
 
-	crypto_generichash(h, sizeof(h), (const uint8_t *)a->key,
-	    strlen(a->key), NULL, 0);
+	if (a->slot == NULL) {
+		crypto_generichash(h, sizeof(h), (const uint8_t *)a->key,
+		    strlen(a->key), NULL, 0);
+		a->slot = &s->cache[(h[0] | h[1] << 8) % API_CACHE_SLOTS];
+	}
 	pthread_mutex_lock(&s->lock);
-	a->slot = &s->cache[(h[0] | h[1] << 8) % API_CACHE_SLOTS];
 	if (a->slot->body != NULL && a->slot->version == a->version &&
 	    strcmp(a->slot->key, a->key) == 0) {
 		a->hit = 1;

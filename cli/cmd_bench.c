@@ -336,7 +336,8 @@ bench_parse(int argc, char **argv, struct bench_opts *o)
 				return cli_bad_value(BENCH, a, v, "a store (an "
 				    "SQLite file or a postgresql:// URI)");
 		} else
-			return cli_usage_error(BENCH, "unknown option %.60s", a);
+			return cli_usage_error(BENCH, "unknown option %.60s",
+			    a);
 	}
 	if ((o->profile != NULL) + (o->preset != NULL) +
 	    (o->nm + o->nt + o->np + o->nk > 0) > 1)

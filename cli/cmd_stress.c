@@ -156,7 +156,8 @@ stress_parse(int argc, char **argv, struct stress_opts *o)
 				return cli_bad_value(STRESS, a, v,
 				    "libargon2, libsodium or auto");
 		} else
-			return cli_usage_error(STRESS, "unknown option %.60s", a);
+			return cli_usage_error(STRESS, "unknown option %.60s",
+			    a);
 	}
 	return 0;
 }

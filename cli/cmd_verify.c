@@ -71,7 +71,8 @@ verify_parse(int argc, char **argv, struct verify_opts *o)
 				    "associated data");
 			i += step;
 		} else if (a[0] == '-' && a[1] != '\0')
-			return cli_usage_error(VERIFY, "unknown option %.60s", a);
+			return cli_usage_error(VERIFY, "unknown option %.60s",
+			    a);
 		else if (o->encoded != NULL)
 			/* Not shown: it could be a password typed here. */
 			return cli_usage_error(VERIFY, "one encoded string "

@@ -79,10 +79,10 @@ checks_key(const struct tune_query *q, const char *stack, char *buf,
 	/* Every request: the target in thousandths, not %f (its cost). */
 	snprintf(buf, len, "%lld/%d/%u/%llu/%u/%d/%d/%d/%d/%u/%s",
 	    (long long)llround(q->target_ms * 1000), q->percentile,
-	    (unsigned)q->k,
-	    (unsigned long long)q->memory_max_kib, (unsigned)q->parallelism,
-	    (int)q->variant, (int)q->backend, (int)q->floor,
-	    (int)q->objective, (unsigned)q->t_min, stack != NULL ? stack : "");
+	    (unsigned)q->k, (unsigned long long)q->memory_max_kib,
+	    (unsigned)q->parallelism, (int)q->variant, (int)q->backend,
+	    (int)q->floor, (int)q->objective, (unsigned)q->t_min,
+	    stack != NULL ? stack : "");
 }
 
 /* A client runtime's stack (not a library the daemon hashes with)? */
