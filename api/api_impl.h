@@ -148,6 +148,8 @@ struct api_latency {
 struct api_cached {
 	char		 key[256];
 	uint64_t	 version;
+	uint64_t	 cap_kib;	/* the memory cap it was made under (a
+					   reload may lower memory_max) */
 	char		*body;
 	char		 etag[API_ETAG_LEN];
 	int		 status;

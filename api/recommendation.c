@@ -198,8 +198,8 @@ api_answer_measuring(json_t *j, const struct api_state *st)
 }
 
 /*
- * The answer kept for a->key under a->version: 1 (a->hit, a->rc, the copy
- * in a->out), else 0 (a->slot where it goes: found once per request).
+ * The answer kept for a->key under a->version and the memory cap of now
+ * (a->qq): 1 (a->hit, a->rc, the copy in a->out), else 0 (a->slot where it goes: found once per request).
  */
 static int
 api_answer_lookup(struct api_answer_arg *a)
@@ -214,6 +214,7 @@ api_answer_lookup(struct api_answer_arg *a)
 	}
 	pthread_mutex_lock(&s->lock);
 	if (a->slot->body != NULL && a->slot->version == a->version &&
+	    a->slot->cap_kib == a->qq.memory_max_kib &&
 	    strcmp(a->slot->key, a->key) == 0) {
 		a->hit = 1;
 		a->rc = api_answer_take(a->slot, a->out);
@@ -454,6 +455,7 @@ api_answer(struct api_server *s, const struct tune_query *q,
 			slot->body = kept;
 			snprintf(slot->key, sizeof(slot->key), "%s", key);
 			slot->version = a.version;
+			slot->cap_kib = a.qq.memory_max_kib;
 			slot->status = out->status;
 			slot->told = time(NULL);	/* told above */
 			slot->ntold = 1;

@@ -149,6 +149,21 @@ PY
 grep -q "configuration reloaded" "$TMP/log" && ok "reload logged" || bad "no reload"
 stop_daemon
 
+# SIGHUP lowering memory_max: an answer kept under the old cap is not
+# served again (the kept answers are keyed by the cap they were made under).
+printf 'memory_max = 4GiB\n' >"$TMP/hup.conf"
+start_daemon -- -c "$TMP/hup.conf"
+expect_http 200 "1000 ms under memory_max = 4GiB" GET "/v1/recommendation?target_ms=1000"
+m_before=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["m_kib"])' "$TMP/body")
+expect_http 200 "asked again: kept" GET "/v1/recommendation?target_ms=1000"
+printf 'memory_max = 16MiB\n' >"$TMP/hup.conf"
+n=$(grep -c "configuration reloaded" "$TMP/log")
+kill -HUP "$PID"
+for _ in $(seq 50); do [ "$(grep -c "configuration reloaded" "$TMP/log")" -gt "$n" ] && break; sleep 0.05; done
+expect_http 200 "the same question after memory_max = 16MiB" GET "/v1/recommendation?target_ms=1000"
+expect_body "its answer within the new cap (it was m = $m_before KiB)" "j['m_kib'] <= 16384 and $m_before > 16384"
+stop_daemon
+
 # A read-only state directory: refuses to start within 2 s, clearly.
 if [ "$(id -u)" = 0 ]; then
 	chown -R nobody "$VAR" "$TMP"
