@@ -6,18 +6,28 @@
 #include <string.h>
 
 #include "api_impl.h"
+#include "check.h"
+#include "stack.h"
 
 /* The formats /v1/check takes, in its errors (and openapi.json). */
 #define CHECK_FORMATS	"must be an Argon2 PHC string: $argon2id$, " \
 			"$argon2i$ or $argon2d$ (scrypt and bcrypt strings " \
 			"are not checked here)"
 
-/* What a check reads of the model in use. */
+/*
+ * What a check reads of the model in use: the default answer as
+ * GET /v1/recommendation gives it (250 ms at p95, k = 1, memory capped by
+ * the host's budget now, corrected by its question's checks), and the
+ * string's time as that answer's stack predicts it, times the same
+ * correction (the model's error near the answer, as measured).
+ */
 struct api_check_arg {
 	const struct kdf_params		*kp;
-	int				 have, t, curve;
+	struct tune_query		 q;
+	double				 c;	/* the checks' correction */
+	int				 have, t, predicted;
 	struct tune_answer		 a;
-	struct model_prediction		 pr;
+	double				 ms, p50_ms;
 };
 
 /* Does encoded start as an Argon2 PHC string does? */
@@ -34,21 +44,33 @@ api_check_locked(const struct model *m, const struct api_state *st,
     void *arg)
 {
 	struct api_check_arg		*ck = arg;
-	const struct model_curve	*curve;
-	struct tune_query		 q;
+	const char			*stack;
 	char				 err[256];
-	uint32_t			 p;
+	double				 model_ms, c = ck->c;
 
 	(void)st;
 	if ((ck->have = m != NULL) == 0)
 		return;
-	tune_query_init(&q);
-	ck->t = tune_recommend(m, &q, &ck->a, err, sizeof(err));
-	q.variant = KDF_ALG_ARGON2ID;
-	curve = tune_curve(m, &q, &p, err, sizeof(err));
-	if ((ck->curve = curve != NULL))
-		model_predict(m, curve, ck->kp->m_kib, ck->kp->t, 1, 95,
-		    &ck->pr);
+	ck->t = check_answer(m, NULL, &ck->q, c, &ck->a, &model_ms, err,
+	    sizeof(err));
+	if (!(c >= CHECK_C_MIN_RUNTIME && c <= CHECK_C_MAX_RUNTIME))
+		c = 1;
+	/* An answer's own parameters: its own prediction, to the digit. */
+	if (ck->t >= 0 && ck->kp->m_kib == ck->a.m_kib &&
+	    ck->kp->t == ck->a.t && ck->kp->p == ck->a.p) {
+		ck->ms = ck->a.predicted_ms;
+		ck->p50_ms = ck->a.predicted_p50_ms;
+		ck->predicted = 1;
+		return;
+	}
+	/* Argon2i and argon2d as argon2id: the same work. */
+	stack = stack_default(m);
+	ck->predicted = stack_predict(m, stack, KDF_ALG_ARGON2ID,
+	    ck->kp->m_kib, ck->kp->t, ck->kp->p, 1, 95, &ck->ms) == 0 &&
+	    stack_predict(m, stack, KDF_ALG_ARGON2ID, ck->kp->m_kib,
+	    ck->kp->t, ck->kp->p, 1, 50, &ck->p50_ms) == 0;
+	ck->ms *= c;
+	ck->p50_ms *= c;
 }
 
 int
@@ -89,6 +111,20 @@ h_check(struct api_server *s, struct MHD_Connection *c,
 		return api_fail(rep, PROB_BAD_PARAM, "encoded", err, NULL, 0);
 	}
 	ck.kp = &kp;
+	tune_query_init(&ck.q);
+	pthread_mutex_lock(&s->lock);
+	ck.q.memory_max_kib = host_memory_budget(s->env.host,
+	    s->cfg.memory_max, NULL) / 1024;
+	pthread_mutex_unlock(&s->lock);
+	ck.c = 1;
+	if (s->env.checked != NULL) {
+		struct check_state	cs;
+
+		check_state_init(&cs);
+		if (s->env.checked(s->env.ctx, &ck.q, NULL, &cs, NULL, 0,
+		    NULL) == 1)
+			ck.c = cs.c;
+	}
 	s->env.with_model(s->env.ctx, api_check_locked, &ck);
 	if (!ck.have) {
 		json_decref(j);
@@ -100,11 +136,10 @@ h_check(struct api_server *s, struct MHD_Connection *c,
 	    tune_floor_min_t(TUNE_FLOOR_OWASP, kp.alg, kp.m_kib) != 0 &&
 	    tune_floor_min_t(TUNE_FLOOR_OWASP, kp.alg, kp.m_kib) <= kp.t);
 	/* predicted_ms_p95: deprecated (0.2.0), predicted.ms. */
-	json_object_set_new(out, "predicted", ck.curve ? api_predicted_json(95,
-	    ck.pr.ms, ck.pr.p50_ms) : json_null());
-	if (ck.curve)
-		json_object_set_new(out, "predicted_ms_p95",
-		    json_real(ck.pr.ms));
+	json_object_set_new(out, "predicted", ck.predicted ?
+	    api_predicted_json(95, ck.ms, ck.p50_ms) : json_null());
+	if (ck.predicted)
+		json_object_set_new(out, "predicted_ms_p95", json_real(ck.ms));
 	if (ck.t >= 0 && tune_needs_rehash(json_string_value(enc), &ck.a, &rh,
 	    err, sizeof(err)) == 0)
 		json_object_set_new(out, "needs_rehash", json_pack("{s:b, s:b, "

@@ -9,19 +9,34 @@
 
 #include "api_impl.h"
 #include "fleet.h"
+#include "stack.h"
 #include "stats.h"
 
-/* What the model in use predicted for an observation's parameters. */
+/*
+ * What the model in use predicted for an observation's parameters: a
+ * catalogue stack's median as its answers predict it (its library's
+ * curve and the runtime's correction: PHP's through libargon2 and its
+ * probe), another name's the library curve's (fleet_base_curve).
+ */
 static void
 api_obs_predict(const struct model *m, const struct api_state *st, void *arg)
 {
 	struct db_observation	*o = arg;
 	enum kdf_alg		 alg;
+	int			 rc;
 
-	if (m != NULL && kdf_alg_parse(o->variant, &alg) == 0 &&
-	    fleet_predict_p50(m, alg, o->m_kib, o->t, o->p, o->k,
-	    &o->predicted_ms) == 0)
+	if (m == NULL || kdf_alg_parse(o->variant, &alg) == -1)
+		return;
+	if (stack_find(o->stack) != NULL)
+		rc = stack_predict(m, o->stack, alg, o->m_kib, o->t, o->p,
+		    o->k, 50, &o->predicted_ms);
+	else
+		rc = fleet_predict_p50(m, alg, o->m_kib, o->t, o->p, o->k,
+		    &o->predicted_ms);
+	if (rc == 0)
 		o->model_run = st->model_run;
+	else
+		o->predicted_ms = -1;
 }
 
 /*

@@ -25,8 +25,8 @@ cleanup_daemon() {
 trap cleanup_daemon EXIT
 
 # A finished run of this host in the store: a small grid, 2 rounds a point.
-seed_store() {
-	"$PWTUNE" bench --m 8MiB,16MiB,32MiB,64MiB --t 1,3 --backend libsodium \
+seed_store() {	# seed_store [BACKENDS]: libsodium unless given
+	"$PWTUNE" bench --m 8MiB,16MiB,32MiB,64MiB --t 1,3 --backend "${1:-libsodium}" \
 		--repeats 2 --db "$VAR/pwtune.db" --no-json -q >/dev/null 2>&1 ||
 		{ echo "cannot seed the store"; exit 1; }
 }

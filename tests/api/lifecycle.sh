@@ -162,6 +162,15 @@ kill -HUP "$PID"
 for _ in $(seq 50); do [ "$(grep -c "configuration reloaded" "$TMP/log")" -gt "$n" ] && break; sleep 0.05; done
 expect_http 200 "the same question after memory_max = 16MiB" GET "/v1/recommendation?target_ms=1000"
 expect_body "its answer within the new cap (it was m = $m_before KiB)" "j['m_kib'] <= 16384 and $m_before > 16384"
+# POST /v1/check weighs a string against that same answer (250 ms, the
+# cap of now): the answer's own parameters need no rehash and are
+# predicted as the answer predicts them.
+expect_http 200 "the default answer under 16 MiB" GET "/v1/recommendation?target_ms=250"
+read -r prefix pred < <(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(j["phc_prefix"], j["predicted"]["ms"])' "$TMP/body")
+expect_http 200 "POST /v1/check of the answer's own string" POST /v1/check \
+	-H "Content-Type: application/json" --data-binary "{\"encoded\": \"$prefix\$c29tZXNhbHRzb21lc2FsdA\$CKGe5/bX9YnCq2rxjW5yQXKxn31v1GKzhDCrMc6r6vA\"}"
+expect_body "no rehash, against $prefix, predicted $pred ms" \
+	"j['needs_rehash']['differs'] is False and j['needs_rehash']['against'] == '$prefix' and abs(j['predicted']['ms'] - $pred) < 1e-3"
 stop_daemon
 
 # A read-only state directory: refuses to start within 2 s, clearly.

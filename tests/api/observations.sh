@@ -5,7 +5,7 @@
 # stack= corrects the answer for it (here a stack exactly twice as slow as
 # the model: its answer is the one for half the target).
 . "$(dirname "$0")/lib.sh"
-seed_store
+seed_store libsodium,libargon2
 start_daemon
 T=$(TOKEN)
 A=(-H "Content-Type: application/json" -H "Authorization: Bearer $T")
@@ -120,5 +120,15 @@ fi
 sleep 1.2
 expect_http 201 "a second later: taken again" POST /v1/observations "${A[@]}" \
 	--data-binary '{"stack": "burst", "m_kib": 19456, "t": 2, "samples_ms": [40]}'
+
+# A catalogue stack's observation is predicted as its answers predict it:
+# PHP hashes through libargon2 (not the libsodium curve other names use).
+expect_http 200 "stack=php's answer" GET "/v1/recommendation?target_ms=250&stack=php"
+read -r pm pt pp p50 < <(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(j["m_kib"], j["t"], j["p"], j["predicted"]["p50_ms"])' "$TMP/body")
+sleep 1.1
+expect_http 201 "an observation of php at its answer" POST /v1/observations "${A[@]}" \
+	--data-binary "{\"stack\": \"php\", \"m_kib\": $pm, \"t\": $pt, \"p\": $pp, \"samples_ms\": [$p50, $p50]}"
+expect_body "predicted as php's answer: p50 $p50 ms, ratio 1" \
+	"abs(j['predicted']['ms'] - $p50) < 1e-3 * $p50 and abs(j['ratio'] - 1) < 1e-3"
 stop_daemon
 finish
