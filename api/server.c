@@ -182,7 +182,10 @@ api_token_load(struct api_server *s, const char *path, char *err,
 	size_t		len;
 	int		fd;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1) {
+	/* O_NONBLOCK: a FIFO named by mistake (at start or in a reload) is
+	   refused as not a regular file, not waited on. */
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW |
+	    O_NONBLOCK)) == -1) {
 		if (errno != ENOENT) {
 			snprintf(err, errlen, "token file %s: %s", path,
 			    strerror(errno));
@@ -204,7 +207,8 @@ api_token_load(struct api_server *s, const char *path, char *err,
 		close(fd);
 		api_log(s, API_LOG_INFO, "no token file: wrote a new random "
 		    "token to %s (mode 0600)", path);
-		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW |
+		    O_NONBLOCK);
 		sodium_memzero(hex, sizeof(hex));
 		if (fd == -1) {
 			snprintf(err, errlen, "token file %s: %s", path,

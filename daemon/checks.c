@@ -145,11 +145,9 @@ checks_asked(struct daemon *d, const struct tune_query *q, const char *stack)
 	size_t		 i, old = 0;
 	time_t		 now;
 
-	if (d->cfg.check_budget == 0)
-		return;
 	checks_key(q, stack, key, sizeof(key));
-	pthread_mutex_lock(&d->lock);
-	if (!checks_checkable(d, stack, q)) {
+	pthread_mutex_lock(&d->lock);	/* a reload writes check_budget */
+	if (d->cfg.check_budget == 0 || !checks_checkable(d, stack, q)) {
 		pthread_mutex_unlock(&d->lock);
 		return;
 	}

@@ -997,8 +997,13 @@ runner_run(struct daemon *d, struct db *db, int64_t id, const char *profile)
 	}
 	runner_log_end(&rep, id, fin);
 	if (fin == DB_RUN_DONE) {
-		if (db_retention(db, d->host.host_id, d->cfg.retention_runs, id,
-		    &n, err, sizeof(err)) == DB_OK && n > 0)
+		unsigned	keep;
+
+		pthread_mutex_lock(&d->lock);	/* a reload writes it */
+		keep = d->cfg.retention_runs;
+		pthread_mutex_unlock(&d->lock);
+		if (db_retention(db, d->host.host_id, keep, id, &n, err,
+		    sizeof(err)) == DB_OK && n > 0)
 			log_info("retention: %zu old run%s deleted", n,
 			    n == 1 ? "" : "s");
 	}

@@ -171,7 +171,22 @@ expect_http 200 "POST /v1/check of the answer's own string" POST /v1/check \
 	-H "Content-Type: application/json" --data-binary "{\"encoded\": \"$prefix\$c29tZXNhbHRzb21lc2FsdA\$CKGe5/bX9YnCq2rxjW5yQXKxn31v1GKzhDCrMc6r6vA\"}"
 expect_body "no rehash, against $prefix, predicted $pred ms" \
 	"j['needs_rehash']['differs'] is False and j['needs_rehash']['against'] == '$prefix' and abs(j['predicted']['ms'] - $pred) < 1e-3"
-stop_daemon
+# A reload naming a FIFO as token_file: refused at once (never waited on),
+# the token in use kept, and SIGTERM still stops the daemon.
+mkfifo "$TMP/fifo"
+printf 'memory_max = 16MiB\ntoken_file = %s\n' "$TMP/fifo" >"$TMP/hup.conf"
+kill -HUP "$PID"
+for _ in $(seq 50); do grep -q "reload: token file $TMP/fifo is not a regular file" "$TMP/log" && break; sleep 0.05; done
+grep -q "reload: token file $TMP/fifo is not a regular file" "$TMP/log" && ok "a FIFO as token_file: the reload says so" || bad "a FIFO as token_file: not refused"
+expect_http 201 "the token in use still posts" POST /v1/observations -H "Authorization: Bearer $(TOKEN)" \
+	-H "Content-Type: application/json" --data-binary '{"stack": "svc", "m_kib": 19456, "t": 2, "samples_ms": [10]}'
+t0=$(date +%s%N)
+kill -TERM "$PID"
+for _ in $(seq 100); do kill -0 "$PID" 2>/dev/null || break; sleep 0.05; done
+ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+kill -0 "$PID" 2>/dev/null && { bad "SIGTERM after the FIFO reload: still running after $ms ms"; kill -KILL "$PID"; } || ok "SIGTERM after the FIFO reload: stopped in $ms ms"
+wait "$PID" 2>/dev/null
+PID=""
 
 # A read-only state directory: refuses to start within 2 s, clearly.
 if [ "$(id -u)" = 0 ]; then
