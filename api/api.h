@@ -56,7 +56,7 @@
 
 #define API_BODY_MAX		4096	/* bytes of a request body */
 #define API_JSON_DEPTH_MAX	8	/* nesting, checked before parsing */
-#define API_URI_MAX		2048
+#define API_URI_MAX		2048	/* bytes of path and query, decoded */
 #define API_CACHE_SLOTS		64	/* answers kept per model */
 #define API_LATENCY_BUCKETS	10
 
@@ -349,6 +349,7 @@ enum api_problem {
 	PROB_RUN_FINISHED,	/* 409 */
 	PROB_NO_RUN,		/* 409: this host has none yet */
 	PROB_TOO_LARGE,		/* 413 */
+	PROB_URI_TOO_LONG,	/* 414 */
 	PROB_UNSUPPORTED_TYPE,	/* 415 */
 	PROB_MISDIRECTED,	/* 421 */
 	PROB_POLICY,		/* 422 */

@@ -31,6 +31,8 @@ static const struct {
 	    409 },
 	[PROB_TOO_LARGE] = { "too-large", "The request body is too large",
 	    413 },
+	[PROB_URI_TOO_LONG] = { "uri-too-long", "The request URI is too long",
+	    414 },
 	[PROB_UNSUPPORTED_TYPE] = { "unsupported-media-type", "The body must "
 	    "be application/json", 415 },
 	[PROB_MISDIRECTED] = { "misdirected", "This host name is not served "

@@ -4,7 +4,9 @@
  *
  *   - a Host header on the allow-list (the listen address, localhost and
  *     the configured names), else 421;
- *   - not both Content-Length and Transfer-Encoding, else 400;
+ *   - not both Content-Length and Transfer-Encoding, and neither Host
+ *     nor Content-Length twice, else 400;
+ *   - a path and query of API_URI_MAX bytes at most, else 414;
  *   - a body no larger than API_BODY_MAX (413 on a Content-Length over it
  *     at once, or as soon as a chunked body passes it);
  *   - headers and body in by request_timeout, however slowly they come
@@ -39,6 +41,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -740,15 +743,52 @@ api_dispatch(struct api_server *s, struct MHD_Connection *c, const char *url,
 	    strlen(api_routes[route].path), rep);
 }
 
+_Static_assert(API_URI_MAX == 2048, "api_headers() says 2048 bytes");
+
+/* What api_headers() counts of a request's headers and query. */
+struct api_head_count {
+	unsigned	host, length;	/* Host and Content-Length headers */
+	size_t		query;		/* bytes of the query, decoded */
+};
+
+static enum MHD_Result
+api_head_header(void *cls, enum MHD_ValueKind kind, const char *key,
+    const char *value)
+{
+	struct api_head_count	*n = cls;
+
+	(void)kind;
+	(void)value;
+	if (strcasecmp(key, "Host") == 0)
+		n->host++;
+	else if (strcasecmp(key, "Content-Length") == 0)
+		n->length++;
+	return MHD_YES;
+}
+
+static enum MHD_Result
+api_head_arg(void *cls, enum MHD_ValueKind kind, const char *key,
+    const char *value)
+{
+	struct api_head_count	*n = cls;
+
+	(void)kind;
+	n->query += strlen(key) + 2 + (value != NULL ? strlen(value) : 0);
+	return MHD_YES;
+}
+
 /*
  * What the headers alone refuse: queued (and counted) on the first call,
- * or MHD_YES.
+ * or MHD_YES. A Host or a Content-Length given twice is refused (the
+ * first would win here, a proxy in front may take the other), and so is
+ * a path and query over API_URI_MAX.
  */
 static enum MHD_Result
 api_headers(struct api_server *s, struct MHD_Connection *c, const char *url,
     const char *method, const struct api_request *r, struct api_reply *rep)
 {
-	const char		*cl, *te;
+	struct api_head_count	 n = { 0, 0, 0 };
+	const char		*cl, *te, *why = NULL;
 	enum api_problem	 p;
 	enum MHD_Result		 rc;
 	int			 status;
@@ -757,7 +797,17 @@ api_headers(struct api_server *s, struct MHD_Connection *c, const char *url,
 	    "Content-Length");
 	te = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
 	    "Transfer-Encoding");
-	if (cl != NULL && te != NULL)
+	(void)MHD_get_connection_values(c, MHD_HEADER_KIND, api_head_header,
+	    &n);
+	(void)MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, api_head_arg,
+	    &n);
+	if (n.host > 1 || n.length > 1) {
+		p = PROB_BAD_REQUEST;
+		why = n.host > 1 ? "Host given more than once: refused" :
+		    "Content-Length given more than once: refused";
+	} else if (strlen(url) + n.query > API_URI_MAX)
+		p = PROB_URI_TOO_LONG;
+	else if (cl != NULL && te != NULL)
 		p = PROB_BAD_REQUEST;
 	else if (cl != NULL && (strlen(cl) > 9 ||
 	    strtoul(cl, NULL, 10) > API_BODY_MAX))
@@ -767,7 +817,9 @@ api_headers(struct api_server *s, struct MHD_Connection *c, const char *url,
 	else
 		return MHD_YES;
 	api_conn_late(s, c, API_CONN_ANSWER);
-	if (api_fail(rep, p, NULL, p == PROB_BAD_REQUEST ? "both "
+	if (api_fail(rep, p, NULL, why != NULL ? why : p == PROB_URI_TOO_LONG ?
+	    "the path and query may have 2048 bytes at most" :
+	    p == PROB_BAD_REQUEST ? "both "
 	    "Content-Length and Transfer-Encoding: refused" :
 	    p == PROB_TOO_LARGE ? "the body may have 4096 bytes at most" :
 	    "the request was not in within request_timeout", NULL, 0) == -1)

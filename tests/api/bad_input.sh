@@ -140,6 +140,32 @@ expect_http 415 "POST as text/plain" POST /v1/check -H "Content-Type: text/plain
 long=$(head -c 70000 /dev/zero | tr '\0' 'a')
 expect_http 431 "huge header: 431" GET "/healthz" -H "X-Big: $long"
 expect_http 414 "huge URI: 414" GET "/healthz?x=$long"
+mid=$(head -c 2100 /dev/zero | tr '\0' 'a')
+expect_http 414 "a query of 2100 bytes: 414" GET "$R?target_ms=250&x=$mid"
+expect_body "414 as problem+json" "j['type'] == '/problems/uri-too-long' and h['content-type'] == 'application/problem+json' and '2048' in j['detail']"
+expect_http 400 "a query of 1900 bytes: read (and refused for its parameter)" GET "$R?target_ms=250&x=${mid:0:1900}"
+# A header that says where the request goes or how long it is, twice:
+# refused, whichever order (a proxy in front may read the other one).
+dup() {	# dup NAME REQUEST
+	python3 - "$PORT" "$2" <<'PY' && ok "$1: 400 bad-request" || bad "$1: not refused"
+import socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=5)
+s.sendall(sys.argv[2].encode().decode("unicode_escape").encode())
+reply = b""
+while True:
+    d = s.recv(65536)
+    if not d:
+        break
+    reply += d
+    if b"\r\n\r\n" in reply and b"}" in reply:
+        break
+reply = reply.decode(errors="replace")
+sys.exit(0 if " 400 " in reply.split("\r\n")[0] and "bad-request" in reply and "more than once" in reply else 1)
+PY
+}
+dup "Host twice (ours first)" 'GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nHost: evil.example\r\n\r\n'
+dup "Host twice (ours second)" 'GET /healthz HTTP/1.1\r\nHost: evil.example\r\nHost: 127.0.0.1\r\n\r\n'
+dup "Content-Length twice" 'POST /v1/check HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\nContent-Length: 5000\r\n\r\n{}'
 printf 'GARBAGE\r\n\r\n' | timeout 5 python3 -c "
 import socket, sys
 s = socket.create_connection(('127.0.0.1', $PORT), timeout=5)
