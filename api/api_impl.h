@@ -284,6 +284,12 @@ int	 api_no_model(struct api_server *s, struct api_reply *rep);
 /* request.c */
 /* The recommendation's query into tq and sc, its canonical form into
    canon: 0, or -1 with the problem in rep. */
+/*
+ * A query whose keys are all in allowed (known lists them, for the
+ * error), none twice, none with a NUL: 0, or -1 with the problem in rep.
+ */
+int	 api_query_only(struct MHD_Connection *c, const char *const *allowed,
+	    size_t nallowed, const char *known, struct api_reply *rep);
 int	 api_parse_query(struct MHD_Connection *c, struct tune_query *tq,
 	    struct api_scope *sc, char *canon, size_t canonlen,
 	    struct api_reply *rep);

@@ -241,6 +241,7 @@ int
 h_observations_get(struct api_server *s, struct MHD_Connection *c,
     struct api_request *r, const char *arg, struct api_reply *rep)
 {
+	static const char *const only[] = { "stack" };
 	struct db_observation	*obs;
 	struct model		*self = NULL;
 	struct db		*db;
@@ -254,6 +255,8 @@ h_observations_get(struct api_server *s, struct MHD_Connection *c,
 
 	(void)r;
 	(void)arg;
+	if (api_query_only(c, only, 1, "stack", rep) == -1)
+		return 0;
 	stack = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "stack");
 	if (stack != NULL && !api_stack_valid(stack)) {
 		snprintf(why, sizeof(why), "must be 1 to %d letters, digits, "

@@ -239,6 +239,63 @@ api_query_shown(char *why, size_t whylen, const char *v)
 }
 
 /*
+ * The query of c into *q, each key one of allowed[0..nallowed-1] (known
+ * lists them, for the error), none twice, none with a NUL: 0, or -1 with
+ * the problem queued in rep.
+ */
+static int
+api_query_read(struct MHD_Connection *c, const char *const *allowed,
+    size_t nallowed, const char *known, struct query_arg *q,
+    struct api_reply *rep)
+{
+	char	why[160 + API_SHOWN_LEN], key[API_SHOWN_LEN];
+	size_t	i, j;
+
+	memset(q, 0, sizeof(*q));
+	MHD_get_connection_values_n(c, MHD_GET_ARGUMENT_KIND, api_collect, q);
+	if (q->overflow) {
+		api_fail(rep, PROB_BAD_PARAM, NULL, "too many query "
+		    "parameters", NULL, 0);
+		return -1;
+	}
+	/* A key the client made up is echoed as api_shown shows it. */
+	if (q->nul != NULL) {
+		api_shown(q->nul, key, sizeof(key));
+		api_fail(rep, PROB_BAD_PARAM, key, "contains a NUL byte", NULL,
+		    0);
+		return -1;
+	}
+	for (i = 0; i < q->n; i++) {
+		for (j = 0; j < nallowed; j++)
+			if (strcmp(q->keys[i], allowed[j]) == 0)
+				break;
+		if (j == nallowed) {
+			snprintf(why, sizeof(why), "unknown parameter (known: "
+			    "%s)", known);
+			api_shown(q->keys[i], key, sizeof(key));
+			api_fail(rep, PROB_BAD_PARAM, key, why, NULL, 0);
+			return -1;
+		}
+		for (j = 0; j < i; j++)
+			if (strcmp(q->keys[j], q->keys[i]) == 0) {
+				api_fail(rep, PROB_BAD_PARAM, q->keys[i],
+				    "given twice", NULL, 0);
+				return -1;
+			}
+	}
+	return 0;
+}
+
+int
+api_query_only(struct MHD_Connection *c, const char *const *allowed,
+    size_t nallowed, const char *known, struct api_reply *rep)
+{
+	struct query_arg	q;
+
+	return api_query_read(c, allowed, nallowed, known, &q, rep);
+}
+
+/*
  * Read the recommendation's query into *tq. On error, queue the problem
  * and return -1.
  */
@@ -251,50 +308,22 @@ api_parse_query(struct MHD_Connection *c, struct tune_query *tq,
 	    "concurrency", "memory_max", "parallelism", "variant", "backend",
 	    "floor", "objective", "scope", "stack" };
 	struct query_arg	 q;
-	size_t			 i, j, used = 0;
+	size_t			 i, used = 0;
 	const char		*k, *v;
 	/* A value's reason (at most 73 bytes) and ", not V"; or 130 bytes. */
-	char			 why[160 + API_SHOWN_LEN], key[API_SHOWN_LEN];
+	char			 why[160 + API_SHOWN_LEN];
 	int			 have_target = 0;
 	const struct stack_def	*sd;
 
-	memset(&q, 0, sizeof(q));
 	memset(sc, 0, sizeof(*sc));
 	tune_query_init(tq);
-	MHD_get_connection_values_n(c, MHD_GET_ARGUMENT_KIND, api_collect,
-	    &q);
-	if (q.overflow) {
-		api_fail(rep, PROB_BAD_PARAM, NULL, "too many query "
-		    "parameters", NULL, 0);
+	if (api_query_read(c, allowed, sizeof(allowed) / sizeof(allowed[0]),
+	    "target_ms, percentile, concurrency, memory_max, parallelism, "
+	    "variant, backend, floor, objective, scope, stack", &q, rep) == -1)
 		return -1;
-	}
-	/* A key the client made up is echoed as api_shown shows it. */
-	if (q.nul != NULL) {
-		api_shown(q.nul, key, sizeof(key));
-		api_fail(rep, PROB_BAD_PARAM, key, "contains a NUL "
-		    "byte", NULL, 0);
-		return -1;
-	}
 	for (i = 0; i < q.n; i++) {
 		k = q.keys[i];
 		v = q.values[i];
-		for (j = 0; j < sizeof(allowed) / sizeof(allowed[0]); j++)
-			if (strcmp(k, allowed[j]) == 0)
-				break;
-		if (j == sizeof(allowed) / sizeof(allowed[0])) {
-			snprintf(why, sizeof(why), "unknown parameter (known: "
-			    "target_ms, percentile, concurrency, memory_max, "
-			    "parallelism, variant, backend, floor, objective, "
-			    "scope, stack)");
-			api_shown(k, key, sizeof(key));
-			k = key;
-			goto bad;
-		}
-		for (j = 0; j < i; j++)
-			if (strcmp(q.keys[j], k) == 0) {
-				snprintf(why, sizeof(why), "given twice");
-				goto bad;
-			}
 		if (api_query_value(k, v, tq, sc, &have_target, why,
 		    sizeof(why)) == -1) {
 			api_query_shown(why, sizeof(why), v);

@@ -97,6 +97,14 @@ expect_body "predicted against observed, per stack" \
 expect_body "each says it was a service's" "all(o['source'] == 'service' for o in j['observations'])"
 expect_http 200 "GET ?stack= filters" GET "/v1/observations?stack=go-1.19"
 expect_body "nothing for another stack" 'j["observations"] == [] and j["stacks"] == []'
+# Its query as strict as the recommendation's: a NUL, a key twice, a key
+# it does not know are 400 naming it.
+expect_http 400 "GET ?stack=svc%00: NUL" GET "/v1/observations?stack=svc%00"
+expect_body "names stack and the NUL" "j['param'] == 'stack' and 'NUL' in j['detail']"
+expect_http 400 "GET ?stack= twice" GET "/v1/observations?stack=a&stack=b"
+expect_body "names stack, given twice" "j['param'] == 'stack' and j['detail'] == 'given twice'"
+expect_http 400 "GET ?limit=5: unknown" GET "/v1/observations?limit=5"
+expect_body "names limit, lists stack" "j['param'] == 'limit' and 'known: stack' in j['detail']"
 
 # Rate: 10 a second, 50 at once; a burst of 300 from one client (one curl,
 # so no process start-up between them) finds the bucket empty.
