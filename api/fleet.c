@@ -36,8 +36,13 @@
  * host's model and memory, the hosts left out, the observations taken
  * here): a group of hundreds of hosts costs tens of milliseconds to
  * answer the first time (bench/fleet), a repeated question a lookup.
+ * With no search left, a question answered before gets that answer
+ * (with Age), however old, rather than 429; a question has two slots and
+ * the one asked least goes first, so that many questions asked once do
+ * not push out one asked again and again.
  */
 #include <ctype.h>
+#include <limits.h>
 #include <math.h>
 #include <sodium.h>
 #include <stdio.h>
@@ -91,6 +96,7 @@ struct api_fleet_answer {
 	char		 key[448];	/* query | scope | group | stack */
 	unsigned char	 inputs[16];	/* hash of what it was computed from */
 	time_t		 made;
+	unsigned	 asks;		/* answered from it: which to keep */
 	int		 ret;		/* fleet_recommend()'s */
 	char		*body;
 	char		 err[512];
@@ -368,23 +374,43 @@ api_aim_hash(const struct tune_query *q, unsigned char out[16])
 	    NULL, 0);
 }
 
-/* The kept answer for key and inputs, or the slot to keep it in. */
+/*
+ * The kept answer for key and inputs, or the slot to keep it in: *hit 1
+ * when it is younger than API_FLEET_LIST_S, 2 when older (the same hosts,
+ * runs and observations here, but another daemon's observations of its
+ * stack may have come since: served only when no search is left). A key
+ * has two slots: a new answer takes the one of the same key, an empty
+ * one, or the one asked least (then the older), so that questions asked
+ * once, however many, do not push out one asked again and again.
+ */
 static struct api_fleet_answer *
 api_fleet_answer(struct api_fleet *f, const char *key,
     const unsigned char inputs[16], time_t now, int *hit)
 {
-	struct api_fleet_answer	*a;
+	struct api_fleet_answer	*a, *b, *v;
 	unsigned char		 h[8];
+	size_t			 i;
 
 	crypto_generichash(h, sizeof(h), (const unsigned char *)key,
 	    strlen(key), NULL, 0);
-	a = &f->answers[(h[0] | h[1] << 8) % API_FLEET_ANSWERS];
-	*hit = a->body != NULL && strcmp(a->key, key) == 0 &&
-	    memcmp(a->inputs, inputs, 16) == 0 && now >= a->made &&
-	    now - a->made < API_FLEET_LIST_S;
-	return a;
+	i = (h[0] | h[1] << 8) % API_FLEET_ANSWERS;
+	a = &f->answers[i];
+	b = &f->answers[(i + 1 + (h[2] | h[3] << 8) % (API_FLEET_ANSWERS -
+	    1)) % API_FLEET_ANSWERS];
+	*hit = 0;
+	if (a->body != NULL && strcmp(a->key, key) == 0)
+		v = a;
+	else if (b->body != NULL && strcmp(b->key, key) == 0)
+		v = b;
+	else if (a->body == NULL || b->body == NULL)
+		return a->body == NULL ? a : b;
+	else
+		return a->asks < b->asks || (a->asks == b->asks &&
+		    a->made <= b->made) ? a : b;
+	if (memcmp(v->inputs, inputs, 16) == 0 && now >= v->made)
+		*hit = now - v->made < API_FLEET_LIST_S ? 1 : 2;
+	return v;
 }
-
 
 /*
  * The observations of stack as kept, with a reference taken; read now
@@ -643,6 +669,8 @@ struct api_scoped {
 	struct fleet_answer	 fa;
 	struct model		*self;	/* this host's, in its memory */
 	int			 stale, from_cache, note;
+	unsigned		 retry, at_once;	/* no search left */
+	time_t			 age;	/* of a kept answer served stale */
 	uint64_t		 version, now_b;
 	unsigned long		 obs_taken;
 	time_t			 now;
@@ -783,8 +811,8 @@ api_scoped_fit(struct api_scoped *x)
 
 /*
  * The answer computed, without the lock, from the members' references:
- * *j and *ret (fleet_recommend()'s, err with it), or -1 with the
- * problem in rep.
+ * *j and *ret (fleet_recommend()'s, err with it); -1 with the problem in
+ * rep; -2 when no search is left for it (x->retry: when to ask again).
  */
 static int
 api_scoped_compute(struct api_scoped *x, json_t **j, int *ret, char *err,
@@ -794,7 +822,6 @@ api_scoped_compute(struct api_scoped *x, json_t **j, int *ret, char *err,
 	json_t			*stack = NULL;
 	double			 factor = 1;
 	unsigned		 retry = 1, at_once;
-	char			 why[256];
 
 	/* One HTTP thread at least stays free for the other requests. */
 	at_once = x->cfg.threads > 1 ? x->cfg.threads - 1 : 1;
@@ -812,13 +839,9 @@ api_scoped_compute(struct api_scoped *x, json_t **j, int *ret, char *err,
 	}
 	if (*ret == -2) {
 		json_decref(stack);
-		snprintf(why, sizeof(why), "scoped answers to new questions "
-		    "are searched on at most %d hosts a second here, %u "
-		    "question%s at a time: ask again later (an answer is kept "
-		    "%d s for the same question)", API_FLEET_SEARCH_RATE,
-		    at_once, at_once == 1 ? "" : "s", API_FLEET_LIST_S);
-		api_fail(rep, PROB_TOO_MANY, NULL, why, NULL, retry);
-		return -1;
+		x->retry = retry;
+		x->at_once = at_once;
+		return -2;
 	}
 	*j = api_scope_json(&x->mb.set, &x->fa, api_scope_name(x->sc->kind),
 	    x->sc->kind == API_SCOPE_GROUP ? x->cfg.group : NULL,
@@ -841,15 +864,43 @@ api_scoped_kept(struct api_scoped *x, char **body, int *ret, char *err,
 
 	pthread_mutex_lock(&x->f->lock);
 	kept = api_fleet_answer(x->f, x->key, x->inputs, x->now, &hit);
-	if (hit) {
+	if (hit == 1) {
 		x->f->cached++;
+		kept->asks += kept->asks < UINT_MAX;
 		*ret = kept->ret;
 		snprintf(err, errlen, "%s", kept->err);
 		*body = strdup(kept->body);
 	} else
 		x->f->computed++;
 	pthread_mutex_unlock(&x->f->lock);
-	return hit;
+	return hit == 1;
+}
+
+/*
+ * No search left for the question: the answer kept for it and the same
+ * inputs, however old (x->age its age in seconds), rather than a 429 to
+ * a client that asks what it asked before. 1 with *body (a copy), *ret
+ * and err, else 0.
+ */
+static int
+api_scoped_stale(struct api_scoped *x, char **body, int *ret, char *err,
+    size_t errlen)
+{
+	struct api_fleet_answer	*kept;
+	int			 hit;
+
+	pthread_mutex_lock(&x->f->lock);
+	kept = api_fleet_answer(x->f, x->key, x->inputs, x->now, &hit);
+	if (hit == 2 && (*body = strdup(kept->body)) != NULL) {
+		x->f->cached++;
+		kept->asks += kept->asks < UINT_MAX;
+		*ret = kept->ret;
+		snprintf(err, errlen, "%s", kept->err);
+		x->age = x->now - kept->made;
+	} else
+		hit = 0;
+	pthread_mutex_unlock(&x->f->lock);
+	return hit == 2;
 }
 
 /* Keep the answer body (JSON text) for the same question. */
@@ -862,6 +913,8 @@ api_scoped_keep(struct api_scoped *x, const char *body, int ret,
 
 	pthread_mutex_lock(&x->f->lock);
 	kept = api_fleet_answer(x->f, x->key, x->inputs, x->now, &hit);
+	if (kept->body == NULL || strcmp(kept->key, x->key) != 0)
+		kept->asks = 0;		/* another question's slot */
 	free(kept->body);
 	kept->body = body != NULL ? strdup(body) : NULL;
 	snprintf(kept->key, sizeof(kept->key), "%s", x->key);
@@ -964,7 +1017,37 @@ api_recommend_scoped(struct api_server *s, const struct tune_query *q,
 	}
 	free(body);
 	body = NULL;
-	if (api_scoped_compute(x, &j, &ret, err, sizeof(err), rep) == -1)
+	if ((rc = api_scoped_compute(x, &j, &ret, err, sizeof(err), rep)) ==
+	    -2) {
+		/*
+		 * No search left (others' new questions took them): a
+		 * question asked before gets its last answer (Age says how
+		 * old), a new one 429.
+		 */
+		if (api_scoped_stale(x, &body, &ret, err, sizeof(err))) {
+			snprintf(why, sizeof(why), "%lld",
+			    (long long)x->age);
+			api_reply_header(rep, "Age", why);
+			if (ret == 0 && !x->note)
+				goto answer;
+			if ((j = json_loads(body, 0, NULL)) != NULL) {
+				free(body);
+				body = NULL;
+				goto answer;
+			}
+			free(body);
+			api_scoped_free(x);
+			return -1;	/* out of memory */
+		}
+		snprintf(why, sizeof(why), "scoped answers to new questions "
+		    "are searched on at most %d hosts a second here, %u "
+		    "question%s at a time: ask again later (an answer is kept "
+		    "%d s for the same question)", API_FLEET_SEARCH_RATE,
+		    x->at_once, x->at_once == 1 ? "" : "s", API_FLEET_LIST_S);
+		api_fail(rep, PROB_TOO_MANY, NULL, why, NULL, x->retry);
+		goto out;
+	}
+	if (rc == -1)
 		goto out;
 	/* As api_ok(rep) would write it: the kept answer is sent as it is. */
 	body = json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(6));

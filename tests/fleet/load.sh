@@ -80,5 +80,56 @@ for kind in stack target; do
 		bad "$kind: /v1/recommendation p99 ${busy_p99:-?} ms under the load (${idle_p99:-?} ms alone), not < 50 ms"
 	fi
 done
+
+# A client asking what it asked before is not starved by another asking
+# new questions: past the keep of 5 s, with no search left, it gets the
+# answer kept for it (with Age), not 429.
+python3 - "$PORT" >"$TMP/victim.out" <<'PY'
+import http.client, multiprocessing, random, sys, time
+port = int(sys.argv[1])
+V = "/v1/recommendation?target_ms=333&floor=none&scope=fleet&objective=attacker-cost"
+
+def attack(stop_at):
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    while time.monotonic() < stop_at:
+        try:
+            c.request("GET", "/v1/recommendation?floor=none&scope=fleet&objective=attacker-cost&target_ms=%d" % random.randint(400, 600000))
+            c.getresponse().read()
+        except OSError:
+            c = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+
+def ask(c):
+    c.request("GET", V)
+    r = c.getresponse()
+    r.read()
+    return r.status, r.getheader("Age")
+
+c = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+# Its first asking waits for the searches the loads above took back.
+for _ in range(50):
+    first, _ = ask(c)
+    if first != 429:
+        break
+    time.sleep(0.2)
+stop_at = time.monotonic() + 9
+a = multiprocessing.Process(target=attack, args=(stop_at,))
+a.start()
+statuses, ages = [], []
+while time.monotonic() < stop_at:
+    st, age = ask(c)
+    statuses.append(st)
+    if age is not None:
+        ages.append(int(age))
+    time.sleep(0.25)
+a.join()
+print("first=%d asked=%d ok=%d n429=%d stale=%d max_age=%d" % (first, len(statuses),
+      statuses.count(200), statuses.count(429), len(ages), max(ages) if ages else -1))
+PY
+eval "$(tr ' ' '\n' <"$TMP/victim.out" | sed 's/^/v_/')"
+if [ "${v_first:-0}" = 200 ] && [ "${v_ok:-0}" -gt 0 ] && [ "${v_ok}" = "${v_asked}" ] && [ "${v_stale:-0}" -gt 0 ] && [ "${v_max_age:-0}" -ge 5 ]; then
+	ok "a question asked again while another client takes every search: $v_ok of $v_asked answered 200, $v_stale from the kept answer (Age up to $v_max_age s)"
+else
+	bad "a question asked again under another's new questions: $(cat "$TMP/victim.out")"
+fi
 stop_daemon
 finish
