@@ -769,10 +769,11 @@ rec_print_text(const struct rec_opts *o, const struct model *m,
     const struct report *rep, const struct tune_answer *a,
     double measured_ms, int steps)
 {
-	json_t		*snips;
-	const char	*lang;
-	json_t		*code;
-	char		 size[32], flight[32], loo[160];
+	json_t			*snips;
+	const char		*lang;
+	json_t			*code;
+	const struct stack_def	*sd;
+	char			 size[32], flight[32], loo[160];
 	size_t		 ok = 0, i;
 
 	for (i = 0; i < rep->n; i++)
@@ -788,12 +789,17 @@ rec_print_text(const struct rec_opts *o, const struct model *m,
 	printf("  m = %u KiB (%s), t = %u, p = %u\n", (unsigned)a->m_kib, size,
 	    (unsigned)a->t, (unsigned)a->p);
 	printf("  PHC prefix:  %s\n", a->phc_prefix);
-	if (a->p == 1 && a->variant != KDF_ALG_ARGON2D)
-		printf("  libsodium:   opslimit %u, memlimit %llu\n",
-		    (unsigned)a->t, (unsigned long long)a->m_kib * 1024);
-	else
-		printf("  libsodium:   cannot use these (crypto_pwhash and "
-		    "PHP's sodium functions compute p = 1 only)\n");
+	/* libsodium's figures only where it may be the library that hashes. */
+	sd = o->stack != NULL ? stack_find(o->stack) : NULL;
+	if (sd == NULL || sd->base == KDF_BACKEND_LIBSODIUM) {
+		if (a->p == 1 && a->variant != KDF_ALG_ARGON2D)
+			printf("  libsodium:   opslimit %u, memlimit %llu\n",
+			    (unsigned)a->t, (unsigned long long)a->m_kib * 1024);
+		else
+			printf("  libsodium:   cannot use these (crypto_pwhash "
+			    "and PHP's sodium functions compute p = 1 "
+			    "only)\n");
+	}
 	printf("  Predicted:   %.1f ms at p%d, %.1f ms median, with %u at "
 	    "once%s;\n               %.0f %% headroom for the model's "
 	    "error\n", a->predicted_ms, a->percentile, a->predicted_p50_ms,

@@ -207,6 +207,9 @@ PY
 expect_status 0 "stack php: text" -- "$PWTUNE" recommend --target-ms 100 --db "$TMP/a2.db" --stack php
 expect_stdout "stack php: text names the stack" "Stack:       php (library measured, runtime not probed here)"
 expect_stdout "stack php: text has its snippet" "password_hash(\$password, PASSWORD_ARGON2ID"
+! grep -q "libsodium:   opslimit" "$TMP/out" && ok "stack php: text gives no libsodium figures (PHP hashes through libargon2)" || bad "stack php: text shows libsodium's opslimit"
+expect_status 0 "stack php-sodium: text" -- "$PWTUNE" recommend --target-ms 100 --db "$TMP/a2.db" --stack php-sodium
+expect_stdout "stack php-sodium: text gives libsodium's figures" "libsodium:   opslimit"
 # From cold: one target measured (engine/search.h), a few seconds. Small
 # (at most 64 MiB, 40 ms, no floor) so that it stays quick under load.
 expect_status 0 "from cold: measured" -- "$PWTUNE" recommend --target-ms 40 \

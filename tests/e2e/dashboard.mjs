@@ -288,6 +288,19 @@ try {
   check(/libsodium \d/.test(hostText) && /Fingerprint/.test(hostText), 'the host shows library versions and its fingerprint');
   check(/Last run\s*#\d+, .* ago/.test(hostText), 'the host shows the age of its last run', hostText);
   check(await page.isHidden('#stale-badge'), 'no stale flag for a fresh host');
+  // The memory cap takes every size the API takes (any case, K/KB/KiB).
+  const sizes = await page.evaluate(() => {
+    const el = document.getElementById('memory-max');
+    const out = {};
+    for (const v of ['64MB', '64mib', '1GiB', '512k', '65536', '64 MiB', 'lots']) {
+      el.value = v;
+      out[v] = el.validity.valid;
+    }
+    el.value = '';
+    return out;
+  });
+  check(sizes['64MB'] && sizes['64mib'] && sizes['1GiB'] && sizes['512k'] && sizes['65536'] && !sizes['64 MiB'] && !sizes.lots,
+    'the memory cap field takes the sizes the API takes', JSON.stringify(sizes));
   await page.waitForFunction(() => /\d/.test(document.getElementById('version').textContent), null, { timeout: 5000 }).catch(() => {});
   const footer = await page.textContent('#version');
   check(footer === 'pwtuned ' + (await get('/healthz')).version, 'the footer shows the version /healthz gives', footer);
