@@ -114,7 +114,8 @@ struct api_state {
 	const char		*step;		/* "points", "probes",
 						   "verifications"; static */
 	size_t			 step_done, step_total;
-	double			 eta;
+	double			 eta;	/* seconds the run has left, from the
+					   last of its profile; -1: unknown */
 	time_t			 last_done;	/* newest finished run; 0 */
 	int			 store_up;
 	enum db_status		 store_status;	/* of the last operation */

@@ -39,14 +39,14 @@ api_run_json(struct api_server *s, const struct db_run *run)
 	 */
 	if (hs.running_run == run->id)
 		json_object_set_new(j, "progress", json_pack("{s:I, s:I, s:I, "
-		    "s:s, s:I, s:I, s:f, s:I, s:I}",
+		    "s:s, s:I, s:I, s:o, s:I, s:I}",
 		    "points_done", (json_int_t)hs.points_done,
 		    "points_total", (json_int_t)hs.points_total,
 		    "points_measured", (json_int_t)hs.points_measured,
 		    "step", hs.step != NULL ? hs.step : "points",
 		    "step_done", (json_int_t)hs.step_done,
 		    "step_total", (json_int_t)hs.step_total,
-		    "eta_s", hs.eta,
+		    "eta_s", hs.eta >= 0 ? json_real(hs.eta) : json_null(),
 		    "done", (json_int_t)hs.points_done,
 		    "total", (json_int_t)hs.points_total));
 	else if (hs.pending_run == run->id) {

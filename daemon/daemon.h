@@ -130,7 +130,9 @@ struct daemon {
 	size_t			 points_done, points_total, points_measured;
 	const char		*step;
 	size_t			 step_done, step_total;
-	double			 eta;
+	/* Seconds this host's last done run of the same profile took (0:
+	   none to go by), and when the running one started (monotonic). */
+	double			 run_expect, run_t0;
 	volatile int		 cancel;
 	time_t			 last_end;		/* newest run's end */
 	time_t			 last_api_end;		/* of a run asked for

@@ -4,11 +4,13 @@
  * for and cancelled through the runner, store health noted; and the
  * configuration the API is given, at start and on SIGHUP.
  */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "api.h"
 #include "daemon.h"
+#include "measure.h"
 
 /* What the API reads of d. Under d->lock. */
 static void
@@ -30,7 +32,10 @@ env_fill(const struct daemon *d, struct api_state *st)
 	st->step = d->step;
 	st->step_done = d->step_done;
 	st->step_total = d->step_total;
-	st->eta = d->eta;
+	/* The last run of its profile's time, less the time gone (1 s at
+	   least while it runs past it); -1: none to go by. */
+	st->eta = d->running_run == 0 || d->run_expect <= 0 ? -1 :
+	    fmax(1, d->run_expect - (measure_now() - d->run_t0));
 	st->last_done = d->last_done;
 	st->store_up = d->store_up;
 	st->store_status = d->store_status;

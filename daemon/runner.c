@@ -79,7 +79,6 @@ runner_progress(void *ctx, const struct measure_progress *p)
 	rc->d->step = "points";
 	rc->d->step_done = rc->offset + p->done;
 	rc->d->step_total = rc->total;
-	rc->d->eta = p->eta;
 	pthread_mutex_unlock(&rc->d->lock);
 	if (p->current == NULL || p->round == 0) {
 		snprintf(status, sizeof(status), "STATUS=benchmark run %lld: "
@@ -843,6 +842,40 @@ runner_log_end(const struct report *rep, int64_t id, enum db_run_status fin)
 	    done - ok - skipped);
 }
 
+/*
+ * Seconds the newest done run of this host and profile took, from its
+ * start to its end (points, probes, verifications), or 0: what a running
+ * one's time left is estimated from (the points alone, ordered by size,
+ * say little of it, and the probes and verifications nothing).
+ */
+static double
+runner_expected(struct daemon *d, struct db *db, const char *profile)
+{
+	struct db_run	*runs = NULL;
+	struct tm	 a, b;
+	size_t		 n = 0, i;
+	double		 s = 0;
+	char		 err[256];
+
+	if (db_runs_list(db, d->host.host_id, 20, &runs, &n, err,
+	    sizeof(err)) != DB_OK)
+		return 0;
+	for (i = 0; i < n; i++) {
+		if (runs[i].status != DB_RUN_DONE ||
+		    strcmp(runs[i].profile, profile) != 0)
+			continue;
+		memset(&a, 0, sizeof(a));
+		memset(&b, 0, sizeof(b));
+		if (strptime(runs[i].started, "%Y-%m-%dT%H:%M:%SZ", &a) !=
+		    NULL && strptime(runs[i].finished, "%Y-%m-%dT%H:%M:%SZ",
+		    &b) != NULL)
+			s = difftime(timegm(&b), timegm(&a));
+		break;
+	}
+	free(runs);
+	return s > 0 ? s : 0;
+}
+
 static void
 runner_run(struct daemon *d, struct db *db, int64_t id, const char *profile)
 {
@@ -856,6 +889,7 @@ runner_run(struct daemon *d, struct db *db, int64_t id, const char *profile)
 	enum db_status		 st;
 	const char		*why;
 	size_t			 n = 0, ok, split, i;
+	double			 expect;
 	char			 err[512];
 
 	memset(&rep, 0, sizeof(rep));
@@ -881,7 +915,10 @@ runner_run(struct daemon *d, struct db *db, int64_t id, const char *profile)
 	}
 	rep.n = n;
 	ctx.total = n;
+	expect = runner_expected(d, db, rep.profile);
 	pthread_mutex_lock(&d->lock);
+	d->run_expect = expect;
+	d->run_t0 = measure_now();
 	d->points_done = d->points_measured = 0;
 	d->points_total = n;
 	d->step = "points";
@@ -1144,6 +1181,7 @@ runner_loop(void *arg)
 		d->points_done = d->points_total = d->points_measured = 0;
 		d->step = NULL;
 		d->step_done = d->step_total = 0;
+		d->run_expect = 0;
 	}
 	pthread_mutex_unlock(&d->lock);
 	db_close(db);

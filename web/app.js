@@ -697,7 +697,7 @@ async function poll() {
     $('run-progress-label').textContent = 'Run #' + id;
     $('run-progress-text').textContent = r.status + ': ' + done + ' of ' + total + ' points' +
       (p && p.step !== 'points' ? ', ' + (p.step === 'verifications' ? 'verifying the answers' : 'probing the stacks') + ' (' + Math.min(p.step_total, p.step_done + 1) + ' of ' + p.step_total + ')' : '') +
-      (p && p.step === 'points' && p.eta_s > 0 ? ', about ' + Math.round(p.eta_s) + ' s left' : '');
+      (p && typeof p.eta_s === 'number' && p.eta_s > 0 ? ', about ' + Math.round(p.eta_s) + ' s left' : '');
     if (r.status === 'queued' || r.status === 'running') {
       setTimeout(poll, 1000);
       return;

@@ -17,6 +17,7 @@ for _ in $(seq 50); do
 	sleep 0.1
 done
 expect_body "GET shows it running, with progress over the run's points" 'j["status"] == "running" and j["progress"]["points_total"] == j["points_total"] and j["progress"]["total"] == j["points_total"]'
+expect_body "no quick run of this host done before: eta_s null" 'j["progress"]["eta_s"] is None'
 expect_http 409 "a second POST: 409" POST /v1/runs "${A[@]}"
 expect_body "409 says when to retry" 'int(h["retry-after"]) > 0 and j["status"] == 409'
 expect_http 200 "answers go on during the run" GET "/v1/recommendation?target_ms=250"
@@ -38,6 +39,22 @@ expect_http 404 "DELETE a run that never was" DELETE /v1/runs/999 "${A[@]}"
 expect_http 400 "a bad profile" POST /v1/runs "${A[@]}" --data-binary '{"profile": "slow"}'
 expect_body "bad profile named" 'j["param"] == "profile"'
 expect_http 400 "an unknown member" POST /v1/runs "${A[@]}" --data-binary '{"profile": "quick", "m": 1}'
+stop_daemon
+
+# A quick run of this host done before, in 120 s: the time left of the
+# next is estimated from it (the seeded run, made a quick one).
+sqlite3 "$VAR/pwtune.db" "UPDATE runs SET profile = 'quick', started = '2026-01-01T00:00:00Z', finished = '2026-01-01T00:02:00Z' WHERE id = 1"
+start_daemon PWTUNED_COOLDOWN=0
+expect_http 202 "POST /v1/runs after a quick run of 120 s" POST /v1/runs "${A[@]}" --data-binary '{"profile": "quick"}'
+id=$(python3 -c "import json; print(json.load(open('$TMP/body'))['id'])")
+for _ in $(seq 50); do
+	req GET "/v1/runs/$id"
+	grep -q '"progress"' "$TMP/body" && break
+	sleep 0.1
+done
+expect_body "eta_s: what is left of the last quick run's 120 s" '100 < j["progress"]["eta_s"] <= 120'
+expect_http 202 "DELETE cancels it" DELETE "/v1/runs/$id" "${A[@]}"
+wait_run "$id" '"status":"cancelled"' 50
 stop_daemon
 
 # The cool-down: a run just ended, so the next POST waits.
