@@ -29,6 +29,8 @@
 #define API_FLEET_LIST_S	5	/* seconds a list of hosts is kept,
 					   and a scoped answer */
 #define API_FLEET_ANSWERS	64	/* scoped answers kept */
+#define API_FLEET_STALE_S	300	/* ... served past API_FLEET_LIST_S
+					   when no search is left */
 #define API_FLEET_MODELS	512	/* hosts' models kept, by run: twice
 					   the members of one answer */
 #define API_FLEET_CANDS		8	/* a host's own answers kept, by

@@ -37,7 +37,7 @@
  * here): a group of hundreds of hosts costs tens of milliseconds to
  * answer the first time (bench/fleet), a repeated question a lookup.
  * With no search left, a question answered before gets that answer
- * (with Age), however old, rather than 429; a question has two slots and
+ * (with Age) up to API_FLEET_STALE_S old, rather than 429; a question has two slots and
  * the one asked least goes first, so that many questions asked once do
  * not push out one asked again and again.
  */
@@ -106,6 +106,9 @@ struct api_fleet {
 	pthread_mutex_t		 lock;	/* first: then the host's, then the
 					   server's (api_impl.h) */
 	struct api_fleet_answer	 answers[API_FLEET_ANSWERS];
+	unsigned char		 slot_key[16];	/* keys the slots' hash: random,
+						   so no client can aim at
+						   another question's slots */
 	unsigned long long	 computed, cached;	/* for /metrics */
 	unsigned long		 obs_taken;	/* observations stored here */
 	struct db_host		*hosts;
@@ -135,6 +138,7 @@ api_fleet(struct api_server *s)
 	if (s->fleet == NULL && (s->fleet = calloc(1,
 	    sizeof(*s->fleet))) != NULL) {
 		pthread_mutex_init(&s->fleet->lock, NULL);
+		randombytes_buf(s->fleet->slot_key, sizeof(s->fleet->slot_key));
 		s->fleet->tokens = API_OBS_BURST;
 		s->fleet->searches = API_FLEET_SEARCH_BURST;
 	}
@@ -376,9 +380,10 @@ api_aim_hash(const struct tune_query *q, unsigned char out[16])
 
 /*
  * The kept answer for key and inputs, or the slot to keep it in: *hit 1
- * when it is younger than API_FLEET_LIST_S, 2 when older (the same hosts,
- * runs and observations here, but another daemon's observations of its
- * stack may have come since: served only when no search is left). A key
+ * when it is younger than API_FLEET_LIST_S, 2 when older but younger than
+ * API_FLEET_STALE_S (the same hosts, runs and observations here, but
+ * another daemon's observations of its stack may have come since: served
+ * only when no search is left). A key
  * has two slots: a new answer takes the one of the same key, an empty
  * one, or the one asked least (then the older), so that questions asked
  * once, however many, do not push out one asked again and again.
@@ -392,7 +397,7 @@ api_fleet_answer(struct api_fleet *f, const char *key,
 	size_t			 i;
 
 	crypto_generichash(h, sizeof(h), (const unsigned char *)key,
-	    strlen(key), NULL, 0);
+	    strlen(key), f->slot_key, sizeof(f->slot_key));
 	i = (h[0] | h[1] << 8) % API_FLEET_ANSWERS;
 	a = &f->answers[i];
 	b = &f->answers[(i + 1 + (h[2] | h[3] << 8) % (API_FLEET_ANSWERS -
@@ -408,7 +413,8 @@ api_fleet_answer(struct api_fleet *f, const char *key,
 		return a->asks < b->asks || (a->asks == b->asks &&
 		    a->made <= b->made) ? a : b;
 	if (memcmp(v->inputs, inputs, 16) == 0 && now >= v->made)
-		*hit = now - v->made < API_FLEET_LIST_S ? 1 : 2;
+		*hit = now - v->made < API_FLEET_LIST_S ? 1 :
+		    now - v->made < API_FLEET_STALE_S ? 2 : 0;
 	return v;
 }
 
@@ -878,9 +884,9 @@ api_scoped_kept(struct api_scoped *x, char **body, int *ret, char *err,
 
 /*
  * No search left for the question: the answer kept for it and the same
- * inputs, however old (x->age its age in seconds), rather than a 429 to
- * a client that asks what it asked before. 1 with *body (a copy), *ret
- * and err, else 0.
+ * inputs, up to API_FLEET_STALE_S old (x->age its age in seconds), rather
+ * than a 429 to a client that asks what it asked before. 1 with *body (a
+ * copy), *ret and err, else 0.
  */
 static int
 api_scoped_stale(struct api_scoped *x, char **body, int *ret, char *err,
@@ -891,7 +897,10 @@ api_scoped_stale(struct api_scoped *x, char **body, int *ret, char *err,
 
 	pthread_mutex_lock(&x->f->lock);
 	kept = api_fleet_answer(x->f, x->key, x->inputs, x->now, &hit);
-	if (hit == 2 && (*body = strdup(kept->body)) != NULL) {
+	/* Kept fresh meanwhile by another request: served as well. */
+	if (hit != 0 && (*body = strdup(kept->body)) != NULL) {
+		/* Counted as computed when it was missed: it was not. */
+		x->f->computed -= x->f->computed > 0;
 		x->f->cached++;
 		kept->asks += kept->asks < UINT_MAX;
 		*ret = kept->ret;
@@ -900,7 +909,7 @@ api_scoped_stale(struct api_scoped *x, char **body, int *ret, char *err,
 	} else
 		hit = 0;
 	pthread_mutex_unlock(&x->f->lock);
-	return hit == 2;
+	return hit != 0;
 }
 
 /* Keep the answer body (JSON text) for the same question. */

@@ -748,6 +748,7 @@ _Static_assert(API_URI_MAX == 2048, "api_headers() says 2048 bytes");
 /* What api_headers() counts of a request's headers and query. */
 struct api_head_count {
 	unsigned	host, length;	/* Host and Content-Length headers */
+	unsigned	spaced;		/* names with white space in them */
 	size_t		query;		/* bytes of the query, decoded */
 };
 
@@ -759,7 +760,13 @@ api_head_header(void *cls, enum MHD_ValueKind kind, const char *key,
 
 	(void)kind;
 	(void)value;
-	if (strcasecmp(key, "Host") == 0)
+	/*
+	 * "Host : x" is kept by libmicrohttpd as a name with a space: a
+	 * proxy may read it as Host, so it is refused (RFC 9112 5.1).
+	 */
+	if (strpbrk(key, " \t") != NULL)
+		n->spaced++;
+	else if (strcasecmp(key, "Host") == 0)
 		n->host++;
 	else if (strcasecmp(key, "Content-Length") == 0)
 		n->length++;
@@ -787,7 +794,7 @@ static enum MHD_Result
 api_headers(struct api_server *s, struct MHD_Connection *c, const char *url,
     const char *method, const struct api_request *r, struct api_reply *rep)
 {
-	struct api_head_count	 n = { 0, 0, 0 };
+	struct api_head_count	 n = { 0, 0, 0, 0 };
 	const char		*cl, *te, *why = NULL;
 	enum api_problem	 p;
 	enum MHD_Result		 rc;
@@ -801,10 +808,12 @@ api_headers(struct api_server *s, struct MHD_Connection *c, const char *url,
 	    &n);
 	(void)MHD_get_connection_values(c, MHD_GET_ARGUMENT_KIND, api_head_arg,
 	    &n);
-	if (n.host > 1 || n.length > 1) {
+	if (n.spaced > 0 || n.host > 1 || n.length > 1) {
 		p = PROB_BAD_REQUEST;
-		why = n.host > 1 ? "Host given more than once: refused" :
-		    "Content-Length given more than once: refused";
+		why = n.spaced > 0 ? "white space in a header's name (before "
+		    "its colon): refused" : n.host > 1 ? "Host given more "
+		    "than once: refused" : "Content-Length given more than "
+		    "once: refused";
 	} else if (strlen(url) + n.query > API_URI_MAX)
 		p = PROB_URI_TOO_LONG;
 	else if (cl != NULL && te != NULL)

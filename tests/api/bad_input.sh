@@ -160,12 +160,16 @@ while True:
     if b"\r\n\r\n" in reply and b"}" in reply:
         break
 reply = reply.decode(errors="replace")
-sys.exit(0 if " 400 " in reply.split("\r\n")[0] and "bad-request" in reply and "more than once" in reply else 1)
+sys.exit(0 if " 400 " in reply.split("\r\n")[0] and "bad-request" in reply and ("more than once" in reply or "white space" in reply) else 1)
 PY
 }
 dup "Host twice (ours first)" 'GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nHost: evil.example\r\n\r\n'
 dup "Host twice (ours second)" 'GET /healthz HTTP/1.1\r\nHost: evil.example\r\nHost: 127.0.0.1\r\n\r\n'
 dup "Content-Length twice" 'POST /v1/check HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\nContent-Length: 5000\r\n\r\n{}'
+dup "host twice, in another case" 'GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nhOST: evil.example\r\n\r\n'
+dup "Host : (a space before the colon)" 'GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nHost : evil.example\r\n\r\n'
+dup "Content-Length : beside Content-Length" 'POST /v1/check HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length : 5000\r\nContent-Length: 2\r\n\r\n{}'
+dup "Transfer-Encoding : beside Content-Length" 'POST /v1/check HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\nTransfer-Encoding : chunked\r\n\r\n{}'
 printf 'GARBAGE\r\n\r\n' | timeout 5 python3 -c "
 import socket, sys
 s = socket.create_connection(('127.0.0.1', $PORT), timeout=5)

@@ -171,6 +171,13 @@ expect_http 200 "POST /v1/check of the answer's own string" POST /v1/check \
 	-H "Content-Type: application/json" --data-binary "{\"encoded\": \"$prefix\$c29tZXNhbHRzb21lc2FsdA\$CKGe5/bX9YnCq2rxjW5yQXKxn31v1GKzhDCrMc6r6vA\"}"
 expect_body "no rehash, against $prefix, predicted $pred ms" \
 	"j['needs_rehash']['differs'] is False and j['needs_rehash']['against'] == '$prefix' and abs(j['predicted']['ms'] - $pred) < 1e-3"
+# A MiB less: another string, predicted by the same curve (a little less).
+m_less=$(python3 -c "import re; print(int(re.search(r'm=(\d+)', '$prefix').group(1)) - 1024)")
+less=$(echo "$prefix" | sed "s/m=[0-9]*/m=$m_less/")
+expect_http 200 "POST /v1/check of a MiB less" POST /v1/check \
+	-H "Content-Type: application/json" --data-binary "{\"encoded\": \"$less\$c29tZXNhbHRzb21lc2FsdA\$CKGe5/bX9YnCq2rxjW5yQXKxn31v1GKzhDCrMc6r6vA\"}"
+expect_body "a MiB less: weaker, predicted just under the answer's $pred ms" \
+	"j['needs_rehash']['differs'] is True and j['needs_rehash']['weaker'] is True and 0.85 * $pred < j['predicted']['ms'] < $pred"
 # A reload naming a FIFO as token_file: refused at once (never waited on),
 # the token in use kept, and SIGTERM still stops the daemon.
 mkfifo "$TMP/fifo"

@@ -47,9 +47,9 @@ sqlite3 "$VAR/pwtune.db" "UPDATE runs SET profile = 'quick', started = '2026-01-
 start_daemon PWTUNED_COOLDOWN=0
 expect_http 202 "POST /v1/runs after a quick run of 120 s" POST /v1/runs "${A[@]}" --data-binary '{"profile": "quick"}'
 id=$(python3 -c "import json; print(json.load(open('$TMP/body'))['id'])")
-for _ in $(seq 50); do
+for _ in $(seq 100); do
 	req GET "/v1/runs/$id"
-	grep -q '"progress"' "$TMP/body" && break
+	grep -q '"eta_s":[0-9]' "$TMP/body" && break
 	sleep 0.1
 done
 expect_body "eta_s: what is left of the last quick run's 120 s" '100 < j["progress"]["eta_s"] <= 120'
