@@ -87,6 +87,16 @@ int	 cli_no_value(const char *cmd, const char *flag, const char *value);
  */
 int	 cli_read_password(uint8_t *buf, size_t max, size_t *len,
 	    char *err, size_t errlen);
+/*
+ * path opened for reading if it is a regular file (a FIFO is refused at
+ * once, never waited on; an empty name refused): the descriptor, or -1
+ * with why in err.
+ */
+/* A store's name (--db, PWTUNE_DB) that keeps something: 0, or -1 with
+   a usage error (an empty string, :memory:). */
+int	 cli_store_name(const char *cmd, const char *flag, const char *value);
+int	 cli_open_regular(const char *path, char *err, size_t errlen);
+
 /* Returns 0, -1 when it holds more than bufsize, -2 when unreadable. */
 int	 cli_read_file(const char *path, uint8_t *buf, size_t bufsize,
 	    size_t *len, char *err, size_t errlen);

@@ -175,6 +175,18 @@ cli_opt(const char *arg, char *buf, size_t size, const char **value)
 }
 
 int
+cli_store_name(const char *cmd, const char *flag, const char *value)
+{
+	if (value[0] == '\0')
+		return cli_usage_error(cmd, "%s takes a store (a file or a "
+		    "postgresql:// URI), not an empty string", flag);
+	if (strcmp(value, ":memory:") == 0)
+		return cli_usage_error(cmd, "%s :memory: keeps nothing: name a "
+		    "file or a postgresql:// URI", flag);
+	return 0;
+}
+
+int
 cli_no_value(const char *cmd, const char *flag, const char *value)
 {
 	if (value == NULL)
@@ -271,15 +283,37 @@ cli_read_password(uint8_t *buf, size_t max, size_t *len, char *err,
 }
 
 int
+cli_open_regular(const char *path, char *err, size_t errlen)
+{
+	struct stat	sb;
+	int		fd;
+
+	if (path[0] == '\0') {
+		snprintf(err, errlen, "an empty file name");
+		return -1;
+	}
+	/* O_NONBLOCK: a FIFO is refused, not waited on for a writer. */
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) == -1) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &sb) == -1 || !S_ISREG(sb.st_mode)) {
+		snprintf(err, errlen, "%s: not a regular file", path);
+		close(fd);
+		return -1;
+	}
+	(void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	return fd;
+}
+
+int
 cli_read_file(const char *path, uint8_t *buf, size_t bufsize, size_t *len,
     char *err, size_t errlen)
 {
 	int	fd, rc;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	if ((fd = cli_open_regular(path, err, errlen)) == -1)
 		return -2;
-	}
 	rc = cli_read_all(fd, buf, bufsize, len);
 	close(fd);
 	if (rc == -2) {
@@ -312,6 +346,12 @@ cli_add_secret_ad(struct kdf_input *in, const char *secret_file,
 			snprintf(err, errlen, "secret file %s", why);
 			return rc;
 		}
+		/* An empty one would hash as if there were no secret. */
+		if (in->secretlen == 0) {
+			snprintf(err, errlen, "secret file %s: empty (a secret "
+			    "has 1 to %d bytes)", secret_file, KDF_SECRET_MAX);
+			return -1;
+		}
 		in->secret = secret;
 	}
 	return 0;
@@ -322,12 +362,16 @@ cli_load_json(const char *path, json_t **out, char *err, size_t errlen)
 {
 	json_error_t	 jerr;
 	FILE		*fp;
+	int		 fd;
 
 	*out = NULL;
 	if (strcmp(path, "-") == 0)
 		fp = stdin;
-	else if ((fp = fopen(path, "r")) == NULL) {
+	else if ((fd = cli_open_regular(path, err, errlen)) == -1)
+		return path[0] == '\0' ? CLI_EXIT_USAGE : CLI_EXIT_ENV;
+	else if ((fp = fdopen(fd, "r")) == NULL) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		close(fd);
 		return CLI_EXIT_ENV;
 	}
 	*out = json_loadf(fp, JSON_REJECT_DUPLICATES, &jerr);

@@ -6,6 +6,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -536,11 +538,27 @@ bench_ours(const char *path, int json, char *err, size_t errlen)
 static int
 bench_can_write(const char *path, int json, char *err, size_t errlen)
 {
-	char	dir[4096], *slash;
-	int	rc;
+	struct stat	sb;
+	char		dir[4096], *slash;
+	int		rc;
 
+	if (path[0] == '\0') {
+		snprintf(err, errlen, "--%s takes a file name, not an empty "
+		    "string", json ? "json" : "csv");
+		return -2;
+	}
 	if ((rc = bench_ours(path, json, err, errlen)) == -2)
 		return -2;	/* not ours: refused (usage) */
+	/*
+	 * A file made read-only is kept so (root too): the write is a new
+	 * file renamed over it, which its mode would not stop.
+	 */
+	if (rc == 0 && stat(path, &sb) == 0 && ((sb.st_mode & 0222) == 0 ||
+	    access(path, W_OK) == -1)) {
+		snprintf(err, errlen, "%s is read-only (mode %03o): left as it "
+		    "is", path, (unsigned)(sb.st_mode & 0777));
+		return -1;
+	}
 	if (rc == -1) {
 		snprintf(err, errlen, "%s cannot be written: %s", path,
 		    strerror(errno));
@@ -589,6 +607,56 @@ bench_min_need(const struct bench_opts *o)
 	return min;
 }
 
+/* path as its directory's real path and its last name, into out. */
+static int
+bench_real_path(const char *path, char *out, size_t len)
+{
+	char	copy[4096], copy2[4096], dir[PATH_MAX];
+
+	snprintf(copy, sizeof(copy), "%s", path);
+	snprintf(copy2, sizeof(copy2), "%s", path);
+	if (realpath(dirname(copy), dir) == NULL)
+		return -1;
+	snprintf(out, len, "%s/%s", dir, basename(copy2));
+	return 0;
+}
+
+/* Do a and b name one file (by one path, two paths or two links)? */
+static int
+bench_same_path(const char *a, const char *b)
+{
+	struct stat	sa, sb;
+	char		ra[4200], rb[4200];
+
+	if (strcmp(a, b) == 0)
+		return 1;
+	if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
+		return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+	return bench_real_path(a, ra, sizeof(ra)) == 0 &&
+	    bench_real_path(b, rb, sizeof(rb)) == 0 && strcmp(ra, rb) == 0;
+}
+
+/* --json, --csv and --db each a file of its own: 0, or exit 2 (said). */
+static int
+bench_same_file(const struct bench_opts *o)
+{
+	const char	*json = o->no_json ? NULL : o->json;
+	const char	*a = NULL, *b = NULL;
+
+	if (json != NULL && o->csv != NULL && bench_same_path(json, o->csv))
+		a = "--json", b = "--csv";
+	else if (json != NULL && o->db != NULL && bench_same_path(json, o->db))
+		a = "--json", b = "--db";
+	else if (o->csv != NULL && o->db != NULL && bench_same_path(o->csv,
+	    o->db))
+		a = "--csv", b = "--db";
+	if (a == NULL)
+		return 0;
+	cli_usage_error(BENCH, "%s and %s name the same file: each needs its "
+	    "own (nothing measured)", a, b);
+	return CLI_EXIT_USAGE;
+}
+
 /*
  * Before the first hash: the files the results go to can be written, and
  * the memory budget holds a point. Returns 0, or the exit status.
@@ -614,6 +682,11 @@ bench_preflight(struct bench_opts *o, char *jsonpath, size_t len,
 		cli_warnx("bench: %s (nothing measured)", err);
 		return rc == -2 ? CLI_EXIT_USAGE : CLI_EXIT_ENV;
 	}
+	if (o->db != NULL && cli_store_name(BENCH, "--db", o->db) == -1)
+		return CLI_EXIT_USAGE;
+	/* Each result to a file of its own: one would replace the other. */
+	if ((rc = bench_same_file(o)) != 0)
+		return rc;
 	*min_need = bench_min_need(o);
 	if (o->memory_max > 0 && *min_need > o->memory_max) {
 		units_format_kib((*min_need + 1023) >> 10, need, sizeof(need));

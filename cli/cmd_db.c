@@ -238,6 +238,9 @@ db_parse(int argc, char **argv, const char **path, const char **file,
 	if (*path == NULL)
 		return cli_usage_error(cmd, "name the store with --db STORE "
 		    "or PWTUNE_DB");
+	if (cli_store_name(cmd, getenv("PWTUNE_DB") == *path ? "PWTUNE_DB" :
+	    "--db", *path) == -1)
+		return -1;
 	if (strcmp(verb, "import") == 0 && *file == NULL)
 		return cli_usage_error(cmd, "name the JSON file to import "
 		    "(- for standard input)");

@@ -362,6 +362,8 @@ rec_report(const struct rec_opts *o, struct report *rep, int64_t *run_id)
 	if (o->db != NULL) {
 		int	st;
 
+		if (cli_store_name(REC, "--db", o->db) == -1)
+			return CLI_EXIT_USAGE;
 		if (host_probe(NULL, &here, err, sizeof(err)) == -1) {
 			cli_warnx("recommend: %s", err);
 			return CLI_EXIT_ENV;

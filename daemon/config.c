@@ -182,7 +182,15 @@ config_set(struct config *c, const char *key, const char *value, char *err,
 		if (strcmp(keys[i].name, key) == 0)
 			k = &keys[i];
 	if (k == NULL) {
-		snprintf(err, errlen, "unknown key %s", key);
+		char	shown[64];
+
+		/* Bytes that are not printable shown as '?', 60 at most. */
+		for (i = 0; key[i] != '\0' && i < sizeof(shown) - 4; i++)
+			shown[i] = key[i] > 0x20 && key[i] < 0x7f ? key[i] :
+			    '?';
+		snprintf(shown + i, sizeof(shown) - i, "%s", key[i] != '\0' ?
+		    "..." : "");
+		snprintf(err, errlen, "unknown key %s", shown);
 		return -1;
 	}
 	field = (char *)c + k->off;
@@ -378,14 +386,29 @@ int
 config_load_file(struct config *c, const char *path, int required, char *err,
     size_t errlen)
 {
-	FILE	*fp;
-	char	 line[2048], copy[2048], why[512], *key, *value, *eq, *hash;
-	int	 lineno = 0;
+	FILE		*fp;
+	struct stat	 sb;
+	char		 line[2048], copy[2048], why[512], *key, *value, *eq;
+	char		*hash;
+	int		 lineno = 0, fd;
 
-	if ((fp = fopen(path, "r")) == NULL) {
+	/* O_NONBLOCK: a FIFO named by mistake is refused, not waited on. */
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) == -1) {
 		if (!required && errno == ENOENT)
 			return 0;
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &sb) == -1 || !S_ISREG(sb.st_mode)) {
+		snprintf(err, errlen, "%s: not a regular file: not a "
+		    "configuration", path);
+		close(fd);
+		return -1;
+	}
+	(void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	if ((fp = fdopen(fd, "r")) == NULL) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		close(fd);
 		return -1;
 	}
 	while (fgets(line, sizeof(line), fp) != NULL) {

@@ -305,6 +305,11 @@ db_locator_refused(const char *path, char *err, size_t errlen)
 	const char	*rest, *p;
 	char		 shown[4352];	/* longer than struct db's path */
 
+	if (path[0] == '\0') {
+		snprintf(err, errlen, "an empty store name: name a file or a "
+		    "postgresql:// URI");
+		return 1;
+	}
 	db_locator_redact(path, shown, sizeof(shown));
 	if ((rest = strstr(path, "://")) == NULL ||
 	    strcspn(path, "/?@") < (size_t)(rest - path)) {

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,10 @@
 #include "store.h"
 
 #define SQL_CACHE_MAX	48	/* statements kept prepared */
+
+/* The header's application id of a store: "pwtu". */
+#define DB_SQLITE_APP_ID	0x70777475u
+#define DB_SQLITE_APP_ID_SQL	"1886876789"
 
 struct sql_state {
 	sqlite3		*conn;
@@ -113,8 +118,9 @@ sql_quick_check(struct db *db)
 
 /*
  * Is this SQLite database another program's? A pwtune store at version 0
- * has no tables, and from version 1 on it has runs. Read-only: asked
- * before any pragma writes to the file.
+ * has no tables, and from version 1 on it has hosts, runs and points, runs
+ * with host_id, fingerprint and host_facts. Read-only: asked before any
+ * pragma writes to the file.
  */
 static int
 sql_foreign(struct db *db)
@@ -125,9 +131,11 @@ sql_foreign(struct db *db)
 	if (sqlite3_prepare_v2(CONN(db), "SELECT (SELECT user_version FROM"
 	    " pragma_user_version) = 0 AND EXISTS (SELECT 1 FROM sqlite_schema"
 	    " WHERE name NOT LIKE 'sqlite\\_%' ESCAPE '\\') OR"
-	    " (SELECT user_version FROM pragma_user_version) > 0 AND NOT EXISTS"
-	    " (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND"
-	    " name = 'runs')", -1, &st, NULL) != SQLITE_OK)
+	    " (SELECT user_version FROM pragma_user_version) > 0 AND"
+	    " ((SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND"
+	    " name IN ('hosts', 'runs', 'points')) < 3 OR (SELECT count(*)"
+	    " FROM pragma_table_info('runs') WHERE name IN ('host_id',"
+	    " 'fingerprint', 'host_facts')) < 3)", -1, &st, NULL) != SQLITE_OK)
 		return 0;	/* the checks that follow say why */
 	if (sqlite3_step(st) == SQLITE_ROW)
 		foreign = sqlite3_column_int(st, 0);
@@ -181,16 +189,27 @@ sql_move_aside(const char *path, char *dest, size_t destlen)
  * mistyped path must never turn a file into a store or be moved aside.
  */
 static enum db_status
-sql_check_kind(const char *path, char *err, size_t errlen)
+sql_check_kind(const char *path, uint32_t *app_id, int *content, char *err,
+    size_t errlen)
 {
 	static const char	magic[16] = "SQLite format 3";
-	char			head[sizeof(magic)];
+	unsigned char		head[100];
 	struct stat		sb;
 	ssize_t			n;
 	int			fd;
 
-	if (stat(path, &sb) == -1)
+	*app_id = 0;
+	*content = 0;
+	if (stat(path, &sb) == -1) {
+		/* A link to nothing: SQLite would make its target (0644). */
+		if ((errno == ENOENT || errno == ELOOP) && lstat(path,
+		    &sb) == 0 && S_ISLNK(sb.st_mode)) {
+			snprintf(err, errlen, "%s: a symbolic link to nothing: "
+			    "not a store (left as it is)", path);
+			return DB_ERR_INVALID;
+		}
 		return DB_OK;	/* SQLite says why it cannot open it */
+	}
 	if (!S_ISREG(sb.st_mode)) {
 		snprintf(err, errlen, "%s: not a regular file: not a store "
 		    "(left as it is)", path);
@@ -204,10 +223,62 @@ sql_check_kind(const char *path, char *err, size_t errlen)
 	}
 	n = read(fd, head, sizeof(head));
 	close(fd);
-	if (n != (ssize_t)sizeof(head) || memcmp(head, magic,
+	if (n < (ssize_t)sizeof(magic) || memcmp(head, magic,
 	    sizeof(magic)) != 0) {
 		snprintf(err, errlen, "%s: not an SQLite database: not a store "
 		    "(left as it is)", path);
+		return DB_ERR_INVALID;
+	}
+	/* The header's application id (offset 68, big-endian). */
+	if (n == (ssize_t)sizeof(head))
+		*app_id = (uint32_t)head[68] << 24 | (uint32_t)head[69] << 16 |
+		    (uint32_t)head[70] << 8 | head[71];
+	*content = 1;
+	return DB_OK;
+}
+
+/*
+ * A database not marked as a store (its application id is not pwtune's)
+ * is looked at first through a connection that writes nothing, not even
+ * -wal or -shm beside it: another program's, or corrupt, it is refused
+ * and left as it is. One that another id marks is refused unread.
+ * (Stores are marked when written, sql_setup(); one from before that is
+ * known by its tables.)
+ */
+static enum db_status
+sql_identify(struct db *db, const char *path, uint32_t app_id, char *err,
+    size_t errlen)
+{
+	struct sql_state	*e = db->engine;
+	char			 uri[4200];
+	int			 rc, ok, foreign;
+
+	if (app_id != 0) {
+		snprintf(err, errlen, "%s: an SQLite database of another "
+		    "program (application id %u): not a pwtune store (left as "
+		    "it is)", path, (unsigned)app_id);
+		return DB_ERR_INVALID;
+	}
+	snprintf(uri, sizeof(uri), "file:%s?mode=ro&immutable=1", path);
+	if ((rc = sqlite3_open_v2(uri, &e->conn, SQLITE_OPEN_READONLY |
+	    SQLITE_OPEN_URI, NULL)) != SQLITE_OK) {
+		sqlite3_close_v2(e->conn);
+		e->conn = NULL;
+		return sql_error(db, rc, "open", err, errlen);
+	}
+	ok = sql_quick_check(db);
+	foreign = ok && sql_foreign(db);
+	sqlite3_close_v2(e->conn);
+	e->conn = NULL;
+	if (!ok) {
+		snprintf(err, errlen, "%s: the file is corrupt, and nothing in "
+		    "it says it is a pwtune store: left as it is (move it away "
+		    "and a new store is made here)", path);
+		return DB_ERR_CORRUPT;
+	}
+	if (foreign) {
+		snprintf(err, errlen, "%s: an SQLite database of another "
+		    "program: not a pwtune store (left as it is)", path);
 		return DB_ERR_INVALID;
 	}
 	return DB_OK;
@@ -285,6 +356,14 @@ sql_setup(struct db *db, char *err, size_t errlen)
 
 	rc = sqlite3_exec(CONN(db), "PRAGMA foreign_keys = ON", NULL, NULL,
 	    NULL);
+	/*
+	 * Marked as a store (the header's application id) before WAL, so
+	 * that a new store's mark is in its file at once: only a marked file
+	 * found corrupt is moved aside (sql_identify).
+	 */
+	if (rc == SQLITE_OK && !db->readonly)
+		rc = sqlite3_exec(CONN(db), "PRAGMA application_id = "
+		    DB_SQLITE_APP_ID_SQL, NULL, NULL, NULL);
 	if (rc == SQLITE_OK && !db->readonly && strcmp(db->path, ":memory:"))
 		rc = sqlite3_exec(CONN(db), "PRAGMA journal_mode = WAL", NULL,
 		    NULL, NULL);
@@ -422,7 +501,9 @@ sql_open(struct db *db, const char *path, const struct db_open_opts *o,
 {
 	enum db_status	 rc;
 	char		 aside[4200];
+	uint32_t	 app_id = 0;
 	int		 memory = strcmp(path, ":memory:") == 0, attempt;
+	int		 content = 0;
 
 	snprintf(db->path, sizeof(db->path), "%s", path);
 	if ((db->engine = calloc(1, sizeof(struct sql_state))) == NULL)
@@ -434,7 +515,11 @@ sql_open(struct db *db, const char *path, const struct db_open_opts *o,
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return DB_ERR_CANTOPEN;
 	}
-	if (!memory && (rc = sql_check_kind(path, err, errlen)) != DB_OK)
+	if (!memory && (rc = sql_check_kind(path, &app_id, &content, err,
+	    errlen)) != DB_OK)
+		return rc;
+	if (content && app_id != DB_SQLITE_APP_ID && (rc = sql_identify(db,
+	    path, app_id, err, errlen)) != DB_OK)
 		return rc;
 
 	for (attempt = 0; attempt < 2; attempt++) {

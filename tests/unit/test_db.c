@@ -722,16 +722,25 @@ TEST(other_programs_databases_are_refused_untouched)
 	static const char *const sql[] = {
 		"CREATE TABLE t (a); INSERT INTO t VALUES (1);",
 		"CREATE TABLE t (a); PRAGMA user_version = 7;",
+		/* A table named as ours, at a version of ours. */
+		"CREATE TABLE runs (a); PRAGMA user_version = 1;",
+		"CREATE TABLE hosts (a); CREATE TABLE runs (a); CREATE TABLE "
+		    "points (a); PRAGMA user_version = 3;",
+		/* Marked by its program. */
+		"PRAGMA application_id = 42; CREATE TABLE t (a);",
+		/* In WAL mode: even a read leaves no -wal or -shm. */
+		"PRAGMA journal_mode = WAL; CREATE TABLE t (a);",
 	};
-	struct db	*db;
-	char		 err[512], cmd[512], copy[128];
-	size_t		 i;
+	struct db_open_opts	 ro = { 1, 0, 0, NULL, NULL };
+	struct db		*db;
+	char			 err[512], cmd[512], copy[128];
+	size_t			 i;
 
 	SQLITE_ONLY();
 	for (i = 0; i < sizeof(sql) / sizeof(sql[0]); i++) {
 		fresh_dir();
-		snprintf(cmd, sizeof(cmd), "sqlite3 '%s/o.db' '%s' && cp "
-		    "'%s/o.db' '%s/copy'", dir, sql[i], dir, dir);
+		snprintf(cmd, sizeof(cmd), "sqlite3 '%s/o.db' '%s' >/dev/null "
+		    "&& cp '%s/o.db' '%s/copy'", dir, sql[i], dir, dir);
 		ASSERT_EQ(system(cmd), 0);
 		snprintf(copy, sizeof(copy), "%s", in_dir("copy"));
 		ASSERT_EQ(db_open(in_dir("o.db"), NULL, &db, err, sizeof(err)),
@@ -739,7 +748,51 @@ TEST(other_programs_databases_are_refused_untouched)
 		ASSERT_STR_CONTAINS(err, "not a pwtune store");
 		ASSERT(same_file(in_dir("o.db"), copy));
 		ASSERT_EQ(count_files("o.db"), 1);
+		ASSERT_EQ(db_open(in_dir("o.db"), &ro, &db, err, sizeof(err)),
+		    DB_ERR_INVALID);
+		ASSERT(same_file(in_dir("o.db"), copy));
+		ASSERT_EQ(count_files("o.db"), 1);
 	}
+}
+
+/*
+ * A corrupt SQLite database that nothing marks as a store (another
+ * program's) is refused and left as it is, never moved aside; a link to
+ * nothing is refused, its target not made.
+ */
+TEST(unmarked_corrupt_files_and_dangling_links_are_left_alone)
+{
+	struct db	*db;
+	char		 err[512], cmd[640], copy[128];
+
+	SQLITE_ONLY();
+	fresh_dir();
+	snprintf(cmd, sizeof(cmd), "sqlite3 '%s/o.db' 'CREATE TABLE t (a, b);"
+	    " WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n "
+	    "WHERE i < 2000) INSERT INTO t SELECT i, hex(randomblob(40)) FROM "
+	    "n;'", dir);
+	ASSERT_EQ(system(cmd), 0);
+	garbage_page(in_dir("o.db"));
+	snprintf(cmd, sizeof(cmd), "cp '%s/o.db' '%s/copy'", dir, dir);
+	ASSERT_EQ(system(cmd), 0);
+	snprintf(copy, sizeof(copy), "%s", in_dir("copy"));
+	ASSERT_EQ(db_open(in_dir("o.db"), NULL, &db, err, sizeof(err)),
+	    DB_ERR_CORRUPT);
+	ASSERT_STR_CONTAINS(err, "left as it is");
+	ASSERT(same_file(in_dir("o.db"), copy));
+	ASSERT_EQ(count_files("o.db"), 1);
+
+	snprintf(copy, sizeof(copy), "%s", in_dir("nothing.db"));
+	ASSERT_EQ(symlink(copy, in_dir("l.db")), 0);
+	ASSERT_EQ(db_open(in_dir("l.db"), NULL, &db, err, sizeof(err)),
+	    DB_ERR_INVALID);
+	ASSERT_STR_CONTAINS(err, "a symbolic link to nothing");
+	ASSERT_EQ(count_files("nothing.db"), 0);
+	/* A link to itself. */
+	snprintf(copy, sizeof(copy), "%s", in_dir("self.db"));
+	ASSERT_EQ(symlink(copy, copy), 0);
+	ASSERT(db_open(copy, NULL, &db, err, sizeof(err)) != DB_OK);
+	ASSERT_EQ(count_files("self.db"), 1);
 }
 
 TEST(an_empty_file_is_a_new_store)
@@ -1472,6 +1525,7 @@ TEST_LIST(
 	TEST_ENTRY(migrations_from_every_version),
 	TEST_ENTRY(newer_schema_is_refused),
 	TEST_ENTRY(corrupt_files_are_moved_aside),
+	TEST_ENTRY(unmarked_corrupt_files_and_dangling_links_are_left_alone),
 	TEST_ENTRY(other_files_are_refused_untouched),
 	TEST_ENTRY(other_programs_databases_are_refused_untouched),
 	TEST_ENTRY(an_empty_file_is_a_new_store),
