@@ -241,7 +241,7 @@ sql_check_kind(const char *path, uint32_t *app_id, int *content, char *err,
  * A database not marked as a store (its application id is not pwtune's)
  * is looked at first through a connection that writes nothing, not even
  * -wal or -shm beside it: another program's, or corrupt, it is refused
- * and left as it is. One that another id marks is refused unread.
+ * (DB_ERR_INVALID: not known to be a store) and left as it is. One that another id marks is refused unread.
  * (Stores are marked when written, sql_setup(); one from before that is
  * known by its tables.)
  */
@@ -274,7 +274,7 @@ sql_identify(struct db *db, const char *path, uint32_t app_id, char *err,
 		snprintf(err, errlen, "%s: the file is corrupt, and nothing in "
 		    "it says it is a pwtune store: left as it is (move it away "
 		    "and a new store is made here)", path);
-		return DB_ERR_CORRUPT;
+		return DB_ERR_INVALID;
 	}
 	if (foreign) {
 		snprintf(err, errlen, "%s: an SQLite database of another "

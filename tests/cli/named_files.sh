@@ -35,6 +35,14 @@ if [ -x "$D" ]; then
 	printf 'st\001\033[31mate = 1\n' >"$TMP/bin.conf"
 	expect_status 1 "pwtuned -n -c with control bytes in a key" -- "$D" -n -c "$TMP/bin.conf"
 	expect_stderr "the key shown without its control bytes" "unknown key st??[31mate"
+	# -n reads a store as start-up does: another program's is refused.
+	sqlite3 "$TMP/other.db" 'CREATE TABLE runs (a); PRAGMA user_version = 1;'
+	sum=$(sha256sum <"$TMP/other.db")
+	expect_status 1 "pwtuned -n --db another program's database: refused" -- \
+		"$D" -n --state-dir "$TMP/state" --db "$TMP/other.db"
+	expect_stderr "pwtuned -n: not a pwtune store" "$TMP/other.db: an SQLite database of another program: not a pwtune store"
+	[ "$(sha256sum <"$TMP/other.db")" = "$sum" ] && [ "$(ls "$TMP" | grep -c '^other.db')" = 1 ] &&
+		ok "pwtuned -n: the database unchanged, nothing beside it" || bad "pwtuned -n changed the database"
 fi
 
 # An empty secret file: a secret of no bytes is no secret.
