@@ -119,18 +119,12 @@ api_token_read(int fd, const char *path, char *buf, size_t buflen,
 {
 	struct stat	sb;
 	ssize_t		n;
+	size_t		i;
 
 	if (fstat(fd, &sb) == -1 || !S_ISREG(sb.st_mode)) {
 		close(fd);
 		snprintf(err, errlen, "token file %s is not a regular file",
 		    path);
-		return -1;
-	}
-	if (sb.st_mode & 077) {
-		close(fd);
-		snprintf(err, errlen, "token file %s can be read by others "
-		    "(mode %03o): chmod 600 it", path,
-		    (unsigned)(sb.st_mode & 0777));
 		return -1;
 	}
 	n = read(fd, buf, buflen - 1);
@@ -141,13 +135,47 @@ api_token_read(int fd, const char *path, char *buf, size_t buflen,
 	}
 	buf[n] = '\0';
 	*len = strcspn(buf, "\r\n");
+	/*
+	 * A token: 16 to 256 printable characters without spaces on the
+	 * first line. Anything else is a file named by mistake, said so
+	 * before its mode is (chmod would be the wrong advice).
+	 */
+	for (i = 0; i < *len && buf[i] > 0x20 && buf[i] < 0x7f; i++)
+		;
+	if (i < *len || *len > API_TOKEN_TEXT_MAX || memchr(buf, '\0',
+	    (size_t)n) != NULL) {
+		sodium_memzero(buf, buflen);
+		snprintf(err, errlen, "token file %s does not hold a token (16 "
+		    "to %d printable characters on its first line): refused, "
+		    "left as it is", path, API_TOKEN_TEXT_MAX);
+		return -1;
+	}
 	if (*len < 16) {
 		sodium_memzero(buf, buflen);
 		snprintf(err, errlen, "token in %s is shorter than 16 "
 		    "characters", path);
 		return -1;
 	}
+	if (sb.st_mode & 077) {
+		sodium_memzero(buf, buflen);
+		snprintf(err, errlen, "token file %s can be read by others "
+		    "(mode %03o): chmod 600 it", path,
+		    (unsigned)(sb.st_mode & 0777));
+		return -1;
+	}
 	return 0;
+}
+
+/* Why the token file could not be opened (errno), in err. */
+static void
+api_token_open_error(const char *path, char *err, size_t errlen)
+{
+	if (errno == ELOOP)
+		snprintf(err, errlen, "token file %s is a symbolic link: "
+		    "refused (name the file itself)", path);
+	else
+		snprintf(err, errlen, "token file %s: %s", path,
+		    strerror(errno));
 }
 
 int
@@ -162,8 +190,7 @@ api_token_check(const char *path, char *err, size_t errlen)
 	    O_NONBLOCK)) == -1) {
 		if (errno == ENOENT)
 			return 1;
-		snprintf(err, errlen, "token file %s: %s", path,
-		    strerror(errno));
+		api_token_open_error(path, err, errlen);
 		return -1;
 	}
 	rc = api_token_read(fd, path, buf, sizeof(buf), &len, err, errlen);
@@ -190,8 +217,7 @@ api_token_load(struct api_server *s, const char *path, char *err,
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW |
 	    O_NONBLOCK)) == -1) {
 		if (errno != ENOENT) {
-			snprintf(err, errlen, "token file %s: %s", path,
-			    strerror(errno));
+			api_token_open_error(path, err, errlen);
 			return -1;
 		}
 		randombytes_buf(raw, sizeof(raw));

@@ -132,4 +132,31 @@ chmod 644 "$VAR/token"
 "$PWTUNED" --state-dir "$VAR" --listen 127.0.0.1:0 >"$TMP/out" 2>&1
 rc=$?
 [ $rc -ne 0 ] && grep -q "can be read by others" "$TMP/out" && ok "world-readable token file: refused" || { bad "world-readable token: exit $rc"; cat "$TMP/out"; }
+
+# A file that holds no token (named by mistake): said so, not "chmod it",
+# and left as it is; a link is named as one.
+tok() {	# tok NAME WANT: token_file given as $TMP/tf
+	local sum
+	sum=$(sha256sum <"$TMP/tf")
+	"$PWTUNED" -n --state-dir "$VAR" --token-file "$TMP/tf" >"$TMP/out" 2>&1
+	rc=$?
+	if [ $rc -ne 0 ] && grep -qF -- "$2" "$TMP/out" && [ "$(sha256sum <"$TMP/tf")" = "$sum" ]; then
+		ok "token file $1: refused, untouched"
+	else
+		bad "token file $1: exit $rc: $(cat "$TMP/out")"
+	fi
+}
+printf 'Meeting notes for Monday\nbring coffee\n' >"$TMP/tf"
+chmod 644 "$TMP/tf"
+tok "of text" "does not hold a token"
+head -c 300 /dev/urandom >"$TMP/tf"
+chmod 600 "$TMP/tf"
+tok "of binary bytes" "does not hold a token"
+head -c 100000 /dev/zero | tr '\0' a >"$TMP/tf"
+tok "of one 100 kB line" "does not hold a token"
+rm -f "$TMP/tf"
+printf '0123456789abcdef0123\n' >"$TMP/real"
+chmod 600 "$TMP/real"
+ln -s "$TMP/real" "$TMP/tf"
+tok "a symbolic link" "is a symbolic link: refused (name the file itself)"
 finish
