@@ -85,6 +85,36 @@ verify_parse(int argc, char **argv, struct verify_opts *o)
 	return 0;
 }
 
+/*
+ * A cost no service stores, that would hash for hours here: refused (2)
+ * rather than run. Argon2 over VERIFY_WORK_MAX KiB of passes (m x t: about
+ * a quarter of an hour at 1 GB/s), bcrypt over cost VERIFY_BCRYPT_MAX.
+ */
+#define VERIFY_WORK_MAX		(1ull << 30)
+#define VERIFY_BCRYPT_MAX	24
+
+static int
+verify_too_costly(const struct kdf_params *kp, char *err, size_t errlen)
+{
+	if (kdf_alg_is_argon2(kp->alg) && (uint64_t)kp->m_kib * kp->t >
+	    VERIFY_WORK_MAX) {
+		snprintf(err, errlen, "m = %u KiB x t = %u is %llu KiB of "
+		    "passes, over the %llu pwtune verifies (hours of work, a "
+		    "cost no service stores)", (unsigned)kp->m_kib,
+		    (unsigned)kp->t, (unsigned long long)kp->m_kib * kp->t,
+		    (unsigned long long)VERIFY_WORK_MAX);
+		return 1;
+	}
+	if (kp->alg == KDF_ALG_BCRYPT && kp->cost > VERIFY_BCRYPT_MAX) {
+		snprintf(err, errlen, "bcrypt cost %u is over the %d pwtune "
+		    "verifies (2^%u rounds: hours of work, a cost no service "
+		    "stores)", (unsigned)kp->cost, VERIFY_BCRYPT_MAX,
+		    (unsigned)kp->cost);
+		return 1;
+	}
+	return 0;
+}
+
 int
 cmd_verify(int argc, char **argv)
 {
@@ -118,6 +148,10 @@ cmd_verify(int argc, char **argv)
 	if (cli_check_memory(kdf_params_memory(&kp), err, sizeof(err)) == -1) {
 		cli_warnx("verify: %s", err);
 		rc = CLI_EXIT_ENV;
+		goto done;
+	}
+	if (verify_too_costly(&kp, err, sizeof(err))) {
+		cli_warnx("verify: %s", err);
 		goto done;
 	}
 	if ((r = cli_read_password(pwd, KDF_PASSWORD_MAX, &in.pwdlen, err,

@@ -73,4 +73,9 @@ expect_stderr "empty password: named" "no password read"
 expect_status 2 "unknown command" -- "$PWTUNE" frobnicate
 expect_stderr "unknown command: named" "pwtune: unknown command frobnicate"
 expect_stderr "unknown command: where the list is" "Try 'pwtune help'"
+# A cost no service stores is refused at once, not hashed for days.
+expect_status 2 "argon2id t = 4294967295: refused" -- sh -c "printf pw | timeout 10 '$PWTUNE' verify '\$argon2id\$v=19\$m=65536,t=4294967295,p=1\$c29tZXNhbHQ\$NREZw6Tfm0jwGpPVqhPpuEh4DBE8r3lSM3nh1Rd5AbE'"
+expect_stderr "argon2id: says why" "KiB of passes, over the 1073741824 pwtune verifies"
+expect_status 2 "bcrypt cost 31: refused" -- sh -c "printf pw | timeout 10 '$PWTUNE' verify '\$2y\$31\$wiuo5gKZw2zCAyiCNRSokOBUjlIsLl4qk2rzbzyIrULsRXFhADL8O'"
+expect_stderr "bcrypt: says why" "bcrypt cost 31 is over the 24 pwtune verifies"
 finish
