@@ -238,6 +238,29 @@ sql_check_kind(const char *path, uint32_t *app_id, int *content, char *err,
 }
 
 /*
+ * A file: URI of path with query (SQLite's URI filenames): '%', '?' and
+ * '#' in the path percent-encoded, else they would end or change it.
+ */
+static void
+sql_uri(const char *path, const char *query, char *out, size_t len)
+{
+	static const char	hex[] = "0123456789ABCDEF";
+	size_t			n = 0;
+
+	n = (size_t)snprintf(out, len, "file:");
+	for (; *path != '\0' && n + 4 < len; path++) {
+		if (*path == '%' || *path == '?' || *path == '#') {
+			out[n++] = '%';
+			out[n++] = hex[(unsigned char)*path >> 4];
+			out[n++] = hex[(unsigned char)*path & 15];
+		} else
+			out[n++] = *path;
+	}
+	out[n] = '\0';
+	snprintf(out + n, len - n, "?%s", query);
+}
+
+/*
  * A database not marked as a store (its application id is not pwtune's)
  * is looked at first through a connection that writes nothing, not even
  * -wal or -shm beside it: another program's, or corrupt, it is refused
@@ -259,7 +282,7 @@ sql_identify(struct db *db, const char *path, uint32_t app_id, char *err,
 		    "it is)", path, (unsigned)app_id);
 		return DB_ERR_INVALID;
 	}
-	snprintf(uri, sizeof(uri), "file:%s?mode=ro&immutable=1", path);
+	sql_uri(path, "mode=ro&immutable=1", uri, sizeof(uri));
 	if ((rc = sqlite3_open_v2(uri, &e->conn, SQLITE_OPEN_READONLY |
 	    SQLITE_OPEN_URI, NULL)) != SQLITE_OK) {
 		sqlite3_close_v2(e->conn);
@@ -318,8 +341,8 @@ sql_open_conn(struct db *db, const struct db_open_opts *o, int immutable,
 
 	if (db->readonly) {
 		flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_URI;
-		snprintf(uri, sizeof(uri), "file:%s?mode=ro%s", db->path,
-		    immutable ? "&immutable=1" : "");
+		sql_uri(db->path, immutable ? "mode=ro&immutable=1" :
+		    "mode=ro", uri, sizeof(uri));
 		rc = sqlite3_open_v2(uri, &e->conn, flags, NULL);
 	} else {
 		/*

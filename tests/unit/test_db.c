@@ -795,6 +795,48 @@ TEST(unmarked_corrupt_files_and_dangling_links_are_left_alone)
 	ASSERT_EQ(count_files("self.db"), 1);
 }
 
+/*
+ * A store whose name has what ends or changes a URI ('?', '%', '#'), made
+ * by an older pwtune (no mark in its header: looked at through a URI
+ * first), opened for writing and read-only: its run is read back.
+ */
+TEST(stores_named_with_uri_characters)
+{
+	struct db_open_opts	 ro = { 1, 0, 0, NULL, NULL };
+	struct report		 rep;
+	struct db_run		*runs;
+	struct db		*db;
+	char			 err[512], path[160], cmd[400];
+	int64_t			 id;
+	size_t			 n;
+
+	SQLITE_ONLY();
+	fresh_dir();
+	snprintf(path, sizeof(path), "%s", in_dir("a?b%41#c.db"));
+	db = open_ok(path);
+	make_report(&rep, "hostA", 4);
+	ASSERT_EQ(db_import_report(db, &rep, &id, err, sizeof(err)), DB_OK);
+	report_release(&rep);
+	db_close(db);
+	/* As an older pwtune left it: no application id. */
+	snprintf(cmd, sizeof(cmd), "sqlite3 '%s' 'PRAGMA application_id = 0' "
+	    ">/dev/null", path);
+	ASSERT_EQ(system(cmd), 0);
+	ASSERT_EQ(db_open(path, &ro, &db, err, sizeof(err)), DB_OK);
+	ASSERT_EQ(db_runs_list(db, NULL, 10, &runs, &n, err, sizeof(err)),
+	    DB_OK);
+	ASSERT_EQ(n, 1);
+	free(runs);
+	db_close(db);
+	db = open_ok(path);
+	ASSERT_EQ(db_runs_list(db, NULL, 10, &runs, &n, err, sizeof(err)),
+	    DB_OK);
+	ASSERT_EQ(n, 1);
+	free(runs);
+	db_close(db);
+	ASSERT_EQ(count_files("a?b"), 1);
+}
+
 TEST(an_empty_file_is_a_new_store)
 {
 	struct db	*db;
@@ -1526,6 +1568,7 @@ TEST_LIST(
 	TEST_ENTRY(newer_schema_is_refused),
 	TEST_ENTRY(corrupt_files_are_moved_aside),
 	TEST_ENTRY(unmarked_corrupt_files_and_dangling_links_are_left_alone),
+	TEST_ENTRY(stores_named_with_uri_characters),
 	TEST_ENTRY(other_files_are_refused_untouched),
 	TEST_ENTRY(other_programs_databases_are_refused_untouched),
 	TEST_ENTRY(an_empty_file_is_a_new_store),
