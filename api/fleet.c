@@ -859,57 +859,38 @@ api_scoped_compute(struct api_scoped *x, json_t **j, int *ret, char *err,
 
 /*
  * The answer kept for this question and these inputs: 1 with *body (a
- * copy), *ret and err; or 0, counted as computed.
+ * copy), *ret and err (x->age its age in seconds); or 0, counted as
+ * computed. stale: no search is left for the question, so one up to
+ * API_FLEET_STALE_S old is taken, rather than a 429 to a client that asks
+ * what it asked before (a fresh one kept meanwhile by another request
+ * too); the asking was counted as computed when it was missed: it is not.
  */
 static int
-api_scoped_kept(struct api_scoped *x, char **body, int *ret, char *err,
-    size_t errlen)
+api_scoped_take(struct api_scoped *x, int stale, char **body, int *ret,
+    char *err, size_t errlen)
 {
 	struct api_fleet_answer	*kept;
 	int			 hit;
 
 	pthread_mutex_lock(&x->f->lock);
 	kept = api_fleet_answer(x->f, x->key, x->inputs, x->now, &hit);
-	if (hit == 1) {
-		x->f->cached++;
-		kept->asks += kept->asks < UINT_MAX;
-		*ret = kept->ret;
-		snprintf(err, errlen, "%s", kept->err);
-		*body = strdup(kept->body);
-	} else
-		x->f->computed++;
-	pthread_mutex_unlock(&x->f->lock);
-	return hit == 1;
-}
-
-/*
- * No search left for the question: the answer kept for it and the same
- * inputs, up to API_FLEET_STALE_S old (x->age its age in seconds), rather
- * than a 429 to a client that asks what it asked before. 1 with *body (a
- * copy), *ret and err, else 0.
- */
-static int
-api_scoped_stale(struct api_scoped *x, char **body, int *ret, char *err,
-    size_t errlen)
-{
-	struct api_fleet_answer	*kept;
-	int			 hit;
-
-	pthread_mutex_lock(&x->f->lock);
-	kept = api_fleet_answer(x->f, x->key, x->inputs, x->now, &hit);
-	/* Kept fresh meanwhile by another request: served as well. */
-	if (hit != 0 && (*body = strdup(kept->body)) != NULL) {
-		/* Counted as computed when it was missed: it was not. */
-		x->f->computed -= x->f->computed > 0;
+	if ((hit == 1 || (stale && hit == 2)) && (*body =
+	    strdup(kept->body)) != NULL) {
+		if (stale)
+			x->f->computed -= x->f->computed > 0;
 		x->f->cached++;
 		kept->asks += kept->asks < UINT_MAX;
 		*ret = kept->ret;
 		snprintf(err, errlen, "%s", kept->err);
 		x->age = x->now - kept->made;
-	} else
+		hit = 1;
+	} else {
+		if (!stale)
+			x->f->computed++;
 		hit = 0;
+	}
 	pthread_mutex_unlock(&x->f->lock);
-	return hit != 0;
+	return hit;
 }
 
 /* Keep the answer body (JSON text) for the same question. */
@@ -1015,7 +996,7 @@ api_recommend_scoped(struct api_server *s, const struct tune_query *q,
 	    x->inputs);
 	x->note = sc->kind != API_SCOPE_HOST && (x->from_cache ||
 	    !api_store_up(s, why, sizeof(why)));
-	if (api_scoped_kept(x, &body, &ret, err, sizeof(err)) && body != NULL) {
+	if (api_scoped_take(x, 0, &body, &ret, err, sizeof(err))) {
 		if (ret == 0 && !x->note)
 			goto answer;
 		if ((j = json_loads(body, 0, NULL)) != NULL) {
@@ -1033,7 +1014,7 @@ api_recommend_scoped(struct api_server *s, const struct tune_query *q,
 		 * question asked before gets its last answer (Age says how
 		 * old), a new one 429.
 		 */
-		if (api_scoped_stale(x, &body, &ret, err, sizeof(err))) {
+		if (api_scoped_take(x, 1, &body, &ret, err, sizeof(err))) {
 			snprintf(why, sizeof(why), "%lld",
 			    (long long)x->age);
 			api_reply_header(rep, "Age", why);
