@@ -56,7 +56,7 @@
 
 #define API_BODY_MAX		4096	/* bytes of a request body */
 #define API_JSON_DEPTH_MAX	8	/* nesting, checked before parsing */
-#define API_TOKEN_TEXT_MAX	256	/* characters of a token file's token */
+#define API_TOKEN_TEXT_MAX	500	/* characters of a token file's token */
 #define API_URI_MAX		2048	/* bytes of path and query, decoded */
 #define API_CACHE_SLOTS		64	/* answers kept per model */
 #define API_LATENCY_BUCKETS	10

@@ -136,18 +136,20 @@ api_token_read(int fd, const char *path, char *buf, size_t buflen,
 	buf[n] = '\0';
 	*len = strcspn(buf, "\r\n");
 	/*
-	 * A token: 16 to 256 printable characters without spaces on the
-	 * first line. Anything else is a file named by mistake, said so
-	 * before its mode is (chmod would be the wrong advice).
+	 * A token: one line of 16 to API_TOKEN_TEXT_MAX printable
+	 * characters. Anything else (control or binary bytes, a longer line,
+	 * more lines) is a file named by mistake, said so before its mode is
+	 * (chmod would be the wrong advice).
 	 */
-	for (i = 0; i < *len && buf[i] > 0x20 && buf[i] < 0x7f; i++)
+	for (i = 0; i < *len && buf[i] >= 0x20 && buf[i] < 0x7f; i++)
 		;
 	if (i < *len || *len > API_TOKEN_TEXT_MAX || memchr(buf, '\0',
-	    (size_t)n) != NULL) {
+	    (size_t)n) != NULL || strspn(buf + *len, "\r\n") !=
+	    (size_t)n - *len) {
 		sodium_memzero(buf, buflen);
-		snprintf(err, errlen, "token file %s does not hold a token (16 "
-		    "to %d printable characters on its first line): refused, "
-		    "left as it is", path, API_TOKEN_TEXT_MAX);
+		snprintf(err, errlen, "token file %s does not hold a token (one "
+		    "line of 16 to %d printable characters): refused, left as "
+		    "it is", path, API_TOKEN_TEXT_MAX);
 		return -1;
 	}
 	if (*len < 16) {

@@ -88,10 +88,12 @@ int	 cli_no_value(const char *cmd, const char *flag, const char *value);
 int	 cli_read_password(uint8_t *buf, size_t max, size_t *len,
 	    char *err, size_t errlen);
 /*
- * path opened for reading if it is a regular file (a FIFO is refused at
- * once, never waited on; an empty name refused): the descriptor, or -1
- * with why in err.
+ * path opened for reading if it is a regular file, or a pipe a writer
+ * writes to (<(command)); a FIFO nothing writes to within
+ * CLI_FIFO_WAIT_MS is refused, never waited on for ever; an empty name is
+ * refused: the descriptor, or -1 with why in err.
  */
+#define CLI_FIFO_WAIT_MS	2000
 /* A store's name (--db, PWTUNE_DB) that keeps something: 0, or -1 with
    a usage error (an empty string, :memory:). */
 int	 cli_store_name(const char *cmd, const char *flag, const char *value);

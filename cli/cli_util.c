@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -292,15 +293,32 @@ cli_open_regular(const char *path, char *err, size_t errlen)
 		snprintf(err, errlen, "an empty file name");
 		return -1;
 	}
-	/* O_NONBLOCK: a FIFO is refused, not waited on for a writer. */
+	/* O_NONBLOCK: the open of a FIFO does not wait for a writer. */
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) == -1) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return -1;
 	}
-	if (fstat(fd, &sb) == -1 || !S_ISREG(sb.st_mode)) {
+	if (fstat(fd, &sb) == -1 || !(S_ISREG(sb.st_mode) ||
+	    S_ISFIFO(sb.st_mode))) {
 		snprintf(err, errlen, "%s: not a regular file", path);
 		close(fd);
 		return -1;
+	}
+	/*
+	 * A pipe with a writer (<(command), /dev/stdin) is read; a FIFO
+	 * named by mistake, that nothing writes, is refused after
+	 * CLI_FIFO_WAIT_MS rather than waited on for ever.
+	 */
+	if (S_ISFIFO(sb.st_mode)) {
+		struct pollfd	pfd = { fd, POLLIN, 0 };
+
+		if (poll(&pfd, 1, CLI_FIFO_WAIT_MS) != 1) {
+			snprintf(err, errlen, "%s: a FIFO nothing wrote to in "
+			    "%d s: not a regular file", path,
+			    CLI_FIFO_WAIT_MS / 1000);
+			close(fd);
+			return -1;
+		}
 	}
 	(void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 	return fd;

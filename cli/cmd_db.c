@@ -255,6 +255,7 @@ cmd_db(int argc, char **argv)
 	struct db		*db;
 	struct report		 rep;
 	const char		*verb, *path = getenv("PWTUNE_DB"), *file = NULL;
+	struct stat		 sb;
 	char			 err[512], result[4096];
 	uint32_t		 limit = 50, runid = 0;
 	int			 rc, st, created;
@@ -299,8 +300,9 @@ cmd_db(int argc, char **argv)
 	} else {
 		if ((rc = db_load_report(file, &rep)) != CLI_EXIT_OK)
 			return rc;
+		/* lstat: a link to nothing is not made here, nor removed. */
 		created = !db_is_postgresql(path) && strcmp(path,
-		    ":memory:") != 0 && access(path, F_OK) == -1 &&
+		    ":memory:") != 0 && lstat(path, &sb) == -1 &&
 		    errno == ENOENT;
 	}
 	if ((st = db_open(path, &o, &db, err, sizeof(err))) != DB_OK) {

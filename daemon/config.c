@@ -607,20 +607,13 @@ config_check(const struct config *c, char *err, size_t errlen)
 	    errlen) == -1)
 		return -1;
 	/*
-	 * A file there already is read as the store layer reads it (without
-	 * writing): another program's database, or one nothing marks as a
-	 * store, is refused by -n as start-up refuses it.
+	 * A file there already is judged as the store layer judges it
+	 * (nothing written, nothing left beside it): another program's
+	 * database, one nothing marks as a store, a link to nothing, are
+	 * refused by -n as start-up refuses them.
 	 */
-	if (!db_is_postgresql(c->db) && stat(c->db, &sb) == 0 &&
-	    sb.st_size > 0) {
-		struct db_open_opts	 ro = { 1, 0, 1, NULL, NULL };
-		struct db		*db;
-
-		if (db_open(c->db, &ro, &db, err, errlen) == DB_ERR_INVALID)
-			return -1;
-		if (db != NULL)
-			db_close(db);
-	}
+	if (db_identify(c->db, err, errlen) == DB_ERR_INVALID)
+		return -1;
 	/* The token file, as the API reads it; or written there. */
 	if ((rc = api_token_check(c->token_file, err, errlen)) == -1)
 		return -1;

@@ -401,6 +401,16 @@ db_open(const char *path, const struct db_open_opts *o, struct db **out,
 }
 
 enum db_status
+db_identify(const char *locator, char *err, size_t errlen)
+{
+	if (db_locator_refused(locator, err, errlen))
+		return DB_ERR_INVALID;
+	if (db_is_postgresql(locator) || strcmp(locator, ":memory:") == 0)
+		return DB_OK;
+	return db_sqlite_identify(locator, err, errlen);
+}
+
+enum db_status
 db_open_version(const char *path, int version, struct db **out, char *err,
     size_t errlen)
 {

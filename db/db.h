@@ -175,6 +175,15 @@ void	 db_set_limits(struct db *db, int timeout_ms,
 /* 1 when locator names a PostgreSQL database (postgresql://, postgres://). */
 int	 db_is_postgresql(const char *locator);
 
+/*
+ * Would db_open() take the file at locator as a store (or make one there)?
+ * The checks it makes first, without opening anything to write and
+ * without leaving a file beside it (pwtuned -n): DB_OK, or why not in
+ * err (DB_ERR_INVALID: not a store, left as it is). A PostgreSQL locator
+ * is DB_OK (the server is reached at start).
+ */
+enum db_status db_identify(const char *locator, char *err, size_t errlen);
+
 /* locator fit for a log: the password of a URI replaced by "***". */
 void	 db_locator_redact(const char *locator, char *out, size_t outlen);
 

@@ -247,7 +247,10 @@ sql_uri(const char *path, const char *query, char *out, size_t len)
 	static const char	hex[] = "0123456789ABCDEF";
 	size_t			n = 0;
 
-	n = (size_t)snprintf(out, len, "file:");
+	/* An absolute path after "file://" (an empty authority), so that
+	   one starting "//" is not read as a host name. */
+	n = (size_t)snprintf(out, len, "%s", path[0] == '/' ? "file://" :
+	    "file:");
 	for (; *path != '\0' && n + 4 < len; path++) {
 		if (*path == '%' || *path == '?' || *path == '#') {
 			out[n++] = '%';
@@ -293,6 +296,14 @@ sql_identify(struct db *db, const char *path, uint32_t app_id, char *err,
 	foreign = ok && sql_foreign(db);
 	sqlite3_close_v2(e->conn);
 	e->conn = NULL;
+	/*
+	 * A -wal beside it: the file alone may be torn by a checkpoint a
+	 * crash cut short, and whole with its -wal. The open that reads the
+	 * -wal judges it (a corrupt file nothing marks is refused there too).
+	 */
+	snprintf(uri, sizeof(uri), "%s-wal", path);
+	if (!ok && access(uri, F_OK) == 0)
+		return DB_OK;
 	if (!ok) {
 		snprintf(err, errlen, "%s: the file is corrupt, and nothing in "
 		    "it says it is a pwtune store: left as it is (move it away "
@@ -367,6 +378,22 @@ sql_open_conn(struct db *db, const struct db_open_opts *o, int immutable,
 	return DB_OK;
 }
 
+/* The application id the connection reads (through the WAL too). */
+static uint32_t
+sql_app_id(struct db *db)
+{
+	sqlite3_stmt	*st;
+	uint32_t	 id = 0;
+
+	if (sqlite3_prepare_v2(CONN(db), "PRAGMA application_id", -1, &st,
+	    NULL) != SQLITE_OK)
+		return 0;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		id = (uint32_t)sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return id;
+}
+
 /*
  * Pragmas of a writable connection. WAL with synchronous=NORMAL, set
  * explicitly (Debian builds SQLite with FULL in WAL mode): a commit
@@ -384,8 +411,11 @@ sql_setup(struct db *db, char *err, size_t errlen)
 	 * that a new store's mark is in its file at once: only a marked file
 	 * found corrupt is moved aside (sql_identify).
 	 */
-	if (rc == SQLITE_OK && !db->readonly)
-		rc = sqlite3_exec(CONN(db), "PRAGMA application_id = "
+	if (rc == SQLITE_OK && !db->readonly && sql_app_id(db) !=
+	    DB_SQLITE_APP_ID)
+		/* A write: only when it is not there, and never an error (a
+		   full disk must not keep a store from being read). */
+		(void)sqlite3_exec(CONN(db), "PRAGMA application_id = "
 		    DB_SQLITE_APP_ID_SQL, NULL, NULL, NULL);
 	if (rc == SQLITE_OK && !db->readonly && strcmp(db->path, ":memory:"))
 		rc = sqlite3_exec(CONN(db), "PRAGMA journal_mode = WAL", NULL,
@@ -584,6 +614,13 @@ sql_open(struct db *db, const char *path, const struct db_open_opts *o,
 			snprintf(err, errlen, "%s: the file is corrupt", path);
 			return DB_ERR_CORRUPT;
 		}
+		/* Moved aside only when its header marks it as a store. */
+		if (content && app_id != DB_SQLITE_APP_ID) {
+			snprintf(err, errlen, "%s: the file is corrupt, and "
+			    "nothing in it says it is a pwtune store: left as it "
+			    "is", path);
+			return DB_ERR_INVALID;
+		}
 		if (sql_move_aside(path, aside, sizeof(aside)) == -1) {
 			snprintf(err, errlen, "%s: corrupt, and cannot be moved "
 			    "aside: %s", path, strerror(errno));
@@ -593,6 +630,27 @@ sql_open(struct db *db, const char *path, const struct db_open_opts *o,
 		    "new one created", path, aside);
 	}
 	return sql_migrate(db, version, err, errlen);
+}
+
+/* db_sqlite_identify(): the file checks of sql_open, nothing opened to
+   write, nothing left beside the file. */
+enum db_status
+db_sqlite_identify(const char *path, char *err, size_t errlen)
+{
+	struct db		db;
+	struct sql_state	e;
+	enum db_status		rc;
+	uint32_t		app_id;
+	int			content;
+
+	memset(&db, 0, sizeof(db));
+	memset(&e, 0, sizeof(e));
+	db.engine = &e;
+	snprintf(db.path, sizeof(db.path), "%s", path);
+	if ((rc = sql_check_kind(path, &app_id, &content, err, errlen)) !=
+	    DB_OK || !content || app_id == DB_SQLITE_APP_ID)
+		return rc;
+	return sql_identify(&db, path, app_id, err, errlen);
 }
 
 static enum db_status

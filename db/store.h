@@ -130,6 +130,10 @@ extern const struct db_ops db_postgresql_ops;	/* postgresql.c */
 
 /* schema.c: the migrations, version i to i + 1, in each dialect. */
 extern const char *const db_sqlite_migrations[DB_SCHEMA_VERSION];
+
+/* db_identify() of an SQLite file (sqlite.c). */
+enum db_status db_sqlite_identify(const char *path, char *err,
+	    size_t errlen);
 extern const char *const db_postgresql_migrations[DB_SCHEMA_VERSION];
 
 struct db {

@@ -149,7 +149,7 @@ tok() {	# tok NAME WANT: token_file given as $TMP/tf
 printf 'Meeting notes for Monday\nbring coffee\n' >"$TMP/tf"
 chmod 644 "$TMP/tf"
 tok "of text" "does not hold a token"
-head -c 300 /dev/urandom >"$TMP/tf"
+printf '\001\002\377binary\000bytes%.0s' $(seq 40) >"$TMP/tf"
 chmod 600 "$TMP/tf"
 tok "of binary bytes" "does not hold a token"
 head -c 100000 /dev/zero | tr '\0' a >"$TMP/tf"
@@ -159,4 +159,10 @@ printf '0123456789abcdef0123\n' >"$TMP/real"
 chmod 600 "$TMP/real"
 ln -s "$TMP/real" "$TMP/tf"
 tok "a symbolic link" "is a symbolic link: refused (name the file itself)"
+# A token of one's own with spaces in it, as before: taken.
+rm -f "$TMP/tf"
+printf 'correct horse battery staple\n' >"$TMP/tf"
+chmod 600 "$TMP/tf"
+"$PWTUNED" -n --state-dir "$VAR" --token-file "$TMP/tf" >"$TMP/out" 2>&1 &&
+	ok "a token with spaces in it: taken" || bad "a token with spaces: $(cat "$TMP/out")"
 finish

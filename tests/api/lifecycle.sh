@@ -171,13 +171,18 @@ expect_http 200 "POST /v1/check of the answer's own string" POST /v1/check \
 	-H "Content-Type: application/json" --data-binary "{\"encoded\": \"$prefix\$c29tZXNhbHRzb21lc2FsdA\$CKGe5/bX9YnCq2rxjW5yQXKxn31v1GKzhDCrMc6r6vA\"}"
 expect_body "no rehash, against $prefix, predicted $pred ms" \
 	"j['needs_rehash']['differs'] is False and j['needs_rehash']['against'] == '$prefix' and abs(j['predicted']['ms'] - $pred) < 1e-3"
-# A MiB less: another string, predicted by the same curve (a little less).
-m_less=$(python3 -c "import re; print(int(re.search(r'm=(\d+)', '$prefix').group(1)) - 1024)")
-less=$(echo "$prefix" | sed "s/m=[0-9]*/m=$m_less/")
-expect_http 200 "POST /v1/check of a MiB less" POST /v1/check \
-	-H "Content-Type: application/json" --data-binary "{\"encoded\": \"$less\$c29tZXNhbHRzb21lc2FsdA\$CKGe5/bX9YnCq2rxjW5yQXKxn31v1GKzhDCrMc6r6vA\"}"
-expect_body "a MiB less: weaker, predicted just under the answer's $pred ms" \
-	"j['needs_rehash']['differs'] is True and j['needs_rehash']['weaker'] is True and 0.85 * $pred < j['predicted']['ms'] < $pred"
+# A MiB less and a MiB more: other strings, each predicted by the curve
+# (the less, less), the first weaker than the answer.
+m0=$(python3 -c "import re; print(re.search(r'm=(\d+)', '$prefix').group(1))")
+other() {	# other M: POST /v1/check of the answer's string with m = M
+	expect_http 200 "POST /v1/check of m = $1" POST /v1/check -H "Content-Type: application/json" \
+		--data-binary "{\"encoded\": \"$(echo "$prefix" | sed "s/m=[0-9]*/m=$1/")\$c29tZXNhbHRzb21lc2FsdA\$CKGe5/bX9YnCq2rxjW5yQXKxn31v1GKzhDCrMc6r6vA\"}"
+}
+other $((m0 + 1024))
+more=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["predicted"]["ms"])' "$TMP/body")
+other $((m0 - 1024))
+expect_body "a MiB less: weaker, predicted under a MiB more ($more ms)" \
+	"j['needs_rehash']['differs'] is True and j['needs_rehash']['weaker'] is True and 0 < j['predicted']['ms'] < $more"
 # A reload naming a FIFO as token_file: refused at once (never waited on),
 # the token in use kept, and SIGTERM still stops the daemon.
 mkfifo "$TMP/fifo"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A file named by mistake is never changed, and never waited on: FIFOs
-# given as --from, --show, an import file, --secret-file or pwtuned's -c
-# are refused at once; an empty secret file, empty names, :memory:, one
+# nothing writes to, given as --from, --show, an import file,
+# --secret-file or pwtuned's -c, are refused (a pipe with a writer is
+# read); an empty secret file, empty names, :memory:, one
 # file named by two outputs, a read-only result file and a directory as
 # a configuration are refused before anything is measured or written.
 . "$(dirname "$0")/lib.sh"
@@ -11,15 +12,18 @@ cd "$TMP" || exit 1
 mkfifo "$TMP/fifo"
 PHC='$argon2id$v=19$m=64,t=1,p=1$c29tZXNhbHQ$NREZw6Tfm0jwGpPVqhPpuEh4DBE8r3lSM3nh1Rd5AbE'
 
-# A FIFO: refused within 5 s (timeout 10 would be exit 124), named.
+# A FIFO nothing writes to: refused within 5 s (timeout 10 would be exit
+# 124), named; the command line waits 2 s for a writer (a pipe of
+# <(command) has one), pwtuned none.
 fifo() {	# fifo NAME WANT -- command...
 	local name=$1 want=$2 t0 ms
 	shift 3
 	t0=$(date +%s%N)
 	expect_status "$want" "$name: refused" -- timeout 10 "$@"
 	ms=$(( ($(date +%s%N) - t0) / 1000000 ))
-	[ $ms -lt 5000 ] && ok "$name: at once ($ms ms)" || bad "$name: took $ms ms"
-	expect_stderr "$name: says it is not a regular file" "$TMP/fifo: not a regular file"
+	[ $ms -lt 5000 ] && ok "$name: without waiting on it ($ms ms)" || bad "$name: took $ms ms"
+	expect_stderr "$name: says it is not a regular file" "$TMP/fifo: "
+	expect_stderr "$name: says why" "not a regular file"
 }
 fifo "recommend --from FIFO" 3 -- "$P" recommend --target-ms 100 --from "$TMP/fifo"
 fifo "bench --show FIFO" 3 -- "$P" bench --show "$TMP/fifo"
@@ -45,10 +49,22 @@ if [ -x "$D" ]; then
 		ok "pwtuned -n: the database unchanged, nothing beside it" || bad "pwtuned -n changed the database"
 fi
 
+# A pipe with a writer is read: <(command) as the secret file.
+printf 'a secret' >"$TMP/secret"
+a=$(printf pw | "$P" hash somesalt1 -m 6 -e --secret-file "$TMP/secret")
+b=$(printf pw | "$P" hash somesalt1 -m 6 -e --secret-file <(printf 'a secret'))
+[ -n "$a" ] && [ "$a" = "$b" ] && ok "--secret-file <(command): read, the same hash" || bad "--secret-file <(command): '$b' against '$a'"
+
 # An empty secret file: a secret of no bytes is no secret.
 : >"$TMP/empty"
 expect_status 2 "hash --secret-file EMPTY: refused" -- sh -c "printf pw | '$P' hash somesalt1 -m 6 --secret-file '$TMP/empty'"
 expect_stderr "hash: the secret file is empty" "$TMP/empty: empty (a secret has 1 to"
+
+# db import onto a link to nothing: refused, the link left as it is.
+ln -s "$TMP/nowhere.db" "$TMP/link.db"
+expect_status 2 "db import onto a link to nothing: refused" -- "$P" db import --db "$TMP/link.db" "$RUN"
+[ -L "$TMP/link.db" ] && [ ! -e "$TMP/nowhere.db" ] && ok "the link kept, its target not made" ||
+	bad "db import onto a link to nothing: the link removed or its target made"
 
 # Store names that keep nothing.
 expect_status 2 "bench --db '': refused" -- "$P" bench --m 2MiB --t 1 --repeats 1 --no-json --db ""

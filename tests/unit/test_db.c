@@ -835,6 +835,17 @@ TEST(stores_named_with_uri_characters)
 	free(runs);
 	db_close(db);
 	ASSERT_EQ(count_files("a?b"), 1);
+	/* The writer marked it. */
+	snprintf(cmd, sizeof(cmd), "sqlite3 '%s' 'PRAGMA application_id' | "
+	    "grep -qx 1886876789", path);
+	ASSERT_EQ(system(cmd), 0);
+	/* A path that starts "//" is a path, not a host name. */
+	snprintf(cmd, sizeof(cmd), "sqlite3 '%s' 'PRAGMA application_id = 0' "
+	    ">/dev/null", path);
+	ASSERT_EQ(system(cmd), 0);
+	snprintf(path, sizeof(path), "/%s", in_dir("a?b%41#c.db"));
+	ASSERT_EQ(db_open(path, &ro, &db, err, sizeof(err)), DB_OK);
+	db_close(db);
 }
 
 TEST(an_empty_file_is_a_new_store)
