@@ -143,7 +143,9 @@ api_token_read(int fd, const char *path, char *buf, size_t buflen,
 	 */
 	for (i = 0; i < *len && buf[i] >= 0x20 && buf[i] < 0x7f; i++)
 		;
-	if (i < *len || *len > API_TOKEN_TEXT_MAX || memchr(buf, '\0',
+	/* Spaces around it: a client trims them, and never matches. */
+	if (i < *len || *len > API_TOKEN_TEXT_MAX || (*len > 0 &&
+	    (buf[0] == ' ' || buf[*len - 1] == ' ')) || memchr(buf, '\0',
 	    (size_t)n) != NULL || strspn(buf + *len, "\r\n") !=
 	    (size_t)n - *len) {
 		sodium_memzero(buf, buflen);

@@ -239,9 +239,10 @@ sql_check_kind(const char *path, uint32_t *app_id, int *content, char *err,
 
 /*
  * A file: URI of path with query (SQLite's URI filenames): '%', '?' and
- * '#' in the path percent-encoded, else they would end or change it.
+ * '#' in the path percent-encoded, else they would end or change it. 0,
+ * or -1 when it does not fit in len.
  */
-static void
+static int
 sql_uri(const char *path, const char *query, char *out, size_t len)
 {
 	static const char	hex[] = "0123456789ABCDEF";
@@ -260,14 +261,19 @@ sql_uri(const char *path, const char *query, char *out, size_t len)
 			out[n++] = *path;
 	}
 	out[n] = '\0';
-	snprintf(out + n, len - n, "?%s", query);
+	/* Cut, it would name another file or lose its query: refused. */
+	if (*path != '\0' || (size_t)snprintf(out + n, len - n, "?%s",
+	    query) >= len - n)
+		return -1;
+	return 0;
 }
 
 /*
  * A database not marked as a store (its application id is not pwtune's)
  * is looked at first through a connection that writes nothing, not even
  * -wal or -shm beside it: another program's, or corrupt, it is refused
- * (DB_ERR_INVALID: not known to be a store) and left as it is. One that another id marks is refused unread.
+ * (DB_ERR_INVALID: not known to be a store) and left as it is. One that
+ * another id marks is refused unread.
  * (Stores are marked when written, sql_setup(); one from before that is
  * known by its tables.)
  */
@@ -285,7 +291,10 @@ sql_identify(struct db *db, const char *path, uint32_t app_id, char *err,
 		    "it is)", path, (unsigned)app_id);
 		return DB_ERR_INVALID;
 	}
-	sql_uri(path, "mode=ro&immutable=1", uri, sizeof(uri));
+	if (sql_uri(path, "mode=ro&immutable=1", uri, sizeof(uri)) == -1) {
+		snprintf(err, errlen, "%s: the path is too long", path);
+		return DB_ERR_CANTOPEN;
+	}
 	if ((rc = sqlite3_open_v2(uri, &e->conn, SQLITE_OPEN_READONLY |
 	    SQLITE_OPEN_URI, NULL)) != SQLITE_OK) {
 		sqlite3_close_v2(e->conn);
@@ -352,8 +361,12 @@ sql_open_conn(struct db *db, const struct db_open_opts *o, int immutable,
 
 	if (db->readonly) {
 		flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_URI;
-		sql_uri(db->path, immutable ? "mode=ro&immutable=1" :
-		    "mode=ro", uri, sizeof(uri));
+		if (sql_uri(db->path, immutable ? "mode=ro&immutable=1" :
+		    "mode=ro", uri, sizeof(uri)) == -1) {
+			snprintf(err, errlen, "%s: the path is too long",
+			    db->path);
+			return DB_ERR_CANTOPEN;
+		}
 		rc = sqlite3_open_v2(uri, &e->conn, flags, NULL);
 	} else {
 		/*
@@ -372,6 +385,13 @@ sql_open_conn(struct db *db, const struct db_open_opts *o, int immutable,
 	}
 	if (rc != SQLITE_OK)
 		return sql_error(db, rc, "open", err, errlen);
+	/*
+	 * Until the file is known to be a store, closing this connection
+	 * must not checkpoint another program's -wal into its file.
+	 */
+	if (!db->readonly && db->unmarked)
+		sqlite3_db_config(CONN(db), SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1,
+		    NULL);
 	sqlite3_extended_result_codes(CONN(db), 1);
 	sqlite3_busy_timeout(CONN(db), o != NULL && o->busy_timeout_ms > 0 ?
 	    o->busy_timeout_ms : DB_BUSY_TIMEOUT_MS);
@@ -574,6 +594,7 @@ sql_open(struct db *db, const char *path, const struct db_open_opts *o,
 	if (content && app_id != DB_SQLITE_APP_ID && (rc = sql_identify(db,
 	    path, app_id, err, errlen)) != DB_OK)
 		return rc;
+	db->unmarked = content && app_id != DB_SQLITE_APP_ID;
 
 	for (attempt = 0; attempt < 2; attempt++) {
 		if ((rc = sql_open_conn(db, o, attempt == 1 && db->readonly,
@@ -595,6 +616,11 @@ sql_open(struct db *db, const char *path, const struct db_open_opts *o,
 				    "(left as it is)", path);
 				return DB_ERR_INVALID;
 			}
+			/* A store: its connection checkpoints again. */
+			if (db->unmarked && !db->readonly)
+				sqlite3_db_config(CONN(db),
+				    SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 0, NULL);
+			db->unmarked = 0;
 			if ((rc = sql_setup(db, err, errlen)) == DB_OK)
 				break;
 			if (rc != DB_ERR_CORRUPT && !(db->readonly &&

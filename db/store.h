@@ -141,6 +141,9 @@ struct db {
 	void		*engine;	/* the engine's own state */
 	char		 path[4096];	/* the file, or the redacted URI */
 	int		 readonly;
+	int		 unmarked;	/* SQLite: not (yet) known to be a
+					   store: its connection does not
+					   checkpoint on close */
 	void	       (*log)(void *, const char *);
 	void		*log_ctx;
 	char		 owner[256];	/* "pid:starttime" of this process;

@@ -165,4 +165,7 @@ printf 'correct horse battery staple\n' >"$TMP/tf"
 chmod 600 "$TMP/tf"
 "$PWTUNED" -n --state-dir "$VAR" --token-file "$TMP/tf" >"$TMP/out" 2>&1 &&
 	ok "a token with spaces in it: taken" || bad "a token with spaces: $(cat "$TMP/out")"
+# Spaces around it: clients trim them, so it could never match.
+printf '0123456789abcdef0123 \n' >"$TMP/tf"
+tok "with a space after it" "does not hold a token"
 finish

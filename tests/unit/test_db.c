@@ -782,6 +782,26 @@ TEST(unmarked_corrupt_files_and_dangling_links_are_left_alone)
 	ASSERT(same_file(in_dir("o.db"), copy));
 	ASSERT_EQ(count_files("o.db"), 1);
 
+	/*
+	 * Another program's database in WAL mode, its tables in its -wal
+	 * alone (it died before a checkpoint): refused, and its -wal not
+	 * checkpointed into its file on close.
+	 */
+	snprintf(cmd, sizeof(cmd), "python3 -c 'import os, sqlite3; c = "
+	    "sqlite3.connect(\"%s\"); c.execute(\"PRAGMA journal_mode = WAL\");"
+	    " c.execute(\"CREATE TABLE t (a)\"); c.commit(); os._exit(0)' && "
+	    "cp '%s' '%s/wcopy'", in_dir("w.db"), in_dir("w.db"), dir);
+	ASSERT_EQ(system(cmd), 0);
+	snprintf(copy, sizeof(copy), "%s", in_dir("w.db-wal"));
+	ASSERT_EQ(access(copy, F_OK), 0);
+	ASSERT_EQ(db_open(in_dir("w.db"), NULL, &db, err, sizeof(err)),
+	    DB_ERR_INVALID);
+	ASSERT_STR_CONTAINS(err, "another program");
+	snprintf(copy, sizeof(copy), "%s", in_dir("wcopy"));
+	ASSERT(same_file(in_dir("w.db"), copy));
+	snprintf(copy, sizeof(copy), "%s", in_dir("w.db-wal"));
+	ASSERT_EQ(access(copy, F_OK), 0);
+
 	snprintf(copy, sizeof(copy), "%s", in_dir("nothing.db"));
 	ASSERT_EQ(symlink(copy, in_dir("l.db")), 0);
 	ASSERT_EQ(db_open(in_dir("l.db"), NULL, &db, err, sizeof(err)),
