@@ -287,6 +287,14 @@ int	 api_no_model(struct api_server *s, struct api_reply *rep);
 /* The recommendation's query into tq and sc, its canonical form into
    canon: 0, or -1 with the problem in rep. */
 /*
+ * The default question (250 ms at p95, k = 1) as GET /v1/recommendation
+ * answers it: memory capped by the host's budget now, and what its checks
+ * found (cs->c: its correction; 1 when none).
+ */
+void	 api_default_question(struct api_server *s, struct tune_query *q,
+	    struct check_state *cs);
+
+/*
  * A query whose keys are all in allowed (known lists them, for the
  * error), none twice, none with a NUL: 0, or -1 with the problem in rep.
  */

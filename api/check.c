@@ -78,6 +78,7 @@ h_check(struct api_server *s, struct MHD_Connection *c,
     struct api_request *r, const char *arg, struct api_reply *rep)
 {
 	struct api_check_arg		 ck;
+	struct check_state		 cs;
 	struct tune_rehash		 rh;
 	struct kdf_params		 kp;
 	json_t				*j, *enc, *out;
@@ -111,20 +112,8 @@ h_check(struct api_server *s, struct MHD_Connection *c,
 		return api_fail(rep, PROB_BAD_PARAM, "encoded", err, NULL, 0);
 	}
 	ck.kp = &kp;
-	tune_query_init(&ck.q);
-	pthread_mutex_lock(&s->lock);
-	ck.q.memory_max_kib = host_memory_budget(s->env.host,
-	    s->cfg.memory_max, NULL) / 1024;
-	pthread_mutex_unlock(&s->lock);
-	ck.c = 1;
-	if (s->env.checked != NULL) {
-		struct check_state	cs;
-
-		check_state_init(&cs);
-		if (s->env.checked(s->env.ctx, &ck.q, NULL, &cs, NULL, 0,
-		    NULL) == 1)
-			ck.c = cs.c;
-	}
+	api_default_question(s, &ck.q, &cs);
+	ck.c = cs.c;
 	s->env.with_model(s->env.ctx, api_check_locked, &ck);
 	if (!ck.have) {
 		json_decref(j);

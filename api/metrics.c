@@ -399,17 +399,7 @@ h_metrics(struct api_server *s, struct MHD_Connection *c,
 	ma.t = &t;
 	ma.up = api_store_up(s, why, sizeof(why));
 	ma.pg = api_store_is_pg(s);
-	/* The default question (250 ms at p95, k = 1) as the API answers it:
-	   memory capped by the host's budget now, its checks' correction. */
-	tune_query_init(&ma.q);
-	pthread_mutex_lock(&s->lock);
-	ma.q.memory_max_kib = host_memory_budget(s->env.host,
-	    s->cfg.memory_max, NULL) / 1024;
-	pthread_mutex_unlock(&s->lock);
-	check_state_init(&ma.cs);
-	if (s->env.checked != NULL)
-		s->env.checked(s->env.ctx, &ma.q, NULL, &ma.cs, NULL, 0,
-		    NULL);
+	api_default_question(s, &ma.q, &ma.cs);
 	api_fleet_counts(s, &ma.computed, &ma.cached);	/* no lock held */
 	t.cap = 16384;
 	t.len = 0;

@@ -467,6 +467,21 @@ api_answer(struct api_server *s, const struct tune_query *q,
 	return 0;
 }
 
+void
+api_default_question(struct api_server *s, struct tune_query *q,
+    struct check_state *cs)
+{
+	tune_query_init(q);
+	pthread_mutex_lock(&s->lock);
+	q->memory_max_kib = host_memory_budget(s->env.host, s->cfg.memory_max,
+	    NULL) / 1024;
+	pthread_mutex_unlock(&s->lock);
+	check_state_init(cs);
+	if (s->env.checked != NULL && s->env.checked(s->env.ctx, q, NULL, cs,
+	    NULL, 0, NULL) != 1)
+		check_state_init(cs);
+}
+
 /*
  * Is name a stack answers are given for: one of the catalogue, or one
  * the store has observations of (of host_id; NULL: of any host)? 0, or
