@@ -893,6 +893,23 @@ api_scoped_take(struct api_scoped *x, int stale, char **body, int *ret,
 	return hit;
 }
 
+/*
+ * A kept answer's text, ready to send: 1 as it is (*body), or parsed into
+ * *j (*body freed) when the reply adds to it; 0 when it cannot be parsed.
+ */
+static int
+api_scoped_ready(const struct api_scoped *x, int ret, char **body,
+    json_t **j)
+{
+	if (ret == 0 && !x->note)
+		return 1;
+	if ((*j = json_loads(*body, 0, NULL)) == NULL)
+		return 0;
+	free(*body);
+	*body = NULL;
+	return 1;
+}
+
 /* Keep the answer body (JSON text) for the same question. */
 static void
 api_scoped_keep(struct api_scoped *x, const char *body, int ret,
@@ -996,15 +1013,9 @@ api_recommend_scoped(struct api_server *s, const struct tune_query *q,
 	    x->inputs);
 	x->note = sc->kind != API_SCOPE_HOST && (x->from_cache ||
 	    !api_store_up(s, why, sizeof(why)));
-	if (api_scoped_take(x, 0, &body, &ret, err, sizeof(err))) {
-		if (ret == 0 && !x->note)
-			goto answer;
-		if ((j = json_loads(body, 0, NULL)) != NULL) {
-			free(body);
-			body = NULL;
-			goto answer;
-		}
-	}
+	if (api_scoped_take(x, 0, &body, &ret, err, sizeof(err)) &&
+	    api_scoped_ready(x, ret, &body, &j))
+		goto answer;
 	free(body);
 	body = NULL;
 	if ((rc = api_scoped_compute(x, &j, &ret, err, sizeof(err), rep)) ==
@@ -1018,13 +1029,8 @@ api_recommend_scoped(struct api_server *s, const struct tune_query *q,
 			snprintf(why, sizeof(why), "%lld",
 			    (long long)x->age);
 			api_reply_header(rep, "Age", why);
-			if (ret == 0 && !x->note)
+			if (api_scoped_ready(x, ret, &body, &j))
 				goto answer;
-			if ((j = json_loads(body, 0, NULL)) != NULL) {
-				free(body);
-				body = NULL;
-				goto answer;
-			}
 			free(body);
 			api_scoped_free(x);
 			return -1;	/* out of memory */
