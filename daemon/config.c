@@ -534,19 +534,15 @@ config_dir_writable(const struct config *c, const char *path)
 }
 
 /*
- * The SQLite store as the store's own checks see it before SQLite opens
- * it (db/sqlite.c), in the same words: a regular file, empty or an SQLite
- * database, that can be written, in a directory that can (for the
- * journal). What only opening it tells (its schema) start-up tells.
+ * The SQLite store's place: a file that can be written, in a directory
+ * that can (for the journal). What the file is, the store layer judges
+ * (db_identify(), in config_check()).
  */
 static int
 config_check_sqlite(const struct config *c, char *err, size_t errlen)
 {
-	static const char	magic[16] = "SQLite format 3";
-	char			head[sizeof(magic)], copy[DAEMON_PATH_MAX];
-	struct stat		sb;
-	ssize_t			n;
-	int			fd;
+	char		copy[DAEMON_PATH_MAX];
+	struct stat	sb;
 
 	if (config_dir_writable(c, c->db) == -1) {
 		snprintf(copy, sizeof(copy), "%s", c->db);
@@ -561,32 +557,15 @@ config_check_sqlite(const struct config *c, char *err, size_t errlen)
 		    c->db, strerror(errno));
 		return -1;
 	}
-	if (!S_ISREG(sb.st_mode)) {
-		snprintf(err, errlen, "store: %s: not a regular file: not a "
-		    "store (left as it is)", c->db);
-		return -1;
-	}
-	if (sb.st_size == 0)
-		return 0;	/* a new store too */
-	if ((fd = open(c->db, O_RDONLY | O_CLOEXEC)) == -1) {
-		snprintf(err, errlen, "store: %s: %s", c->db, strerror(errno));
-		return -1;
-	}
-	n = read(fd, head, sizeof(head));
-	close(fd);
-	if (n != (ssize_t)sizeof(head) || memcmp(head, magic,
-	    sizeof(magic)) != 0) {
-		snprintf(err, errlen, "store: %s: not an SQLite database: not "
-		    "a store (left as it is)", c->db);
-		return -1;
-	}
+	/* What the file is (a regular file, SQLite's, a store's) is the
+	   store layer's to judge: config_check(), db_identify(). */
 	return 0;
 }
 
 int
 config_check(const struct config *c, char *err, size_t errlen)
 {
-	char		 dir[DAEMON_PATH_MAX];
+	char		 dir[DAEMON_PATH_MAX], why[1024];
 	struct stat	 sb;
 	int		 rc;
 
@@ -612,8 +591,10 @@ config_check(const struct config *c, char *err, size_t errlen)
 	 * database, one nothing marks as a store, a link to nothing, are
 	 * refused by -n as start-up refuses them.
 	 */
-	if (db_identify(c->db, err, errlen) == DB_ERR_INVALID)
+	if (db_identify(c->db, why, sizeof(why)) != DB_OK) {
+		snprintf(err, errlen, "store: %s", why);
 		return -1;
+	}
 	/* The token file, as the API reads it; or written there. */
 	if ((rc = api_token_check(c->token_file, err, errlen)) == -1)
 		return -1;
