@@ -290,7 +290,8 @@ cli_open_regular(const char *path, char *err, size_t errlen)
 	int		fd;
 
 	if (path[0] == '\0') {
-		snprintf(err, errlen, "an empty file name");
+		snprintf(err, errlen, "takes a file name, not an empty "
+		    "string");
 		return -1;
 	}
 	/* O_NONBLOCK: the open of a FIFO does not wait for a writer. */
@@ -331,7 +332,7 @@ cli_read_file(const char *path, uint8_t *buf, size_t bufsize, size_t *len,
 	int	fd, rc;
 
 	if ((fd = cli_open_regular(path, err, errlen)) == -1)
-		return -2;
+		return path[0] == '\0' ? -1 : -2;
 	rc = cli_read_all(fd, buf, bufsize, len);
 	close(fd);
 	if (rc == -2) {
@@ -361,12 +362,12 @@ cli_add_secret_ad(struct kdf_input *in, const char *secret_file,
 	if (secret_file != NULL) {
 		if ((rc = cli_read_file(secret_file, secret, KDF_SECRET_MAX,
 		    &in->secretlen, why, sizeof(why))) != 0) {
-			snprintf(err, errlen, "secret file %s", why);
+			snprintf(err, errlen, "--secret-file %s", why);
 			return rc;
 		}
 		/* An empty one would hash as if there were no secret. */
 		if (in->secretlen == 0) {
-			snprintf(err, errlen, "secret file %s: empty (a secret "
+			snprintf(err, errlen, "--secret-file %s: empty (a secret "
 			    "has 1 to %d bytes)", secret_file, KDF_SECRET_MAX);
 			return -1;
 		}

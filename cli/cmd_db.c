@@ -150,7 +150,8 @@ db_load_report(const char *path, struct report *rep)
 		return CLI_EXIT_USAGE;
 	}
 	if ((rc = cli_load_json(path, &j, err, sizeof(err))) != 0) {
-		cli_warnx("db import: %s", err);
+		cli_warnx("db import: %s%s", path[0] == '\0' ? "FILE " : "",
+		    err);
 		return rc;
 	}
 	rc = report_from_json(j, rep, err, sizeof(err));

@@ -76,6 +76,18 @@ expect_status 2 "db list with PWTUNE_DB='': refused" -- env PWTUNE_DB= "$P" db l
 expect_stderr "PWTUNE_DB named" "PWTUNE_DB takes a store"
 expect_status 2 "bench --json '': refused before measuring" -- "$P" bench --m 2MiB --t 1 --repeats 1 --json ""
 expect_stderr "bench --json '': says why" "--json takes a file name, not an empty string"
+# An empty file name to read: usage (2), the option named.
+expect_status 2 "recommend --from '': refused" -- "$P" recommend --target-ms 100 --from ""
+expect_stderr "recommend --from '': named" "recommend: --from takes a file name, not an empty string"
+expect_status 2 "bench --show '': refused" -- "$P" bench --show ""
+expect_stderr "bench --show '': named" "bench: --show takes a file name, not an empty string"
+expect_status 2 "db import '': refused" -- "$P" db import --db "$TMP/e.db" ""
+expect_stderr "db import '': named" "db import: FILE takes a file name, not an empty string"
+[ ! -e "$TMP/e.db" ] && ok "db import '': no store made" || bad "db import '': a store was made"
+expect_status 2 "hash --secret-file '': refused" -- sh -c "printf pw | '$P' hash somesalt1 -m 6 --secret-file ''"
+expect_stderr "hash --secret-file '': named" "hash: --secret-file takes a file name, not an empty string"
+expect_status 2 "verify --secret-file '': refused" -- sh -c "printf pw | '$P' verify --secret-file '' '$PHC'"
+expect_stderr "verify --secret-file '': named" "verify: --secret-file takes a file name, not an empty string"
 
 # Two outputs, one file: refused, nothing measured, nothing made.
 expect_status 2 "bench --db X --json X: refused" -- "$P" bench --m 2MiB --t 1 --repeats 1 --db "$TMP/same" --json "$TMP/same"
