@@ -591,6 +591,16 @@ sql_open(struct db *db, const char *path, const struct db_open_opts *o,
 	if (!memory && (rc = sql_check_kind(path, &app_id, &content, err,
 	    errlen)) != DB_OK)
 		return rc;
+	/*
+	 * An empty file is made a store by a writer; read, it holds none
+	 * (it read as one with no tables: "internal error", or "ok").
+	 */
+	if (db->readonly && !memory && !content) {
+		snprintf(err, errlen, "%s: an empty file: no store in it yet "
+		    "(pwtuned, pwtune bench --db or pwtune db import makes "
+		    "one)", path);
+		return DB_ERR_CANTOPEN;
+	}
 	if (content && app_id != DB_SQLITE_APP_ID && (rc = sql_identify(db,
 	    path, app_id, err, errlen)) != DB_OK)
 		return rc;

@@ -89,6 +89,17 @@ expect_stderr "hash --secret-file '': named" "hash: --secret-file takes a file n
 expect_status 2 "verify --secret-file '': refused" -- sh -c "printf pw | '$P' verify --secret-file '' '$PHC'"
 expect_stderr "verify --secret-file '': named" "verify: --secret-file takes a file name, not an empty string"
 
+# An empty file read as a store: none in it yet, said so (it was "ok"
+# from db check, "internal error" from db list), the file left empty.
+: >"$TMP/empty.db"
+for c in "db check" "db list" "db export"; do
+	expect_status 3 "$c of an empty file: refused" -- $P $c --db "$TMP/empty.db"
+	expect_stderr "$c of an empty file: says so" "empty.db: an empty file: no store in it yet"
+done
+expect_status 3 "recommend --db EMPTY: refused" -- "$P" recommend --target-ms 100 --db "$TMP/empty.db"
+[ ! -s "$TMP/empty.db" ] && [ "$(ls "$TMP" | grep -c '^empty.db')" = 1 ] &&
+	ok "the empty file left empty, nothing beside it" || bad "the empty file was written to"
+
 # Two outputs, one file: refused, nothing measured, nothing made.
 expect_status 2 "bench --db X --json X: refused" -- "$P" bench --m 2MiB --t 1 --repeats 1 --db "$TMP/same" --json "$TMP/same"
 expect_stderr "--json and --db named" "--json and --db name the same file"
