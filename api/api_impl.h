@@ -287,12 +287,20 @@ int	 api_no_model(struct api_server *s, struct api_reply *rep);
 /* The recommendation's query into tq and sc, its canonical form into
    canon: 0, or -1 with the problem in rep. */
 /*
+ * Times an answer is made before it goes out not kept (api_answer), or
+ * /v1/check weighs a string, when the model moved between the read of
+ * the checks' correction and the model's.
+ */
+#define API_ANSWER_TRIES	3
+
+/*
  * The default question (250 ms at p95, k = 1) as GET /v1/recommendation
  * answers it: memory capped by the host's budget now, and what its checks
- * found (cs->c: its correction; 1 when none).
+ * found (cs->c: its correction; 1 when none), read under the model's
+ * version *version (when not NULL; 0 when no checks are kept).
  */
 void	 api_default_question(struct api_server *s, struct tune_query *q,
-	    struct check_state *cs);
+	    struct check_state *cs, uint64_t *version);
 
 /*
  * A query whose keys are all in allowed (known lists them, for the

@@ -26,6 +26,7 @@ struct api_check_arg {
 	struct tune_query		 q;
 	double				 c;	/* the checks' correction */
 	int				 have, t, predicted;
+	uint64_t			 version;	/* the model's */
 	struct tune_answer		 a;
 	double				 ms, p50_ms;
 };
@@ -48,9 +49,9 @@ api_check_locked(const struct model *m, const struct api_state *st,
 	char				 err[256];
 	double				 model_ms, c = ck->c;
 
-	(void)st;
 	if ((ck->have = m != NULL) == 0)
 		return;
+	ck->version = st->model_version;
 	ck->t = check_answer(m, NULL, &ck->q, c, &ck->a, &model_ms, err,
 	    sizeof(err));
 	if (!(c >= CHECK_C_MIN_RUNTIME && c <= CHECK_C_MAX_RUNTIME))
@@ -83,6 +84,8 @@ h_check(struct api_server *s, struct MHD_Connection *c,
 	struct kdf_params		 kp;
 	json_t				*j, *enc, *out;
 	char				 err[256];
+	uint64_t			 version;
+	int				 tries;
 
 	(void)c;
 	(void)arg;
@@ -112,9 +115,19 @@ h_check(struct api_server *s, struct MHD_Connection *c,
 		return api_fail(rep, PROB_BAD_PARAM, "encoded", err, NULL, 0);
 	}
 	ck.kp = &kp;
-	api_default_question(s, &ck.q, &cs);
-	ck.c = cs.c;
-	s->env.with_model(s->env.ctx, api_check_locked, &ck);
+	/*
+	 * The correction, then the model: a refit or a check in between
+	 * (the model's version moved) would weigh the string against the
+	 * new model with the old correction. Read again then.
+	 */
+	for (tries = 1; ; tries++) {
+		api_default_question(s, &ck.q, &cs, &version);
+		ck.c = cs.c;
+		s->env.with_model(s->env.ctx, api_check_locked, &ck);
+		if (!ck.have || s->env.checked == NULL ||
+		    ck.version == version || tries == API_ANSWER_TRIES)
+			break;
+	}
 	if (!ck.have) {
 		json_decref(j);
 		return api_no_model(s, rep);

@@ -57,9 +57,6 @@ api_answer_etag(int64_t run, int status, const char *body, char *etag,
 	snprintf(etag, etaglen, "\"r%lld-%s\"", (long long)run, hex);
 }
 
-/* Times an answer is made before it goes out not kept (api_answer). */
-#define API_ANSWER_TRIES	3
-
 /* What api_answer() asks under the host's lock, and what it gets. */
 struct api_answer_arg {
 	struct api_server		*s;
@@ -469,8 +466,10 @@ api_answer(struct api_server *s, const struct tune_query *q,
 
 void
 api_default_question(struct api_server *s, struct tune_query *q,
-    struct check_state *cs)
+    struct check_state *cs, uint64_t *version)
 {
+	if (version != NULL)
+		*version = 0;
 	tune_query_init(q);
 	pthread_mutex_lock(&s->lock);
 	q->memory_max_kib = host_memory_budget(s->env.host, s->cfg.memory_max,
@@ -478,7 +477,7 @@ api_default_question(struct api_server *s, struct tune_query *q,
 	pthread_mutex_unlock(&s->lock);
 	check_state_init(cs);
 	if (s->env.checked != NULL && s->env.checked(s->env.ctx, q, NULL, cs,
-	    NULL, 0, NULL) != 1)
+	    NULL, 0, version) != 1)
 		check_state_init(cs);
 }
 

@@ -1,0 +1,211 @@
+/*
+ * tests/unit/test_api_check.c: POST /v1/check weighs a string with the
+ * checks' correction and the model read under one model version. The
+ * API runs in process on 127.0.0.1 over pwtuned's own environment, with
+ * its `checked` call wrapped: it can say a correction was read under an
+ * older version (a refit came between the two reads), and must then be
+ * asked again.
+ */
+#include <sys/socket.h>
+#include <sys/time.h>
+
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <jansson.h>
+#include <sodium.h>
+
+#include "test.h"
+#include "api.h"
+#include "daemon.h"
+
+static struct daemon	 d;
+static struct api_env	 env, real;
+static struct api_server *api;
+static unsigned		 port;
+static char		 dir[256];
+
+/*
+ * The wrapped call. stale: the next call says its correction (c = 2)
+ * was read under the version before the model's; every other call gives
+ * c = 1 under the model's version. calls counts them.
+ */
+static int	stale, calls;
+
+static int
+wrapped_checked(void *ctx, const struct tune_query *q, const char *stack,
+    struct check_state *cs, char *at, size_t atlen, uint64_t *version)
+{
+	int	rc = real.checked(ctx, q, stack, cs, at, atlen, version);
+
+	calls++;
+	if (stale) {
+		stale = 0;
+		cs->c = 2;
+		if (version != NULL)
+			*version -= 1;
+		return 1;
+	}
+	cs->c = 1;
+	return rc == -1 ? 0 : rc;
+}
+
+static void
+setup(void)
+{
+	struct sockaddr_in	 sin;
+	socklen_t		 len = sizeof(sin);
+	struct api_config	 acfg;
+	struct report		 rep;
+	struct db		*db;
+	json_t			*j;
+	json_error_t		 je;
+	char			 err[1024], bound[160];
+	int64_t			 id;
+	int			 fd;
+
+	ASSERT(sodium_init() >= 0);
+	snprintf(dir, sizeof(dir), "%s/pwtune-test-api-XXXXXX",
+	    getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	ASSERT(mkdtemp(dir) != NULL);
+	config_defaults(&d.cfg);
+	ASSERT(config_set(&d.cfg, "state_dir", dir, err, sizeof(err)) == 0);
+	ASSERT(config_set(&d.cfg, "listen", "127.0.0.1:0", err,
+	    sizeof(err)) == 0);
+	ASSERT(config_finish(&d.cfg, err, sizeof(err)) == 0);
+	log_init(LOG_LEVEL_ERROR, 0);
+	pthread_mutex_init(&d.lock, NULL);
+	pthread_cond_init(&d.wake, NULL);
+	ASSERT(host_probe(NULL, &d.host, err, sizeof(err)) == 0);
+	j = json_load_file(PWTUNE_SOURCE_DIR "/tests/data/quick-run.json", 0,
+	    &je);
+	ASSERT(j != NULL);
+	ASSERT(report_from_json(j, &rep, err, sizeof(err)) == 0);
+	json_decref(j);
+	rep.host = d.host;
+	ASSERT(db_open(d.cfg.db, NULL, &db, err, sizeof(err)) == DB_OK);
+	ASSERT(db_import_report(db, &rep, &id, err, sizeof(err)) == DB_OK);
+	ASSERT(runner_load_model(&d, db, err, sizeof(err)) == 0);
+	db_close(db);
+	report_release(&rep);
+	ASSERT((fd = listen_socket(&d.cfg, bound, sizeof(bound), err,
+	    sizeof(err))) != -1);
+	daemon_api_env(&d, &env);
+	real = env;
+	env.checked = wrapped_checked;
+	daemon_api_config(&d, &acfg);
+	ASSERT((api = api_start(&env, &acfg, fd, err, sizeof(err))) != NULL);
+	ASSERT(getsockname(fd, (struct sockaddr *)&sin, &len) == 0);
+	port = ntohs(sin.sin_port);
+}
+
+/* The state directory's files, and it. */
+static void
+teardown(void)
+{
+	struct dirent	*e;
+	DIR		*dp;
+	char		 path[512];
+
+	api_stop(api);
+	if ((dp = opendir(dir)) != NULL) {
+		while ((e = readdir(dp)) != NULL)
+			if (e->d_name[0] != '.') {
+				snprintf(path, sizeof(path), "%s/%s", dir,
+				    e->d_name);
+				unlink(path);
+			}
+		closedir(dp);
+	}
+	rmdir(dir);
+}
+
+/* POST /v1/check of encoded: the answer's JSON (NULL unless 200). */
+static json_t *
+check(const char *encoded)
+{
+	struct sockaddr_in	 sin;
+	struct timeval		 tv = { 10, 0 };
+	char			 req[1024], body[512], resp[16384], *p;
+	size_t			 got = 0;
+	ssize_t			 r;
+	int			 fd, status = 0;
+
+	snprintf(body, sizeof(body), "{\"encoded\": \"%s\"}", encoded);
+	snprintf(req, sizeof(req), "POST /v1/check HTTP/1.1\r\nHost: "
+	    "127.0.0.1:%u\r\nContent-Type: application/json\r\n"
+	    "Content-Length: %zu\r\nConnection: close\r\n\r\n%s", port,
+	    strlen(body), body);
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_port = htons((uint16_t)port);
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if ((fd = socket(AF_INET, SOCK_STREAM, 0)) == -1)
+		return NULL;
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	if (connect(fd, (struct sockaddr *)&sin, sizeof(sin)) == -1 ||
+	    send(fd, req, strlen(req), MSG_NOSIGNAL) != (ssize_t)strlen(req)) {
+		close(fd);
+		return NULL;
+	}
+	while (got < sizeof(resp) - 1 &&
+	    (r = recv(fd, resp + got, sizeof(resp) - 1 - got, 0)) > 0)
+		got += (size_t)r;
+	close(fd);
+	resp[got] = '\0';
+	if (sscanf(resp, "HTTP/1.1 %d", &status) != 1 || status != 200 ||
+	    (p = strstr(resp, "\r\n\r\n")) == NULL)
+		return NULL;
+	return json_loads(p + 4, 0, NULL);
+}
+
+/* The string's predicted p95 (ms), or -1. */
+static double
+predicted(json_t *j)
+{
+	json_t	*pr = json_object_get(j, "predicted");
+
+	return json_is_object(pr) ? json_number_value(json_object_get(pr,
+	    "ms")) : -1;
+}
+
+#define OTHER	"$argon2id$v=19$m=65536,t=3,p=1$c29tZXNhbHQ$" \
+		"aGFzaGhhc2hoYXNoaGFzaGhhc2hoYXNoaGFzaA"
+
+TEST(check_reads_correction_and_model_under_one_version)
+{
+	json_t	*a, *b;
+	double	 pa, pb;
+
+	setup();
+	/* Both reads under one version: c = 1, read once. */
+	calls = 0;
+	ASSERT((a = check(OTHER)) != NULL);
+	ASSERT_EQ(calls, 1);
+	pa = predicted(a);
+	ASSERT(pa > 0);
+	/*
+	 * The correction read under the version before: read again, and
+	 * weighed with the correction of the model in use (c = 1), not the
+	 * stale one (c = 2: twice the time).
+	 */
+	calls = 0;
+	stale = 1;
+	ASSERT((b = check(OTHER)) != NULL);
+	ASSERT_EQ(calls, 2);
+	pb = predicted(b);
+	if (!(pb > pa * 0.999 && pb < pa * 1.001))
+		TEST_FAIL("predicted %.3f ms after a stale correction, %.3f "
+		    "ms before", pb, pa);
+	json_decref(a);
+	json_decref(b);
+	teardown();
+}
+
+TEST_LIST(
+	TEST_ENTRY(check_reads_correction_and_model_under_one_version)
+)
