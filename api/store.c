@@ -29,6 +29,13 @@ api_db_key(void)
 	pthread_key_create(&db_key, api_db_close);
 }
 
+/* What the store says of itself (a file moved aside): the host's log. */
+static void
+api_store_log(void *ctx, const char *msg)
+{
+	api_log(ctx, API_LOG_WARN, "store: %s", msg);
+}
+
 /*
  * A PostgreSQL store that does not answer holds whoever talks to it (for
  * up to connect_timeout to connect, API_STORE_QUERY_MS for a statement),
@@ -97,7 +104,7 @@ api_store_leave(void *ctx, enum db_status st, const char *err)
 struct db *
 api_db(struct api_server *s, char *err, size_t errlen)
 {
-	struct db_open_opts	 o = { 0, 0, 1, NULL, NULL };
+	struct db_open_opts	 o = { 0, 0, 1, api_store_log, s };
 	struct api_state	 hs;
 	struct db		*db;
 	enum db_status		 st;

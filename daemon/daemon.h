@@ -38,6 +38,7 @@
 #define DAEMON_HOSTS_MAX		8
 #define DAEMON_TARGETS_MAX		8
 #define DAEMON_TOKEN_LEN		32	/* random bytes, hex in the file */
+#define STATE_LOCK_FILE			"pwtuned.lock"	/* in the state directory */
 #define DAEMON_QUESTIONS_MAX		64	/* questions checked */
 #define DAEMON_CHECK_WINDOW		600	/* seconds the budget spans */
 #define DAEMON_CHECK_SLOTS		128	/* checks kept in it, at most */

@@ -103,8 +103,10 @@ listen_socket(const struct config *c, char *bound, size_t boundlen,
 	    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on)) == -1 ||
 	    bind(fd, (struct sockaddr *)&ss, len) == -1 ||
 	    listen(fd, 256) == -1) {
-		snprintf(err, errlen, "listen %s: %s", c->listen,
-		    strerror(errno));
+		snprintf(err, errlen, "listen %s: %s%s", c->listen,
+		    strerror(errno), errno == EADDRINUSE ? " (another "
+		    "program listens there: give this one another port, "
+		    "--listen ADDRESS:PORT)" : "");
 		if (fd != -1)
 			close(fd);
 		return -1;

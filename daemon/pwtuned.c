@@ -8,6 +8,7 @@
  * runtime or a terminal supervises it (-d is accepted and changes
  * nothing).
  */
+#include <sys/file.h>
 #include <sys/stat.h>
 
 #include <errno.h>
@@ -131,6 +132,64 @@ load_config(struct config *c, const char *conf, int verbose,
 	return config_finish(c, err, errlen);
 }
 
+/*
+ * One pwtuned a state directory. A second one (make run twice, a unit
+ * started beside a shell's) is refused before it opens the store: its
+ * connection, closing, was the one that took the store's -wal and -shm
+ * from under the first. The lock is flock(2) on STATE_DIR/pwtuned.lock,
+ * held for the process's life (its descriptor is never closed); the file
+ * holds the PID, for the message. A state directory this process cannot
+ * write holds no lock (said so): the store and the token are elsewhere.
+ */
+static int
+state_lock(const char *dir, char *err, size_t errlen)
+{
+	struct stat	sb;
+	char		path[DAEMON_PATH_MAX + 16], pid[32];
+	ssize_t		n;
+	int		fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, STATE_LOCK_FILE);
+	if ((fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW |
+	    O_NONBLOCK, 0600)) == -1) {
+		if (errno == EROFS || errno == EACCES) {
+			log_warn("state directory %s: %s: no lock (a second "
+			    "pwtuned on it would not be refused)", dir,
+			    strerror(errno));
+			return 0;
+		}
+		snprintf(err, errlen, "%.900s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &sb) == -1 || !S_ISREG(sb.st_mode)) {
+		snprintf(err, errlen, "%.900s: not a regular file: not pwtuned's "
+		    "lock (left as it is)", path);
+		close(fd);
+		return -1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) == -1) {
+		if (errno == EWOULDBLOCK) {
+			n = pread(fd, pid, sizeof(pid) - 1, 0);
+			pid[n > 0 ? n : 0] = '\0';
+			pid[strspn(pid, "0123456789")] = '\0';
+			snprintf(err, errlen, "state directory %.800s is in use by "
+			    "another pwtuned (PID %.20s): stop it first, or give "
+			    "this one a state directory of its own "
+			    "(--state-dir)", dir, pid[0] ? pid : "unknown");
+		} else
+			snprintf(err, errlen, "%.900s: %s", path,
+			    strerror(errno));
+		close(fd);
+		return -1;
+	}
+	snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
+	if (ftruncate(fd, 0) == -1 || pwrite(fd, pid, strlen(pid), 0) !=
+	    (ssize_t)strlen(pid))
+		log_warn("%s: cannot write the PID: %s", path,
+		    strerror(errno));
+	return fd;	/* held until exit */
+}
+
 int
 main(int argc, char **argv)
 {
@@ -204,6 +263,10 @@ main(int argc, char **argv)
 	if (mkdir(d.cfg.state_dir, 0700) == -1 && errno != EEXIST) {
 		log_error("state directory %s: %s", d.cfg.state_dir,
 		    strerror(errno));
+		return 1;
+	}
+	if (state_lock(d.cfg.state_dir, err, sizeof(err)) == -1) {
+		log_error("%s", err);
 		return 1;
 	}
 	if ((st = db_open(d.cfg.db, &dbo, &db, err, sizeof(err))) != DB_OK) {

@@ -1226,13 +1226,15 @@ int
 runner_request(struct daemon *d, const char *profile, enum db_trigger trigger,
     int64_t *id, unsigned *retry_after, char *err, size_t errlen)
 {
-	struct report	 rep;
-	struct db	*db = NULL;
-	time_t		 now = time(NULL);
-	size_t		 npoints = 0;
-	enum db_status	 st;
-	char		 why[512];
-	int		 rc;
+	/* A run of this daemon's may be running: none is recovered here. */
+	struct db_open_opts	 o = { 0, 0, 1, runner_store_log, NULL };
+	struct report		 rep;
+	struct db		*db = NULL;
+	time_t			 now = time(NULL);
+	size_t			 npoints = 0;
+	enum db_status		 st;
+	char			 why[512];
+	int			 rc;
 
 	pthread_mutex_lock(&d->lock);
 	if (d->queued_run != 0 || d->running_run != 0) {
@@ -1273,7 +1275,7 @@ runner_request(struct daemon *d, const char *profile, enum db_trigger trigger,
 			npoints = 0;
 		free(pts);
 	}
-	if ((st = db_open(d->cfg.db, NULL, &db, err, errlen)) == DB_OK)
+	if ((st = db_open(d->cfg.db, &o, &db, err, errlen)) == DB_OK)
 		st = db_run_create(db, &rep, npoints, trigger, id, err, errlen);
 	store_note(d, st, err);
 	rc = st == DB_OK ? 0 : -1;
@@ -1386,10 +1388,12 @@ runner_cancel(struct daemon *d, int64_t id)
 	}
 	pthread_mutex_unlock(&d->lock);
 	if (rc == 1) {
-		struct db	*db;
-		char		 err[512];
+		struct db_open_opts	 o = { 0, 0, 1, runner_store_log,
+					    NULL };
+		struct db		*db;
+		char			 err[512];
 
-		if (db_open(d->cfg.db, NULL, &db, err, sizeof(err)) == DB_OK) {
+		if (db_open(d->cfg.db, &o, &db, err, sizeof(err)) == DB_OK) {
 			db_run_set_status(db, id, DB_RUN_CANCELLED, NULL, err,
 			    sizeof(err));
 			db_close(db);

@@ -182,6 +182,57 @@ sql_move_aside(const char *path, char *dest, size_t destlen)
 }
 
 /*
+ * The first len bytes of the file at path (sb its stat): how many were
+ * read, or -errno. Read through SQLite's own file layer, never with an
+ * open() and close() of our own: on Linux a close() drops every POSIX
+ * lock the process holds on the file, the SHARED lock of its other
+ * connections to the store among them, and another process's
+ * connection, closing, would then take itself for the last one and
+ * delete the -wal and -shm they are using (a request to pwtuned, then a
+ * `pwtune db import` beside it, lost what was written after). SQLite's
+ * layer keeps such a descriptor open until the locks are released.
+ */
+static ssize_t
+sql_read_head(const char *path, const struct stat *sb, unsigned char *head,
+    size_t len)
+{
+	sqlite3_vfs	*vfs = sqlite3_vfs_find(NULL);
+	sqlite3_file	*f;
+	char		*name;
+	size_t		 plen = strlen(path);
+	ssize_t		 n;
+	int		 rc, out = 0;
+
+	if (vfs == NULL)
+		return -EIO;
+	/* A database's name as SQLite makes it: four NULs after it. */
+	if ((f = calloc(1, (size_t)vfs->szOsFile)) == NULL ||
+	    (name = calloc(1, plen + 4)) == NULL) {
+		free(f);
+		return -ENOMEM;
+	}
+	memcpy(name, path, plen);
+	errno = 0;
+	rc = vfs->xOpen(vfs, name, f, SQLITE_OPEN_READONLY |
+	    SQLITE_OPEN_MAIN_DB, &out);
+	if (rc != SQLITE_OK) {
+		n = errno != 0 ? -errno : -EIO;
+		if (f->pMethods != NULL)
+			f->pMethods->xClose(f);
+	} else {
+		n = (ssize_t)((uint64_t)sb->st_size < len ?
+		    (size_t)sb->st_size : len);
+		rc = f->pMethods->xRead(f, head, (int)n, 0);
+		if (rc != SQLITE_OK && rc != SQLITE_IOERR_SHORT_READ)
+			n = -EIO;
+		f->pMethods->xClose(f);
+	}
+	free(name);
+	free(f);
+	return n;
+}
+
+/*
  * Is the file at path one SQLite may open? It must not exist (a new store),
  * or be a regular file that is empty (a new store too: SQLite makes the
  * file before it writes its first page, so a crash in between leaves one)
@@ -196,7 +247,6 @@ sql_check_kind(const char *path, uint32_t *app_id, int *content, char *err,
 	unsigned char		head[100];
 	struct stat		sb;
 	ssize_t			n;
-	int			fd;
 
 	*app_id = 0;
 	*content = 0;
@@ -217,12 +267,10 @@ sql_check_kind(const char *path, uint32_t *app_id, int *content, char *err,
 	}
 	if (sb.st_size == 0)
 		return DB_OK;
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return errno == EACCES ? DB_ERR_READONLY : DB_ERR_CANTOPEN;
+	if ((n = sql_read_head(path, &sb, head, sizeof(head))) < 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(-n));
+		return -n == EACCES ? DB_ERR_READONLY : DB_ERR_CANTOPEN;
 	}
-	n = read(fd, head, sizeof(head));
-	close(fd);
 	if (n < (ssize_t)sizeof(magic) || memcmp(head, magic,
 	    sizeof(magic)) != 0) {
 		snprintf(err, errlen, "%s: not an SQLite database: not a store "
