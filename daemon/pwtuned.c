@@ -137,9 +137,10 @@ load_config(struct config *c, const char *conf, int verbose,
  * started beside a shell's) is refused before it opens the store: its
  * connection, closing, was the one that took the store's -wal and -shm
  * from under the first. The lock is flock(2) on STATE_DIR/pwtuned.lock,
- * held for the process's life (its descriptor is never closed); the file
+ * held for the process's life (its descriptor closed last); the file
  * holds the PID, for the message. A state directory this process cannot
  * write holds no lock (said so): the store and the token are elsewhere.
+ * The descriptor; -2: no lock; -1 with err: refused.
  */
 static int
 state_lock(const char *dir, char *err, size_t errlen)
@@ -156,7 +157,7 @@ state_lock(const char *dir, char *err, size_t errlen)
 			log_warn("state directory %s: %s: no lock (a second "
 			    "pwtuned on it would not be refused)", dir,
 			    strerror(errno));
-			return 0;
+			return -2;
 		}
 		snprintf(err, errlen, "%.900s: %s", path, strerror(errno));
 		return -1;
@@ -187,7 +188,7 @@ state_lock(const char *dir, char *err, size_t errlen)
 	    (ssize_t)strlen(pid))
 		log_warn("%s: cannot write the PID: %s", path,
 		    strerror(errno));
-	return fd;	/* held until exit */
+	return fd;	/* held until the teardown */
 }
 
 int
@@ -205,7 +206,7 @@ main(int argc, char **argv)
 	size_t			 nsets = 0;
 	sigset_t		 sigs;
 	int			 check = 0, verbose = 0, health = 0, fd, sig;
-	int			 deferred;
+	int			 deferred, lockfd;
 	int			 rc = 1;
 	enum db_status		 st;
 
@@ -265,7 +266,7 @@ main(int argc, char **argv)
 		    strerror(errno));
 		return 1;
 	}
-	if (state_lock(d.cfg.state_dir, err, sizeof(err)) == -1) {
+	if ((lockfd = state_lock(d.cfg.state_dir, err, sizeof(err))) == -1) {
 		log_error("%s", err);
 		return 1;
 	}
@@ -388,5 +389,7 @@ out:
 	notify_watchdog_stop();
 	free(d.model);
 	log_info("stopped");
+	if (lockfd >= 0)
+		close(lockfd);	/* the state directory is free */
 	return rc;
 }
