@@ -370,7 +370,7 @@ rec_report(const struct rec_opts *o, struct report *rep, int64_t *run_id)
 		}
 		if ((st = db_open(o->db, &dbo, &db, err, sizeof(err))) !=
 		    DB_OK) {
-			cli_warnx("recommend: %s", err);
+			cli_warnx("recommend: --db %s", err);
 			/* A file that is not a store was named by mistake. */
 			return st == DB_ERR_INVALID ? CLI_EXIT_USAGE :
 			    CLI_EXIT_ENV;
