@@ -40,6 +40,10 @@
 					   scoped answers a second, sustained
 					   (4 questions over 256 hosts) */
 #define API_FLEET_SEARCH_BURST	(2 * FLEET_HOSTS_MAX)	/* ... and at once */
+#define API_ANSWER_RATE		10	/* this host's answers made for new
+					   questions a second, sustained */
+#define API_ANSWER_BURST	64	/* ... and at once (a kept answer
+					   costs none) */
 #define API_OBS_RATE		10	/* observations a second, sustained */
 #define API_OBS_BURST		50	/* ... and at once */
 #define API_OBS_SAMPLES_MAX	256	/* latencies in one observation */
@@ -152,6 +156,8 @@ struct api_cached {
 	uint64_t	 version;
 	uint64_t	 cap_kib;	/* the memory cap it was made under (a
 					   reload may lower memory_max) */
+	time_t		 made;
+	unsigned	 asks;		/* answered from it, or made again */
 	char		*body;
 	char		 etag[API_ETAG_LEN];
 	int		 status;
@@ -188,6 +194,15 @@ struct api_server {
 	int			 have_token;
 	struct api_fail		 fails[API_FAIL_SLOTS];
 	struct api_cached	 cache[API_CACHE_SLOTS];
+	uint8_t			 cache_key[16];	/* keys the slots' hash */
+	/*
+	 * Answers made (not kept ones): a token bucket of API_ANSWER_RATE,
+	 * and at most one HTTP thread fewer than there are at once, so
+	 * that new questions in a loop cannot take every thread and CPU.
+	 */
+	double			 answer_tokens;
+	double			 answer_refilled;	/* 0: never (full) */
+	unsigned		 answering;
 	struct api_hit		 hits[API_HIT_SLOTS];	/* in order seen */
 	size_t			 nhits;
 	struct api_latency	 latency[API_ROUTES + 1][API_METHODS];
@@ -295,12 +310,13 @@ int	 api_no_model(struct api_server *s, struct api_reply *rep);
 
 /*
  * The default question (250 ms at p95, k = 1) as GET /v1/recommendation
- * answers it: memory capped by the host's budget now, and what its checks
- * found (cs->c: its correction; 1 when none), read under the model's
- * version *version (when not NULL; 0 when no checks are kept).
+ * answers it for stack (NULL: without one): memory capped by the host's
+ * budget now, and what its checks found (cs->c: its correction; 1 when
+ * none), read under the model's version *version (when not NULL; 0 when
+ * no checks are kept).
  */
 void	 api_default_question(struct api_server *s, struct tune_query *q,
-	    struct check_state *cs, uint64_t *version);
+	    const char *stack, struct check_state *cs, uint64_t *version);
 
 /*
  * A query whose keys are all in allowed (known lists them, for the
@@ -349,6 +365,8 @@ json_t	*api_run_presets(struct api_server *s, struct db *db, int64_t run);
 void	 api_hosts_free(struct api_server *s);
 
 /* server.c: a line of the host's log through s's env (api_env.log). */
+/* Seconds on the monotonic clock. */
+double	 api_now(void);
 void	 api_log(const struct api_server *s, enum api_log_level level,
 	    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 

@@ -17,12 +17,15 @@
 /*
  * What a check reads of the model in use: the default answer as
  * GET /v1/recommendation gives it (250 ms at p95, k = 1, memory capped by
- * the host's budget now, corrected by its question's checks), and the
- * string's time as that answer's stack predicts it, times the same
- * correction (the model's error near the answer, as measured).
+ * the host's budget now, corrected by its question's checks), for the
+ * stack the body names (else without one), and the string's time as that
+ * answer's stack predicts it, times the same correction (the model's
+ * error near the answer, as measured).
  */
 struct api_check_arg {
 	const struct kdf_params		*kp;
+	const char			*stack;	/* NULL: none named */
+	const char			*for_stack;	/* weighed for */
 	struct tune_query		 q;
 	double				 c;	/* the checks' correction */
 	int				 have, t, predicted;
@@ -52,7 +55,8 @@ api_check_locked(const struct model *m, const struct api_state *st,
 	if ((ck->have = m != NULL) == 0)
 		return;
 	ck->version = st->model_version;
-	ck->t = check_answer(m, NULL, &ck->q, c, &ck->a, &model_ms, err,
+	ck->for_stack = ck->stack != NULL ? ck->stack : stack_default(m);
+	ck->t = check_answer(m, ck->stack, &ck->q, c, &ck->a, &model_ms, err,
 	    sizeof(err));
 	if (!(c >= CHECK_C_MIN_RUNTIME && c <= CHECK_C_MAX_RUNTIME))
 		c = 1;
@@ -65,7 +69,7 @@ api_check_locked(const struct model *m, const struct api_state *st,
 		return;
 	}
 	/* Argon2i and argon2d as argon2id: the same work. */
-	stack = stack_default(m);
+	stack = ck->for_stack;
 	ck->predicted = stack_predict(m, stack, KDF_ALG_ARGON2ID,
 	    ck->kp->m_kib, ck->kp->t, ck->kp->p, 1, 95, &ck->ms) == 0 &&
 	    stack_predict(m, stack, KDF_ALG_ARGON2ID, ck->kp->m_kib,
@@ -82,7 +86,7 @@ h_check(struct api_server *s, struct MHD_Connection *c,
 	struct check_state		 cs;
 	struct tune_rehash		 rh;
 	struct kdf_params		 kp;
-	json_t				*j, *enc, *out;
+	json_t				*j, *enc, *stk, *out;
 	char				 err[256];
 	uint64_t			 version;
 	int				 tries;
@@ -94,11 +98,25 @@ h_check(struct api_server *s, struct MHD_Connection *c,
 	if ((j = api_body_json(r, rep)) == NULL)
 		return 0;
 	enc = json_object_get(j, "encoded");
-	if (!json_is_string(enc) || json_object_size(j) != 1) {
+	stk = json_object_get(j, "stack");
+	if (!json_is_string(enc) || json_object_size(j) != 1 + (stk != NULL)) {
 		json_decref(j);
 		return api_fail(rep, PROB_BAD_PARAM, "encoded", "the body "
-		    "takes {\"encoded\": \"$argon2id$v=19$m=...\"}", NULL, 0);
+		    "takes {\"encoded\": \"$argon2id$v=19$m=...\"} and, for a "
+		    "client stack, \"stack\": \"php\"", NULL, 0);
 	}
+	/* A catalogue stack's: its answer is the one to weigh against. */
+	if (stk != NULL && (!json_is_string(stk) ||
+	    stack_find(json_string_value(stk)) == NULL)) {
+		char	names[512], why[768];
+
+		stack_names(names, sizeof(names));
+		snprintf(why, sizeof(why), "stack must be one of %s", names);
+		json_decref(j);
+		return api_fail(rep, PROB_BAD_PARAM, "stack", why, NULL, 0);
+	}
+	ck.stack = stk != NULL ? stack_find(json_string_value(stk))->name :
+	    NULL;
 	/*
 	 * Argon2 strings only: what the model predicts for. Parsed, never
 	 * hashed: no client input reaches Argon2.
@@ -121,7 +139,7 @@ h_check(struct api_server *s, struct MHD_Connection *c,
 	 * new model with the old correction. Read again then.
 	 */
 	for (tries = 1; ; tries++) {
-		api_default_question(s, &ck.q, &cs, &version);
+		api_default_question(s, &ck.q, ck.stack, &cs, &version);
 		ck.c = cs.c;
 		s->env.with_model(s->env.ctx, api_check_locked, &ck);
 		if (!ck.have || s->env.checked == NULL ||
@@ -137,6 +155,7 @@ h_check(struct api_server *s, struct MHD_Connection *c,
 	    (json_int_t)kp.t, "p", (json_int_t)kp.p, "owasp_floor_met",
 	    tune_floor_min_t(TUNE_FLOOR_OWASP, kp.alg, kp.m_kib) != 0 &&
 	    tune_floor_min_t(TUNE_FLOOR_OWASP, kp.alg, kp.m_kib) <= kp.t);
+	json_object_set_new(out, "for", json_string(ck.for_stack));
 	/* predicted_ms_p95: deprecated (0.2.0), predicted.ms. */
 	json_object_set_new(out, "predicted", ck.predicted ?
 	    api_predicted_json(95, ck.ms, ck.p50_ms) : json_null());

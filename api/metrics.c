@@ -399,7 +399,7 @@ h_metrics(struct api_server *s, struct MHD_Connection *c,
 	ma.t = &t;
 	ma.up = api_store_up(s, why, sizeof(why));
 	ma.pg = api_store_is_pg(s);
-	api_default_question(s, &ma.q, &ma.cs, NULL);
+	api_default_question(s, &ma.q, NULL, &ma.cs, NULL);
 	api_fleet_counts(s, &ma.computed, &ma.cached);	/* no lock held */
 	t.cap = 16384;
 	t.len = 0;

@@ -6,6 +6,7 @@
  * every stack's (stacks.c); scope=, and stack= of a name only the
  * store's observations know yet, go to fleet.c.
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,9 +24,12 @@
  * question may take the slot the moment the lock is dropped.
  */
 struct api_answer_copy {
-	char	*body;
-	char	 etag[API_ETAG_LEN];
-	int	 status;
+	char		*body;
+	char		 etag[API_ETAG_LEN];
+	int		 status;
+	long long	 age;		/* s: a kept answer served past the
+					   budget; -1: none */
+	unsigned	 retry;		/* s, when none could be made */
 };
 
 static int
@@ -195,6 +199,41 @@ api_answer_measuring(json_t *j, const struct api_state *st)
 }
 
 /*
+ * The cache slot of a->key, under the server's lock: of its two (placed
+ * by a hash keyed with the server's random key, so that no client can
+ * aim at another question's), the one holding it, else an empty one,
+ * else the one asked least, the older of two alike: new questions asked
+ * once in a loop push out each other, not a question asked again.
+ */
+static void
+api_answer_slot(struct api_answer_arg *a)
+{
+	struct api_server	*s = a->s;
+	struct api_cached	*x, *y;
+	uint8_t			 h[8];
+	size_t			 i;
+
+	if (a->slot != NULL && a->slot->body != NULL &&
+	    strcmp(a->slot->key, a->key) == 0)
+		return;
+	crypto_generichash(h, sizeof(h), (const uint8_t *)a->key,
+	    strlen(a->key), s->cache_key, sizeof(s->cache_key));
+	i = (h[0] | h[1] << 8) % API_CACHE_SLOTS;
+	x = &s->cache[i];
+	y = &s->cache[(i + 1 + (h[2] | h[3] << 8) % (API_CACHE_SLOTS - 1)) %
+	    API_CACHE_SLOTS];
+	if (x->body != NULL && strcmp(x->key, a->key) == 0)
+		a->slot = x;
+	else if (y->body != NULL && strcmp(y->key, a->key) == 0)
+		a->slot = y;
+	else if (x->body == NULL || y->body == NULL)
+		a->slot = x->body == NULL ? x : y;
+	else
+		a->slot = x->asks < y->asks || (x->asks == y->asks &&
+		    x->made <= y->made) ? x : y;
+}
+
+/*
  * The answer kept for a->key under a->version and the memory cap of now
  * (a->qq): 1 (a->hit, a->rc, the copy in a->out), else 0 (a->slot where it goes: found once per request).
  */
@@ -202,19 +241,82 @@ static int
 api_answer_lookup(struct api_answer_arg *a)
 {
 	struct api_server	*s = a->s;
-	uint8_t			 h[8];
 
-	if (a->slot == NULL) {
-		crypto_generichash(h, sizeof(h), (const uint8_t *)a->key,
-		    strlen(a->key), NULL, 0);
-		a->slot = &s->cache[(h[0] | h[1] << 8) % API_CACHE_SLOTS];
-	}
 	pthread_mutex_lock(&s->lock);
+	api_answer_slot(a);
 	if (a->slot->body != NULL && a->slot->version == a->version &&
 	    a->slot->cap_kib == a->qq.memory_max_kib &&
 	    strcmp(a->slot->key, a->key) == 0) {
 		a->hit = 1;
 		a->rc = api_answer_take(a->slot, a->out);
+		if (a->slot->asks < UINT_MAX)
+			a->slot->asks++;
+	}
+	pthread_mutex_unlock(&s->lock);
+	return a->hit;
+}
+
+/*
+ * An answer to make: 1, taken from the budget (api_answer_done() after),
+ * or 0 with *retry (s) when the bucket is empty or *at_once answers are
+ * made now (as many as there may be).
+ */
+static int
+api_answer_budget(struct api_server *s, unsigned *retry, unsigned *at_once)
+{
+	double	now = api_now();
+	int	ok;
+
+	pthread_mutex_lock(&s->lock);
+	*at_once = s->cfg.threads > 1 ? s->cfg.threads - 1 : 1;
+	if (s->answer_refilled == 0)
+		s->answer_tokens = API_ANSWER_BURST;
+	else {
+		s->answer_tokens += (now - s->answer_refilled) *
+		    API_ANSWER_RATE;
+		if (s->answer_tokens > API_ANSWER_BURST)
+			s->answer_tokens = API_ANSWER_BURST;
+	}
+	s->answer_refilled = now;
+	ok = s->answer_tokens >= 1 && s->answering < *at_once;
+	if (ok) {
+		s->answer_tokens -= 1;
+		s->answering++;
+	} else
+		*retry = 1;
+	pthread_mutex_unlock(&s->lock);
+	return ok;
+}
+
+static void
+api_answer_done(struct api_server *s)
+{
+	pthread_mutex_lock(&s->lock);
+	s->answering--;
+	pthread_mutex_unlock(&s->lock);
+}
+
+/*
+ * Past the budget: the answer kept for the same question under an older
+ * model (and the memory cap of now), if its slot still holds it: 1 with
+ * the copy and its age in a->out, else 0.
+ */
+static int
+api_answer_older(struct api_answer_arg *a)
+{
+	struct api_server	*s = a->s;
+
+	pthread_mutex_lock(&s->lock);
+	api_answer_slot(a);
+	if (a->slot->body != NULL && a->slot->cap_kib ==
+	    a->qq.memory_max_kib && strcmp(a->slot->key, a->key) == 0) {
+		a->hit = 1;
+		a->rc = api_answer_take(a->slot, a->out);
+		a->out->age = (long long)(time(NULL) - a->slot->made);
+		if (a->out->age < 0)
+			a->out->age = 0;
+		if (a->slot->asks < UINT_MAX)
+			a->slot->asks++;
 	}
 	pthread_mutex_unlock(&s->lock);
 	return a->hit;
@@ -318,6 +420,7 @@ api_answer_locked(const struct model *m, const struct api_state *st,
 /* Why api_answer() found no answer. */
 enum api_no_answer {
 	API_ANSWERED,
+	API_BUSY,		/* past the budget of answers made */
 	API_NO_MODEL,		/* no model yet */
 	API_NO_BASE,		/* the stack's base curve is not measured */
 	API_NOT_IN_MODEL,	/* a stack only the store's observations know */
@@ -339,7 +442,8 @@ api_answer(struct api_server *s, const struct tune_query *q,
 	json_t			*j;
 	char			*body;
 	uint64_t		 now_kib, checked_version;
-	int			 tries, nokeep = 0, moved;
+	unsigned		 retry = 1, at_once = 1;
+	int			 tries, nokeep = 0, moved, budgeted = 0;
 
 	memset(&a, 0, sizeof(a));
 	a.s = s;
@@ -349,6 +453,8 @@ api_answer(struct api_server *s, const struct tune_query *q,
 	a.out = out;
 	a.err = err;
 	a.errlen = errlen;
+	out->age = -1;
+	out->retry = 0;
 	pthread_mutex_lock(&s->lock);
 	a.memory_max = s->cfg.memory_max;
 	pthread_mutex_unlock(&s->lock);
@@ -371,6 +477,21 @@ api_answer(struct api_server *s, const struct tune_query *q,
 	if (s->env.model_version != NULL &&
 	    s->env.model_version(s->env.ctx, &a.version) == 1)
 		(void)api_answer_lookup(&a);
+	/*
+	 * An answer to make takes one of the budget's; past it, the answer
+	 * kept for the same question under an older model is served (Age
+	 * says how old), and a question never answered is 429.
+	 */
+	if (!a.hit && !(budgeted = api_answer_budget(s, &retry, &at_once)) &&
+	    !api_answer_older(&a)) {
+		out->retry = retry;
+		*no = API_BUSY;
+		snprintf(err, errlen, "answers to new questions are made at "
+		    "most %d a second here, %u at a time: ask again in %u "
+		    "s (a question asked before is answered from the "
+		    "answer kept for it)", API_ANSWER_RATE, at_once, retry);
+		return -1;
+	}
 	/*
 	 * The correction is read, then the answer made, under two holds of
 	 * the host's lock: a refit or a check in between (model_version
@@ -404,6 +525,8 @@ api_answer(struct api_server *s, const struct tune_query *q,
 		a.rc = 0;
 		a.no_base = 0;
 	}
+	if (budgeted)
+		api_answer_done(s);
 	if (s->env.asked != NULL && !a.no_model && !a.not_in_model &&
 	    api_answer_tell(&a))
 		s->env.asked(s->env.ctx, &a.qq, stack);
@@ -426,7 +549,6 @@ api_answer(struct api_server *s, const struct tune_query *q,
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	slot = a.slot;
 	json_object_set_new(j, "stale", json_boolean(a.stale));
 	if (a.rc == 1) {
 		/* 422: the closest admissible answer comes with the error. */
@@ -442,17 +564,31 @@ api_answer(struct api_server *s, const struct tune_query *q,
 	out->status = a.rc == 1 ? 422 : 200;
 	api_answer_etag(a.run, out->status, body, out->etag,
 	    sizeof(out->etag));
-	/* Kept for the next asker, unless a newer model came meanwhile. */
+	/*
+	 * Kept for the next asker, unless a newer model came meanwhile (in
+	 * its slot as of now: another thread may have placed another
+	 * question there since).
+	 */
 	pthread_mutex_lock(&s->lock);
-	if (!nokeep && (slot->body == NULL || slot->version <= a.version)) {
+	a.slot = NULL;
+	api_answer_slot(&a);
+	slot = a.slot;
+	if (!nokeep && (slot->body == NULL || strcmp(slot->key, key) != 0 ||
+	    slot->version <= a.version)) {
 		char	*kept;
 
 		if ((kept = strdup(body)) != NULL) {
+			/* A question kept again keeps its count. */
+			if (slot->body == NULL || strcmp(slot->key, key) != 0)
+				slot->asks = 1;
+			else if (slot->asks < UINT_MAX)
+				slot->asks++;
 			free(slot->body);
 			slot->body = kept;
 			snprintf(slot->key, sizeof(slot->key), "%s", key);
 			slot->version = a.version;
 			slot->cap_kib = a.qq.memory_max_kib;
+			slot->made = time(NULL);
 			slot->status = out->status;
 			slot->told = time(NULL);	/* told above */
 			slot->ntold = 1;
@@ -466,7 +602,7 @@ api_answer(struct api_server *s, const struct tune_query *q,
 
 void
 api_default_question(struct api_server *s, struct tune_query *q,
-    struct check_state *cs, uint64_t *version)
+    const char *stack, struct check_state *cs, uint64_t *version)
 {
 	if (version != NULL)
 		*version = 0;
@@ -476,7 +612,7 @@ api_default_question(struct api_server *s, struct tune_query *q,
 	    NULL) / 1024;
 	pthread_mutex_unlock(&s->lock);
 	check_state_init(cs);
-	if (s->env.checked != NULL && s->env.checked(s->env.ctx, q, NULL, cs,
+	if (s->env.checked != NULL && s->env.checked(s->env.ctx, q, stack, cs,
 	    NULL, 0, version) != 1)
 		check_state_init(cs);
 }
@@ -553,6 +689,9 @@ h_recommendation(struct api_server *s, struct MHD_Connection *c,
 	if (api_answer(s, &q, sc.stack[0] != '\0' ? sc.stack : NULL, ckey,
 	    &ans, err, sizeof(err), &no) == -1) {
 		switch (no) {
+		case API_BUSY:
+			return api_fail(rep, PROB_TOO_MANY, NULL, err, NULL,
+			    ans.retry);
 		case API_NO_MODEL:
 			return api_no_model(s, rep);
 		case API_NOT_IN_MODEL:
@@ -583,6 +722,13 @@ h_recommendation(struct api_server *s, struct MHD_Connection *c,
 		default:
 			return api_fail(rep, PROB_POLICY, NULL, err, NULL, 0);
 		}
+	}
+	/* An older model's answer, past the budget: how old it is. */
+	if (ans.age >= 0) {
+		char	age[32];
+
+		snprintf(age, sizeof(age), "%lld", ans.age);
+		api_reply_header(rep, "Age", age);
 	}
 	inm = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "If-None-Match");
 	if (ans.status == 200 && inm != NULL && strcmp(inm, ans.etag) == 0) {

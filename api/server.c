@@ -83,7 +83,7 @@ const double api_latency_bounds[API_LATENCY_BUCKETS] = {
 	0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1
 };
 
-static double
+double
 api_now(void)
 {
 	struct timespec	ts;
@@ -323,8 +323,11 @@ api_auth(struct api_server *s, struct MHD_Connection *c, unsigned *retry)
 
 	if (h == NULL)
 		return 1;
-	/* "Bearer " exactly; the digest makes every comparison 32 bytes. */
-	ok = strncmp(h, "Bearer ", 7) == 0 && h[7] != '\0';
+	/*
+	 * "Bearer " (the scheme in any case, RFC 9110 11.1); the digest makes
+	 * every comparison 32 bytes.
+	 */
+	ok = strncasecmp(h, "Bearer ", 7) == 0 && h[7] != '\0';
 	if (ok) {
 		crypto_generichash(digest, sizeof(digest),
 		    (const uint8_t *)h + 7, strlen(h + 7), NULL, 0);
@@ -1030,6 +1033,7 @@ api_start(const struct api_env *env, const struct api_config *cfg,
 	s->cfg = *cfg;
 	s->request_timeout = cfg->request_timeout;
 	pthread_mutex_init(&s->lock, NULL);
+	randombytes_buf(s->cache_key, sizeof(s->cache_key));
 	pthread_mutex_init(&s->conn_lock, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);

@@ -5,7 +5,10 @@ must be the answer to its own question (target, floor, memory_max).
 answers.py PORT SECONDS CLIENTS: CLIENTS-1 processes ask target_ms from
 1 to 400 with floor=none and memory_max=1024 (small answers that keep the
 answer cache's slots changing hands); one asks target_ms=250 with the
-default floor. Prints the counts; exits 1 on any mismatch or error."""
+default floor. Prints the counts; exits 1 on any mismatch or error.
+New questions past the daemon's budget of answers made are 429 (with
+Retry-After): counted apart for the distinct questions, an error for
+target_ms=250, which is asked again and again (its kept answer)."""
 import http.client
 import json
 import multiprocessing
@@ -13,7 +16,9 @@ import sys
 import time
 
 
-def check(body, status, target, floor):
+def check(body, status, target, floor, retry_after=None):
+    if status == 429 and floor == "none":
+        return None if retry_after else "429 without Retry-After"
     j = json.loads(body)
     if status == 422:
         j = j.get("closest")
@@ -33,7 +38,7 @@ def check(body, status, target, floor):
 def client(port, seconds, which, out):
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
     end = time.monotonic() + seconds
-    n = bad = 0
+    n = bad = refused = 0
     first = None
     i = which * 37
     while time.monotonic() < end:
@@ -48,7 +53,9 @@ def client(port, seconds, which, out):
             conn.request("GET", "/v1/recommendation?" + q)
             r = conn.getresponse()
             body = r.read()
-            why = check(body, r.status, target, floor)
+            why = check(body, r.status, target, floor,
+                        r.getheader("Retry-After"))
+            refused += r.status == 429
         except (OSError, http.client.HTTPException, ValueError,
                 KeyError) as e:
             why = "error: %r" % e
@@ -59,7 +66,7 @@ def client(port, seconds, which, out):
             bad += 1
             if first is None:
                 first = why
-    out.put((which, n, bad, first))
+    out.put((which, n, bad, first, refused))
 
 
 def main():
@@ -77,8 +84,9 @@ def main():
     total = sum(r[1] for r in res)
     bad = sum(r[2] for r in res)
     mine = [r for r in res if r[0] == 0][0]
-    print("%d answers, %d not to their own question (target_ms=250: %d "
-          "answers, %d wrong)" % (total, bad, mine[1], mine[2]))
+    print("%d answers, %d not to their own question, %d new ones past "
+          "the budget (429) (target_ms=250: %d answers, %d wrong)" % (
+              total, bad, sum(r[4] for r in res), mine[1], mine[2]))
     for r in res:
         if r[3] is not None:
             print("  client %d: %s" % (r[0], r[3]))

@@ -20,11 +20,15 @@ unauth "no token"
 unauth "wrong token" -H "Authorization: Bearer 0000000000000000000000000000000000000000000000000000000000000000"
 unauth "truncated token" -H "Authorization: Bearer ${T:0:63}"
 unauth "longer token" -H "Authorization: Bearer ${T}0"
-unauth "lower-case scheme" -H "Authorization: bearer $T"
+unauth "another scheme" -H "Authorization: Basic $T"
 unauth "doubled token" -H "Authorization: Bearer $T $T"
 unauth "empty token" -H "Authorization: Bearer "
 unauth "no scheme" -H "Authorization: $T"
 expect_http 401 "DELETE without token" DELETE /v1/runs/1
+# The scheme is case-insensitive (RFC 9110 11.1): "bearer" is the right
+# token too (it was 401, and counted as a wrong one).
+expect_http 404 "the scheme as bearer: the token taken" DELETE /v1/runs/999 -H "Authorization: bearer $T"
+expect_http 404 "the scheme as BEARER: the token taken" DELETE /v1/runs/999 -H "Authorization: BEARER $T"
 stop_daemon
 
 # The failure limiter (issue 15, item 2). Requests without Authorization

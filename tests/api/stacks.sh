@@ -111,6 +111,21 @@ expect_body "stack=php: every language's snippet carries its own stack's answer"
 expect_http 200 "the default answer again" GET "/v1/recommendation?target_ms=250"
 expect_body "the default's snippets: php's at php's m, C's at the default's own" \
 	"\"'memory_cost' => $PHP_M,\" in j['snippets']['php'] and str(j['m_kib']) in j['snippets']['c'] and str(j['m_kib']) not in j['snippets']['php']"
+# POST /v1/check for a PHP service: weighed against php's answer, not
+# the default one (which takes longer in PHP: it said weaker, rehash to
+# the default's m); without stack, against the default answer.
+PHP_PHC="\$argon2id\$v=19\$m=$PHP_M,t=1,p=1\$c29tZXNhbHRzb21lc2FsdA\$CKGe5/bX9YnCq2rxjW5yQXKxn31v1GKzhDCrMc6r6vA"
+chk() { expect_http "$1" "$2" POST /v1/check -H "Content-Type: application/json" --data-binary "$3"; }
+chk 200 "POST /v1/check of php's answer with stack php" "{\"encoded\": \"$PHP_PHC\", \"stack\": \"php\"}"
+expect_body "... for php: no rehash, against php's own answer" \
+	"j['for'] == 'php' and j['needs_rehash']['differs'] is False and j['needs_rehash']['against'].startswith('\$argon2id\$v=19\$m=$PHP_M,')"
+chk 200 "POST /v1/check of php's answer without a stack" "{\"encoded\": \"$PHP_PHC\"}"
+expect_body "... for libsodium: weaker than the default answer" \
+	"j['for'] == 'libsodium' and j['needs_rehash']['weaker'] is True"
+chk 400 "POST /v1/check with an unknown stack: 400" "{\"encoded\": \"$PHP_PHC\", \"stack\": \"cobol\"}"
+expect_body "... naming stack and the known ones" "j['param'] == 'stack' and 'php' in j['detail']"
+chk 400 "POST /v1/check with a stack that is not a string: 400" "{\"encoded\": \"$PHP_PHC\", \"stack\": 7}"
+expect_body "... naming stack" "j['param'] == 'stack'"
 expect_http 400 "stack=php-sodium&parallelism=2: a usage error" GET "/v1/recommendation?target_ms=250&stack=php-sodium&parallelism=2"
 expect_body "named: parallelism" "j['param'] == 'parallelism' and 'p = 1 only' in j['detail']"
 stop_daemon
