@@ -271,10 +271,15 @@ median3(double a, double b, double c)
  * One knot far off its neighbours is a moment's noise, not the runtime:
  * each inner knot's ratio to the curve is the median of its own and its
  * neighbours'; an end knot off its neighbour by over 25 % where that one
- * agrees with the next within 10 % takes its neighbour's ratio.
+ * agrees with the next within 10 % takes its neighbour's ratio. Not a
+ * knot that weighs STACK_KNOT_HEAVY x each neighbour it would take after
+ * (kw, the samples behind it): services' observations of a size, many
+ * posts of many hashes, are what the runtime does there, not a moment a
+ * probe's three hashes met (they were overruled by the probe's
+ * neighbours, and an answer did not move for them).
  */
 static void
-stack_knots_filter(const double *kx, double *ky, size_t nk)
+stack_knots_filter(const double *kx, double *ky, const double *kw, size_t nk)
 {
 	double	r[64], f[64];
 	size_t	i;
@@ -286,12 +291,16 @@ stack_knots_filter(const double *kx, double *ky, size_t nk)
 	f[0] = r[0];
 	f[nk - 1] = r[nk - 1];
 	for (i = 1; i + 1 < nk; i++)
-		f[i] = median3(r[i - 1], r[i], r[i + 1]);
+		f[i] = kw[i] >= STACK_KNOT_HEAVY * kw[i - 1] &&
+		    kw[i] >= STACK_KNOT_HEAVY * kw[i + 1] ? r[i] :
+		    median3(r[i - 1], r[i], r[i + 1]);
 	if (fabs(r[0] - f[1]) > 0.25 * f[1] &&
-	    fabs(f[1] - f[2]) <= 0.10 * f[2])
+	    fabs(f[1] - f[2]) <= 0.10 * f[2] &&
+	    kw[0] < STACK_KNOT_HEAVY * kw[1])
 		f[0] = f[1];
 	if (fabs(r[nk - 1] - f[nk - 2]) > 0.25 * f[nk - 2] &&
-	    fabs(f[nk - 2] - f[nk - 3]) <= 0.10 * f[nk - 3])
+	    fabs(f[nk - 2] - f[nk - 3]) <= 0.10 * f[nk - 3] &&
+	    kw[nk - 1] < STACK_KNOT_HEAVY * kw[nk - 2])
 		f[nk - 1] = f[nk - 2];
 	for (i = 0; i < nk; i++)
 		ky[i] = f[i] * kx[i];
@@ -354,7 +363,7 @@ stack_knots(const double *x, const double *y, const double *w,
 		st->fit_error = median_of(e, ne);
 	if (nk > MODEL_STACK_KNOTS)
 		nk = MODEL_STACK_KNOTS;
-	stack_knots_filter(kx, ky, nk);
+	stack_knots_filter(kx, ky, kw, nk);
 	for (i = 0; i < nk; i++) {
 		/* Kept within what a runtime can be against its library. */
 		if (ky[i] < STACK_C_MIN * kx[i])

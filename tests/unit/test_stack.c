@@ -285,6 +285,60 @@ TEST(one_noisy_knot_is_the_neighbours)
 	ASSERT(fabs(ms - pts[n - 1].median_ms / 0.5) / ms < 0.01);
 }
 
+/*
+ * Services' observations of one size, many hashes each, are not a busy
+ * moment: the knot they make outweighs its neighbours' (the probe's few
+ * hashes) and stands, where the neighbours' median overruled it.
+ */
+TEST(observations_of_a_size_are_not_a_noisy_knot)
+{
+	struct stack_point	pts[12];
+	struct model_stack	st;
+	char			err[256];
+	double			ms, base;
+	size_t			i, n;
+
+	fit(1);
+	n = points(pts, 1.0, 0);
+	base = base_ms(KDF_BACKEND_LIBARGON2, 131072, 2);
+	for (i = 0; i < 3; i++, n++) {
+		memset(&pts[n], 0, sizeof(pts[n]));
+		pts[n].m_kib = 131072;
+		pts[n].t = 2;
+		pts[n].p = 1;
+		pts[n].k = 1;
+		pts[n].n = 20;
+		pts[n].median_ms = 0.5 * base;
+		pts[n].p95_ms = 0.52 * base;
+	}
+	ASSERT_EQ(stack_fit(&mdl, "php", pts, n, &st, err, sizeof(err)), 0);
+	ASSERT_EQ(model_stack_set(&mdl, &st), 0);
+	ASSERT_EQ(stack_predict(&mdl, "php", KDF_ALG_ARGON2ID, 131072, 2, 1, 1,
+	    50, &ms), 0);
+	/* 5 probe samples at 1.0, 15 observed at 0.5: 0.625 of the curve. */
+	if (!(fabs(ms / base - 0.625) < 0.02))
+		TEST_FAIL("at the observed size %.3f x the curve, not 0.625",
+		    ms / base);
+	/* One post alone does not outweigh the probe's neighbours. */
+	n = points(pts, 1.0, 0);
+	memset(&pts[n], 0, sizeof(pts[n]));
+	pts[n].m_kib = 131072;
+	pts[n].t = 2;
+	pts[n].p = 1;
+	pts[n].k = 1;
+	pts[n].n = 20;
+	pts[n].median_ms = 0.5 * base;
+	pts[n].p95_ms = 0.52 * base;
+	n++;
+	ASSERT_EQ(stack_fit(&mdl, "php", pts, n, &st, err, sizeof(err)), 0);
+	ASSERT_EQ(model_stack_set(&mdl, &st), 0);
+	ASSERT_EQ(stack_predict(&mdl, "php", KDF_ALG_ARGON2ID, 131072, 2, 1, 1,
+	    50, &ms), 0);
+	if (!(fabs(ms / base - 1.0) < 0.02))
+		TEST_FAIL("one post moved its size to %.3f x the curve", ms /
+		    base);
+}
+
 /* The cap a cliff in pts puts on java-bouncycastle's answers (0: none). */
 static uint32_t
 cliff_cap(const struct stack_point *pts, size_t n)
@@ -772,6 +826,7 @@ TEST(snippets_carry_the_stack_and_its_parameters)
 }
 
 TEST_LIST(
+	TEST_ENTRY(observations_of_a_size_are_not_a_noisy_knot),
 	TEST_ENTRY(catalogue_names_and_lookup),
 	TEST_ENTRY(checks_apply_to_a_probed_stack),
 	TEST_ENTRY(checks_stand_for_a_library_probe),
