@@ -44,6 +44,9 @@
 					   questions a second, sustained */
 #define API_ANSWER_BURST	64	/* ... and at once (a kept answer
 					   costs none) */
+#define API_ASK_WINDOW_S	60	/* a kept answer's askings count once
+					   a minute: how long it has been
+					   asked for, not how often */
 #define API_OBS_RATE		10	/* observations a second, sustained */
 #define API_OBS_BURST		50	/* ... and at once */
 #define API_OBS_SAMPLES_MAX	256	/* latencies in one observation */
@@ -157,7 +160,9 @@ struct api_cached {
 	uint64_t	 cap_kib;	/* the memory cap it was made under (a
 					   reload may lower memory_max) */
 	time_t		 made;
-	unsigned	 asks;		/* answered from it, or made again */
+	unsigned	 asks;		/* windows it was asked in */
+	time_t		 asked_win;	/* the last (api_slot_asked) */
+	uint64_t	 since;		/* kept here first (cache_seq then) */
 	char		*body;
 	char		 etag[API_ETAG_LEN];
 	int		 status;
@@ -195,6 +200,7 @@ struct api_server {
 	struct api_fail		 fails[API_FAIL_SLOTS];
 	struct api_cached	 cache[API_CACHE_SLOTS];
 	uint8_t			 cache_key[16];	/* keys the slots' hash */
+	uint64_t		 cache_seq;	/* answers kept, in order */
 	/*
 	 * Answers made (not kept ones): a token bucket of API_ANSWER_RATE,
 	 * and at most one HTTP thread fewer than there are at once, so

@@ -29,6 +29,7 @@ struct api_check_arg {
 	struct tune_query		 q;
 	double				 c;	/* the checks' correction */
 	int				 have, t, predicted;
+	char				 why[256];	/* t < 0 */
 	uint64_t			 version;	/* the model's */
 	struct tune_answer		 a;
 	double				 ms, p50_ms;
@@ -49,15 +50,14 @@ api_check_locked(const struct model *m, const struct api_state *st,
 {
 	struct api_check_arg		*ck = arg;
 	const char			*stack;
-	char				 err[256];
 	double				 model_ms, c = ck->c;
 
 	if ((ck->have = m != NULL) == 0)
 		return;
 	ck->version = st->model_version;
 	ck->for_stack = ck->stack != NULL ? ck->stack : stack_default(m);
-	ck->t = check_answer(m, ck->stack, &ck->q, c, &ck->a, &model_ms, err,
-	    sizeof(err));
+	ck->t = check_answer(m, ck->stack, &ck->q, c, &ck->a, &model_ms,
+	    ck->why, sizeof(ck->why));
 	if (!(c >= CHECK_C_MIN_RUNTIME && c <= CHECK_C_MAX_RUNTIME))
 		c = 1;
 	/* An answer's own parameters: its own prediction, to the digit. */
@@ -149,6 +149,15 @@ h_check(struct api_server *s, struct MHD_Connection *c,
 	if (!ck.have) {
 		json_decref(j);
 		return api_no_model(s, rep);
+	}
+	/*
+	 * The stack named has no answer here (its library not measured):
+	 * as GET /v1/recommendation&stack= says, not a 200 with no
+	 * needs_rehash, which would read as "keep it".
+	 */
+	if (ck.stack != NULL && ck.t < 0) {
+		json_decref(j);
+		return api_fail(rep, PROB_POLICY, "stack", ck.why, NULL, 0);
 	}
 	out = json_pack("{s:s, s:I, s:I, s:I, s:b}", "variant",
 	    kdf_alg_name(kp.alg), "m_kib", (json_int_t)kp.m_kib, "t",

@@ -199,11 +199,32 @@ api_answer_measuring(json_t *j, const struct api_state *st)
 }
 
 /*
+ * A kept answer asked for: counted once a window of API_ASK_WINDOW_S
+ * seconds (its first asking again always), so that its count says for
+ * how long it has been asked, not how often: a client asking its own
+ * questions again and again in a loop would otherwise outcount a
+ * service's and push its answer out (to outcount one asked in n minutes,
+ * a question must be asked in more, and be kept meanwhile). Under the
+ * server's lock.
+ */
+static void
+api_slot_asked(struct api_cached *slot)
+{
+	time_t	w = time(NULL) / API_ASK_WINDOW_S;
+
+	if (w != slot->asked_win && slot->asks < UINT_MAX) {
+		slot->asked_win = w;
+		slot->asks++;
+	}
+}
+
+/*
  * The cache slot of a->key, under the server's lock: of its two (placed
  * by a hash keyed with the server's random key, so that no client can
  * aim at another question's), the one holding it, else an empty one,
- * else the one asked least, the older of two alike: new questions asked
- * once in a loop push out each other, not a question asked again.
+ * else the one asked in fewer windows, the newer of two alike: new
+ * questions asked in a loop push out each other, not a question asked
+ * for longer.
  */
 static void
 api_answer_slot(struct api_answer_arg *a)
@@ -230,7 +251,7 @@ api_answer_slot(struct api_answer_arg *a)
 		a->slot = x->body == NULL ? x : y;
 	else
 		a->slot = x->asks < y->asks || (x->asks == y->asks &&
-		    x->made <= y->made) ? x : y;
+		    x->since >= y->since) ? x : y;
 }
 
 /*
@@ -249,8 +270,7 @@ api_answer_lookup(struct api_answer_arg *a)
 	    strcmp(a->slot->key, a->key) == 0) {
 		a->hit = 1;
 		a->rc = api_answer_take(a->slot, a->out);
-		if (a->slot->asks < UINT_MAX)
-			a->slot->asks++;
+		api_slot_asked(a->slot);
 	}
 	pthread_mutex_unlock(&s->lock);
 	return a->hit;
@@ -258,8 +278,8 @@ api_answer_lookup(struct api_answer_arg *a)
 
 /*
  * An answer to make: 1, taken from the budget (api_answer_done() after),
- * or 0 with *retry (s) when the bucket is empty or *at_once answers are
- * made now (as many as there may be).
+ * or 0 with *retry (s) when the bucket is empty, or *at_once answers are
+ * made now (as many as there may be) and half the burst is spent.
  */
 static int
 api_answer_budget(struct api_server *s, unsigned *retry, unsigned *at_once)
@@ -278,7 +298,13 @@ api_answer_budget(struct api_server *s, unsigned *retry, unsigned *at_once)
 			s->answer_tokens = API_ANSWER_BURST;
 	}
 	s->answer_refilled = now;
-	ok = s->answer_tokens >= 1 && s->answering < *at_once;
+	/*
+	 * At most *at_once at a time once half the burst is spent (a
+	 * sustained stream of new questions): before, services starting
+	 * together all get theirs made.
+	 */
+	ok = s->answer_tokens >= 1 && (s->answering < *at_once ||
+	    s->answer_tokens >= API_ANSWER_BURST / 2);
 	if (ok) {
 		s->answer_tokens -= 1;
 		s->answering++;
@@ -315,8 +341,7 @@ api_answer_older(struct api_answer_arg *a)
 		a->out->age = (long long)(time(NULL) - a->slot->made);
 		if (a->out->age < 0)
 			a->out->age = 0;
-		if (a->slot->asks < UINT_MAX)
-			a->slot->asks++;
+		api_slot_asked(a->slot);
 	}
 	pthread_mutex_unlock(&s->lock);
 	return a->hit;
@@ -444,6 +469,7 @@ api_answer(struct api_server *s, const struct tune_query *q,
 	uint64_t		 now_kib, checked_version;
 	unsigned		 retry = 1, at_once = 1;
 	int			 tries, nokeep = 0, moved, budgeted = 0;
+	int			 have_model;
 
 	memset(&a, 0, sizeof(a));
 	a.s = s;
@@ -474,15 +500,20 @@ api_answer(struct api_server *s, const struct tune_query *q,
 	 * daemon's lock) and the host's state copied under it are read only
 	 * for an answer to make.
 	 */
-	if (s->env.model_version != NULL &&
-	    s->env.model_version(s->env.ctx, &a.version) == 1)
+	have_model = s->env.model_version == NULL ||
+	    s->env.model_version(s->env.ctx, &a.version) == 1;
+	if (s->env.model_version != NULL && have_model)
 		(void)api_answer_lookup(&a);
 	/*
 	 * An answer to make takes one of the budget's; past it, the answer
 	 * kept for the same question under an older model is served (Age
-	 * says how old), and a question never answered is 429.
+	 * says how old), and a question never answered is 429. Not before
+	 * there is a model, nor for a name only observations know: those
+	 * search nothing here (503; the fleet path, with its own budget).
 	 */
-	if (!a.hit && !(budgeted = api_answer_budget(s, &retry, &at_once)) &&
+	if (!a.hit && have_model && (stack == NULL ||
+	    stack_find(stack) != NULL) &&
+	    !(budgeted = api_answer_budget(s, &retry, &at_once)) &&
 	    !api_answer_older(&a)) {
 		out->retry = retry;
 		*no = API_BUSY;
@@ -578,11 +609,17 @@ api_answer(struct api_server *s, const struct tune_query *q,
 		char	*kept;
 
 		if ((kept = strdup(body)) != NULL) {
-			/* A question kept again keeps its count. */
-			if (slot->body == NULL || strcmp(slot->key, key) != 0)
+			/*
+			 * A new question: asked once (its first asking
+			 * again counts, whenever it comes). One kept again
+			 * keeps its count.
+			 */
+			if (slot->body == NULL || strcmp(slot->key, key) != 0) {
 				slot->asks = 1;
-			else if (slot->asks < UINT_MAX)
-				slot->asks++;
+				slot->asked_win = 0;
+				slot->since = ++s->cache_seq;
+			} else
+				api_slot_asked(slot);
 			free(slot->body);
 			slot->body = kept;
 			snprintf(slot->key, sizeof(slot->key), "%s", key);

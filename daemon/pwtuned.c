@@ -148,7 +148,7 @@ state_lock(const char *dir, char *err, size_t errlen)
 	struct stat	sb;
 	char		path[DAEMON_PATH_MAX + 16], pid[32];
 	ssize_t		n;
-	int		fd;
+	int		fd, i;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, STATE_LOCK_FILE);
 	if ((fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW |
@@ -170,16 +170,27 @@ state_lock(const char *dir, char *err, size_t errlen)
 	}
 	if (flock(fd, LOCK_EX | LOCK_NB) == -1) {
 		if (errno == EWOULDBLOCK) {
-			n = pread(fd, pid, sizeof(pid) - 1, 0);
-			pid[n > 0 ? n : 0] = '\0';
-			pid[strspn(pid, "0123456789")] = '\0';
+			/* The first may be between its truncate and write. */
+			for (i = 0; i < 5; i++) {
+				n = pread(fd, pid, sizeof(pid) - 1, 0);
+				pid[n > 0 ? n : 0] = '\0';
+				pid[strspn(pid, "0123456789")] = '\0';
+				if (pid[0] != '\0')
+					break;
+				usleep(10000);
+			}
 			snprintf(err, errlen, "state directory %.800s is in use by "
 			    "another pwtuned (PID %.20s): stop it first, or give "
 			    "this one a state directory of its own "
 			    "(--state-dir)", dir, pid[0] ? pid : "unknown");
-		} else
-			snprintf(err, errlen, "%.900s: %s", path,
+		} else {
+			/* A file system without locks (some network ones). */
+			log_warn("%s: cannot lock: %s (a second pwtuned on "
+			    "this state directory would not be refused)", path,
 			    strerror(errno));
+			close(fd);
+			return -2;
+		}
 		close(fd);
 		return -1;
 	}

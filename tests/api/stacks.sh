@@ -32,6 +32,12 @@ expect_body "libsodium was measured here; php-sodium's runtime was not probed (t
 expect_http 422 "stack=php without libargon2 measured: 422" GET "/v1/recommendation?target_ms=250&stack=php"
 expect_body "... naming stack, and saying libargon2 is not measured" \
 	"j['param'] == 'stack' and 'libargon2' in j['detail'] and 'not measured' in j['detail']"
+# POST /v1/check for php then: 422 the same (a 200 without needs_rehash
+# read as "keep it").
+expect_http 422 "POST /v1/check with stack php, libargon2 not measured: 422" POST /v1/check \
+	-H "Content-Type: application/json" --data-binary '{"encoded": "$argon2id$v=19$m=19456,t=2,p=1$c29tZXNhbHRzb21lc2FsdA$CKGe5/bX9YnCq2rxjW5yQXKxn31v1GKzhDCrMc6r6vA", "stack": "php"}'
+expect_body "... naming stack, and saying libargon2 is not measured" \
+	"j['param'] == 'stack' and 'libargon2' in j['detail'] and 'not measured' in j['detail']"
 # While a run measures (libsodium's points come first), the same question
 # is not refused: 503, naming the run, with Retry-After.
 expect_http 202 "a run asked for" POST /v1/runs "${A[@]}" --data-binary '{"profile": "quick"}'
