@@ -47,6 +47,10 @@
 #define API_ASK_WINDOW_S	60	/* a kept answer's askings count once
 					   a minute: how long it has been
 					   asked for, not how often */
+#define API_ANSWER_TRIES	3	/* an answer made (or a /v1/check
+					   weighed) again when the model
+					   moved between the read of the
+					   checks' correction and its own */
 #define API_OBS_RATE		10	/* observations a second, sustained */
 #define API_OBS_BURST		50	/* ... and at once */
 #define API_OBS_SAMPLES_MAX	256	/* latencies in one observation */
@@ -203,8 +207,9 @@ struct api_server {
 	uint64_t		 cache_seq;	/* answers kept, in order */
 	/*
 	 * Answers made (not kept ones): a token bucket of API_ANSWER_RATE,
-	 * and at most one HTTP thread fewer than there are at once, so
-	 * that new questions in a loop cannot take every thread and CPU.
+	 * and, once half its burst is spent, at most one HTTP thread fewer
+	 * than there are at once, so that new questions in a loop cannot
+	 * take every thread and CPU.
 	 */
 	double			 answer_tokens;
 	double			 answer_refilled;	/* 0: never (full) */
@@ -307,13 +312,6 @@ int	 api_no_model(struct api_server *s, struct api_reply *rep);
 /* request.c */
 /* The recommendation's query into tq and sc, its canonical form into
    canon: 0, or -1 with the problem in rep. */
-/*
- * Times an answer is made before it goes out not kept (api_answer), or
- * /v1/check weighs a string, when the model moved between the read of
- * the checks' correction and the model's.
- */
-#define API_ANSWER_TRIES	3
-
 /*
  * The default question (250 ms at p95, k = 1) as GET /v1/recommendation
  * answers it for stack (NULL: without one): memory capped by the host's

@@ -256,7 +256,8 @@ api_answer_slot(struct api_answer_arg *a)
 
 /*
  * The answer kept for a->key under a->version and the memory cap of now
- * (a->qq): 1 (a->hit, a->rc, the copy in a->out), else 0 (a->slot where it goes: found once per request).
+ * (a->qq): 1 (a->hit, a->rc, the copy in a->out), else 0 (a->slot where
+ * it would go as of now: api_answer() finds it again when it keeps one).
  */
 static int
 api_answer_lookup(struct api_answer_arg *a)
