@@ -212,7 +212,7 @@ struct api_server {
 	 * take every thread and CPU.
 	 */
 	double			 answer_tokens;
-	double			 answer_refilled;	/* 0: never (full) */
+	double			 answer_refilled;	/* 0: never */
 	unsigned		 answering;
 	struct api_hit		 hits[API_HIT_SLOTS];	/* in order seen */
 	size_t			 nhits;
@@ -371,6 +371,13 @@ void	 api_hosts_free(struct api_server *s);
 /* server.c: a line of the host's log through s's env (api_env.log). */
 /* Seconds on the monotonic clock. */
 double	 api_now(void);
+/*
+ * A token bucket's tokens refilled at rate a second since *refilled (0:
+ * never, as it was made: full), up to burst; *refilled becomes now.
+ * Under the lock that guards them.
+ */
+void	 api_bucket_refill(double *tokens, double *refilled, double rate,
+	    double burst);
 void	 api_log(const struct api_server *s, enum api_log_level level,
 	    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 

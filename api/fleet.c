@@ -562,18 +562,8 @@ api_stack(struct api_server *s, struct api_fleet *f,
 static int
 api_search_tokens(struct api_fleet *f, size_t n, unsigned *retry)
 {
-	struct timespec	ts;
-	double		now;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	now = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-	if (f->searches_refilled > 0) {
-		f->searches += (now - f->searches_refilled) *
-		    API_FLEET_SEARCH_RATE;
-		if (f->searches > API_FLEET_SEARCH_BURST)
-			f->searches = API_FLEET_SEARCH_BURST;
-	}
-	f->searches_refilled = now;
+	api_bucket_refill(&f->searches, &f->searches_refilled,
+	    API_FLEET_SEARCH_RATE, API_FLEET_SEARCH_BURST);
 	if (f->searches >= (double)n) {
 		f->searches -= (double)n;
 		return 1;
@@ -1062,21 +1052,13 @@ int
 api_fleet_obs_token(struct api_server *s, unsigned *retry)
 {
 	struct api_fleet	*f = api_fleet(s);
-	struct timespec		 ts;
-	double			 now;
 	int			 ok;
 
 	if (f == NULL)
 		return -1;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	now = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 	pthread_mutex_lock(&f->lock);
-	if (f->refilled > 0) {
-		f->tokens += (now - f->refilled) * API_OBS_RATE;
-		if (f->tokens > API_OBS_BURST)
-			f->tokens = API_OBS_BURST;
-	}
-	f->refilled = now;
+	api_bucket_refill(&f->tokens, &f->refilled, API_OBS_RATE,
+	    API_OBS_BURST);
 	ok = f->tokens >= 1;
 	if (ok)
 		f->tokens -= 1;

@@ -285,20 +285,12 @@ api_answer_lookup(struct api_answer_arg *a)
 static int
 api_answer_budget(struct api_server *s, unsigned *retry, unsigned *at_once)
 {
-	double	now = api_now();
 	int	ok;
 
 	pthread_mutex_lock(&s->lock);
 	*at_once = s->cfg.threads > 1 ? s->cfg.threads - 1 : 1;
-	if (s->answer_refilled == 0)
-		s->answer_tokens = API_ANSWER_BURST;
-	else {
-		s->answer_tokens += (now - s->answer_refilled) *
-		    API_ANSWER_RATE;
-		if (s->answer_tokens > API_ANSWER_BURST)
-			s->answer_tokens = API_ANSWER_BURST;
-	}
-	s->answer_refilled = now;
+	api_bucket_refill(&s->answer_tokens, &s->answer_refilled,
+	    API_ANSWER_RATE, API_ANSWER_BURST);
 	/*
 	 * At most *at_once at a time once half the burst is spent (a
 	 * sustained stream of new questions): before, services starting

@@ -92,6 +92,20 @@ api_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+void
+api_bucket_refill(double *tokens, double *refilled, double rate,
+    double burst)
+{
+	double	now = api_now();
+
+	if (*refilled > 0) {
+		*tokens += (now - *refilled) * rate;
+		if (*tokens > burst)
+			*tokens = burst;
+	}
+	*refilled = now;
+}
+
 /*
  * The token in the file fd (path, for messages) is read into buf (len: its
  * length, to the first line's end): a regular file only its owner may
@@ -1034,6 +1048,7 @@ api_start(const struct api_env *env, const struct api_config *cfg,
 	s->request_timeout = cfg->request_timeout;
 	pthread_mutex_init(&s->lock, NULL);
 	randombytes_buf(s->cache_key, sizeof(s->cache_key));
+	s->answer_tokens = API_ANSWER_BURST;
 	pthread_mutex_init(&s->conn_lock, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);

@@ -61,6 +61,14 @@ grep -q "store:" "$TMP/second" && bad "the second pwtuned opened the store" || o
 [ -e "$DB-wal" ] && holds_lock && ok "the first keeps its -wal and its lock" || bad "the second pwtuned took the first's -wal or lock"
 expect_http 200 "the first still answers" GET /v1/observations
 
+# Its port, taken, from another state directory: the refusal says what
+# to do.
+mkdir -m 700 "$TMP/other"
+env PWTUNED_STARTUP_PROFILE=none PWTUNED_PROBES=none timeout 20 "$PWTUNED" --state-dir "$TMP/other" \
+	--listen "127.0.0.1:$PORT" >"$TMP/port" 2>&1
+grep -qF "Address already in use (another program listens there: give this one another port, --listen ADDRESS:PORT)" "$TMP/port" &&
+	ok "a port in use: says to give another with --listen" || { bad "a port in use: no advice"; cat "$TMP/port"; }
+
 stop_daemon
 ls "$VAR"/pwtune.db.corrupt-* >/dev/null 2>&1 && bad "the store was moved aside as corrupt: $(ls "$VAR" | tr '\n' ' ')" ||
 	ok "nothing moved aside"
@@ -75,4 +83,20 @@ expect_http 200 "a daemon starts on the state directory once the first stopped" 
 [ "$(cat "$VAR/pwtuned.lock")" = "$PID" ] && ok "pwtuned.lock holds its PID" ||
 	bad "pwtuned.lock holds '$(cat "$VAR/pwtuned.lock")', not $PID"
 stop_daemon
+
+# A lock file that is not a file: a link (to another file) and a
+# directory are refused, named, and left as they are.
+for kind in link dir; do
+	L="$TMP/l-$kind"
+	mkdir -m 700 "$L"
+	if [ $kind = link ]; then echo keep >"$TMP/target"; ln -s "$TMP/target" "$L/pwtuned.lock"
+	else mkdir "$L/pwtuned.lock"; fi
+	env PWTUNED_STARTUP_PROFILE=none PWTUNED_PROBES=none timeout 20 "$PWTUNED" --state-dir "$L" \
+		--listen 127.0.0.1:0 >"$TMP/lock-$kind" 2>&1
+	rc=$?
+	[ $rc = 1 ] && grep -qF "$L/pwtuned.lock: " "$TMP/lock-$kind" && ! grep -q "listening on" "$TMP/lock-$kind" &&
+		ok "pwtuned.lock as a $kind: refused, named" || { bad "pwtuned.lock as a $kind: exit $rc"; cat "$TMP/lock-$kind"; }
+done
+[ "$(cat "$TMP/target")" = keep ] && [ -d "$TMP/l-dir/pwtuned.lock" ] && ok "the link's target and the directory left as they were" ||
+	bad "a lock file's stand-in was changed"
 finish

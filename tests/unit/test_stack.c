@@ -290,6 +290,20 @@ TEST(one_noisy_knot_is_the_neighbours)
  * moment: the knot they make outweighs its neighbours' (the probe's few
  * hashes) and stands, where the neighbours' median overruled it.
  */
+/* A service's post of 20 hashes at 128 MiB, t = 2: 0.5 x base ms. */
+static void
+observed(struct stack_point *pt, double base)
+{
+	memset(pt, 0, sizeof(*pt));
+	pt->m_kib = 131072;
+	pt->t = 2;
+	pt->p = 1;
+	pt->k = 1;
+	pt->n = 20;
+	pt->median_ms = 0.5 * base;
+	pt->p95_ms = 0.52 * base;
+}
+
 TEST(observations_of_a_size_are_not_a_noisy_knot)
 {
 	struct stack_point	pts[12];
@@ -301,16 +315,8 @@ TEST(observations_of_a_size_are_not_a_noisy_knot)
 	fit(1);
 	n = points(pts, 1.0, 0);
 	base = base_ms(KDF_BACKEND_LIBARGON2, 131072, 2);
-	for (i = 0; i < 3; i++, n++) {
-		memset(&pts[n], 0, sizeof(pts[n]));
-		pts[n].m_kib = 131072;
-		pts[n].t = 2;
-		pts[n].p = 1;
-		pts[n].k = 1;
-		pts[n].n = 20;
-		pts[n].median_ms = 0.5 * base;
-		pts[n].p95_ms = 0.52 * base;
-	}
+	for (i = 0; i < 3; i++)
+		observed(&pts[n++], base);
 	ASSERT_EQ(stack_fit(&mdl, "php", pts, n, &st, err, sizeof(err)), 0);
 	ASSERT_EQ(model_stack_set(&mdl, &st), 0);
 	ASSERT_EQ(stack_predict(&mdl, "php", KDF_ALG_ARGON2ID, 131072, 2, 1, 1,
@@ -321,15 +327,7 @@ TEST(observations_of_a_size_are_not_a_noisy_knot)
 		    ms / base);
 	/* One post alone does not outweigh the probe's neighbours. */
 	n = points(pts, 1.0, 0);
-	memset(&pts[n], 0, sizeof(pts[n]));
-	pts[n].m_kib = 131072;
-	pts[n].t = 2;
-	pts[n].p = 1;
-	pts[n].k = 1;
-	pts[n].n = 20;
-	pts[n].median_ms = 0.5 * base;
-	pts[n].p95_ms = 0.52 * base;
-	n++;
+	observed(&pts[n++], base);
 	ASSERT_EQ(stack_fit(&mdl, "php", pts, n, &st, err, sizeof(err)), 0);
 	ASSERT_EQ(model_stack_set(&mdl, &st), 0);
 	ASSERT_EQ(stack_predict(&mdl, "php", KDF_ALG_ARGON2ID, 131072, 2, 1, 1,
