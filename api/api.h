@@ -68,6 +68,8 @@ struct api_request {
 	int		refused;	/* answered while the body came:
 					   1 + its enum api_problem */
 	double		start;
+	int		begun;		/* api_access() has seen it */
+	int		path_nul;	/* %00 in the path as it came */
 };
 
 #define API_PATH_MAX		1024
@@ -277,15 +279,16 @@ json_t	*api_scope_json(const struct api_scope_set *set,
  * by the checks); each other one is its stack's answer corrected as the
  * checks of its own question (q with stack=NAME) found (corr; NULL: none,
  * as in the CLI), the answer stack=NAME gives. A note is added to j's
- * notes for each stack dflt would be over the target in. Run it where m
- * cannot change meanwhile.
+ * notes for each stack dflt would be over the target in, saying to ask
+ * with ask followed by the stack's name (the API's "stack=", the CLI's
+ * "--stack "). Run it where m cannot change meanwhile.
  */
 struct api_stack_corrections {
 	double	c[MODEL_STACKS_MAX];	/* stack_catalogue()'s order; 0: 1 */
 };
 void	 api_stacks_add(json_t *j, const struct model *m,
 	    const struct tune_query *q, const struct tune_answer *dflt,
-	    const struct api_stack_corrections *corr);
+	    const struct api_stack_corrections *corr, const char *ask);
 /* The answer a of stack name as JSON: tune_answer_to_json's, with "for",
    "how", "why" (not probed, when known), "snippet" (its own) and the
    other languages' snippets as their stacks answer (corr: as above). */

@@ -428,7 +428,8 @@ api_answer_locked(const struct model *m, const struct api_state *st,
 			return;
 		/* Every stack's answer too: searched under the same lock. */
 		if ((a->j = tune_answer_to_json(&ta, m)) != NULL)
-			api_stacks_add(a->j, m, &qq, &ta, &a->corr);
+			api_stacks_add(a->j, m, &qq, &ta, &a->corr,
+			    "stack=");
 	}
 	api_answer_checked(a->j, a, &ta);
 	api_answer_measuring(a->j, st);

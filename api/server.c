@@ -127,6 +127,28 @@ api_log(const struct api_server *s, enum api_log_level level, const char *fmt,
 	s->env.log(s->env.ctx, level, msg);
 }
 
+/*
+ * libmicrohttpd's own messages (a request it could not parse, a socket
+ * error): into the daemon's log, one line each, as every other message
+ * (they went to stderr raw, outside a JSON log's lines).
+ */
+static void
+api_mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	const struct api_server	*s = cls;
+	char			 msg[512];
+	size_t			 n;
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	for (n = strlen(msg); n > 0 && (msg[n - 1] == '\n' ||
+	    msg[n - 1] == ' '); n--)
+		msg[n - 1] = '\0';
+	for (n = 0; msg[n] != '\0'; n++)
+		if (msg[n] == '\n' || msg[n] == '\r' || msg[n] == '\t')
+			msg[n] = ' ';
+	api_log(s, API_LOG_WARN, "http: %s", msg);
+}
+
 static int
 api_token_read(int fd, const char *path, char *buf, size_t buflen,
     size_t *len, char *err, size_t errlen)
@@ -338,13 +360,18 @@ api_auth(struct api_server *s, struct MHD_Connection *c, unsigned *retry)
 	if (h == NULL)
 		return 1;
 	/*
-	 * "Bearer " (the scheme in any case, RFC 9110 11.1); the digest makes
-	 * every comparison 32 bytes.
+	 * "Bearer", one space or more, the token (RFC 9110 11.4: 1*SP; the
+	 * scheme in any case, 11.1); the digest makes every comparison 32
+	 * bytes.
 	 */
-	ok = strncasecmp(h, "Bearer ", 7) == 0 && h[7] != '\0';
+	ok = strncasecmp(h, "Bearer ", 7) == 0;
+	if (ok) {
+		h += strspn(h + 6, " ") + 6;
+		ok = *h != '\0';
+	}
 	if (ok) {
 		crypto_generichash(digest, sizeof(digest),
-		    (const uint8_t *)h + 7, strlen(h + 7), NULL, 0);
+		    (const uint8_t *)h, strlen(h), NULL, 0);
 		pthread_mutex_lock(&s->lock);
 		ok = s->have_token && sodium_memcmp(digest, s->token_digest,
 		    sizeof(digest)) == 0;
@@ -861,6 +888,9 @@ api_headers(struct api_server *s, struct MHD_Connection *c, const char *url,
 		    "its colon): refused" : n.host > 1 ? "Host given more "
 		    "than once: refused" : "Content-Length given more than "
 		    "once: refused";
+	} else if (r->path_nul) {
+		p = PROB_BAD_REQUEST;
+		why = "a NUL byte (%00) in the path: refused";
 	} else if (strlen(url) + n.query > API_URI_MAX)
 		p = PROB_URI_TOO_LONG;
 	else if (cl != NULL && te != NULL)
@@ -887,6 +917,39 @@ api_headers(struct api_server *s, struct MHD_Connection *c, const char *url,
 	return rc;
 }
 
+static struct api_request *
+api_request_new(void)
+{
+	struct api_request	*r;
+
+	if ((r = calloc(1, sizeof(*r))) != NULL)
+		r->start = api_now();
+	return r;
+}
+
+/*
+ * The request line's target as it came, before libmicrohttpd decodes it:
+ * a %00 in the path would end the path the handlers are given there
+ * ("/v1/runs/1%00abc" served run 1), so it is marked, and refused with
+ * the headers. Returns the request's state: api_access()'s first
+ * *con_cls (NULL, out of memory: api_access() tries again).
+ */
+static void *
+api_uri_seen(void *cls, const char *uri, struct MHD_Connection *c)
+{
+	struct api_request	*r;
+	size_t			 i, path = strcspn(uri, "?");
+
+	(void)cls;
+	(void)c;
+	if ((r = api_request_new()) == NULL)
+		return NULL;
+	for (i = 0; i + 2 < path && !r->path_nul; i++)
+		r->path_nul = uri[i] == '%' && uri[i + 1] == '0' &&
+		    uri[i + 2] == '0';
+	return r;
+}
+
 static enum MHD_Result
 api_access(void *cls, struct MHD_Connection *c, const char *url,
     const char *method, const char *version, const char *upload_data,
@@ -900,11 +963,11 @@ api_access(void *cls, struct MHD_Connection *c, const char *url,
 
 	(void)version;
 	memset(&rep, 0, sizeof(rep));
-	if (r == NULL) {
-		/* First call: headers only. */
-		if ((r = calloc(1, sizeof(*r))) == NULL)
+	if (r == NULL || !r->begun) {
+		/* First call: headers only (r is api_uri_seen()'s). */
+		if (r == NULL && (r = api_request_new()) == NULL)
 			return MHD_NO;
-		r->start = api_now();
+		r->begun = 1;
 		*con_cls = r;
 		return api_headers(s, c, url, method, r, &rep);
 	}
@@ -1072,6 +1135,8 @@ api_start(const struct api_env *env, const struct api_config *cfg,
 	    MHD_OPTION_THREAD_STACK_SIZE, (size_t)(256 * 1024),
 	    MHD_OPTION_NOTIFY_COMPLETED, api_completed, s,
 	    MHD_OPTION_NOTIFY_CONNECTION, api_conn_notify, s,
+	    MHD_OPTION_URI_LOG_CALLBACK, api_uri_seen, s,
+	    MHD_OPTION_EXTERNAL_LOGGER, api_mhd_log, s,
 	    MHD_OPTION_END);
 	if (s->mhd == NULL) {
 		snprintf(err, errlen, "cannot start the HTTP server on %s",

@@ -75,7 +75,7 @@ static json_t *
 api_stack_json(const struct model *m, const char *name,
     const struct stack_def *sd, const struct tune_query *q,
     const struct tune_answer *dflt, const struct api_stack_corrections *fix,
-    json_t *notes)
+    json_t *notes, const char *ask)
 {
 	const struct model_stack	*st;
 	struct model_stack		 tmp;
@@ -93,8 +93,15 @@ api_stack_json(const struct model *m, const char *name,
 	    sd != NULL ? sd->runtime : st->runtime[0] ? st->runtime : name,
 	    "library", sd != NULL ? sd->library : kdf_backend_name(base));
 	if (model_curve_find(m, base, q->variant, 1) == NULL) {
-		snprintf(err, sizeof(err), "%s not measured yet",
-		    kdf_backend_name(base));
+		/* Go, Node, Java: their own code, on that curve's shape. */
+		if (sd != NULL && strstr(sd->library, kdf_backend_name(base)) ==
+		    NULL)
+			snprintf(err, sizeof(err), "%s not measured yet (%s "
+			    "is sized on its curve, corrected for its own "
+			    "code)", kdf_backend_name(base), name);
+		else
+			snprintf(err, sizeof(err), "%s not measured yet",
+			    kdf_backend_name(base));
 		json_object_set_new(j, "available", json_false());
 		json_object_set_new(j, "why", json_string(err));
 		return j;
@@ -166,8 +173,8 @@ api_stack_json(const struct model *m, const char *name,
 		if (ms > q->target_ms && notes != NULL) {
 			snprintf(note, sizeof(note), "In %s the default "
 			    "answer would take %.2f x the target (%.0f ms at "
-			    "p%d): ask with stack=%s.", name, ms / q->target_ms,
-			    ms, q->percentile, name);
+			    "p%d): ask with %s%s.", name, ms / q->target_ms,
+			    ms, q->percentile, ask, name);
 			json_array_append_new(notes, json_string(note));
 		}
 	}
@@ -331,7 +338,8 @@ api_snippets_one_stack(const struct tune_answer *a, const char *stack)
 
 void
 api_stacks_add(json_t *j, const struct model *m, const struct tune_query *q,
-    const struct tune_answer *dflt, const struct api_stack_corrections *corr)
+    const struct tune_answer *dflt, const struct api_stack_corrections *corr,
+    const char *ask)
 {
 	const struct stack_def	*cat;
 	json_t			*list = json_array(), *notes;
@@ -345,11 +353,11 @@ api_stacks_add(json_t *j, const struct model *m, const struct tune_query *q,
 	cat = stack_catalogue(&n);
 	for (i = 0; i < n; i++)
 		json_array_append_new(list, api_stack_json(m, cat[i].name,
-		    &cat[i], q, dflt, corr, notes));
+		    &cat[i], q, dflt, corr, notes, ask));
 	for (i = 0; i < m->nstacks; i++)
 		if (stack_find(m->stacks[i].name) == NULL)
 			json_array_append_new(list, api_stack_json(m,
-			    m->stacks[i].name, NULL, q, dflt, NULL, notes));
+			    m->stacks[i].name, NULL, q, dflt, NULL, notes, ask));
 	json_object_set_new(j, "for", json_string(api_stack_for(m, dflt)));
 	json_object_set_new(j, "stacks", list);
 	/* Each language's snippet carries its own stack's parameters. */

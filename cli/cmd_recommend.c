@@ -555,7 +555,7 @@ rec_print_stacks(const struct model *m, const struct tune_query *q,
 
 	if ((j = json_pack("{s:[]}", "notes")) == NULL)
 		return;
-	api_stacks_add(j, m, q, a, NULL);
+	api_stacks_add(j, m, q, a, NULL, "--stack ");
 	printf("\nStacks (this answer holds for %s; each stack's own answer, "
 	    "predicted at p%d):\n", json_string_value(json_object_get(j,
 	    "for")), q->percentile);
@@ -862,7 +862,7 @@ rec_print_json(const struct rec_opts *o, const struct model *m,
 	if (o->stack != NULL)
 		j = api_stack_answer_json(m, o->stack, &o->q, a, NULL);
 	else if ((j = tune_answer_to_json(a, m)) != NULL)
-		api_stacks_add(j, m, &o->q, a, NULL);
+		api_stacks_add(j, m, &o->q, a, NULL, "--stack ");
 	if (j == NULL) {
 		cli_warnx("recommend: out of memory");
 		return;

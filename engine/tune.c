@@ -298,7 +298,7 @@ tune_advise(const struct model *m, const struct tune_query *q,
 			    "code) took %.1fx libsodium's time here: a client "
 			    "hashing with it (PHP's password_hash built with "
 			    "libargon2, for one) would take longer with these "
-			    "parameters. Size for it with stack=NAME (php, "
+			    "parameters. Ask for its stack's own answer (php, "
 			    "python-argon2-cffi: Debian's builds link this "
 			    "libargon2), or hash through libsodium (php-sodium, "
 			    "python-pynacl).", theirs.ms / mine.ms);

@@ -29,6 +29,11 @@ expect_http 401 "DELETE without token" DELETE /v1/runs/1
 # token too (it was 401, and counted as a wrong one).
 expect_http 404 "the scheme as bearer: the token taken" DELETE /v1/runs/999 -H "Authorization: bearer $T"
 expect_http 404 "the scheme as BEARER: the token taken" DELETE /v1/runs/999 -H "Authorization: BEARER $T"
+# One space or more between the scheme and the token (RFC 9110 11.4:
+# 1*SP); it was 401 with two.
+expect_http 404 "two spaces after Bearer: the token taken" DELETE /v1/runs/999 -H "Authorization: Bearer  $T"
+expect_http 404 "three spaces after Bearer: the token taken" DELETE /v1/runs/999 -H "Authorization: Bearer   $T"
+unauth "a tab for the space" -H "$(printf 'Authorization: Bearer\t%s' "$T")"
 stop_daemon
 
 # The failure limiter (issue 15, item 2). Requests without Authorization

@@ -176,6 +176,29 @@ s = socket.create_connection(('127.0.0.1', $PORT), timeout=5)
 s.sendall(sys.stdin.buffer.read())
 s.recv(100)" >/dev/null 2>&1
 expect_http 200 "alive after garbage" GET /healthz
+# A NUL in the path (%00) is refused with the headers: libmicrohttpd's
+# decoding ended the path there (/v1/runs/1%00abc served run 1).
+expect_http 400 "a NUL in the path: 400" GET "/v1/runs/1%00abc" --path-as-is
+expect_body "... bad-request, saying why" "j['type'] == '/problems/bad-request' and 'NUL' in j['detail'] and h['content-type'] == 'application/problem+json'"
+expect_http 400 "a NUL at the path's end: 400" GET "/healthz%00"
+expect_http 404 "%2500 (a percent sign, then 00) is no NUL" GET "/healthz%2500"
+expect_http 400 "a NUL in the query is still the query's (names it)" GET "$R?target_ms=25%00"
+expect_body "... naming target_ms" "j['param'] == 'target_ms'"
+expect_http 200 "alive after NULs" GET /healthz
+# libmicrohttpd's own messages are the log's lines (they went to stderr
+# raw, outside a JSON log's lines).
+python3 - "$PORT" <<'PY' >/dev/null 2>&1
+import socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=5)
+s.sendall(b"POST /v1/check HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: +52\r\n\r\n{}")
+s.recv(4096)
+PY
+expect_http 200 "alive after Content-Length: +52" GET /healthz
+grep -q ' warn: http: ' "$TMP/log" && ok "libmicrohttpd's message is a line of the log" ||
+	bad "no 'http:' line in the log"
+grep -vE '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z [a-z]+: ' "$TMP/log" >"$TMP/odd"
+[ ! -s "$TMP/odd" ] && ok "every line of the log is a log line" ||
+	{ bad "lines outside the log's format"; head -3 "$TMP/odd"; }
 
 # Host and Origin.
 expect_http 421 "foreign Host" GET /healthz -H "Host: evil.example"

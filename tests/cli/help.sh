@@ -26,6 +26,12 @@ done
 for v in list export import check; do
 	helps "db $v" db "$v"
 done
+# Every value an option takes is in its help: hash --backend takes auto.
+expect_status 0 "hash --help" -- "$P" hash --help
+expect_stdout "hash --help: --backend's values, auto among them" "[--backend libargon2|libsodium|auto]"
+printf 'password' | "$P" hash somesalt -id -t 1 -k 64 --backend auto -e >"$TMP/out" 2>"$TMP/err" &&
+	grep -q '^\$argon2id\$v=19\$m=64,t=1,p=1\$' "$TMP/out" && ok "hash --backend auto: hashes" ||
+	bad "hash --backend auto: $(cat "$TMP/err")"
 expect_status 0 "db list --help with other options" -- "$P" db list --db x.db --help
 expect_stdout "db list --help: db's usage" "pwtune db list"
 

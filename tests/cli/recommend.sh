@@ -195,7 +195,7 @@ expect_status 1 "stack php without libargon2 measured: exit 1" -- "$PWTUNE" reco
 expect_stderr "... saying so" "php stands on libargon2, which this host's model has not measured yet"
 expect_status 2 "stack with --verify: exit 2" -- "$PWTUNE" recommend --target-ms 250 --from "$RUN" --stack php-sodium --verify
 expect_status 0 "bench --db with libargon2" -- "$PWTUNE" bench --m 8MiB,16MiB,32MiB --t 1,3 \
-	--backend libsodium,libargon2 --repeats 2 --db "$TMP/a2.db" -q --no-json
+	--backend libsodium,libargon2 --repeats 2 --db "$TMP/a2.db" -q --json "$TMP/a2.json"
 expect_status 0 "stack php" -- "$PWTUNE" recommend --target-ms 100 --db "$TMP/a2.db" --stack php --json
 python3 - "$TMP/out" <<'PY' && ok "stack php: its own answer and snippet" || { bad "stack php"; head -c 600 "$TMP/out"; }
 import json, sys
@@ -210,6 +210,24 @@ expect_stdout "stack php: text has its snippet" "password_hash(\$password, PASSW
 ! grep -q "libsodium:   opslimit" "$TMP/out" && ok "stack php: text gives no libsodium figures (PHP hashes through libargon2)" || bad "stack php: text shows libsodium's opslimit"
 expect_status 0 "stack php-sodium: text" -- "$PWTUNE" recommend --target-ms 100 --db "$TMP/a2.db" --stack php-sodium
 expect_stdout "stack php-sodium: text gives libsodium's figures" "libsodium:   opslimit"
+# A stack the default answer is over the target in gets a note, which
+# says how to ask here (--stack NAME; stack=NAME is the API's): libargon2
+# made twice as slow, php is over.
+python3 - "$TMP/a2.json" "$TMP/a2x.json" <<'PY' || bad "cannot make the slow libargon2 run"
+import json, sys
+d = json.load(open(sys.argv[1]))
+for p in d["points"]:
+    if p["backend"] == "libargon2":
+        for k, v in p["stats"].items():
+            if k.endswith("_ms"):
+                p["stats"][k] = v * 2
+        p["samples_ms"] = [v * 2 for v in p.get("samples_ms", [])]
+json.dump(d, open(sys.argv[2], "w"))
+PY
+expect_status 0 "stacks: the default over the target in php" -- "$PWTUNE" recommend --target-ms 100 --floor none --from "$TMP/a2x.json"
+expect_stdout "stacks: php's note says how to ask here" "In php the default answer would take "
+expect_stdout "stacks: php's note names --stack" "): ask with --stack php."
+! grep -q "stack=" "$TMP/out" && ok "stacks: no note names the API's stack=" || bad "stacks: a note says stack= to the CLI's user"
 # From cold: one target measured (engine/search.h), a few seconds. Small
 # (at most 64 MiB, 40 ms, no floor) so that it stays quick under load.
 expect_status 0 "from cold: measured" -- "$PWTUNE" recommend --target-ms 40 \
