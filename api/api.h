@@ -353,6 +353,8 @@ enum api_problem {
 	PROB_CONFLICT,		/* 409: a run is queued or running */
 	PROB_RUN_FINISHED,	/* 409 */
 	PROB_NO_RUN,		/* 409: this host has none yet */
+	PROB_STACKS_FULL,	/* 409: observations under as many names
+				   as are kept */
 	PROB_TOO_LARGE,		/* 413 */
 	PROB_URI_TOO_LONG,	/* 414 */
 	PROB_UNSUPPORTED_TYPE,	/* 415 */

@@ -218,6 +218,8 @@ h_observations_post(struct api_server *s, struct MHD_Connection *c,
 		return api_fail(rep, PROB_NO_RUN, NULL, "this host has no "
 		    "run in the store yet: observations are kept per host once "
 		    "it has one", NULL, 0);
+	if (dst == DB_ERR_LIMIT)
+		return api_fail(rep, PROB_STACKS_FULL, "stack", err, NULL, 0);
 	if (dst != DB_OK) {
 		api_log(s, API_LOG_WARN, "POST /v1/observations: %s", err);
 		return api_store_fail(s, rep, dst, 1, NULL, NULL);

@@ -29,6 +29,8 @@ static const struct {
 	    409 },
 	[PROB_NO_RUN] = { "no-run", "This host has no run in the store yet",
 	    409 },
+	[PROB_STACKS_FULL] = { "too-many-stacks", "This host has observations "
+	    "under as many stack names as are kept", 409 },
 	[PROB_TOO_LARGE] = { "too-large", "The request body is too large",
 	    413 },
 	[PROB_URI_TOO_LONG] = { "uri-too-long", "The request URI is too long",

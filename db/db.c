@@ -20,7 +20,7 @@ db_status_name(enum db_status st)
 	static const char *const names[] = {
 		"ok", "io", "full", "readonly", "cantopen", "corrupt", "busy",
 		"schema", "notfound", "invalid", "nomem", "internal",
-		"unavailable"
+		"unavailable", "limit"
 	};
 
 	return (size_t)st < sizeof(names) / sizeof(names[0]) ? names[st] :

@@ -73,6 +73,8 @@
 #define DB_GROUP_MAX		64	/* bytes of a group label, NUL too */
 #define DB_STACK_MAX		64	/* bytes of a stack name, NUL too */
 #define DB_OBS_SAMPLES_MAX	1000	/* latency samples per observation */
+#define DB_OBS_STACKS_MAX	64	/* stack names services post under,
+					   per host, beside the catalogue's */
 #define DB_OBS_KEEP		256	/* newest observations kept per host
 					   and stack (corrections read 200) */
 
@@ -89,7 +91,8 @@ enum db_status {
 	DB_ERR_INVALID,		/* bad arguments */
 	DB_ERR_NOMEM,
 	DB_ERR_INTERNAL,
-	DB_ERR_UNAVAILABLE	/* the database server cannot be reached */
+	DB_ERR_UNAVAILABLE,	/* the database server cannot be reached */
+	DB_ERR_LIMIT		/* a limit of the store's (err says which) */
 };
 
 enum db_trigger {
@@ -385,7 +388,11 @@ struct db_observation {
  * Store o (its id and created are filled in) with its samples (at most
  * DB_OBS_SAMPLES_MAX), in one transaction. The host must exist. The same
  * transaction deletes what is older than the newest DB_OBS_KEEP of o's
- * host, stack and source.
+ * host, stack and source. A service's observation (source "service")
+ * under a name the host has none under yet, not of the catalogue, is
+ * DB_ERR_LIMIT when the host has services' observations under
+ * DB_OBS_STACKS_MAX names already (the store stays bounded whatever
+ * names are posted).
  */
 enum db_status db_observation_add(struct db *db, struct db_observation *o,
 	    const double *samples, size_t nsamples, char *err, size_t errlen);

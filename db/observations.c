@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "fleet.h"
+#include "stack.h"
 #include "store.h"
 
 #define Q_OBSERVATIONS_LIST(ts)						\
@@ -38,6 +39,13 @@ static const struct db_sql q_observations_prune = {
 	" source = $4 AND id < (SELECT min(id) FROM (SELECT id FROM"
 	" observations WHERE host_id = $1 AND stack = $2 AND source = $4"
 	" ORDER BY id DESC LIMIT $3) AS kept)", NULL
+};
+
+/* The names services posted under for a host, and whether $2 is one. */
+static const struct db_sql q_observation_names = {
+	"SELECT count(DISTINCT stack), coalesce(max(CASE WHEN stack = $2"
+	" THEN 1 ELSE 0 END), 0) FROM observations WHERE host_id = $1 AND"
+	" source = 'service'", NULL
 };
 
 /* o's source as stored: "service" unless it says otherwise. */
@@ -77,6 +85,40 @@ observation_valid(const struct db_observation *o, size_t nsamples,
 		return 0;
 	}
 	return 1;
+}
+
+/*
+ * A service's name the host has none under yet, past DB_OBS_STACKS_MAX
+ * names: DB_ERR_LIMIT with err. Inside the transaction that inserts.
+ */
+static enum db_status
+observation_name_room(struct db *db, const struct db_observation *o,
+    char *err, size_t errlen)
+{
+	struct db_args	a = { .n = 0 };
+	struct db_rows	r;
+	enum db_status	st;
+	int64_t		names, known;
+
+	if (strcmp(observation_source(o), "service") != 0 ||
+	    stack_find(o->stack) != NULL)
+		return DB_OK;
+	a_text(&a, o->host_id);
+	a_text(&a, o->stack);
+	if ((st = db_query_row(db, "count observation names",
+	    &q_observation_names, &a, &r, err, errlen)) != DB_OK)
+		return st;
+	names = db_int(&r, 0);
+	known = db_int(&r, 1);
+	if ((st = db_rows_end(&r, err, errlen)) != DB_OK)
+		return st;
+	if (known || names < DB_OBS_STACKS_MAX)
+		return DB_OK;
+	snprintf(err, errlen, "this host has observations under %lld stack "
+	    "names, the most kept: post under one of them (GET "
+	    "/v1/observations lists them) or a name of the catalogue",
+	    (long long)names);
+	return DB_ERR_LIMIT;
 }
 
 /* Insert o; inside a transaction. */
@@ -130,7 +172,8 @@ db_observation_add(struct db *db, struct db_observation *o,
 	db_now(o->created, sizeof(o->created));
 	if ((text = observation_samples(samples, nsamples)) == NULL)
 		return db_nomem(err, errlen);
-	if ((st = db_begin(db, err, errlen)) == DB_OK)
+	if ((st = db_begin(db, err, errlen)) == DB_OK &&
+	    (st = observation_name_room(db, o, err, errlen)) == DB_OK)
 		st = observation_insert(db, o, text, nsamples, err, errlen);
 	free(text);
 	if (st == DB_OK) {

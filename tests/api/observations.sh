@@ -138,5 +138,34 @@ expect_http 201 "an observation of php at its answer" POST /v1/observations "${A
 	--data-binary "{\"stack\": \"php\", \"m_kib\": $pm, \"t\": $pt, \"p\": $pp, \"samples_ms\": [$p50, $p50]}"
 expect_body "predicted as php's answer: p50 $p50 ms, ratio 1" \
 	"abs(j['predicted']['ms'] - $p50) < 1e-3 * $p50 and abs(j['ratio'] - 1) < 1e-3"
+
+# Names services post under are bounded per host (64): past them a new
+# name is 409 naming stack, and nothing is stored; a name posted before,
+# or one of the catalogue, is still taken. The names up to 64 are put in
+# the store beside the daemon (as posts would).
+HOST=$(sqlite3 "$VAR/pwtune.db" "SELECT host_id FROM runs ORDER BY id DESC LIMIT 1")
+have=$(sqlite3 "$VAR/pwtune.db" "SELECT count(DISTINCT stack) FROM observations WHERE source = 'service'")
+python3 - "$VAR/pwtune.db" "$HOST" "$((64 - have))" <<'PY' || bad "cannot put names in the store"
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1], timeout=10)
+for i in range(int(sys.argv[3])):
+    db.execute("INSERT INTO observations (host_id, stack, variant, m_kib, t, p, k, nsamples, median_ms, "
+               "p95_ms, samples, created, source) VALUES (?, ?, 'argon2id', 19456, 2, 1, 1, 1, 40, 40, '[40]', "
+               "strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), 'service')", (sys.argv[2], "name-%d" % i))
+db.commit()
+PY
+n0=$(sqlite3 "$VAR/pwtune.db" "SELECT count(*) FROM observations")
+sleep 1.1
+expect_http 409 "a 65th name: 409" POST /v1/observations "${A[@]}" \
+	--data-binary '{"stack": "one-too-many", "m_kib": 19456, "t": 2, "samples_ms": [40]}'
+expect_body "... too-many-stacks, naming stack, saying how many" \
+	"j['type'] == '/problems/too-many-stacks' and j['param'] == 'stack' and '64 stack names' in j['detail']"
+[ "$(sqlite3 "$VAR/pwtune.db" "SELECT count(*) FROM observations")" = "$n0" ] &&
+	ok "... and nothing stored" || bad "the 65th name stored something"
+expect_http 201 "a name posted before: taken" POST /v1/observations "${A[@]}" \
+	--data-binary '{"stack": "name-0", "m_kib": 19456, "t": 2, "samples_ms": [40]}'
+expect_http 201 "a name of the catalogue: taken" POST /v1/observations "${A[@]}" \
+	--data-binary '{"stack": "go", "m_kib": 19456, "t": 2, "samples_ms": [40]}'
+expect_http 200 "GET /v1/observations after" GET /v1/observations
 stop_daemon
 finish

@@ -1089,6 +1089,66 @@ TEST(observations_per_host_and_stack)
 }
 
 /*
+ * P5: services' observations under at most DB_OBS_STACKS_MAX names a
+ * host; past them a new name is DB_ERR_LIMIT and nothing is stored; a
+ * name posted before, a catalogue name, the daemon's own checks and
+ * another host are still taken.
+ */
+TEST(observation_names_are_bounded_per_host)
+{
+	struct db		*db = open_ok(scratch_store("obsnames"));
+	struct db_observation	 o, *list;
+	struct report		 rep;
+	double			 samples[1] = { 10 };
+	char			 err[512];
+	int64_t			 id;
+	size_t			 n, i;
+
+	make_report(&rep, "hostA", 1);
+	ASSERT_EQ(db_import_report(db, &rep, &id, err, sizeof(err)), DB_OK);
+	report_release(&rep);
+	make_report(&rep, "hostB", 1);
+	ASSERT_EQ(db_import_report(db, &rep, &id, err, sizeof(err)), DB_OK);
+	report_release(&rep);
+	memset(&o, 0, sizeof(o));
+	snprintf(o.host_id, sizeof(o.host_id), "hostA");
+	snprintf(o.variant, sizeof(o.variant), "argon2id");
+	o.m_kib = 65536;
+	o.t = o.p = o.k = 1;
+	o.median_ms = o.p95_ms = 10;
+	o.predicted_ms = -1;
+	for (i = 0; i < DB_OBS_STACKS_MAX; i++) {
+		snprintf(o.stack, sizeof(o.stack), "svc-%zu", i);
+		ASSERT_EQ(db_observation_add(db, &o, samples, 1, err,
+		    sizeof(err)), DB_OK);
+	}
+	snprintf(o.stack, sizeof(o.stack), "one-too-many");
+	ASSERT_EQ(db_observation_add(db, &o, samples, 1, err, sizeof(err)),
+	    DB_ERR_LIMIT);
+	ASSERT_STR_CONTAINS(err, "64 stack names");
+	ASSERT_EQ(db_observations_list(db, "hostA", "one-too-many", 10, &list,
+	    &n, err, sizeof(err)), DB_OK);
+	ASSERT_EQ(n, 0);
+	free(list);
+	snprintf(o.stack, sizeof(o.stack), "svc-0");
+	ASSERT_EQ(db_observation_add(db, &o, samples, 1, err, sizeof(err)),
+	    DB_OK);
+	snprintf(o.stack, sizeof(o.stack), "php");
+	ASSERT_EQ(db_observation_add(db, &o, samples, 1, err, sizeof(err)),
+	    DB_OK);
+	snprintf(o.stack, sizeof(o.stack), "checked-name");
+	snprintf(o.source, sizeof(o.source), "check");
+	ASSERT_EQ(db_observation_add(db, &o, samples, 1, err, sizeof(err)),
+	    DB_OK);
+	o.source[0] = '\0';
+	snprintf(o.host_id, sizeof(o.host_id), "hostB");
+	snprintf(o.stack, sizeof(o.stack), "one-too-many");
+	ASSERT_EQ(db_observation_add(db, &o, samples, 1, err, sizeof(err)),
+	    DB_OK);
+	db_close(db);
+}
+
+/*
  * D8b: at most DB_OBS_KEEP observations per host and stack, the newest;
  * the older ones go in the transaction that adds one.
  */
@@ -1629,6 +1689,7 @@ TEST_LIST(
 	TEST_ENTRY(read_only_open),
 	TEST_ENTRY(host_groups),
 	TEST_ENTRY(observations_per_host_and_stack),
+	TEST_ENTRY(observation_names_are_bounded_per_host),
 	TEST_ENTRY(observations_are_pruned_per_host_and_stack),
 	TEST_ENTRY(model_stacks_from_probe_points_and_observations),
 	TEST_ENTRY(model_checks_of_a_run),
