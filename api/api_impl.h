@@ -51,6 +51,8 @@
 					   weighed) again when the model
 					   moved between the read of the
 					   checks' correction and its own */
+#define API_MHD_LOG_RATE	1	/* libmicrohttpd's lines a second ... */
+#define API_MHD_LOG_BURST	10	/* ... and at once (the rest counted) */
 #define API_OBS_RATE		10	/* observations a second, sustained */
 #define API_OBS_BURST		50	/* ... and at once */
 #define API_OBS_SAMPLES_MAX	256	/* latencies in one observation */
@@ -191,6 +193,7 @@ struct api_server {
 	struct api_env		 env;
 	struct MHD_Daemon	*mhd;
 	unsigned		 request_timeout;	/* seconds */
+	size_t			 conn_memory;	/* bytes; set before the start */
 	pthread_mutex_t		 conn_lock;	/* the connections, sweeping */
 	pthread_cond_t		 conn_cv;	/* the sweeper waits on it */
 	struct api_conn		*conns;
@@ -225,6 +228,13 @@ struct api_server {
 	uint64_t		 run_presets_clock;
 	struct api_fleet	*fleet;		/* fleet.c, made on first use */
 	struct db_gate		 store_gate;	/* store.c: api_db() */
+	/*
+	 * libmicrohttpd's messages logged (api_mhd_log): a bucket of
+	 * API_MHD_LOG_RATE a second, those past it counted, not logged.
+	 */
+	double			 mhd_log_tokens;
+	double			 mhd_log_refilled;
+	unsigned long		 mhd_log_dropped;
 };
 
 /* The dashboard's files, built in (web_files.c, generated). */

@@ -135,18 +135,56 @@ api_log(const struct api_server *s, enum api_log_level level, const char *fmt,
 static void
 api_mhd_log(void *cls, const char *fmt, va_list ap)
 {
-	const struct api_server	*s = cls;
-	char			 msg[512];
-	size_t			 n;
+	struct api_server	*s = cls;
+	char			 msg[512], out[4 * 160 + 1], *html;
+	const unsigned char	*p;
+	unsigned long		 dropped;
+	size_t			 n = 0;
 
+	/*
+	 * A client makes one with every malformed request: at most
+	 * API_MHD_LOG_BURST at once and API_MHD_LOG_RATE a second, the rest
+	 * counted and said with the next one, so that a flood cannot bury
+	 * the daemon's own warnings.
+	 */
+	pthread_mutex_lock(&s->lock);
+	api_bucket_refill(&s->mhd_log_tokens, &s->mhd_log_refilled,
+	    API_MHD_LOG_RATE, API_MHD_LOG_BURST);
+	if (s->mhd_log_tokens < 1) {
+		s->mhd_log_dropped++;
+		pthread_mutex_unlock(&s->lock);
+		return;
+	}
+	s->mhd_log_tokens -= 1;
+	dropped = s->mhd_log_dropped;
+	s->mhd_log_dropped = 0;
+	pthread_mutex_unlock(&s->lock);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
-	for (n = strlen(msg); n > 0 && (msg[n - 1] == '\n' ||
-	    msg[n - 1] == ' '); n--)
-		msg[n - 1] = '\0';
-	for (n = 0; msg[n] != '\0'; n++)
-		if (msg[n] == '\n' || msg[n] == '\r' || msg[n] == '\t')
-			msg[n] = ' ';
-	api_log(s, API_LOG_WARN, "http: %s", msg);
+	/* The HTML error page it would send is no news. */
+	if ((html = strstr(msg, " ('<html>")) != NULL)
+		strcpy(html, ")");
+	/*
+	 * The client's bytes (a path) may be in it: every byte that is not
+	 * printable ASCII as \xNN (a newline would start a line of the
+	 * client's, an escape sequence rewrite a terminal's), the line's
+	 * end dropped, 160 bytes of it at most.
+	 */
+	for (p = (const unsigned char *)msg; *p != '\0' && n < 160 * 4 - 4;
+	    p++) {
+		if (*p == '\n' && p[1] == '\0')
+			break;
+		if (*p >= 0x20 && *p < 0x7f)
+			out[n++] = (char)*p;
+		else
+			n += (size_t)snprintf(out + n, sizeof(out) - n,
+			    "\\x%02x", *p);
+	}
+	out[n] = '\0';
+	if (dropped > 0)
+		api_log(s, API_LOG_WARN, "http: %s (and %lu more such messages "
+		    "not logged)", out, dropped);
+	else
+		api_log(s, API_LOG_WARN, "http: %s", out);
 }
 
 static int
@@ -890,7 +928,8 @@ api_headers(struct api_server *s, struct MHD_Connection *c, const char *url,
 		    "once: refused";
 	} else if (r->path_nul) {
 		p = PROB_BAD_REQUEST;
-		why = "a NUL byte (%00) in the path: refused";
+		why = "a NUL byte (%00, or the byte itself) in the request's "
+		    "target: refused";
 	} else if (strlen(url) + n.query > API_URI_MAX)
 		p = PROB_URI_TOO_LONG;
 	else if (cl != NULL && te != NULL)
@@ -947,7 +986,27 @@ api_uri_seen(void *cls, const char *uri, struct MHD_Connection *c)
 	for (i = 0; i + 2 < path && !r->path_nul; i++)
 		r->path_nul = uri[i] == '%' && uri[i + 1] == '0' &&
 		    uri[i + 2] == '0';
+	r->uri_end = (uintptr_t)(uri + strlen(uri));
 	return r;
+}
+
+/*
+ * Did the target hold a NUL byte as it came (not %00: the byte)? The
+ * request line is parsed in place, its target ended by the NUL written
+ * over the space before the version (libmicrohttpd 0.9): the version
+ * then starts one byte past the target's string. A version further on,
+ * within the connection's memory (where the line is read), is past a NUL
+ * the client sent; anywhere else, this libmicrohttpd lays the line out
+ * otherwise, and nothing is concluded.
+ */
+static int
+api_raw_nul(const struct api_server *s, const struct api_request *r,
+    const char *version)
+{
+	uintptr_t	v = (uintptr_t)version;
+
+	return r->uri_end != 0 && v > r->uri_end + 1 &&
+	    v - r->uri_end <= s->conn_memory;
 }
 
 static enum MHD_Result
@@ -961,13 +1020,14 @@ api_access(void *cls, struct MHD_Connection *c, const char *url,
 	size_t			 route = api_route_counted(method, url);
 	enum MHD_Result		 rc;
 
-	(void)version;
 	memset(&rep, 0, sizeof(rep));
 	if (r == NULL || !r->begun) {
 		/* First call: headers only (r is api_uri_seen()'s). */
 		if (r == NULL && (r = api_request_new()) == NULL)
 			return MHD_NO;
 		r->begun = 1;
+		if (api_raw_nul(s, r, version))
+			r->path_nul = 1;
 		*con_cls = r;
 		return api_headers(s, c, url, method, r, &rep);
 	}
@@ -1109,9 +1169,11 @@ api_start(const struct api_env *env, const struct api_config *cfg,
 	s->env = *env;
 	s->cfg = *cfg;
 	s->request_timeout = cfg->request_timeout;
+	s->conn_memory = cfg->connection_memory;
 	pthread_mutex_init(&s->lock, NULL);
 	randombytes_buf(s->cache_key, sizeof(s->cache_key));
 	s->answer_tokens = API_ANSWER_BURST;
+	s->mhd_log_tokens = API_MHD_LOG_BURST;
 	pthread_mutex_init(&s->conn_lock, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -1123,6 +1185,8 @@ api_start(const struct api_env *env, const struct api_config *cfg,
 	}
 	s->mhd = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD |
 	    MHD_USE_EPOLL | MHD_USE_ERROR_LOG, 0, NULL, NULL, api_access, s,
+	    /* First: libmicrohttpd logs the options after it its own way. */
+	    MHD_OPTION_EXTERNAL_LOGGER, api_mhd_log, s,
 	    MHD_OPTION_LISTEN_SOCKET, listen_fd,
 	    MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)cfg->threads,
 	    MHD_OPTION_CONNECTION_LIMIT, (unsigned int)cfg->max_connections,
@@ -1136,7 +1200,6 @@ api_start(const struct api_env *env, const struct api_config *cfg,
 	    MHD_OPTION_NOTIFY_COMPLETED, api_completed, s,
 	    MHD_OPTION_NOTIFY_CONNECTION, api_conn_notify, s,
 	    MHD_OPTION_URI_LOG_CALLBACK, api_uri_seen, s,
-	    MHD_OPTION_EXTERNAL_LOGGER, api_mhd_log, s,
 	    MHD_OPTION_END);
 	if (s->mhd == NULL) {
 		snprintf(err, errlen, "cannot start the HTTP server on %s",

@@ -5,6 +5,7 @@
  */
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -47,6 +48,56 @@ log_set_level(enum log_level level)
 	log_threshold = level;
 }
 
+/*
+ * Bytes of the UTF-8 sequence at p (1 for ASCII), or 0 when it is not
+ * one: a stray byte, a cut or overlong sequence, a surrogate, past
+ * U+10FFFF (what jansson refuses, and with it the whole line).
+ */
+static size_t
+log_utf8_len(const unsigned char *p)
+{
+	uint32_t	v;
+	size_t		n, i;
+
+	if (p[0] < 0x80)
+		return 1;
+	if (p[0] >= 0xc2 && p[0] <= 0xdf) {
+		n = 2;
+		v = p[0] & 0x1f;
+	} else if (p[0] >= 0xe0 && p[0] <= 0xef) {
+		n = 3;
+		v = p[0] & 0x0f;
+	} else if (p[0] >= 0xf0 && p[0] <= 0xf4) {
+		n = 4;
+		v = p[0] & 0x07;
+	} else
+		return 0;
+	for (i = 1; i < n; i++) {
+		if ((p[i] & 0xc0) != 0x80)	/* the NUL at the end too */
+			return 0;
+		v = v << 6 | (p[i] & 0x3f);
+	}
+	if ((n == 3 && v < 0x800) || (n == 4 && v < 0x10000) ||
+	    v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff))
+		return 0;
+	return n;
+}
+
+/* s with each byte that is not of valid UTF-8 made '?', in place. */
+static void
+log_utf8_clean(char *s)
+{
+	unsigned char	*p = (unsigned char *)s;
+	size_t		 n;
+
+	while (*p != '\0') {
+		if ((n = log_utf8_len(p)) == 0)
+			*p++ = '?';
+		else
+			p += n;
+	}
+}
+
 void
 log_msg(enum log_level level, const char *fmt, ...)
 {
@@ -62,6 +113,8 @@ log_msg(enum log_level level, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
+	/* A JSON line is dropped whole for one bad byte: none reach it. */
+	log_utf8_clean(msg);
 	now = time(NULL);
 	gmtime_r(&now, &tm);
 	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", &tm);

@@ -184,6 +184,28 @@ expect_http 400 "a NUL at the path's end: 400" GET "/healthz%00"
 expect_http 404 "%2500 (a percent sign, then 00) is no NUL" GET "/healthz%2500"
 expect_http 400 "a NUL in the query is still the query's (names it)" GET "$R?target_ms=25%00"
 expect_body "... naming target_ms" "j['param'] == 'target_ms'"
+# The byte itself, not %00: the request line keeps it, and the target
+# the handlers see ended there (the path and the query alike).
+raw() {	# raw BYTES (a Python bytes literal): the status line of the reply
+	python3 - "$PORT" "$1" <<'PY'
+import ast, socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=5)
+s.sendall(ast.literal_eval(sys.argv[2]))
+reply = b""
+while b"\r\n" not in reply:
+    d = s.recv(4096)
+    if not d:
+        break
+    reply += d
+print(reply.split(b"\r\n")[0].decode(errors="replace"))
+PY
+}
+for t in '/v1/runs/1\x00abc' '/v1/runs\x00/1' '/v1/recommendation?target_ms=250&stack=php\x00evil' '/healthz\x00'; do
+	st=$(raw "b'GET $t HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n'")
+	case $st in *" 400 "*) ok "a NUL byte in $t: 400" ;; *) bad "a NUL byte in $t: $st" ;; esac
+done
+st=$(raw "b'GET /v1/runs/1 HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n'")
+case $st in *" 200 "*) ok "the same request line without the NUL: 200" ;; *) bad "without the NUL: $st" ;; esac
 expect_http 200 "alive after NULs" GET /healthz
 # libmicrohttpd's own messages are the log's lines (they went to stderr
 # raw, outside a JSON log's lines).
@@ -196,6 +218,8 @@ PY
 expect_http 200 "alive after Content-Length: +52" GET /healthz
 grep -q ' warn: http: ' "$TMP/log" && ok "libmicrohttpd's message is a line of the log" ||
 	bad "no 'http:' line in the log"
+! grep -q "not the first option" "$TMP/log" && ok "every message of libmicrohttpd's is routed (its logger is the first option)" ||
+	bad "libmicrohttpd says some of its messages go to its own logger"
 grep -vE '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z [a-z]+: ' "$TMP/log" >"$TMP/odd"
 [ ! -s "$TMP/odd" ] && ok "every line of the log is a log line" ||
 	{ bad "lines outside the log's format"; head -3 "$TMP/odd"; }
@@ -206,5 +230,68 @@ expect_body "421 names Host" 'j["param"] == "Host"'
 expect_http 200 "localhost:port Host" GET /healthz -H "Host: localhost:$PORT"
 expect_http 200 "Origin from elsewhere" GET "$R?target_ms=250" -H "Origin: https://evil.example"
 expect_body "no CORS headers, ever" 'not any(k.startswith("access-control-") for k in h)'
+stop_daemon
+
+# libmicrohttpd's messages can carry the client's bytes (the path of a
+# request whose answer could not be sent): in the log as \xNN, never as
+# the bytes (an escape sequence, a newline, a byte that is not UTF-8,
+# which dropped the whole line of a JSON log); a flood of them is cut to
+# a few lines and counted.
+start_daemon -- --log-format json
+L0=$(wc -l <"$TMP/log")
+inject() {
+	python3 - "$PORT" <<'PY' >/dev/null 2>&1
+import socket, sys
+b = b"{" + b" " * 5000 + b"}"
+body = b"%x\r\n" % len(b) + b + b"\r\n0\r\n\r\n"
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=5)
+s.sendall(b"POST /x%1b[2J%07%7f%0aINJECT%ff HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n" + body)
+try:
+    while s.recv(65536):
+        pass
+except OSError:
+    pass
+PY
+}
+inject
+for _ in $(seq 20); do grep -q '"http: ' "$TMP/log" && break; sleep 0.1; done
+python3 - "$TMP/log" "$L0" <<'PY' && ok "JSON log: every line is JSON; the client's bytes as \\xNN" || bad "JSON log: $(tail -c 400 "$TMP/log")"
+import json, sys
+lines = open(sys.argv[1], "rb").read().split(b"\n")[int(sys.argv[2]):]
+http = []
+for l in lines:
+    if l:
+        j = json.loads(l)
+        if j["msg"].startswith("http: "):
+            http.append(j["msg"])
+assert http, "no http: line"
+assert any("\\x1b" in m and "\\x0a" in m and "\\xff" in m and "\\x07" in m for m in http), http
+assert all(all(32 <= ord(c) < 127 for c in m) for m in http), http
+PY
+L1=$(wc -l <"$TMP/log")
+t0=$(date +%s.%N)
+python3 - "$PORT" <<'PY'
+import socket, sys
+for _ in range(40):
+    s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=5)
+    s.sendall(b"GET /healthz\r\n\r\n")
+    try:
+        s.recv(4096)
+    except OSError:
+        pass
+    s.close()
+PY
+sleep 0.3
+n=$(tail -n +"$((L1 + 1))" "$TMP/log" | grep -c '"http: ')
+# The burst (10), and one a second after it.
+most=$(python3 -c "import math, sys; print(10 + 1 + math.ceil(float(sys.argv[2]) - float(sys.argv[1])))" "$t0" "$(date +%s.%N)")
+[ "$n" -ge 1 ] && [ "$n" -le "$most" ] && ok "40 malformed requests: $n lines of libmicrohttpd's (at most $most)" ||
+	bad "40 malformed requests: $n lines (at most $most)"
+sleep 1.2
+inject
+for _ in $(seq 20); do grep -q 'more such messages not logged' "$TMP/log" && break; sleep 0.1; done
+grep -q 'more such messages not logged' "$TMP/log" && ok "the messages not logged are counted" ||
+	bad "no count of the messages not logged"
+expect_http 200 "alive after the flood" GET /healthz
 stop_daemon
 finish
