@@ -751,7 +751,10 @@ h_recommendation(struct api_server *s, struct MHD_Connection *c,
 			    0);
 		}
 		default:
-			return api_fail(rep, PROB_POLICY, NULL, err, NULL, 0);
+			/* Under a MiB a hash: the query's memory_max did it. */
+			return api_fail(rep, PROB_POLICY, q.memory_max_kib > 0 &&
+			    q.memory_max_kib / q.k < 1024 ? "memory_max" :
+			    NULL, err, NULL, 0);
 		}
 	}
 	/* An older model's answer, past the budget: how old it is. */

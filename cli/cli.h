@@ -60,6 +60,11 @@ int	 cli_flag_u32(const char *cmd, const char *flag, const char *v,
 int	 cli_flag_size(const char *cmd, const char *flag, const char *v,
 	    uint64_t max_kib, uint64_t *kib);
 /*
+ * A note on stderr when v (a size, or a comma-separated list of them)
+ * has a bare number under 1024: KiB, where MiB was likely meant.
+ */
+void	 cli_kib_note(const char *cmd, const char *flag, const char *v);
+/*
  * -m N: 2^N KiB, N from 3 to 32, as the reference argon2 command reads
  * it; a size with a unit is refused with the flags that take one.
  */
@@ -177,6 +182,9 @@ struct tune_answer;
 void	 rec_print_terse(const struct tune_answer *a, enum rec_format f);
 
 struct tune_query;
+/* What to say after a memory error when --memory-max is under a MiB a
+   hash (a size without a unit is KiB), else "". */
+const char *rec_memory_hint(const struct tune_query *q);
 /* recommend_scope.c: --scope group|fleet from a shared store. */
 /* recommend_search.c: one target measured, from cold (engine/search.h). */
 struct search_result;

@@ -130,6 +130,24 @@ cli_flag_size(const char *cmd, const char *flag, const char *v,
 	return cli_bad_value(cmd, flag, v, allowed);
 }
 
+void
+cli_kib_note(const char *cmd, const char *flag, const char *v)
+{
+	const char	*p = v;
+	size_t		 n;
+
+	while (p != NULL && *p != '\0') {
+		n = strcspn(p, ",");
+		if (n > 0 && n <= 3 && strspn(p, "0123456789") == n) {
+			cli_warnx("%s: %s %.*s is %.*s KiB (a size without a "
+			    "unit is KiB: %.*sMiB for MiB)", cmd, flag,
+			    (int)n, p, (int)n, p, (int)n, p);
+			return;
+		}
+		p = p[n] == ',' ? p + n + 1 : NULL;
+	}
+}
+
 int
 cli_flag_log2(const char *cmd, const char *flag, const char *v,
     uint64_t *kib)

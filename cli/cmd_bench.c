@@ -272,6 +272,7 @@ bench_parse(int argc, char **argv, struct bench_opts *o)
 				return cli_bad_value(BENCH, a, v, "a list of "
 				    "sizes such as 64MiB,1GiB (a bare number "
 				    "is KiB), from 1 KiB to just under 4 TiB");
+			cli_kib_note(BENCH, a, v);
 		} else if (strcmp(a, "-m") == 0) {
 			if (v == NULL || bench_parse_list(v, &o->nm,
 			    bench_one_log2, o->m) == -1)

@@ -127,6 +127,7 @@ hash_parse(int argc, char **argv, struct hash_opts *o)
 			if (cli_flag_size(HASH, a, v, KDF_ARGON2_M_MAX,
 			    &kib) == -1)
 				return -1;
+			cli_kib_note(HASH, a, v);
 			o->kp.m_kib = (uint32_t)kib;
 			i += step;
 		} else if (strcmp(a, "-p") == 0) {

@@ -91,7 +91,8 @@ rec_usage(FILE *fp)
 "                 (the PHC prefix alone: $argon2id$v=19$m=...,t=...,p=...)\n"
 "                 or env (ARGON2_M_KIB=... ARGON2_T=... ARGON2_P=..., one\n"
 "                 line for eval \"$(pwtune recommend ... --format env)\")\n"
-"  --check HASH   needs-rehash of an encoded hash against the answer\n"
+"  --check HASH   needs-rehash of an encoded hash against the answer (or\n"
+"                 of its parameters alone, as --format phc prints them)\n"
 "  --presets      the time of the known presets here\n"
 "  --stack NAME   the answer that holds in client stack NAME (php, go, ...;\n"
 "                 or a name with observations in the store of --db);\n"
@@ -194,6 +195,13 @@ rec_parse_value(const char *a, const char *v, struct rec_opts *o,
 	} else if (strcmp(a, "--format") == 0) {
 		return rec_parse_format(a, v, o);
 	} else if (strcmp(a, "--from") == 0) {
+		/* A daemon's address: it answers itself. */
+		if (v != NULL && (strncmp(v, "http://", 7) == 0 ||
+		    strncmp(v, "https://", 8) == 0))
+			return cli_bad_value(REC, a, v, "a file written by "
+			    "pwtune bench --json, not a URL: ask the daemon "
+			    "itself (curl 'URL/v1/recommendation?target_ms="
+			    "250')");
 		if ((o->from = v) == NULL)
 			return cli_bad_value(REC, a, v, "a file written by "
 			    "pwtune bench --json");
@@ -203,10 +211,12 @@ rec_parse_value(const char *a, const char *v, struct rec_opts *o,
 			    "file or a postgresql:// URI)");
 	} else if (strcmp(a, "--check") == 0) {
 		/* What needs-rehash reads: checked before measuring. */
-		if (v == NULL || phc_decode(v, &ph, why, sizeof(why)) == -1) {
+		if (v == NULL || phc_decode_params(v, &ph, why,
+		    sizeof(why)) == -1) {
 			snprintf(allowed, sizeof(allowed), "an Argon2 PHC "
 			    "string ($argon2id$v=19$m=...,t=...,p=...$salt$"
-			    "hash: %s)", v == NULL ? "quote it" : why);
+			    "hash, or its parameters alone: %s)", v == NULL ?
+			    "quote it" : why);
 			return cli_bad_value(REC, a, v, allowed);
 		}
 		memset(&ph, 0, sizeof(ph));
@@ -890,6 +900,15 @@ rec_print_json(const struct rec_opts *o, const struct model *m,
  * --format phc: the PHC prefix a hash of these parameters starts with;
  * --format env: shell assignments, for eval "$(pwtune recommend ...)".
  */
+const char *
+rec_memory_hint(const struct tune_query *q)
+{
+	if (q->memory_max_kib > 0 && q->memory_max_kib / q->k < 1024)
+		return " (--memory-max: a size without a unit is KiB, "
+		    "--memory-max 64MiB is 64 MiB)";
+	return "";
+}
+
 void
 rec_print_terse(const struct tune_answer *a, enum rec_format f)
 {
@@ -1027,7 +1046,7 @@ cmd_recommend(int argc, char **argv)
 	else
 		rc = tune_recommend(&m, &o.q, &a, err, sizeof(err));
 	if (rc == -1) {
-		cli_warnx("recommend: %s", err);
+		cli_warnx("recommend: %s%s", err, rec_memory_hint(&o.q));
 		report_release(&rep);
 		/* A stack whose library was not measured: a negative answer. */
 		return o.stack != NULL && stack_find(o.stack) != NULL &&

@@ -143,6 +143,12 @@ cmd_verify(int argc, char **argv)
 	/* A malformed string or one this host cannot hold: say so first. */
 	if (kdf_identify(o.encoded, &kp, err, sizeof(err)) == -1) {
 		cli_warnx("verify: malformed hash: %s", err);
+		/* The shell took its $ fields for variables: show what came. */
+		if (o.encoded[0] != '$')
+			cli_warnx("verify: it was given as '%.80s%s': quote the "
+			    "hash in single quotes, the shell expands $ "
+			    "inside double quotes or none", o.encoded,
+			    strlen(o.encoded) > 80 ? "..." : "");
 		goto done;
 	}
 	if (cli_check_memory(kdf_params_memory(&kp), err, sizeof(err)) == -1) {

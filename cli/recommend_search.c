@@ -168,9 +168,7 @@ rec_search(const struct tune_query *q, int quiet, volatile int *cancel,
 		fprintf(stderr, "\r%-60s\r", "");
 	if (rc == -2 && strstr(err, "memory limit") != NULL)
 		cli_warnx("recommend: --memory-max (or the host's budget): %s%s",
-		    err, q->memory_max_kib > 0 && q->memory_max_kib < 1024 ?
-		    " (a size without a unit is KiB: --memory-max 64MiB is "
-		    "64 MiB)" : "");
+		    err, rec_memory_hint(q));
 	else if (rc != 0)
 		cli_warnx("recommend: %s", err);
 	return rc;

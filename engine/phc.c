@@ -114,8 +114,26 @@ phc_parse_u32(const char **sp, uint32_t *out)
 	return 0;
 }
 
+static int	phc_decode_any(const char *, struct phc_argon2 *, int, char *,
+		    size_t);
+
 int
 phc_decode(const char *s, struct phc_argon2 *ph, char *err, size_t errlen)
+{
+	return phc_decode_any(s, ph, 0, err, errlen);
+}
+
+int
+phc_decode_params(const char *s, struct phc_argon2 *ph, char *err,
+    size_t errlen)
+{
+	return phc_decode_any(s, ph, 1, err, errlen);
+}
+
+/* phc_decode; bare: the parameters may end the string. */
+static int
+phc_decode_any(const char *s, struct phc_argon2 *ph, int bare, char *err,
+    size_t errlen)
 {
 	static const char *const keys[] = { "m", "t", "p" };
 	uint32_t	 vals[3];
@@ -185,10 +203,15 @@ phc_decode(const char *s, struct phc_argon2 *ph, char *err, size_t errlen)
 		}
 		p += 2;
 		if (phc_parse_u32(&p, &vals[i]) == -1 ||
-		    (*p != ',' && *p != '$')) {
+		    (*p != ',' && *p != '$' && *p != '\0')) {
 			kdf_seterr(err, errlen, "field %s is not a decimal "
 			    "number from 0 to 4294967295 without leading zeros",
 			    keys[i]);
+			return -1;
+		}
+		if (*p == '\0' && i < 2) {
+			kdf_seterr(err, errlen, "missing field %s (fields are "
+			    "m, t, p in this order)", keys[i + 1]);
 			return -1;
 		}
 	}
@@ -214,6 +237,13 @@ phc_decode(const char *s, struct phc_argon2 *ph, char *err, size_t errlen)
 	if (ph->m_kib < KDF_ARGON2_M_MIN || ph->m_kib / 8 < ph->p) {
 		kdf_seterr(err, errlen, "field m must be at least 8 * p KiB "
 		    "(%llu)", 8ULL * ph->p);
+		return -1;
+	}
+	if (*p == '\0') {
+		if (bare)
+			return 0;
+		kdf_seterr(err, errlen, "the parameters alone: an encoded "
+		    "hash goes on with $SALT$HASH after p");
 		return -1;
 	}
 

@@ -47,6 +47,13 @@ struct phc_argon2 {
  */
 int	 phc_decode(const char *s, struct phc_argon2 *ph, char *err,
 	    size_t errlen);
+/*
+ * phc_decode, and the parameters alone too ($argon2id$v=19$m=65536,t=3,
+ * p=1, as `pwtune recommend --format phc` prints them): saltlen and
+ * hashlen 0 then.
+ */
+int	 phc_decode_params(const char *s, struct phc_argon2 *ph, char *err,
+	    size_t errlen);
 
 /*
  * Encode *ph into buf as a NUL-terminated string. Returns the length

@@ -519,6 +519,13 @@ report_from_json(const json_t *j, struct report *rep, char *err,
 		kdf_seterr(err, errlen, "a report must be a JSON object");
 		return -1;
 	}
+	/* Another JSON file named by mistake: say what it is not. */
+	if (json_object_get(j, "schema") == NULL) {
+		kdf_seterr(err, errlen, "not a pwtune report (no \"schema\": "
+		    "\"%s\"; pwtune bench --json and pwtune db export "
+		    "write them)", REPORT_SCHEMA);
+		return -1;
+	}
 	if (report_get_string(j, "schema", schema, sizeof(schema), 1, err,
 	    errlen) == -1)
 		return -1;

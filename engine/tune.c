@@ -428,7 +428,8 @@ tune_recommend(const struct model *m, const struct tune_query *q,
 	if (cap < MIB_KIB || cap < 8 * p) {
 		snprintf(err, errlen, "%llu KiB of memory for each of %u "
 		    "hash%s at once is too little (m is a whole number of MiB, "
-		    "and 8 KiB a lane): raise memory_max or lower concurrency",
+		    "and 8 KiB a lane): raise the memory limit or lower the "
+		    "concurrency",
 		    (unsigned long long)raw, (unsigned)q->k, q->k == 1 ? "" :
 		    "es");
 		return -1;
@@ -482,7 +483,7 @@ tune_needs_rehash(const char *encoded, const struct tune_answer *a,
 	struct phc_argon2	ph;
 
 	memset(out, 0, sizeof(*out));
-	if (phc_decode(encoded, &ph, err, errlen) == -1)
+	if (phc_decode_params(encoded, &ph, err, errlen) == -1)
 		return -1;
 	out->differs = ph.alg != a->variant || ph.version != 0x13 ||
 	    ph.m_kib != a->m_kib || ph.t != a->t || ph.p != a->p;

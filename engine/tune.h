@@ -133,8 +133,9 @@ const struct model_curve *tune_curve(const struct model *m,
 	    const struct tune_query *q, uint32_t *p, char *err, size_t errlen);
 
 /*
- * needs-rehash of an encoded Argon2 string against an answer. Returns 0,
- * or -1 for a string that does not parse (err says why).
+ * needs-rehash of an encoded Argon2 string (or its parameters alone,
+ * phc_decode_params) against an answer. Returns 0, or -1 for a string
+ * that does not parse (err says why).
  */
 int	 tune_needs_rehash(const char *encoded, const struct tune_answer *a,
 	    struct tune_rehash *out, char *err, size_t errlen);

@@ -56,7 +56,7 @@ expect_body "answers for php-sodium, with its snippet" \
 # A bare memory_max is KiB: 64 is too little, and the 422 says what there is.
 expect_http 422 "memory_max=64 (KiB): 422" GET "/v1/recommendation?target_ms=250&memory_max=64"
 expect_body "... saying 64 KiB, not what is left of it in whole MiB" \
-	"'64 KiB of memory for each of 1 hash at once is too little' in j['detail']"
+	"'64 KiB of memory for each of 1 hash at once is too little' in j['detail'] and j['param'] == 'memory_max'"
 # A stack hashes through its own library: another backend is 400 naming
 # backend (the same one is the same question: api.stack_checks).
 expect_http 400 "stack=php-sodium&backend=libargon2: 400" GET "/v1/recommendation?target_ms=250&stack=php-sodium&backend=libargon2"

@@ -126,7 +126,10 @@ expect_status 3 "recommend --db: a store in a missing directory" -- "$P" recomme
 expect_status 3 "recommend --db: a missing store" -- "$P" recommend --target-ms 250 --db "$TMP/nope.db"
 expect_stderr "recommend --db: the option named" "pwtune recommend: --db $TMP/nope.db: No such file or directory"
 expect_status 2 "recommend --memory-max 64: 64 KiB, too little" -- "$P" recommend --target-ms 250 --memory-max 64
-expect_stderr "... saying a size without a unit is KiB" "a size without a unit is KiB: --memory-max 64MiB is 64 MiB"
+expect_stderr "... saying a size without a unit is KiB" "(--memory-max: a size without a unit is KiB, --memory-max 64MiB is 64 MiB)"
+expect_status 2 "recommend --from with --memory-max 64: too little" -- "$P" recommend --target-ms 250 --memory-max 64 --from "$RUN"
+expect_stderr "... saying a size without a unit is KiB" "(--memory-max: a size without a unit is KiB, --memory-max 64MiB is 64 MiB)"
+! grep -q "raise memory_max" "$TMP/err" && ok "... naming no API parameter" || bad "the CLI says memory_max"
 expect_status 3 "bench --db: a store in a missing directory" -- "$P" bench --m 1MiB --t 1 --db "$TMP/no/such.db" --no-json -q
 expect_status 3 "stress: m over the host" -- "$P" stress -m 32 --iterations 1
 expect_status 3 "soak: m over the host" -- "$P" soak -m 32 --runtime 1

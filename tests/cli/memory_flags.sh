@@ -39,6 +39,16 @@ expect_status 0 "bench -m 11: 2 MiB" -- "$P" bench -m 11 --t 1 --backend libsodi
 expect_stdout "bench -m 11: the 2 MiB row" "libsodium.Argon2id  2 MiB"
 expect_status 2 "bench -m 2MiB: refused" -- "$P" bench -m 2MiB --t 1 --backend libsodium --repeats 1 --no-json -q
 expect_stderr "bench -m 2MiB: says --m takes sizes" "for sizes use --m 64MiB,256MiB"
+# A bare number is KiB: taken, with a note where MiB was likely meant.
+expect_status 0 "hash --memory 64: 64 KiB" -- sh -c "'$P' hash somesalt -id -t 1 -e --memory 64 <'$TMP/pw'"
+expect_stdout "hash --memory 64: m=64" '$argon2id$v=19$m=64,t=1,p=1$'
+expect_stderr "hash --memory 64: a note that it is KiB" "pwtune hash: --memory 64 is 64 KiB (a size without a unit is KiB: 64MiB for MiB)"
+expect_status 0 "bench --m 64,1MiB: taken" -- "$P" bench --m 64,1MiB --t 1 --backend libsodium --repeats 1 --no-json -q
+expect_stderr "bench --m 64: a note that it is KiB" "pwtune bench: --m 64 is 64 KiB (a size without a unit is KiB: 64MiB for MiB)"
+expect_status 0 "hash --memory 2048: no note" -- sh -c "'$P' hash somesalt -id -t 1 -e --memory 2048 <'$TMP/pw'"
+[ ! -s "$TMP/err" ] && ok "hash --memory 2048: nothing on stderr" || bad "hash --memory 2048: $(cat "$TMP/err")"
+expect_status 0 "hash -k 64 (the reference's KiB): no note" -- sh -c "'$P' hash somesalt -id -t 1 -e -k 64 <'$TMP/pw'"
+[ ! -s "$TMP/err" ] && ok "hash -k 64: nothing on stderr" || bad "hash -k 64: $(cat "$TMP/err")"
 expect_status 2 "bench -k 2: refused" -- "$P" bench -k 2 --m 2MiB --t 1 --backend libsodium --repeats 1 --no-json -q
 expect_stderr "bench -k: says --concurrency" "pwtune bench: -k is the memory in KiB in pwtune (as in argon2), not taken here: for hashes at once use --concurrency"
 expect_status 2 "recommend -k 2: refused" -- "$P" recommend --target-ms 250 -k 2 --from "${RUN:?}"

@@ -96,6 +96,21 @@ python3 -c "import json,sys; a=json.load(open('$TMP/out')); assert a['met'] is F
 expect_status 0 "check" -- "$PWTUNE" recommend --target-ms 250 --from "$RUN" \
 	--check '$argon2id$v=19$m=7168,t=5,p=1$c29tZXNhbHRzb21lc2FsdA$CKGe5/bX9YnCq2rxjW5yQXKxn31v1GKzhDCrMc6r6vA'
 expect_stdout "check: both semantics" "needs-rehash of the hash given: yes (exact match"
+# The parameters alone (what --format phc prints) are checked too.
+expect_status 0 "check of the parameters alone" -- "$PWTUNE" recommend --target-ms 250 --from "$RUN" \
+	--check '$argon2id$v=19$m=7168,t=5,p=1'
+expect_stdout "check of the parameters alone: answered" "needs-rehash of the hash given: yes (exact match"
+PHC=$("$PWTUNE" recommend --target-ms 250 --from "$RUN" --format phc)
+expect_status 0 "check of the answer's own --format phc" -- "$PWTUNE" recommend --target-ms 250 --from "$RUN" --check "$PHC"
+expect_stdout "... no rehash" "needs-rehash of the hash given: no"
+expect_status 2 "check of a prefix cut in p" -- "$PWTUNE" recommend --target-ms 250 --from "$RUN" --check '$argon2id$v=19$m=7168,t=5'
+expect_stderr "... naming the missing field" "missing field p"
+# Named by mistake: another JSON file, a URL.
+echo '{"a": 1}' >"$TMP/other.json"
+expect_status 2 "--from another JSON file: 2" -- "$PWTUNE" recommend --target-ms 250 --from "$TMP/other.json"
+expect_stderr "... saying it is not a report" "not a pwtune report (no \"schema\": \"pwtune-bench/1\""
+expect_status 2 "--from a URL: 2" -- "$PWTUNE" recommend --target-ms 250 --from http://127.0.0.1:8421
+expect_stderr "... saying to ask the daemon" "not a URL: ask the daemon itself"
 expect_status 0 "presets" -- "$PWTUNE" recommend --presets --from "$RUN"
 expect_stdout "presets: OWASP-2" "OWASP-2"
 expect_stdout "presets: RFC 9106 first is extrapolated" "extrapolated"

@@ -46,6 +46,10 @@ expect_status 0 "no v= field means 0x10" -- verify secret "${enc/v=16\$/}"
 # Malformed strings: exit 2 and the reason.
 expect_status 2 "unknown format" -- verify pw '$1$abcdefgh$abcdefghijklmnopqrstuv'
 expect_stderr "unknown format: named" "unknown hash format"
+# What a shell leaves of an unquoted hash ($argon2id, $v, ... expanded):
+# shown, with the advice to quote it.
+expect_status 2 "a hash the shell expanded" -- verify pw '=19=1024,t=2,p=1=c29tZXNhbHQ=aGFzaA'
+expect_stderr "... shown as given, with the advice" "it was given as '=19=1024,t=2,p=1=c29tZXNhbHQ=aGFzaA': quote the hash in single quotes"
 expect_status 2 "short salt" -- verify pw '$argon2id$v=19$m=1024,t=2,p=1$c2FsdA$CKGe5/bX9YnCq2rxjW5yQXKxn31v1GKzhDCrMc6r6vA'
 expect_stderr "short salt: named" "salt is shorter than 8 bytes"
 expect_status 2 "padding" -- verify pw '$argon2id$v=19$m=1024,t=2,p=1$c29tZXNhbHRzb21lc2FsdA==$CKGe5/bX9YnCq2rxjW5yQXKxn31v1GKzhDCrMc6r6vA'
