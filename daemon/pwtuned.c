@@ -142,13 +142,56 @@ load_config(struct config *c, const char *conf, int verbose,
  * write holds no lock (said so): the store and the token are elsewhere.
  * The descriptor; -2: no lock; -1 with err: refused.
  */
+static void
+state_lock_said(int fd, const char *dir, char *err, size_t errlen)
+{
+	char	pid[32];
+	ssize_t	n;
+	int	i;
+
+	/* The first may be between its truncate and write. */
+	for (i = 0; i < 5; i++) {
+		n = pread(fd, pid, sizeof(pid) - 1, 0);
+		pid[n > 0 ? n : 0] = '\0';
+		pid[strspn(pid, "0123456789")] = '\0';
+		if (pid[0] != '\0')
+			break;
+		usleep(10000);
+	}
+	snprintf(err, errlen, "state directory %.800s is in use by another "
+	    "pwtuned (PID %.20s): stop it first, or give this one a state "
+	    "directory of its own (--state-dir)", dir, pid[0] ? pid : "unknown");
+}
+
+/*
+ * Is dir's lock held by another pwtuned? 1 with the message in err, else
+ * 0. Creates nothing (asked when the port is taken, before anything is
+ * made: the likelier cause, a second make run, is said).
+ */
+static int
+state_lock_held(const char *dir, char *err, size_t errlen)
+{
+	char	path[DAEMON_PATH_MAX + 16];
+	int	fd, held = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, STATE_LOCK_FILE);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW |
+	    O_NONBLOCK)) == -1)
+		return 0;
+	if (flock(fd, LOCK_SH | LOCK_NB) == -1 && errno == EWOULDBLOCK) {
+		state_lock_said(fd, dir, err, errlen);
+		held = 1;
+	}
+	close(fd);	/* a lock taken here goes with it */
+	return held;
+}
+
 static int
 state_lock(const char *dir, char *err, size_t errlen)
 {
 	struct stat	sb;
 	char		path[DAEMON_PATH_MAX + 16], pid[32];
-	ssize_t		n;
-	int		fd, i;
+	int		fd;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, STATE_LOCK_FILE);
 	if ((fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW |
@@ -169,21 +212,9 @@ state_lock(const char *dir, char *err, size_t errlen)
 		return -1;
 	}
 	if (flock(fd, LOCK_EX | LOCK_NB) == -1) {
-		if (errno == EWOULDBLOCK) {
-			/* The first may be between its truncate and write. */
-			for (i = 0; i < 5; i++) {
-				n = pread(fd, pid, sizeof(pid) - 1, 0);
-				pid[n > 0 ? n : 0] = '\0';
-				pid[strspn(pid, "0123456789")] = '\0';
-				if (pid[0] != '\0')
-					break;
-				usleep(10000);
-			}
-			snprintf(err, errlen, "state directory %.800s is in use by "
-			    "another pwtuned (PID %.20s): stop it first, or give "
-			    "this one a state directory of its own "
-			    "(--state-dir)", dir, pid[0] ? pid : "unknown");
-		} else {
+		if (errno == EWOULDBLOCK)
+			state_lock_said(fd, dir, err, errlen);
+		else {
 			/* A file system without locks (some network ones). */
 			log_warn("%s: cannot lock: %s (a second pwtuned on "
 			    "this state directory would not be refused)", path,
@@ -271,14 +302,33 @@ main(int argc, char **argv)
 	log_info("host %s, fingerprint %s: %s, %d CPUs", d.host.host_id,
 	    d.host.fingerprint, d.host.cpu_model, d.host.online_cpus);
 
-	/* 4. The store, and the model it already holds. */
+	/*
+	 * 4. The listener (systemd's, or our own), before anything is made:
+	 * a port in use leaves no state directory or store behind.
+	 */
+	if ((fd = listen_activated(bound, sizeof(bound), err,
+	    sizeof(err))) == -2)
+		fd = listen_socket(&d.cfg, bound, sizeof(bound), err,
+		    sizeof(err));
+	else if (fd >= 0)
+		log_info("socket activation: the listen key is not used");
+	if (fd == -1) {
+		/* Another pwtuned on this state directory: that is why. */
+		(void)state_lock_held(d.cfg.state_dir, err, sizeof(err));
+		log_error("%s", err);
+		return 1;
+	}
+
+	/* The store, and the model it already holds. */
 	if (mkdir(d.cfg.state_dir, 0700) == -1 && errno != EEXIST) {
 		log_error("state directory %s: %s", d.cfg.state_dir,
 		    strerror(errno));
+		close(fd);
 		return 1;
 	}
 	if ((lockfd = state_lock(d.cfg.state_dir, err, sizeof(err))) == -1) {
 		log_error("%s", err);
+		close(fd);
 		return 1;
 	}
 	if ((st = db_open(d.cfg.db, &dbo, &db, err, sizeof(err))) != DB_OK) {
@@ -286,6 +336,9 @@ main(int argc, char **argv)
 		   it is back (answers wait for a model; /readyz says why). */
 		if (st != DB_ERR_UNAVAILABLE || !db_is_postgresql(d.cfg.db)) {
 			log_error("store: %s", err);
+			close(fd);
+			if (lockfd >= 0)
+				close(lockfd);
 			return 1;
 		}
 		log_warn("store: %s (starting without it: the model is loaded "
@@ -310,17 +363,7 @@ main(int argc, char **argv)
 		db = NULL;
 	}
 
-	/* 5. The listener (systemd's, or our own) and the API. */
-	if ((fd = listen_activated(bound, sizeof(bound), err,
-	    sizeof(err))) == -2)
-		fd = listen_socket(&d.cfg, bound, sizeof(bound), err,
-		    sizeof(err));
-	else if (fd >= 0)
-		log_info("socket activation: the listen key is not used");
-	if (fd == -1) {
-		log_error("%s", err);
-		goto out;
-	}
+	/* 5. The API on the listener. */
 	daemon_api_env(&d, &env);
 	daemon_api_config(&d, &acfg);
 	if ((api = api_start(&env, &acfg, fd, err, sizeof(err))) == NULL) {

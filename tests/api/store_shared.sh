@@ -68,6 +68,19 @@ env PWTUNED_STARTUP_PROFILE=none PWTUNED_PROBES=none timeout 20 "$PWTUNED" --sta
 	--listen "127.0.0.1:$PORT" >"$TMP/port" 2>&1
 grep -qF "Address already in use (another program listens there: give this one another port, --listen ADDRESS:PORT)" "$TMP/port" &&
 	ok "a port in use: says to give another with --listen" || { bad "a port in use: no advice"; cat "$TMP/port"; }
+# ... and makes nothing: no state directory, no store.
+env PWTUNED_STARTUP_PROFILE=none PWTUNED_PROBES=none timeout 20 "$PWTUNED" --state-dir "$TMP/new-state" \
+	--listen "127.0.0.1:$PORT" >"$TMP/port2" 2>&1
+rc=$?
+[ $rc = 1 ] && [ ! -e "$TMP/new-state" ] && ok "a port in use: exit 1, no state directory made" ||
+	{ bad "a port in use: exit $rc, $(ls -A "$TMP/new-state" 2>&1 | tr '\n' ' ')"; cat "$TMP/port2"; }
+# The same state directory and port (make run twice): the first pwtuned
+# and its PID are named, not the port.
+env PWTUNED_STARTUP_PROFILE=none PWTUNED_PROBES=none timeout 20 "$PWTUNED" --state-dir "$VAR" \
+	--listen "127.0.0.1:$PORT" >"$TMP/twice" 2>&1
+grep -qF "state directory $VAR is in use by another pwtuned (PID $PID)" "$TMP/twice" &&
+	ok "make run twice: the first pwtuned and its PID named" || { bad "make run twice: $(cat "$TMP/twice")"; }
+holds_lock && ok "... and the first keeps its lock" || bad "the first lost its lock"
 
 stop_daemon
 ls "$VAR"/pwtune.db.corrupt-* >/dev/null 2>&1 && bad "the store was moved aside as corrupt: $(ls "$VAR" | tr '\n' ' ')" ||
