@@ -952,9 +952,10 @@ stack_recommend(const struct model *m, const char *name,
 }
 
 /* The comment a snippet carries when its runtime was not measured. */
-#define UNMEASURED	"Not measured on the host that answered: time this " \
-			"runtime where it runs\n%s and POST the result to " \
-			"/v1/observations (docs/STACKS.md).\n"
+#define UNMEASURED	"This runtime was not timed on the host that " \
+			"answered (the library\n%s curve it is sized on " \
+			"was): time it where it runs\n%s and POST the " \
+			"result to /v1/observations (docs/STACKS.md).\n"
 
 char *
 stack_snippet(const struct stack_def *sd, const struct tune_answer *a,
@@ -1003,7 +1004,8 @@ stack_snippet(const struct stack_def *sd, const struct tune_answer *a,
 	if (!measured) {
 		char	text[256];
 
-		snprintf(text, sizeof(text), UNMEASURED, cm ? cm : "  ");
+		snprintf(text, sizeof(text), UNMEASURED, cm ? cm : "  ",
+		    cm ? cm : "  ");
 		if (cm == NULL)
 			snprintf(head, sizeof(head), "/*\n  %s */\n", text);
 		else

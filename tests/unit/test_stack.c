@@ -805,14 +805,14 @@ TEST(snippets_carry_the_stack_and_its_parameters)
 	a.p = 1;
 	s = stack_snippet(stack_find("php"), &a, 1);
 	ASSERT_STR_CONTAINS(s, "'memory_cost' => 47104");
-	ASSERT(strstr(s, "Not measured") == NULL);
+	ASSERT(strstr(s, "not timed") == NULL);
 	free(s);
 	s = stack_snippet(stack_find("php-sodium"), &a, 0);
 	ASSERT_STR_CONTAINS(s, "sodium_crypto_pwhash_str($password, 3, 47104");
-	ASSERT_STR_CONTAINS(s, "<?php\n// Not measured");
+	ASSERT_STR_CONTAINS(s, "<?php\n// This runtime was not timed");
 	free(s);
 	s = stack_snippet(stack_find("python-pynacl"), &a, 0);
-	ASSERT_STR_CONTAINS(s, "# Not measured");
+	ASSERT_STR_CONTAINS(s, "# This runtime was not timed");
 	ASSERT_STR_CONTAINS(s, "opslimit=3, memlimit=47104 * 1024");
 	free(s);
 	s = stack_snippet(stack_find("libargon2"), &a, 1);
