@@ -102,6 +102,7 @@ rec_usage(FILE *fp)
 "                 fresh run in STORE (a shared postgresql:// store), decided\n"
 "                 by the slowest; --scope fleet: every host in STORE\n"
 "  --max-age-days N  runs older than N days are stale (default 30; 0: any)\n"
+"  -q, --quiet    no progress on stderr while it measures\n"
 "  --concurrency and --memory-max are spelled out: -k is the memory in\n"
 "  KiB in pwtune (as in argon2), and is not taken here.\n"
 "Exit status: 0 answered, 1 the target cannot be met above the floor\n"

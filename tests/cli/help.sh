@@ -26,6 +26,8 @@ done
 for v in list export import check; do
 	helps "db $v" db "$v"
 done
+expect_status 0 "recommend --help" -- "$P" recommend --help
+expect_stdout "recommend --help: -q is described, not only listed" "  -q, --quiet    no progress on stderr"
 # Every value an option takes is in its help: hash --backend takes auto.
 expect_status 0 "hash --help" -- "$P" hash --help
 expect_stdout "hash --help: --backend's values, auto among them" "[--backend libargon2|libsodium|auto]"
