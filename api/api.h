@@ -70,7 +70,7 @@ struct api_request {
 	double		start;
 	int		begun;		/* api_access() has seen it */
 	int		path_nul;	/* %00 in the path as it came */
-	uintptr_t	uri_end;	/* where its target's string ended */
+	uintptr_t	uri, uri_end;	/* where its target's string was */
 };
 
 #define API_PATH_MAX		1024

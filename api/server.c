@@ -165,15 +165,15 @@ api_mhd_log(void *cls, const char *fmt, va_list ap)
 		strcpy(html, ")");
 	/*
 	 * The client's bytes (a path) may be in it: every byte that is not
-	 * printable ASCII as \xNN (a newline would start a line of the
-	 * client's, an escape sequence rewrite a terminal's), the line's
-	 * end dropped, 160 bytes of it at most.
+	 * printable ASCII, and the backslash, as \xNN (a newline would
+	 * start a line of the client's, an escape sequence rewrite a
+	 * terminal's), the line's end dropped, its first 160 bytes.
 	 */
-	for (p = (const unsigned char *)msg; *p != '\0' && n < 160 * 4 - 4;
-	    p++) {
+	for (p = (const unsigned char *)msg; *p != '\0' &&
+	    p < (const unsigned char *)msg + 160; p++) {
 		if (*p == '\n' && p[1] == '\0')
 			break;
-		if (*p >= 0x20 && *p < 0x7f)
+		if (*p >= 0x20 && *p < 0x7f && *p != '\\')
 			out[n++] = (char)*p;
 		else
 			n += (size_t)snprintf(out + n, sizeof(out) - n,
@@ -928,8 +928,8 @@ api_headers(struct api_server *s, struct MHD_Connection *c, const char *url,
 		    "once: refused";
 	} else if (r->path_nul) {
 		p = PROB_BAD_REQUEST;
-		why = "a NUL byte (%00, or the byte itself) in the request's "
-		    "target: refused";
+		why = "a NUL byte (%00, or the byte itself) in the request "
+		    "line: refused";
 	} else if (strlen(url) + n.query > API_URI_MAX)
 		p = PROB_URI_TOO_LONG;
 	else if (cl != NULL && te != NULL)
@@ -986,6 +986,7 @@ api_uri_seen(void *cls, const char *uri, struct MHD_Connection *c)
 	for (i = 0; i + 2 < path && !r->path_nul; i++)
 		r->path_nul = uri[i] == '%' && uri[i + 1] == '0' &&
 		    uri[i + 2] == '0';
+	r->uri = (uintptr_t)uri;
 	r->uri_end = (uintptr_t)(uri + strlen(uri));
 	return r;
 }
@@ -1001,12 +1002,27 @@ api_uri_seen(void *cls, const char *uri, struct MHD_Connection *c)
  */
 static int
 api_raw_nul(const struct api_server *s, const struct api_request *r,
-    const char *version)
+    const char *method, const char *version)
 {
 	uintptr_t	v = (uintptr_t)version;
+	const char	*e = method + strlen(method);
 
-	return r->uri_end != 0 && v > r->uri_end + 1 &&
-	    v - r->uri_end <= s->conn_memory;
+	if (r->uri_end != 0 && v > r->uri_end + 1 &&
+	    v - r->uri_end <= s->conn_memory)
+		return 1;
+	/*
+	 * The method the same way: its end, then the space made NUL, then
+	 * only the spaces skipped before the target, in the line's buffer.
+	 * Anything else between them is what followed a NUL the client sent
+	 * ("GET\0junk /healthz" was served as GET).
+	 */
+	if (r->uri != 0 && r->uri > (uintptr_t)e && r->uri - (uintptr_t)e <=
+	    s->conn_memory) {
+		for (e++; (uintptr_t)e < r->uri; e++)
+			if (*e != ' ')
+				return 1;
+	}
+	return 0;
 }
 
 static enum MHD_Result
@@ -1022,11 +1038,16 @@ api_access(void *cls, struct MHD_Connection *c, const char *url,
 
 	memset(&rep, 0, sizeof(rep));
 	if (r == NULL || !r->begun) {
-		/* First call: headers only (r is api_uri_seen()'s). */
-		if (r == NULL && (r = api_request_new()) == NULL)
+		/*
+		 * First call: headers only. r is api_uri_seen()'s; none
+		 * when it was out of memory, and then the target was not
+		 * looked at: the connection is closed.
+		 */
+		if (r == NULL)
 			return MHD_NO;
 		r->begun = 1;
-		if (api_raw_nul(s, r, version))
+		r->start = api_now();	/* the latency counts from here */
+		if (api_raw_nul(s, r, method, version))
 			r->path_nul = 1;
 		*con_cls = r;
 		return api_headers(s, c, url, method, r, &rep);

@@ -171,15 +171,20 @@ state_lock_said(int fd, const char *dir, char *err, size_t errlen)
 static int
 state_lock_held(const char *dir, char *err, size_t errlen)
 {
-	char	path[DAEMON_PATH_MAX + 16];
-	int	fd, held = 0;
+	struct stat	sb;
+	char		path[DAEMON_PATH_MAX + 16], why[1024], first[300];
+	int		fd, held = 0;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, STATE_LOCK_FILE);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW |
 	    O_NONBLOCK)) == -1)
 		return 0;
-	if (flock(fd, LOCK_SH | LOCK_NB) == -1 && errno == EWOULDBLOCK) {
-		state_lock_said(fd, dir, err, errlen);
+	if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) &&
+	    flock(fd, LOCK_SH | LOCK_NB) == -1 && errno == EWOULDBLOCK) {
+		/* The listener's own error first, then the likelier cause. */
+		state_lock_said(fd, dir, why, sizeof(why));
+		snprintf(first, sizeof(first), "%.290s", err);
+		snprintf(err, errlen, "%.290s; %.700s", first, why);
 		held = 1;
 	}
 	close(fd);	/* a lock taken here goes with it */

@@ -41,11 +41,18 @@ static const struct db_sql q_observations_prune = {
 	" ORDER BY id DESC LIMIT $3) AS kept)", NULL
 };
 
-/* The names services posted under for a host, and whether $2 is one. */
+/* The names services posted under for a host. */
 static const struct db_sql q_observation_names = {
-	"SELECT count(DISTINCT stack), coalesce(max(CASE WHEN stack = $2"
-	" THEN 1 ELSE 0 END), 0) FROM observations WHERE host_id = $1 AND"
+	"SELECT DISTINCT stack FROM observations WHERE host_id = $1 AND"
 	" source = 'service'", NULL
+};
+/*
+ * Posts of one host counted and inserted one at a time: SQLite's write
+ * transaction is that already (BEGIN IMMEDIATE); PostgreSQL's READ
+ * COMMITTED would let two posts of new names each count 63.
+ */
+static const struct db_sql q_observation_host_lock = {
+	"SELECT $1", "SELECT 1 FROM hosts WHERE host_id = $1 FOR UPDATE"
 };
 
 /* o's source as stored: "service" unless it says otherwise. */
@@ -98,26 +105,40 @@ observation_name_room(struct db *db, const struct db_observation *o,
 	struct db_args	a = { .n = 0 };
 	struct db_rows	r;
 	enum db_status	st;
-	int64_t		names, known;
+	char		name[DB_STACK_MAX];
+	size_t		names = 0;
+	int		known = 0;
 
 	if (strcmp(observation_source(o), "service") != 0 ||
 	    stack_find(o->stack) != NULL)
 		return DB_OK;
 	a_text(&a, o->host_id);
-	a_text(&a, o->stack);
-	if ((st = db_query_row(db, "count observation names",
+	if ((st = db_query(db, "lock the host", &q_observation_host_lock, &a,
+	    &r, err, errlen)) != DB_OK)
+		return st;
+	while (db_next(&r))
+		;
+	if ((st = db_rows_end(&r, err, errlen)) != DB_OK)
+		return st;
+	if ((st = db_query(db, "count observation names",
 	    &q_observation_names, &a, &r, err, errlen)) != DB_OK)
 		return st;
-	names = db_int(&r, 0);
-	known = db_int(&r, 1);
+	/* The catalogue's names beside the 64. */
+	while (db_next(&r)) {
+		db_copy(&r, 0, name, sizeof(name));
+		if (strcmp(name, o->stack) == 0)
+			known = 1;
+		else if (stack_find(name) == NULL)
+			names++;
+	}
 	if ((st = db_rows_end(&r, err, errlen)) != DB_OK)
 		return st;
 	if (known || names < DB_OBS_STACKS_MAX)
 		return DB_OK;
-	snprintf(err, errlen, "this host has observations under %lld stack "
-	    "names, the most kept: post under one of them (GET "
-	    "/v1/observations lists them) or a name of the catalogue",
-	    (long long)names);
+	snprintf(err, errlen, "this host has observations under %zu stack "
+	    "names besides the catalogue's, the most kept: post under one of "
+	    "them (GET /v1/observations lists them) or a name of the "
+	    "catalogue", names);
 	return DB_ERR_LIMIT;
 }
 

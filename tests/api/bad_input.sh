@@ -206,6 +206,11 @@ for t in '/v1/runs/1\x00abc' '/v1/runs\x00/1' '/v1/recommendation?target_ms=250&
 done
 st=$(raw "b'GET /v1/runs/1 HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n'")
 case $st in *" 200 "*) ok "the same request line without the NUL: 200" ;; *) bad "without the NUL: $st" ;; esac
+# ... and in the method ("GET\0junk" was served as GET).
+st=$(raw "b'GET\x00junk /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n'")
+case $st in *" 400 "*) ok "a NUL byte in the method: 400" ;; *) bad "a NUL byte in the method: $st" ;; esac
+st=$(raw "b'GET   /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n'")
+case $st in *" 200 "*) ok "spaces between the method and the target: 200" ;; *) bad "spaces after the method: $st" ;; esac
 expect_http 200 "alive after NULs" GET /healthz
 # libmicrohttpd's own messages are the log's lines (they went to stderr
 # raw, outside a JSON log's lines).
@@ -245,7 +250,7 @@ import socket, sys
 b = b"{" + b" " * 5000 + b"}"
 body = b"%x\r\n" % len(b) + b + b"\r\n0\r\n\r\n"
 s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=5)
-s.sendall(b"POST /x%1b[2J%07%7f%0aINJECT%ff HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n" + body)
+s.sendall(b"POST /x%1b[2J%07%7f%0aINJECT%ff%5cx0a HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n" + body)
 try:
     while s.recv(65536):
         pass
@@ -265,7 +270,7 @@ for l in lines:
         if j["msg"].startswith("http: "):
             http.append(j["msg"])
 assert http, "no http: line"
-assert any("\\x1b" in m and "\\x0a" in m and "\\xff" in m and "\\x07" in m for m in http), http
+assert any("\\x1b" in m and "\\x0a" in m and "\\xff" in m and "\\x07" in m and "\\x5cx0a" in m for m in http), http
 assert all(all(32 <= ord(c) < 127 for c in m) for m in http), http
 PY
 L1=$(wc -l <"$TMP/log")

@@ -80,18 +80,8 @@ stop_daemon
 "$PWTUNE" bench --m 8MiB,16MiB,32MiB,64MiB --t 1,3 --backend libsodium,libargon2 \
 	--repeats 2 --json "$TMP/both.json" -q >/dev/null 2>&1 ||
 	{ echo "cannot measure libargon2"; exit 1; }
-python3 - "$TMP/both.json" <<'PY' || { echo "cannot slow libargon2 down"; exit 1; }
-import json, sys
-d = json.load(open(sys.argv[1]))
-for p in d["points"]:
-    if p["backend"] == "libargon2":
-        for k, v in p["stats"].items():
-            if k.endswith("_ms"):
-                p["stats"][k] = v * 2
-        p["samples_ms"] = [v * 2 for v in p.get("samples_ms", [])]
-        p["throughput_per_s"] = p["throughput_per_s"] / 2
-json.dump(d, open(sys.argv[1], "w"))
-PY
+python3 "$(dirname "$0")/../data/slow_backend.py" "$TMP/both.json" "$TMP/both.json" libargon2 2 ||
+	{ echo "cannot slow libargon2 down"; exit 1; }
 "$PWTUNE" db import --db "$VAR/pwtune.db" "$TMP/both.json" >/dev/null ||
 	{ echo "cannot import the run"; exit 1; }
 start_daemon

@@ -228,17 +228,8 @@ expect_stdout "stack php-sodium: text gives libsodium's figures" "libsodium:   o
 # A stack the default answer is over the target in gets a note, which
 # says how to ask here (--stack NAME; stack=NAME is the API's): libargon2
 # made twice as slow, php is over.
-python3 - "$TMP/a2.json" "$TMP/a2x.json" <<'PY' || bad "cannot make the slow libargon2 run"
-import json, sys
-d = json.load(open(sys.argv[1]))
-for p in d["points"]:
-    if p["backend"] == "libargon2":
-        for k, v in p["stats"].items():
-            if k.endswith("_ms"):
-                p["stats"][k] = v * 2
-        p["samples_ms"] = [v * 2 for v in p.get("samples_ms", [])]
-json.dump(d, open(sys.argv[2], "w"))
-PY
+python3 "$(dirname "$0")/../data/slow_backend.py" "$TMP/a2.json" "$TMP/a2x.json" libargon2 2 ||
+	bad "cannot make the slow libargon2 run"
 expect_status 0 "stacks: the default over the target in php" -- "$PWTUNE" recommend --target-ms 100 --floor none --from "$TMP/a2x.json"
 expect_stdout "stacks: php's note says how to ask here" "In php the default answer would take "
 expect_stdout "stacks: php's note names --stack" "): ask with --stack php."
