@@ -956,22 +956,13 @@ api_headers(struct api_server *s, struct MHD_Connection *c, const char *url,
 	return rc;
 }
 
-static struct api_request *
-api_request_new(void)
-{
-	struct api_request	*r;
-
-	if ((r = calloc(1, sizeof(*r))) != NULL)
-		r->start = api_now();
-	return r;
-}
-
 /*
  * The request line's target as it came, before libmicrohttpd decodes it:
  * a %00 in the path would end the path the handlers are given there
  * ("/v1/runs/1%00abc" served run 1), so it is marked, and refused with
- * the headers. Returns the request's state: api_access()'s first
- * *con_cls (NULL, out of memory: api_access() tries again).
+ * the headers; where the target's string lies is kept for api_raw_nul().
+ * Returns the request's state: api_access()'s first *con_cls (NULL, out
+ * of memory: api_access() closes the connection).
  */
 static void *
 api_uri_seen(void *cls, const char *uri, struct MHD_Connection *c)
@@ -981,7 +972,7 @@ api_uri_seen(void *cls, const char *uri, struct MHD_Connection *c)
 
 	(void)cls;
 	(void)c;
-	if ((r = api_request_new()) == NULL)
+	if ((r = calloc(1, sizeof(*r))) == NULL)
 		return NULL;
 	for (i = 0; i + 2 < path && !r->path_nul; i++)
 		r->path_nul = uri[i] == '%' && uri[i + 1] == '0' &&
@@ -992,13 +983,13 @@ api_uri_seen(void *cls, const char *uri, struct MHD_Connection *c)
 }
 
 /*
- * Did the target hold a NUL byte as it came (not %00: the byte)? The
- * request line is parsed in place, its target ended by the NUL written
- * over the space before the version (libmicrohttpd 0.9): the version
- * then starts one byte past the target's string. A version further on,
- * within the connection's memory (where the line is read), is past a NUL
- * the client sent; anywhere else, this libmicrohttpd lays the line out
- * otherwise, and nothing is concluded.
+ * Did the target or the method hold a NUL byte as it came (not %00: the
+ * byte)? The request line is parsed in place, its target ended by the NUL
+ * written over the space before the version (libmicrohttpd 0.9): the
+ * version then starts one byte past the target's string. A version
+ * further on, within the connection's memory (where the line is read), is
+ * past a NUL the client sent; anywhere else, this libmicrohttpd lays the
+ * line out otherwise, and nothing is concluded.
  */
 static int
 api_raw_nul(const struct api_server *s, const struct api_request *r,

@@ -164,9 +164,10 @@ state_lock_said(int fd, const char *dir, char *err, size_t errlen)
 }
 
 /*
- * Is dir's lock held by another pwtuned? 1 with the message in err, else
- * 0. Creates nothing (asked when the port is taken, before anything is
- * made: the likelier cause, a second make run, is said).
+ * Is dir's lock held by another pwtuned? 1, with err (the listener's
+ * error) followed by who holds it; else 0, err as it was. Creates nothing
+ * (asked when the port is taken, before anything is made: the likelier
+ * cause, a second make run, is said).
  */
 static int
 state_lock_held(const char *dir, char *err, size_t errlen)

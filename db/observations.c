@@ -47,7 +47,6 @@ static const struct db_sql q_observation_names = {
 	" source = 'service'", NULL
 };
 
-
 /* o's source as stored: "service" unless it says otherwise. */
 static const char *
 observation_source(const struct db_observation *o)
