@@ -273,6 +273,26 @@ assert http, "no http: line"
 assert any("\\x1b" in m and "\\x0a" in m and "\\xff" in m and "\\x07" in m and "\\x5cx0a" in m for m in http), http
 assert all(all(32 <= ord(c) < 127 for c in m) for m in http), http
 PY
+# A long path: its message is cut at 160 bytes (each escaped byte 4).
+python3 - "$PORT" <<'PY' >/dev/null 2>&1
+import socket, sys
+b = b"{" + b" " * 5000 + b"}"
+body = b"%x\r\n" % len(b) + b + b"\r\n0\r\n\r\n"
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=5)
+s.sendall(b"POST /" + b"L" * 1500 + b" HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n" + body)
+try:
+    while s.recv(65536):
+        pass
+except OSError:
+    pass
+PY
+for _ in $(seq 20); do grep -q 'LLLLLLLL' "$TMP/log" && break; sleep 0.1; done
+python3 - "$TMP/log" <<'PY' && ok "a long path: its line cut at 160 bytes" || bad "a long path: $(grep -c LLLL "$TMP/log") lines, $(grep LLLL "$TMP/log" | head -1 | wc -c) bytes"
+import json, sys
+msgs = [json.loads(l)["msg"] for l in open(sys.argv[1], "rb").read().split(b"\n") if b"LLLL" in l]
+assert msgs, "no line"
+assert all(len(m) <= len("http: ") + 160 for m in msgs), [len(m) for m in msgs]
+PY
 L1=$(wc -l <"$TMP/log")
 t0=$(date +%s.%N)
 python3 - "$PORT" <<'PY'

@@ -80,6 +80,8 @@ env PWTUNED_STARTUP_PROFILE=none PWTUNED_PROBES=none timeout 20 "$PWTUNED" --sta
 	--listen "127.0.0.1:$PORT" >"$TMP/twice" 2>&1
 grep -qF "state directory $VAR is in use by another pwtuned (PID $PID)" "$TMP/twice" &&
 	ok "make run twice: the first pwtuned and its PID named" || { bad "make run twice: $(cat "$TMP/twice")"; }
+grep -qF "Address already in use" "$TMP/twice" &&
+	ok "... after the listener's own error" || bad "make run twice: the listener's error is lost: $(cat "$TMP/twice")"
 holds_lock && ok "... and the first keeps its lock" || bad "the first lost its lock"
 
 stop_daemon
