@@ -94,8 +94,7 @@ api_stack_json(const struct model *m, const char *name,
 	    "library", sd != NULL ? sd->library : kdf_backend_name(base));
 	if (model_curve_find(m, base, q->variant, 1) == NULL) {
 		/* Go, Node, Java: their own code, on that curve's shape. */
-		if (sd != NULL && strstr(sd->library, kdf_backend_name(base)) ==
-		    NULL)
+		if (sd != NULL && stack_own_code(sd))
 			snprintf(err, sizeof(err), "%s not measured yet (%s "
 			    "is sized on its curve, corrected for its own "
 			    "code)", kdf_backend_name(base), name);

@@ -152,6 +152,12 @@ stack_is_library(const struct stack_def *sd)
 	    0;
 }
 
+int
+stack_own_code(const struct stack_def *sd)
+{
+	return strstr(sd->library, kdf_backend_name(sd->base)) == NULL;
+}
+
 const char *
 stack_how_text(const struct model_stack *st)
 {
@@ -844,7 +850,7 @@ stack_recommend(const struct model *m, const char *name,
 		const char	*lib = kdf_backend_name(aim.backend);
 
 		/* Go, Node and Java have their own code: its reference. */
-		if (sd != NULL && strstr(sd->library, lib) == NULL)
+		if (sd != NULL && stack_own_code(sd))
 			snprintf(err, errlen, "%s is sized on the %s curve "
 			    "(corrected for its own code), which this host's "
 			    "model has not measured yet", name, lib);

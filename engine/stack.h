@@ -186,6 +186,11 @@ char	*stack_snippet(const struct stack_def *sd, const struct tune_answer *a,
 
 /* 1 when sd is a C library itself (its curve is its runtime's), else 0. */
 int	 stack_is_library(const struct stack_def *sd);
+/*
+ * 1 when sd hashes with code of its own (Go, Node, Java), sized on its
+ * base curve corrected, not through the library that curve is of; else 0.
+ */
+int	 stack_own_code(const struct stack_def *sd);
 
 /*
  * How st's model was obtained: "probed here", "observations", "library
