@@ -3,12 +3,14 @@
 # A real start-up run (64 MiB) with a fake Go probe in probe_dir (Go's
 # probe is a program of its own, so no runtime is needed): it reports
 # m x t / 1000 ms a hash, times the factor in $PROBES/factor (1 during the
-# run). Then the runtime gets twice as slow as its probe said (factor
-# 2): the answer for 60 ms (floor=none: the 64 MiB budget and OWASP's
-# floor leave no room at that speed), asked twice, is checked by running
-# the probe at its exact parameters, corrected, and verified in band, and
-# it then holds in the runtime by construction (m x t / 1000 x 2
-# within 90-100 % of the target). The check is stored as an observation of go,
+# run). Then the runtime gets slower than its probe said: the factor is
+# set from the first answer for 60 ms (floor=none: the 64 MiB budget and
+# OWASP's floor leave no room at that speed) so that it takes 1.25 x the
+# target (the answer's size depends on the spread the start-up run saw,
+# so a fixed factor could leave it in band). Asked twice, it is checked
+# by running the probe at its exact parameters, corrected, and verified
+# in band, and it then holds in the runtime by construction (m x t /
+# 1000 x the factor within 90-100 % of the target). The check is stored as an observation of go,
 # not of a library. A stack not probed here (php) is never checked, nor
 # is a runtime's answer at concurrency 2 (its probe hashes one at a time):
 # `verified` null, and a note says so. A check whose probe fails leaves
@@ -51,16 +53,19 @@ else
 fi
 : >"$PROBES/asked"
 
-# The runtime now takes twice as long as than its probe measured.
-echo 2 >"$PROBES/factor"
 Q="/v1/recommendation?target_ms=60&floor=none&stack=go"
 req GET "$Q"
 expect_body "stack=go: answered, predicted only (no note: it will be checked)" \
 	"j['verified'] is None and j['m_kib'] > 0 and not any('Not measured by this host' in n for n in j['notes'])"
 read -r m0 t0 < <(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(j["m_kib"], j["t"])' "$TMP/body")
-awk -v m="$m0" -v t="$t0" 'BEGIN { exit !(m * t / 1000 * 2 > 60) }' &&
-	ok "before the check, the answer (m = $m0, t = $t0) takes over 60 ms in the runtime" ||
-	bad "the fake runtime's bias did not put m = $m0, t = $t0 over the target"
+# The runtime now takes longer than its probe measured: 1.25 x the
+# target at this answer (checked before its second asking, so before
+# any check of it can run).
+F=$(awk -v m="$m0" -v t="$t0" 'BEGIN { printf "%.4f", 1.25 * 60 / (m * t / 1000) }')
+echo "$F" >"$PROBES/factor"
+awk -v m="$m0" -v t="$t0" -v f="$F" 'BEGIN { exit !(f > 1.05 && m * t / 1000 * f > 60) }' &&
+	ok "before the check, the answer (m = $m0, t = $t0) takes over 60 ms in the runtime (x $F)" ||
+	bad "the fake runtime's bias (x $F) did not put m = $m0, t = $t0 over the target"
 req GET "$Q"
 req GET "/v1/recommendation?target_ms=60&floor=none&stack=php"
 req GET "/v1/recommendation?target_ms=60&floor=none&stack=php"
@@ -88,8 +93,8 @@ expect_body "its snippets carry the corrected answer, as its snippet does" \
 expect_body "its notes say it was corrected in go by its probe, by the correction it carries" \
 	"any(n.startswith(\"Corrected by this host's background checks: they measured the answers to this question at %.2f x what the model predicts (in go, by its probe)\" % j['verified']['correction']) for n in j['notes'])"
 read -r m1 t1 < <(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(j["m_kib"], j["t"])' "$TMP/body")
-awk -v m="$m1" -v t="$t1" 'BEGIN { x = m * t / 1000 * 2; exit !(x >= 54 && x <= 60) }' &&
-	ok "the answer now holds in the runtime: m = $m1, t = $t1 takes $(awk -v m="$m1" -v t="$t1" 'BEGIN { printf "%.1f", m * t / 1000 * 2 }') ms of 60" ||
+awk -v m="$m1" -v t="$t1" -v f="$F" 'BEGIN { x = m * t / 1000 * f; exit !(x >= 54 && x <= 60) }' &&
+	ok "the answer now holds in the runtime: m = $m1, t = $t1 takes $(awk -v m="$m1" -v t="$t1" -v f="$F" 'BEGIN { printf "%.1f", m * t / 1000 * f }') ms of 60" ||
 	bad "m = $m1, t = $t1 does not take 54-60 ms in the runtime"
 # backend=libargon2 (go's own library) asks the same question: the same
 # corrected, verified answer, not one of its own.
