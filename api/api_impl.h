@@ -10,7 +10,7 @@
 
 #include "api.h"
 
-#define API_ROUTES		18	/* api_routes[] (server.c) */
+#define API_ROUTES		19	/* api_routes[] (server.c) */
 #define API_METHODS		8	/* api_methods[] (server.c) */
 #define API_HIT_SLOTS		1024	/* (route, method, code) counted */
 #define API_FAIL_SLOTS		256	/* addresses the limiter follows */
@@ -267,6 +267,7 @@ API_HANDLER(h_host_get);
 API_HANDLER(h_model);			/* model.c */
 API_HANDLER(h_observations_post);	/* observations.c */
 API_HANDLER(h_observations_get);
+API_HANDLER(h_observations_delete);
 API_HANDLER(h_index);			/* static.c */
 API_HANDLER(h_static);
 API_HANDLER(h_openapi);

@@ -1,7 +1,9 @@
 /*
  * api/observations.c: POST /v1/observations (latencies a service measured
- * on this host, kept per stack, at most API_OBS_RATE a second) and GET
- * /v1/observations (this host's, with each stack's correction).
+ * on this host, kept per stack, at most API_OBS_RATE a second), GET
+ * /v1/observations (this host's, with each stack's correction) and
+ * DELETE /v1/observations?stack=NAME (what services posted of a stack,
+ * forgotten).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -331,4 +333,58 @@ h_observations_get(struct api_server *s, struct MHD_Connection *c,
 	return api_ok(rep, 200, json_pack("{s:s, s:o, s:o, s:i}", "host_id",
 	    s->env.host->host_id, "stacks", stacks, "observations", list,
 	    "min_observations", FLEET_STACK_MIN_OBS), NULL);
+}
+
+/*
+ * DELETE /v1/observations?stack=NAME (token): what services posted of
+ * NAME on this host, forgotten (a service that posted wrong timings, or
+ * names past DB_OBS_STACKS_MAX); its probe's points and the checks'
+ * measurements stay with their runs. Its correction is fitted again, and
+ * answers kept for it are computed again.
+ */
+int
+h_observations_delete(struct api_server *s, struct MHD_Connection *c,
+    struct api_request *r, const char *arg, struct api_reply *rep)
+{
+	static const char *const only[] = { "stack" };
+	struct db	*db;
+	const char	*stack;
+	int64_t		 deleted = 0;
+	enum db_status	 st;
+	char		 err[512], why[160];
+
+	(void)r;
+	(void)arg;
+	if (api_query_only(c, only, 1, "stack", rep) == -1)
+		return 0;
+	stack = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "stack");
+	if (stack == NULL || !api_stack_valid(stack)) {
+		snprintf(why, sizeof(why), "is required: the name whose "
+		    "observations to forget, 1 to %d letters, digits, '.', "
+		    "'_', '+' or '-'", DB_STACK_MAX - 1);
+		return api_fail(rep, PROB_BAD_PARAM, "stack", why, NULL, 0);
+	}
+	st = DB_ERR_UNAVAILABLE;
+	if ((db = api_db(s, err, sizeof(err))) != NULL)
+		st = db_observations_forget(db, s->env.host->host_id, stack,
+		    &deleted, err, sizeof(err));
+	api_store_note(s, st, err);
+	if (st != DB_OK) {
+		api_log(s, API_LOG_WARN, "DELETE /v1/observations: %s", err);
+		return api_store_fail(s, rep, st, 1, NULL, NULL);
+	}
+	if (deleted == 0) {
+		snprintf(why, sizeof(why), "services posted no observations "
+		    "of %s on this host (GET /v1/observations lists them)",
+		    stack);
+		return api_fail(rep, PROB_NOT_FOUND, "stack", why, NULL, 0);
+	}
+	api_log(s, API_LOG_INFO, "observations of %s forgotten through the "
+	    "API: %lld", stack, (long long)deleted);
+	api_fleet_observed(s, stack);
+	if (s->env.observed != NULL)
+		s->env.observed(s->env.ctx, stack);
+	return api_ok(rep, 200, json_pack("{s:s, s:s, s:I}", "host_id",
+	    s->env.host->host_id, "stack", stack, "deleted",
+	    (json_int_t)deleted), NULL);
 }

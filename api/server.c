@@ -66,6 +66,7 @@ const struct api_route api_routes[] = {
 	{ "GET", "/v1/openapi.json", 0, 0, h_openapi },
 	{ "POST", "/v1/observations", 0, 1, h_observations_post },
 	{ "GET", "/v1/observations", 0, 0, h_observations_get },
+	{ "DELETE", "/v1/observations", 0, 1, h_observations_delete },
 	{ "GET", "/", 0, 0, h_index },
 	{ "GET", "/static/", 1, 0, h_static },
 };

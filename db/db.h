@@ -398,6 +398,15 @@ enum db_status db_observation_add(struct db *db, struct db_observation *o,
 	    const double *samples, size_t nsamples, char *err, size_t errlen);
 
 /*
+ * Forget what services posted of stack on host_id (source "service"; a
+ * run's probe points and the background checks' measurements stay with
+ * their run): *deleted, how many. The way back from a service's wrong
+ * timings, or from DB_OBS_STACKS_MAX names taken.
+ */
+enum db_status db_observations_forget(struct db *db, const char *host_id,
+	    const char *stack, int64_t *deleted, char *err, size_t errlen);
+
+/*
  * The sources of observations the daemon's background checks store: a
  * measurement the run's model takes as a point, and one it does not (a
  * suspect one, a drift, a busy host).

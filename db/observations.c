@@ -41,6 +41,12 @@ static const struct db_sql q_observations_prune = {
 	" ORDER BY id DESC LIMIT $3) AS kept)", NULL
 };
 
+/* What services posted of a stack on a host. */
+static const struct db_sql q_observations_forget = {
+	"DELETE FROM observations WHERE host_id = $1 AND stack = $2 AND"
+	" source = 'service'", NULL
+};
+
 /* The names services posted under for a host. */
 static const struct db_sql q_observation_names = {
 	"SELECT DISTINCT stack FROM observations WHERE host_id = $1 AND"
@@ -198,6 +204,19 @@ db_observation_add(struct db *db, struct db_observation *o,
 		    &a, NULL, err, errlen);
 	}
 	return db_end(db, st, err, errlen);
+}
+
+enum db_status
+db_observations_forget(struct db *db, const char *host_id, const char *stack,
+    int64_t *deleted, char *err, size_t errlen)
+{
+	struct db_args	a = { .n = 0 };
+
+	*deleted = 0;
+	a_text(&a, host_id);
+	a_text(&a, stack);
+	return db_exec(db, "forget observations", &q_observations_forget, &a,
+	    deleted, err, errlen);
 }
 
 static void

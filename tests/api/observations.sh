@@ -170,5 +170,42 @@ expect_http 201 "a name posted before: taken" POST /v1/observations "${A[@]}" \
 expect_http 201 "a name of the catalogue: taken" POST /v1/observations "${A[@]}" \
 	--data-binary '{"stack": "go", "m_kib": 19456, "t": 2, "samples_ms": [40]}'
 expect_http 200 "GET /v1/observations after" GET /v1/observations
+
+# DELETE /v1/observations?stack=NAME (token) forgets what services posted
+# of NAME on this host, and nothing else: a probe's point of the same
+# name stays. The name's room is free again, and a name only
+# observations knew is no longer one answers take.
+sqlite3 "$VAR/pwtune.db" "INSERT INTO observations (host_id, stack, variant, m_kib, t, p, k, nsamples, median_ms, p95_ms, samples, created, source) VALUES ('$HOST', 'name-0', 'argon2id', 19456, 2, 1, 1, 1, 40, 40, '[40]', strftime('%Y-%m-%dT%H:%M:%SZ', 'now'), 'probe')"
+n0=$(sqlite3 "$VAR/pwtune.db" "SELECT count(*) FROM observations")
+expect_http 401 "DELETE without the token: 401" DELETE "/v1/observations?stack=name-0"
+expect_http 400 "DELETE without stack: 400" DELETE /v1/observations "${A[@]}"
+expect_body "... naming stack" "j['param'] == 'stack' and 'is required' in j['detail']"
+expect_http 400 "DELETE ?stack=a&limit=1: 400" DELETE "/v1/observations?stack=a&limit=1" "${A[@]}"
+expect_body "... naming limit" "j['param'] == 'limit'"
+expect_http 400 "DELETE ?stack=a%00b: 400" DELETE "/v1/observations?stack=a%00b" "${A[@]}"
+[ "$(sqlite3 "$VAR/pwtune.db" "SELECT count(*) FROM observations")" = "$n0" ] &&
+	ok "... nothing forgotten by those" || bad "a refused DELETE removed observations"
+expect_http 200 "DELETE ?stack=name-0: 200" DELETE "/v1/observations?stack=name-0" "${A[@]}"
+expect_body "... the services' two forgotten" "j['stack'] == 'name-0' and j['deleted'] == 2 and j['host_id'] == '$HOST'"
+[ "$(sqlite3 "$VAR/pwtune.db" "SELECT group_concat(source) FROM observations WHERE stack = 'name-0'")" = "probe" ] &&
+	ok "... the probe's point of that name kept" || bad "the probe's point went too, or a service's stayed"
+[ "$(sqlite3 "$VAR/pwtune.db" "SELECT count(*) FROM observations")" = "$((n0 - 2))" ] &&
+	ok "... nothing else forgotten" || bad "other observations went too"
+expect_http 404 "the same DELETE again: 404" DELETE "/v1/observations?stack=name-0" "${A[@]}"
+expect_body "... naming stack" "j['param'] == 'stack' and 'no observations of name-0' in j['detail']"
+grep -q "observations of name-0 forgotten through the API: 2" "$TMP/log" &&
+	ok "the log says what was forgotten" || bad "no log line for the DELETE"
+# Its room: a new name is taken now, and with five observations it is a
+# stack answers take, until it is forgotten.
+for i in 1 2 3 4 5; do
+	sleep 0.2
+	req POST /v1/observations "${A[@]}" --data-binary \
+		'{"stack": "svc-gone", "m_kib": 19456, "t": 2, "samples_ms": [40, 41]}'
+done
+expect_body "a new name taken where name-0 was" "j['stack'] == 'svc-gone'"
+expect_http 200 "stack=svc-gone answers" GET "/v1/recommendation?target_ms=250&stack=svc-gone"
+expect_http 200 "DELETE ?stack=svc-gone: 200" DELETE "/v1/observations?stack=svc-gone" "${A[@]}"
+expect_body "... five forgotten" "j['deleted'] == 5"
+expect_http 400 "stack=svc-gone is no longer a name answers take" GET "/v1/recommendation?target_ms=250&stack=svc-gone"
 stop_daemon
 finish

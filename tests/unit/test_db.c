@@ -1160,6 +1160,68 @@ TEST(observation_names_are_bounded_per_host)
 }
 
 /*
+ * Forgetting a stack takes what services posted of it on that host, and
+ * nothing else: not a probe's point of the same name, not another host's,
+ * not another stack's.
+ */
+TEST(observations_forgotten_per_host_and_stack)
+{
+	struct db		*db = open_ok(scratch_store("obsforget"));
+	struct db_observation	 o, *list;
+	struct report		 rep;
+	double			 samples[1] = { 10 };
+	char			 err[512];
+	int64_t			 id, deleted = -1;
+	size_t			 n;
+
+	make_report(&rep, "hostA", 1);
+	ASSERT_EQ(db_import_report(db, &rep, &id, err, sizeof(err)), DB_OK);
+	report_release(&rep);
+	make_report(&rep, "hostB", 1);
+	ASSERT_EQ(db_import_report(db, &rep, &id, err, sizeof(err)), DB_OK);
+	report_release(&rep);
+	obs_fixture(&o, "hostA", 10);
+	snprintf(o.stack, sizeof(o.stack), "svc");
+	ASSERT_EQ(db_observation_add(db, &o, samples, 1, err, sizeof(err)),
+	    DB_OK);
+	ASSERT_EQ(db_observation_add(db, &o, samples, 1, err, sizeof(err)),
+	    DB_OK);
+	snprintf(o.source, sizeof(o.source), "probe");
+	ASSERT_EQ(db_observation_add(db, &o, samples, 1, err, sizeof(err)),
+	    DB_OK);
+	o.source[0] = '\0';
+	snprintf(o.stack, sizeof(o.stack), "other");
+	ASSERT_EQ(db_observation_add(db, &o, samples, 1, err, sizeof(err)),
+	    DB_OK);
+	snprintf(o.host_id, sizeof(o.host_id), "hostB");
+	snprintf(o.stack, sizeof(o.stack), "svc");
+	ASSERT_EQ(db_observation_add(db, &o, samples, 1, err, sizeof(err)),
+	    DB_OK);
+
+	ASSERT_EQ(db_observations_forget(db, "hostA", "svc", &deleted, err,
+	    sizeof(err)), DB_OK);
+	ASSERT_EQ(deleted, 2);
+	ASSERT_EQ(db_observations_list(db, "hostA", "svc", 10, &list, &n, err,
+	    sizeof(err)), DB_OK);
+	ASSERT_EQ(n, 1);
+	ASSERT_STR_EQ(list[0].source, "probe");
+	free(list);
+	ASSERT_EQ(db_observations_list(db, "hostA", "other", 10, &list, &n,
+	    err, sizeof(err)), DB_OK);
+	ASSERT_EQ(n, 1);
+	free(list);
+	ASSERT_EQ(db_observations_list(db, "hostB", "svc", 10, &list, &n, err,
+	    sizeof(err)), DB_OK);
+	ASSERT_EQ(n, 1);
+	free(list);
+	/* Nothing left to forget: 0, not an error. */
+	ASSERT_EQ(db_observations_forget(db, "hostA", "svc", &deleted, err,
+	    sizeof(err)), DB_OK);
+	ASSERT_EQ(deleted, 0);
+	db_close(db);
+}
+
+/*
  * D8b: at most DB_OBS_KEEP observations per host and stack, the newest;
  * the older ones go in the transaction that adds one.
  */
@@ -1695,6 +1757,7 @@ TEST_LIST(
 	TEST_ENTRY(host_groups),
 	TEST_ENTRY(observations_per_host_and_stack),
 	TEST_ENTRY(observation_names_are_bounded_per_host),
+	TEST_ENTRY(observations_forgotten_per_host_and_stack),
 	TEST_ENTRY(observations_are_pruned_per_host_and_stack),
 	TEST_ENTRY(model_stacks_from_probe_points_and_observations),
 	TEST_ENTRY(model_checks_of_a_run),
