@@ -152,10 +152,15 @@ api_stack_json(const struct model *m, const char *name,
 		 */
 		json_object_set_new(corr, "cliff", st->m_max_kib > 0 &&
 		    stack_correction(m, name) == st ?
-		    json_pack("{s:I, s:f, s:I, s:I}", "m_kib",
+		    json_pack("{s:I, s:f, s:I, s:I, s:o, s:o}", "m_kib",
 		    (json_int_t)st->cliff_m_kib, "ratio", st->cliff_ratio,
 		    "held_kib", (json_int_t)st->cliff_held_kib, "m_max_kib",
-		    (json_int_t)st->m_max_kib) : json_null());
+		    (json_int_t)st->m_max_kib, "onset_kib",
+		    st->cliff_onset_kib > 0 ?
+		    json_integer(st->cliff_onset_kib) : json_null(),
+		    "onset_tail", st->cliff_onset_kib > 0 ?
+		    json_real(st->cliff_onset_tail) : json_null()) :
+		    json_null());
 	}
 	json_object_set_new(j, "correction", corr);
 	/*

@@ -190,6 +190,11 @@ struct model_stack {
 	uint32_t		cliff_m_kib;
 	double			cliff_ratio;
 	uint32_t		cliff_held_kib;	/* the largest size under it */
+	uint32_t		cliff_onset_kib; /* the smallest size under it
+						   whose slowest hash showed it
+						   (0: none did) */
+	double			cliff_onset_tail; /* that hash over its size's
+						   median */
 	uint32_t		m_max_kib;	/* STACK_CLIFF_MARGIN of it */
 	size_t			nprobe;		/* probe points fitted */
 	size_t			nobs;		/* observations fitted */

@@ -442,14 +442,15 @@ stack_inverse(const struct model_stack *st, double y)
  */
 static void
 stack_cliff(const double *x, const double *y, const uint32_t *mk,
-    const int *use, size_t n, struct model_stack *st)
+    const double *tail, const int *use, size_t n, struct model_stack *st)
 {
 	double		r[64], below, ratio;
-	size_t		idx[64], i, j, nb, ns, k = 0;
+	size_t		idx[64], i, j, nb, ns, k = 0, on;
 	uint32_t	under, last;
 
 	st->cliff_m_kib = st->m_max_kib = st->cliff_held_kib = 0;
-	st->cliff_ratio = 0;
+	st->cliff_onset_kib = 0;
+	st->cliff_ratio = st->cliff_onset_tail = 0;
 	for (i = 0; i < n; i++)
 		if (use[i])
 			idx[k++] = i;
@@ -484,6 +485,26 @@ stack_cliff(const double *x, const double *y, const uint32_t *mk,
 		if (j == k) {
 			st->cliff_m_kib = mk[idx[i]];
 			st->cliff_ratio = ratio / below;
+			/*
+			 * Where its hashes first showed it: the sizes under
+			 * the cliff whose slowest hash took STACK_CLIFF x
+			 * their median or more, every one of them up to the
+			 * cliff (a JVM's heap growing into fresh memory shows
+			 * in one hash of a size before it is every hash of
+			 * the next). Sizes that showed it did not hold.
+			 */
+			for (on = i; on > 0 && mk[idx[on - 1]] >=
+			    STACK_CLIFF_M_MIN && tail[idx[on - 1]] >=
+			    STACK_CLIFF; on--)
+				;
+			for (j = 0, last = 0; on < i && j < on; j++)
+				if (mk[idx[j]] < mk[idx[on]])
+					last = mk[idx[j]];
+			if (on < i && last >= STACK_CLIFF_M_MIN) {
+				st->cliff_onset_kib = mk[idx[on]];
+				st->cliff_onset_tail = tail[idx[on]];
+				under = last;
+			}
 			/*
 			 * Its edge moves with the runtime's heap sizing:
 			 * a margin under the size that held, in MiB.
@@ -520,8 +541,8 @@ stack_fit(const struct model *m, const char *name,
 	struct model_prediction		 pr;
 	enum kdf_backend		 base = stack_base(m, name);
 	double				 x[64], y[64], w[64], e[64], sp[64];
-	double				 tl[64];
-	uint32_t			 mk[64];
+	double				 tl[64], tail[64];
+	uint32_t			 mk[64], spm[64], tlm[64];
 	int				 cliff_ok[64];
 	double				 c, d;
 	int				 drop[64];
@@ -553,6 +574,7 @@ stack_fit(const struct model *m, const char *name,
 		 */
 		cliff_ok[nx] = pts[i].probe && pts[i].n >= STACK_CLIFF_SAMPLES &&
 		    strcmp(name, kdf_backend_name(base)) != 0;
+		tail[nx] = 0;
 		/*
 		 * Weighted by samples, up to a probe point's: one post of
 		 * 256 samples does not outweigh the rest.
@@ -568,9 +590,11 @@ stack_fit(const struct model *m, const char *name,
 		 * samples, 1.03 of 4, 1.16 of 5, 1.54 of 10): the relative
 		 * deviation each point shows.
 		 */
-		if (pts[i].n >= 3 && pts[i].p95_ms >= pts[i].median_ms)
+		if (pts[i].n >= 3 && pts[i].p95_ms >= pts[i].median_ms) {
+			spm[nsp] = pts[i].m_kib;
 			sp[nsp++] = (pts[i].p95_ms / pts[i].median_ms - 1) /
 			    stack_max_sd(pts[i].n);
+		}
 		/*
 		 * And its tail, where a pause is not a tick: the probe's own
 		 * points only (as the cliff), so that one service's post of
@@ -578,8 +602,11 @@ stack_fit(const struct model *m, const char *name,
 		 */
 		if (pts[i].probe && pts[i].n >= 3 &&
 		    pts[i].p95_ms >= pts[i].median_ms &&
-		    pts[i].median_ms >= STACK_TAIL_MIN_MS)
-			tl[ntl++] = pts[i].p95_ms / pts[i].median_ms;
+		    pts[i].median_ms >= STACK_TAIL_MIN_MS) {
+			tail[nx - 1] = pts[i].p95_ms / pts[i].median_ms;
+			tlm[ntl] = pts[i].m_kib;
+			tl[ntl++] = tail[nx - 1];
+		}
 		if (pts[i].probe)
 			nprobe++;
 		else
@@ -638,6 +665,24 @@ stack_fit(const struct model *m, const char *name,
 	out->nprobe = nprobe;
 	out->nobs = nobs;
 	out->fit_error = ne > 0 ? median_of(e, ne) : 0;
+	stack_cliff(x, y, mk, tail, cliff_ok, nx, out);
+	/*
+	 * Under a cliff, the spread of the sizes answers may take: what its
+	 * hashes past the cap showed (a heap's pauses, the cliff's own
+	 * onset) is not what a hash under it meets.
+	 */
+	if (out->m_max_kib > 0) {
+		size_t	keep;
+
+		for (i = 0, keep = 0; i < nsp; i++)
+			if (spm[i] <= out->m_max_kib)
+				sp[keep++] = sp[i];
+		nsp = keep;
+		for (i = 0, keep = 0; i < ntl; i++)
+			if (tlm[i] <= out->m_max_kib)
+				tl[keep++] = tl[i];
+		ntl = keep;
+	}
 	/*
 	 * Its spread at p95: the median of the points' deviations (one
 	 * point's pause does not set it), 1.7 of them over the median: the
@@ -657,13 +702,12 @@ stack_fit(const struct model *m, const char *name,
 	 * does not).
 	 */
 	if (ntl > 0) {
-		double	tail;
+		double	rank;
 
 		qsort(tl, ntl, sizeof(*tl), dbl_cmp);
-		tail = stats_rank(tl, ntl, STACK_TAIL_RANK);
-
-		if (tail > out->spread95)
-			out->spread95 = tail;
+		rank = stats_rank(tl, ntl, STACK_TAIL_RANK);
+		if (rank > out->spread95)
+			out->spread95 = rank;
 	}
 	/*
 	 * Nor under the host's own (model.c's pool_tail): its hashes share
@@ -683,7 +727,6 @@ stack_fit(const struct model *m, const char *name,
 	 */
 	memset(drop, 0, sizeof(drop));
 	stack_knots(x, y, w, drop, nx, out);
-	stack_cliff(x, y, mk, cliff_ok, nx, out);
 	return 0;
 }
 
@@ -916,16 +959,24 @@ stack_recommend(const struct model *m, const char *name,
 	}
 	/* When it decided the answer: its cap the one reached. */
 	if (capped && a->m_cap_kib == corr->m_max_kib &&
-	    a->m_kib + 1024 > a->m_cap_kib)
+	    a->m_kib + 1024 > a->m_cap_kib) {
+		char	onset[96] = "";
+
+		if (corr->cliff_onset_kib > 0)
+			snprintf(onset, sizeof(onset), " (at m = %u KiB one "
+			    "hash already took %.1f x the others)",
+			    (unsigned)corr->cliff_onset_kib,
+			    corr->cliff_onset_tail);
 		stack_note(a, "For %s: a hash of m = %u KiB took %.1f x what "
 		    "its smaller sizes gave against the curve (a limit of "
 		    "the runtime, as a JVM's heap growing into memory this "
 		    "host is slow to give: docs/STACKS.md says how to start "
 		    "one without it): its answers stay at or below m = %u "
-		    "KiB, under the %u KiB that held (its edge moves).", name,
-		    (unsigned)corr->cliff_m_kib,
-		    corr->cliff_ratio, (unsigned)corr->m_max_kib,
-		    (unsigned)corr->cliff_held_kib);
+		    "KiB, under the %u KiB that held%s (its edge moves).",
+		    name, (unsigned)corr->cliff_m_kib, corr->cliff_ratio,
+		    (unsigned)corr->m_max_kib, (unsigned)corr->cliff_held_kib,
+		    onset);
+	}
 	if (corr != NULL && lib50 > 0)
 		stack_note(a, "For %s: %s (%zu point%s%s): a hash of these "
 		    "parameters takes %.2f x what %s's curve gives%s.", name,

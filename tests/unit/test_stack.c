@@ -458,6 +458,86 @@ TEST(answers_stay_under_a_cliff)
 	    "below m = 52224 KiB meet the rfc9106 floor here");
 }
 
+/*
+ * A cliff begins where its hashes first showed it: the sizes under it
+ * whose slowest hash took STACK_CLIFF x their median, each of them up to
+ * the cliff (a JVM's heap growing into fresh memory: one hash of a size,
+ * then every hash of the next). The cap goes under the first of them,
+ * and the spread is that of the sizes under the cap: the pauses past it
+ * are not what an answer under it meets. A tail alone makes no cliff,
+ * nor does one that the sizes after it do not carry on.
+ */
+TEST(a_cliff_begins_where_its_hashes_showed_it)
+{
+	struct stack_point	pts[16];
+	struct model_stack	st;
+	struct tune_query	q;
+	struct tune_answer	a;
+	char			err[256];
+	size_t			n;
+
+	fit(1);
+	/*
+	 * The cliff at 524288 KiB (its own hashes 2 x apart); one hash of
+	 * 262144 KiB 2.5 x the others before it.
+	 */
+	n = points(pts, 1.2, 0);
+	pts[n - 1].median_ms *= 4;
+	pts[n - 1].p95_ms = pts[n - 1].median_ms * 2.0;
+	pts[n - 2].p95_ms = pts[n - 2].median_ms * 2.5;
+	memset(&st, 0, sizeof(st));
+	ASSERT_EQ(stack_fit(&mdl, "java-bouncycastle", pts, n, &st, err,
+	    sizeof(err)), 0);
+	ASSERT_UEQ(st.cliff_m_kib, 524288);
+	ASSERT_UEQ(st.cliff_onset_kib, 262144);
+	ASSERT(fabs(st.cliff_onset_tail - 2.5) < 1e-9);
+	ASSERT_UEQ(st.cliff_held_kib, 131072);
+	ASSERT_UEQ(st.m_max_kib, 104448);	/* 80 % of 131072, in MiB */
+	/* Its spread: the sizes under the cap (1.05), not the onset's. */
+	if (!(st.spread95 > 0 && st.spread95 < 1.5))
+		TEST_FAIL("spread %.3f: the tail past the cap counted",
+		    st.spread95);
+	ASSERT_EQ(model_stack_set(&mdl, &st), 0);
+	tune_query_init(&q);
+	q.target_ms = 2000;
+	q.floor = TUNE_FLOOR_NONE;
+	ASSERT(stack_recommend(&mdl, "java-bouncycastle", &q, &a, err,
+	    sizeof(err)) >= 0);
+	if (a.m_kib > 104448)
+		TEST_FAIL("m = %u KiB, past the cap 104448", a.m_kib);
+	if (!(a.predicted_ms < 1.5 * a.predicted_p50_ms))
+		TEST_FAIL("p95 %.1f over p50 %.1f: the onset's tail counted",
+		    a.predicted_ms, a.predicted_p50_ms);
+	ASSERT_STR_CONTAINS(a.notes, "stay at or below m = 104448 KiB, under "
+	    "the 131072 KiB that held (at m = 262144 KiB one hash already "
+	    "took 2.5 x the others)");
+
+	/* Every size from 65536 KiB up showed it: the cap under 16384. */
+	pts[1].p95_ms = pts[1].median_ms * 2.2;
+	pts[2].p95_ms = pts[2].median_ms * 3.0;
+	ASSERT_UEQ(cliff_cap(pts, n), 12288);	/* 80 % of 16384, in MiB */
+	/* A tail not carried on up to the cliff: the edge stays. */
+	n = points(pts, 1.2, 0);
+	pts[n - 1].median_ms *= 4;
+	pts[n - 1].p95_ms = pts[n - 1].median_ms * 1.05;
+	pts[n - 3].p95_ms = pts[n - 3].median_ms * 2.5;	/* 131072 */
+	memset(&st, 0, sizeof(st));
+	ASSERT_EQ(stack_fit(&mdl, "java-bouncycastle", pts, n, &st, err,
+	    sizeof(err)), 0);
+	ASSERT_UEQ(st.cliff_onset_kib, 0);
+	ASSERT_UEQ(st.m_max_kib, 208896);	/* 80 % of 262144, in MiB */
+	/* ... and under the cap, that tail is the stack's. */
+	if (!(st.spread95 >= 2.5 - 1e-9))
+		TEST_FAIL("spread %.3f: the tail under the cap was dropped",
+		    st.spread95);
+	/* A tail alone, no cliff: no cap. */
+	n = points(pts, 1.2, 0);
+	pts[n - 2].p95_ms = pts[n - 2].median_ms * 2.5;
+	pts[n - 1].p95_ms = pts[n - 1].median_ms * 2.5;
+	ASSERT_UEQ(cliff_cap(pts, n), 0);
+}
+
+
 TEST(a_point_out_of_range_does_not_move_a_stack_past_it)
 {
 	struct stack_point	pts[8];
@@ -833,6 +913,7 @@ TEST_LIST(
 	TEST_ENTRY(one_far_point_does_not_bend_the_fit),
 	TEST_ENTRY(one_noisy_knot_is_the_neighbours),
 	TEST_ENTRY(answers_stay_under_a_cliff),
+	TEST_ENTRY(a_cliff_begins_where_its_hashes_showed_it),
 	TEST_ENTRY(a_point_out_of_range_does_not_move_a_stack_past_it),
 	TEST_ENTRY(observations_alone_correct_by_the_median_ratio),
 	TEST_ENTRY(answer_holds_in_the_stack),
