@@ -254,7 +254,7 @@ h_observations_get(struct api_server *s, struct MHD_Connection *c,
 	const struct model_curve	*base;
 	double			 ratios[API_STACK_OBS_MAX], factor;
 	size_t			 n, i, nr;
-	char			 err[512], why[160];
+	char			 err[512], why[200];
 	enum db_status		 st;
 
 	(void)r;
@@ -264,7 +264,8 @@ h_observations_get(struct api_server *s, struct MHD_Connection *c,
 	stack = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "stack");
 	if (stack != NULL && !api_stack_valid(stack)) {
 		snprintf(why, sizeof(why), "must be 1 to %d letters, digits, "
-		    "'.', '_', '+' or '-'", DB_STACK_MAX - 1);
+		    "'.', '_', '+' or '-' (in a query a '+' is %%2B: a bare "
+		    "one is a space)", DB_STACK_MAX - 1);
 		return api_fail(rep, PROB_BAD_PARAM, "stack", why, NULL, 0);
 	}
 	st = DB_ERR_UNAVAILABLE;
@@ -351,7 +352,7 @@ h_observations_delete(struct api_server *s, struct MHD_Connection *c,
 	const char	*stack;
 	int64_t		 deleted = 0;
 	enum db_status	 st;
-	char		 err[512], why[160];
+	char		 err[512], why[200];
 
 	(void)r;
 	(void)arg;
@@ -361,7 +362,8 @@ h_observations_delete(struct api_server *s, struct MHD_Connection *c,
 	if (stack == NULL || !api_stack_valid(stack)) {
 		snprintf(why, sizeof(why), "is required: the name whose "
 		    "observations to forget, 1 to %d letters, digits, '.', "
-		    "'_', '+' or '-'", DB_STACK_MAX - 1);
+		    "'_', '+' or '-' (in a query a '+' is %%2B: a bare one is "
+		    "a space)", DB_STACK_MAX - 1);
 		return api_fail(rep, PROB_BAD_PARAM, "stack", why, NULL, 0);
 	}
 	st = DB_ERR_UNAVAILABLE;

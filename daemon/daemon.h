@@ -158,6 +158,8 @@ struct daemon {
 	/* Stacks observations were stored for, refitted when idle. */
 	char			 observed[MODEL_STACKS_MAX][DB_STACK_MAX];
 	size_t			 nobserved;
+	int			 observed_all;	/* more than it holds: every
+						   stack refitted */
 	time_t			 observed_refit;	/* the last refit */
 	/* Questions asked, checked when idle (checks.c). */
 	struct question		 questions[DAEMON_QUESTIONS_MAX];

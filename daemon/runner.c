@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "daemon.h"
+#include "fleet.h"
 #include "probe.h"
 #include "profile.h"
 #include "stack.h"
@@ -1123,7 +1124,8 @@ runner_loop(void *arg)
 		if (d->pending_run != 0)
 			runner_retry_pending(d, db);
 		/* Observed stacks, at most once a second, when idle. */
-		if (d->nobserved > 0 && d->queued_run <= 0 && time(NULL) -
+		if ((d->nobserved > 0 || d->observed_all) &&
+		    d->queued_run <= 0 && time(NULL) -
 		    d->observed_refit >= RUNNER_REFIT_S) {
 			runner_refit_observed(d, db);
 			continue;
@@ -1136,7 +1138,8 @@ runner_loop(void *arg)
 			   a shared database (never on an HTTP thread), or to
 			   check questions. */
 			if (d->cfg.rebench_interval > 0 || d->pending_run != 0 ||
-			    pg || d->nobserved > 0 || (d->nquestions > 0 &&
+			    pg || d->nobserved > 0 || d->observed_all ||
+			    (d->nquestions > 0 &&
 			    d->cfg.check_budget > 0)) {
 				clock_gettime(CLOCK_REALTIME, &until);
 				until.tv_sec += 1;
@@ -1312,6 +1315,8 @@ runner_observed(struct daemon *d, const char *stack)
 	if (i == d->nobserved && d->nobserved < MODEL_STACKS_MAX)
 		snprintf(d->observed[d->nobserved++], DB_STACK_MAX, "%s",
 		    stack);
+	else if (i == d->nobserved)
+		d->observed_all = 1;	/* none is lost: all of them */
 	pthread_cond_broadcast(&d->wake);
 	pthread_mutex_unlock(&d->lock);
 }
@@ -1329,15 +1334,33 @@ runner_refit_observed(struct daemon *d, struct db *db)
 	struct model	*m = NULL;
 	int64_t		 run = d->model_run;
 	size_t		 n = d->nobserved, i;
-	int		 changed = 0;
+	int		 changed = 0, all = d->observed_all;
 
 	memcpy(names, d->observed, sizeof(names));
 	d->nobserved = 0;
+	d->observed_all = 0;
 	d->observed_refit = time(NULL);
 	if (d->model != NULL)
 		m = runner_model_copy(d->model);
 	pthread_mutex_unlock(&d->lock);
 	list[0] = '\0';
+	/*
+	 * More names than the list holds (a DELETE among them must not be
+	 * lost): every stack, as the model was built.
+	 */
+	if (all && m != NULL) {
+		enum db_status	st = db_model_stacks(db, d->host.host_id, m,
+				    err, sizeof(err));
+
+		store_note(d, st, err);
+		if (st == DB_OK) {
+			changed = 1;
+			snprintf(list, sizeof(list), "every stack (more "
+			    "names than %d at once)", MODEL_STACKS_MAX);
+		} else
+			log_warn("stacks not refitted: %s", err);
+		n = 0;
+	}
 	for (i = 0; m != NULL && i < n; i++) {
 		const struct model_stack	*ms;
 		enum db_status			 st;
@@ -1355,6 +1378,12 @@ runner_refit_observed(struct daemon *d, struct db *db)
 
 			snprintf(what, sizeof(what), "%s, %.2f x %+.1f ms",
 			    stack_how_text(ms), ms->c, ms->d);
+			runner_list_add(list, sizeof(list), names[i], what);
+		} else {
+			char	what[64];
+
+			snprintf(what, sizeof(what), "not a stack: fewer than "
+			    "%d observations", FLEET_STACK_MIN_OBS);
 			runner_list_add(list, sizeof(list), names[i], what);
 		}
 	}

@@ -496,7 +496,9 @@ enum db_status db_model_checks(struct db *db, const char *host_id,
 
 /*
  * One stack of m refitted from the store as db_model_stacks does (its
- * entry replaced, or added; left as it was when nothing fits).
+ * entry replaced, or added; a catalogue stack's left as it was when
+ * nothing fits; a name only services know taken out of m when they have
+ * posted too few of it: forgotten, DELETE /v1/observations).
  */
 enum db_status db_model_stack(struct db *db, const char *host_id,
 	    struct model *m, const char *stack, char *err, size_t errlen);

@@ -160,8 +160,11 @@ db_model_stack(struct db *db, const char *host_id, struct model *m,
 		snprintf(st.why, sizeof(st.why), "%s", why[0] ? why : n > 0 ?
 		    ferr : status[0] ? status : "not probed in this run");
 		st.runtime_here = probe_runtime_of(status);
-	} else
-		return DB_OK;	/* a name only services know, not enough */
+	} else {
+		/* A name only services know, not enough (or forgotten). */
+		model_stack_remove(m, stack);
+		return DB_OK;
+	}
 	if (model_stack_set(m, &st) == -1) {
 		snprintf(err, errlen, "more than %d stacks", MODEL_STACKS_MAX);
 		return DB_ERR_INVALID;

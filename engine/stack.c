@@ -126,6 +126,20 @@ model_stack_set(struct model *m, const struct model_stack *st)
 	return 0;
 }
 
+void
+model_stack_remove(struct model *m, const char *name)
+{
+	size_t	i;
+
+	for (i = 0; i < m->nstacks; i++)
+		if (strcmp(m->stacks[i].name, name) == 0) {
+			memmove(&m->stacks[i], &m->stacks[i + 1],
+			    (m->nstacks - i - 1) * sizeof(m->stacks[0]));
+			m->nstacks--;
+			return;
+		}
+}
+
 const char *
 stack_default(const struct model *m)
 {

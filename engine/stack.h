@@ -140,6 +140,9 @@ int	 stack_fit(const struct model *m, const char *name,
  */
 int	 model_stack_set(struct model *m, const struct model_stack *st);
 
+/* Take the stack of that name out of m (the others keep their order). */
+void	 model_stack_remove(struct model *m, const char *name);
+
 /*
  * The points a probe of sd measures on a host of model m with a memory
  * budget of budget_kib for one hash: the library answers for a few
