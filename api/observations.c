@@ -241,11 +241,37 @@ h_observations_post(struct api_server *s, struct MHD_Connection *c,
 	return api_ok(rep, 201, j, NULL);
 }
 
+/*
+ * The query of GET and DELETE /v1/observations: stack alone, a valid
+ * name (required or not) into *stack (NULL when absent). 0, or -1 with
+ * the problem in rep.
+ */
+static int
+api_obs_query(struct MHD_Connection *c, int required, const char **stack,
+    struct api_reply *rep)
+{
+	static const char *const only[] = { "stack" };
+	char			 why[200];
+
+	if (api_query_only(c, only, 1, "stack", rep) == -1)
+		return -1;
+	*stack = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND,
+	    "stack");
+	if (*stack == NULL ? required : !api_stack_valid(*stack)) {
+		snprintf(why, sizeof(why), "%s1 to %d letters, digits, '.', "
+		    "'_', '+' or '-' (in a query a '+' is %%2B: a bare one is "
+		    "a space)", required ? "is required: the name whose "
+		    "observations to forget, " : "must be ", DB_STACK_MAX - 1);
+		api_fail(rep, PROB_BAD_PARAM, "stack", why, NULL, 0);
+		return -1;
+	}
+	return 0;
+}
+
 int
 h_observations_get(struct api_server *s, struct MHD_Connection *c,
     struct api_request *r, const char *arg, struct api_reply *rep)
 {
-	static const char *const only[] = { "stack" };
 	struct db_observation	*obs;
 	struct model		*self = NULL;
 	struct db		*db;
@@ -254,20 +280,13 @@ h_observations_get(struct api_server *s, struct MHD_Connection *c,
 	const struct model_curve	*base;
 	double			 ratios[API_STACK_OBS_MAX], factor;
 	size_t			 n, i, nr;
-	char			 err[512], why[200];
+	char			 err[512];
 	enum db_status		 st;
 
 	(void)r;
 	(void)arg;
-	if (api_query_only(c, only, 1, "stack", rep) == -1)
+	if (api_obs_query(c, 0, &stack, rep) == -1)
 		return 0;
-	stack = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "stack");
-	if (stack != NULL && !api_stack_valid(stack)) {
-		snprintf(why, sizeof(why), "must be 1 to %d letters, digits, "
-		    "'.', '_', '+' or '-' (in a query a '+' is %%2B: a bare "
-		    "one is a space)", DB_STACK_MAX - 1);
-		return api_fail(rep, PROB_BAD_PARAM, "stack", why, NULL, 0);
-	}
 	st = DB_ERR_UNAVAILABLE;
 	if ((db = api_db(s, err, sizeof(err))) != NULL)
 		st = db_observations_list(db, s->env.host->host_id, stack,
@@ -347,7 +366,6 @@ int
 h_observations_delete(struct api_server *s, struct MHD_Connection *c,
     struct api_request *r, const char *arg, struct api_reply *rep)
 {
-	static const char *const only[] = { "stack" };
 	struct db	*db;
 	const char	*stack;
 	int64_t		 deleted = 0;
@@ -356,16 +374,8 @@ h_observations_delete(struct api_server *s, struct MHD_Connection *c,
 
 	(void)r;
 	(void)arg;
-	if (api_query_only(c, only, 1, "stack", rep) == -1)
+	if (api_obs_query(c, 1, &stack, rep) == -1)
 		return 0;
-	stack = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "stack");
-	if (stack == NULL || !api_stack_valid(stack)) {
-		snprintf(why, sizeof(why), "is required: the name whose "
-		    "observations to forget, 1 to %d letters, digits, '.', "
-		    "'_', '+' or '-' (in a query a '+' is %%2B: a bare one is "
-		    "a space)", DB_STACK_MAX - 1);
-		return api_fail(rep, PROB_BAD_PARAM, "stack", why, NULL, 0);
-	}
 	st = DB_ERR_UNAVAILABLE;
 	if ((db = api_db(s, err, sizeof(err))) != NULL)
 		st = db_observations_forget(db, s->env.host->host_id, stack,
