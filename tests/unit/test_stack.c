@@ -337,6 +337,48 @@ TEST(observations_of_a_size_are_not_a_noisy_knot)
 		    base);
 }
 
+/*
+ * The same at an end of the sizes: services' posts at the largest size
+ * make a knot that weighs STACK_KNOT_HEAVY x its neighbour's, which
+ * stands where a probe's end knot as far off would take its neighbour's
+ * ratio.
+ */
+TEST(observations_at_an_end_are_not_a_noisy_knot)
+{
+	struct stack_point	pts[12];
+	struct model_stack	st;
+	char			err[256];
+	double			ms, base;
+	size_t			i, n;
+
+	fit(1);
+	n = points(pts, 1.0, 0);
+	base = base_ms(KDF_BACKEND_LIBARGON2, 524288, 2);
+	for (i = 0; i < 3; i++) {
+		observed(&pts[n], base);
+		pts[n++].m_kib = 524288;
+	}
+	ASSERT_EQ(stack_fit(&mdl, "php", pts, n, &st, err, sizeof(err)), 0);
+	ASSERT_EQ(model_stack_set(&mdl, &st), 0);
+	ASSERT_EQ(stack_predict(&mdl, "php", KDF_ALG_ARGON2ID, 524288, 2, 1, 1,
+	    50, &ms), 0);
+	/* 5 probe samples at 1.0, 15 observed at 0.5: 0.625 of the curve. */
+	if (!(fabs(ms / base - 0.625) < 0.02))
+		TEST_FAIL("at the largest size %.3f x the curve, not 0.625",
+		    ms / base);
+	/* The probe's own end knot as far off: its neighbour's ratio. */
+	n = points(pts, 1.0, 0);
+	pts[n - 1].median_ms *= 0.625;
+	pts[n - 1].p95_ms = pts[n - 1].median_ms * 1.05;
+	ASSERT_EQ(stack_fit(&mdl, "php", pts, n, &st, err, sizeof(err)), 0);
+	ASSERT_EQ(model_stack_set(&mdl, &st), 0);
+	ASSERT_EQ(stack_predict(&mdl, "php", KDF_ALG_ARGON2ID, 524288, 2, 1, 1,
+	    50, &ms), 0);
+	if (!(fabs(ms / base - 1.0) < 0.02))
+		TEST_FAIL("a probe's end knot 0.625 x stood at %.3f x", ms /
+		    base);
+}
+
 /* The cap a cliff in pts puts on java-bouncycastle's answers (0: none). */
 static uint32_t
 cliff_cap(const struct stack_point *pts, size_t n)
@@ -912,6 +954,7 @@ TEST_LIST(
 	TEST_ENTRY(fit_recovers_slope_and_fixed_cost),
 	TEST_ENTRY(one_far_point_does_not_bend_the_fit),
 	TEST_ENTRY(one_noisy_knot_is_the_neighbours),
+	TEST_ENTRY(observations_at_an_end_are_not_a_noisy_knot),
 	TEST_ENTRY(answers_stay_under_a_cliff),
 	TEST_ENTRY(a_cliff_begins_where_its_hashes_showed_it),
 	TEST_ENTRY(a_point_out_of_range_does_not_move_a_stack_past_it),
