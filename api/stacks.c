@@ -174,7 +174,9 @@ api_stack_json(const struct model *m, const char *name,
 	else {
 		json_object_set_new(j, "default_answer_ratio",
 		    json_real(ms / q->target_ms));
-		if (ms > q->target_ms && notes != NULL) {
+		/* Not of the stack the answer is for: it is its own. */
+		if (ms > q->target_ms && notes != NULL &&
+		    strcmp(name, api_stack_for(m, dflt)) != 0) {
 			snprintf(note, sizeof(note), "In %s the default "
 			    "answer would take %.2f x the target (%.0f ms at "
 			    "p%d): ask with %s%s.", name, ms / q->target_ms,

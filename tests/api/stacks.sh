@@ -96,9 +96,14 @@ expect_body "php has its own m, under the default answer's" \
 	"[s for s in j['stacks'] if s['name'] == 'php'][0]['m_kib'] < j['m_kib']"
 expect_body "the default answer is over the target in php, and a note says so with the ratio" \
 	"[s for s in j['stacks'] if s['name'] == 'php'][0]['default_answer_ratio'] > 1 and any(abs(float(m.group(1)) - [s for s in j['stacks'] if s['name'] == 'php'][0]['default_answer_ratio']) < 0.006 for m in (__import__('re').match(r'In php the default answer would take ([0-9.]+) x the target \\([0-9]+ ms at p95\\): ask with stack=php\\.$', n) for n in j['notes']) if m)"
-expect_body "a note for every stack over the target, none for the others" \
-	"all(any(('In %s the default answer would take' % s['name']) in n for n in j['notes']) == ((s.get('default_answer_ratio') or 0) > 1) for s in j['stacks'])"
+expect_body "a note for every other stack over the target, none for the others" \
+	"all(any(('In %s the default answer would take' % s['name']) in n for n in j['notes']) == ((s.get('default_answer_ratio') or 0) > 1 and s['name'] != j['for']) for s in j['stacks'])"
 read -r PHP_M PHP_T PHP_P < <(python3 -c 'import json,sys; s=[s for s in json.load(open(sys.argv[1]))["stacks"] if s["name"] == "php"][0]; print(s["m_kib"], s["t"], s["p"])' "$TMP/body")
+# A target the default answer cannot meet (422): no note tells to ask
+# with the stack the answer is already for.
+expect_http 422 "target_ms=5: 422" GET "/v1/recommendation?target_ms=5"
+expect_body "... no note sends to stack=libsodium (the answer's own)" \
+	"not any(n.startswith('In libsodium the default answer') for n in (j.get('notes') or []) + ((j.get('closest') or {}).get('notes') or []))"
 expect_http 200 "stack=php" GET "/v1/recommendation?target_ms=250&stack=php"
 expect_body "answers for php from libargon2, its m as in stacks" \
 	"j['for'] == 'php' and j['backend'] == 'libargon2' and j['m_kib'] == $PHP_M and \"'memory_cost' => $PHP_M\" in j['snippet']"
