@@ -408,7 +408,12 @@ rec_report(const struct rec_opts *o, struct report *rep, int64_t *run_id)
 	}
 
 	memset(rep, 0, sizeof(*rep));
-	if (cli_probe(rep, 0, 0, &mo, &rec_cancel, err, sizeof(err)) == -1) {
+	/*
+	 * --memory-max bounds what is measured too (k hashes of a point at
+	 * once), as bench's does: a point past it is skipped.
+	 */
+	if (cli_probe(rep, (uint64_t)o->q.memory_max_kib << 10, 0, &mo,
+	    &rec_cancel, err, sizeof(err)) == -1) {
 		cli_warnx("recommend: %s", err);
 		return CLI_EXIT_ENV;
 	}

@@ -304,6 +304,18 @@ assert s["python-pynacl"]["how"] == "library measured, runtime not installed her
 assert s["python-pynacl"]["why"] == "not installed: %s/probe.py not found" % sys.argv[2], s["python-pynacl"]
 assert "POST the result to" in s["python-pynacl"]["snippet"], s["python-pynacl"]["snippet"]
 PY
+# --memory-max bounds what is measured as well: no process of the run
+# holds much more than 64 MiB (the quick profile goes to 256 MiB, and k
+# hashes at once, without it).
+rss=$(python3 -c 'import resource, subprocess, sys
+r = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+print(r.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)' \
+	env PATH="$TMP/bin:$PATH" PWTUNE_PROBE_DIR="$TMP/pd" "$PWTUNE" recommend \
+	--target-ms 40 --profile quick --memory-max 64MiB --floor none -q)
+read -r rc kib <<<"$rss"
+[ "$rc" = 0 ] && [ "$kib" -lt $((112 * 1024)) ] &&
+	ok "the quick profile under --memory-max 64MiB: the largest process held $((kib / 1024)) MiB" ||
+	bad "the quick profile under --memory-max 64MiB: exit $rc, a process held $((kib / 1024)) MiB"
 expect_status 0 "from cold, the quick profile, as text" -- env PATH="$TMP/bin:$PATH" \
 	PWTUNE_PROBE_DIR="$TMP/pd" "$PWTUNE" recommend --target-ms 40 \
 	--profile quick --memory-max 64MiB --floor none -q
