@@ -13,6 +13,8 @@ ASAN_BUILD ?= build-asan
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 STATE_DIR  ?= $(CURDIR)/var
 PORT       ?= 8421
+# make run MEMORY_MAX=256MiB: the daemon's memory budget (PWTUNED_MEMORY_MAX)
+MEMORY_MAX ?=
 
 # Build tools and libraries (make build, make run, the container's build
 # stage); then what the tests compare against or check with: Debian's
@@ -136,7 +138,7 @@ run: $(if $(filter no,$(STACKS)),deps-build,stack-deps)
 	@$(MAKE) --no-print-directory build
 	@mkdir -p -m 700 $(STATE_DIR)
 	@echo "pwtuned on http://127.0.0.1:$(PORT)/ (store and token in $(STATE_DIR)/; Ctrl-C stops it)"
-	$(BUILD)/daemon/pwtuned --state-dir $(STATE_DIR) --listen 127.0.0.1:$(PORT)
+	$(if $(MEMORY_MAX),PWTUNED_MEMORY_MAX='$(MEMORY_MAX)' )$(BUILD)/daemon/pwtuned --state-dir $(STATE_DIR) --listen 127.0.0.1:$(PORT)
 
 # Then the smoke fuzzing (FUZZ_SECONDS per target; 0 skips it).
 test: deps build e2e-deps probe-deps

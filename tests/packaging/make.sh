@@ -30,6 +30,12 @@ grep -q "for p in $STACK;" "$TMP/bare" && bad "STACKS=no still installs the runt
 	ok "make run STACKS=no installs no runtime"
 grep -q 'npm ci' "$TMP/bare" && bad "STACKS=no still runs npm ci" || ok "... and no npm ci"
 grep -q 'daemon/pwtuned --state-dir' "$TMP/bare" && ok "... and still starts pwtuned" || bad "STACKS=no: no pwtuned"
+# MEMORY_MAX: the daemon's budget; without it, none is given.
+grep -q 'PWTUNED_MEMORY_MAX' "$TMP/bare" && bad "make run sets a memory budget unasked" ||
+	ok "make run without MEMORY_MAX leaves the budget to the host"
+"${M[@]}" run STACKS=no MEMORY_MAX=256MiB >"$TMP/mem" 2>&1 || bad "make -n run MEMORY_MAX=256MiB: $(tail -3 "$TMP/mem")"
+grep -q "PWTUNED_MEMORY_MAX='256MiB' .*daemon/pwtuned --state-dir" "$TMP/mem" &&
+	ok "make run MEMORY_MAX=256MiB gives it to pwtuned" || bad "MEMORY_MAX not given: $(grep pwtuned "$TMP/mem")"
 
 "${M[@]}" test FUZZ_SECONDS=0 >"$TMP/test" 2>&1 || true
 grep -q "for p in $STACK;" "$TMP/test" && ok "make test installs the runtimes" || bad "make test: no runtimes"
