@@ -842,8 +842,19 @@ api_scoped_compute(struct api_scoped *x, json_t **j, int *ret, char *err,
 	*j = api_scope_json(&x->mb.set, &x->fa, api_scope_name(x->sc->kind),
 	    x->sc->kind == API_SCOPE_GROUP ? x->cfg.group : NULL,
 	    x->sc->kind == API_SCOPE_HOST && x->stale);
-	if (stack != NULL)
+	if (stack != NULL) {
+		json_t	*applied = json_object_get(stack, "applied");
+
+		/*
+		 * The stack it holds for, as stack='s answers say it, and
+		 * how: its services' observations, or the library's curve
+		 * alone when they did not correct it.
+		 */
+		json_object_set_new(*j, "for", json_string(x->sc->stack));
+		json_object_set_new(*j, "how", json_string(json_is_true(
+		    applied) ? "observations" : "library measured here"));
 		json_object_set_new(*j, "stack", stack);
+	}
 	return 0;
 }
 

@@ -72,6 +72,8 @@ for i in 1 2 3 4 5; do
 done
 expect_body "five observations stored" "j['stack'] == '$S'"
 expect_http 200 "a stack with observations: 200" GET "/v1/recommendation?target_ms=250&stack=$S"
+expect_body "... for that name, how: its observations, and their factor" \
+	"j['for'] == '$S' and j['how'] == 'observations' and j['stack']['name'] == '$S' and j['stack']['applied'] is True and j['stack']['factor'] > 0"
 stop_daemon
 
 # Now with libargon2 measured too (the daemon reads the newest run), and
