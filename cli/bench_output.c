@@ -253,7 +253,7 @@ bench_print(FILE *fp, const struct report *rep, enum kdf_backend baseline,
 	printable(sv, h->libsodium_version, sizeof(sv));
 	printable(av, h->libargon2_version, sizeof(av));
 	units_format_kib(rep->mem_budget >> 10, budget, sizeof(budget));
-	fprintf(fp, "\nHost: %s, %d CPUs online, %d effective; "
+	fprintf(fp, "Host: %s, %d CPUs online, %d effective; "
 	    "memory budget %s (%s)\n", cpu[0] ? cpu : "unknown CPU",
 	    h->online_cpus, rep->effective_cpus, budget,
 	    host_budget_source_name(rep->budget_source));

@@ -108,8 +108,9 @@ main(int argc, char **argv)
 	if (strcmp(argv[1], "help") == 0)
 		return help(argc - 1, argv + 1);
 	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
-		printf("pwtune %s (libsodium %s)\n", PWTUNE_VERSION,
-		    sodium_version_string());
+		printf("pwtune %s (libsodium %s, libargon2 %s)\n",
+		    PWTUNE_VERSION, sodium_version_string(),
+		    PWTUNE_LIBARGON2_VERSION);
 		return CLI_EXIT_OK;
 	}
 	if ((c = find(argv[1])) != -1)

@@ -45,7 +45,8 @@ expect_stdout "help lists --version" "--version"
 expect_stdout "help says where the exit statuses are" "pwtune(1)"
 expect_status 0 "--help" -- "$P" --help
 expect_status 0 "--version" -- "$P" --version
-expect_stdout "--version: the version" "pwtune "
+grep -qE '^pwtune [0-9.]+ \(libsodium [0-9.]+, libargon2 [0-9]+\)$' "$TMP/out" &&
+	ok "--version: the version and both libraries'" || bad "--version: $(cat "$TMP/out")"
 expect_status 2 "help of an unknown command" -- "$P" help frob
 expect_stderr "help of an unknown command: named" "pwtune help: unknown command frob"
 expect_status 2 "no command" -- "$P"
