@@ -487,8 +487,9 @@ tune_needs_rehash(const char *encoded, const struct tune_answer *a,
 		return -1;
 	out->differs = ph.alg != a->variant || ph.version != 0x13 ||
 	    ph.m_kib != a->m_kib || ph.t != a->t || ph.p != a->p;
-	out->weaker = ph.m_kib < a->m_kib || ph.t < a->t ||
-	    (ph.alg != a->variant && a->variant == KDF_ALG_ARGON2ID);
+	out->weaker = ph.m_kib < TUNE_REHASH_SLACK * a->m_kib ||
+	    (double)ph.m_kib * ph.t < TUNE_REHASH_SLACK * (double)a->m_kib *
+	    a->t || (ph.alg != a->variant && a->variant == KDF_ALG_ARGON2ID);
 	memset(&ph, 0, sizeof(ph));
 	return 0;
 }

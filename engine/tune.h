@@ -94,7 +94,8 @@ struct tune_answer {
 
 struct tune_rehash {
 	int	differs;	/* not exactly the answer (libsodium, PHP) */
-	int	weaker;		/* m, t or the variant weaker than it */
+	int	weaker;		/* the variant, or m or m x t under
+				   TUNE_REHASH_SLACK of its */
 };
 
 /* tune.c */
@@ -134,9 +135,15 @@ const struct model_curve *tune_curve(const struct model *m,
 
 /*
  * needs-rehash of an encoded Argon2 string (or its parameters alone,
- * phc_decode_params) against an answer. Returns 0, or -1 for a string
+ * phc_decode_params) against an answer: differs, not exactly it (as
+ * libsodium, PHP and argon2-cffi decide); weaker, a weaker variant, or
+ * its memory or its work (m x t) under TUNE_REHASH_SLACK of the
+ * answer's: an answer moves by a few per cent as the background checks
+ * correct it, and a hash made from the one before is not weaker for it
+ * (the checks' own band is 10 % wide). Returns 0, or -1 for a string
  * that does not parse (err says why).
  */
+#define TUNE_REHASH_SLACK	0.90
 int	 tune_needs_rehash(const char *encoded, const struct tune_answer *a,
 	    struct tune_rehash *out, char *err, size_t errlen);
 

@@ -172,7 +172,8 @@ expect_http 200 "POST /v1/check of the answer's own string" POST /v1/check \
 expect_body "no rehash, against $prefix, predicted $pred ms" \
 	"j['needs_rehash']['differs'] is False and j['needs_rehash']['against'] == '$prefix' and abs(j['predicted']['ms'] - $pred) < 1e-3"
 # A MiB less and a MiB more: other strings, each predicted by the curve
-# (the less, less), the first weaker than the answer.
+# (the less, less); a MiB less is not weaker (within 10 % of the answer:
+# the answer before a check moved it), a fifth less is.
 m0=$(python3 -c "import re; print(re.search(r'm=(\d+)', '$prefix').group(1))")
 other() {	# other M: POST /v1/check of the answer's string with m = M
 	expect_http 200 "POST /v1/check of m = $1" POST /v1/check -H "Content-Type: application/json" \
@@ -181,8 +182,11 @@ other() {	# other M: POST /v1/check of the answer's string with m = M
 other $((m0 + 1024))
 more=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["predicted"]["ms"])' "$TMP/body")
 other $((m0 - 1024))
-expect_body "a MiB less: weaker, predicted under a MiB more ($more ms)" \
-	"j['needs_rehash']['differs'] is True and j['needs_rehash']['weaker'] is True and 0 < j['predicted']['ms'] < $more"
+expect_body "a MiB less: differs, not weaker, predicted under a MiB more ($more ms)" \
+	"j['needs_rehash']['differs'] is True and j['needs_rehash']['weaker'] is False and 0 < j['predicted']['ms'] < $more"
+other $(( (m0 * 4 / 5) / 1024 * 1024 ))
+expect_body "a fifth less: weaker" \
+	"j['needs_rehash']['differs'] is True and j['needs_rehash']['weaker'] is True"
 # A reload naming a FIFO as token_file: refused at once (never waited on),
 # the token in use kept, and SIGTERM still stops the daemon.
 mkfifo "$TMP/fifo"

@@ -878,6 +878,15 @@ TEST(needs_rehash_both_ways)
 	CHECK("$argon2id$v=19$m=65536,t=3,p=2", 1, 0);	/* other p */
 	CHECK("$argon2id$v=19$m=32768,t=3,p=1", 1, 1);
 	CHECK("$argon2id$v=19$m=65536,t=2,p=1", 1, 1);
+	/*
+	 * Within TUNE_REHASH_SLACK of the answer (the answer before a
+	 * check moved it): not weaker; past it, weaker. Less t with as much
+	 * work in more memory: not weaker.
+	 */
+	CHECK("$argon2id$v=19$m=59392,t=3,p=1", 1, 0);		/* 0.906 */
+	CHECK("$argon2id$v=19$m=58368,t=3,p=1", 1, 1);		/* 0.891 */
+	CHECK("$argon2id$v=19$m=196608,t=1,p=1", 1, 0);
+	CHECK("$argon2id$v=19$m=131072,t=1,p=1", 1, 1);	/* 2/3 the work */
 	CHECK("$argon2i$v=19$m=65536,t=3,p=1", 1, 1);	/* variant */
 	CHECK("$argon2id$v=16$m=65536,t=3,p=1", 1, 0);	/* old version */
 #undef CHECK
