@@ -492,6 +492,16 @@ rec_verify(const struct model *m, const struct tune_query *q,
 	}
 }
 
+/* --check's two answers, as text. */
+static void
+rec_print_rehash(const struct tune_rehash *rh)
+{
+	printf("\nneeds-rehash of the hash given: %s (exact match, as "
+	    "libsodium, PHP and argon2-cffi decide), %s (a weaker variant, or "
+	    "m or m x t under %.0f %% of the answer's)\n", rh->differs ?
+	    "yes" : "no", rh->weaker ? "yes" : "no", TUNE_REHASH_SLACK * 100);
+}
+
 /* With --db, the verification is kept beside the run it came from. */
 static void
 rec_store_verification(const char *path, int64_t run_id,
@@ -973,10 +983,7 @@ rec_search_answer(const struct rec_opts *o)
 		rec_search_print(&r);
 		if (o->check != NULL && tune_needs_rehash(o->check, &r.a, &rh,
 		    why, sizeof(why)) == 0)
-			printf("\nneeds-rehash of the hash given: %s (exact "
-			    "match, as libsodium, PHP and argon2-cffi decide), "
-			    "%s (weaker m, t or variant)\n", rh.differs ?
-			    "yes" : "no", rh.weaker ? "yes" : "no");
+			rec_print_rehash(&rh);
 		break;
 	}
 	if (fflush(stdout) != 0) {
@@ -1080,10 +1087,7 @@ cmd_recommend(int argc, char **argv)
 		if (o.check == NULL)
 			break;
 		if (tune_needs_rehash(o.check, &a, &rh, why, sizeof(why)) == 0)
-			printf("\nneeds-rehash of the hash given: %s (exact "
-			    "match, as libsodium, PHP and argon2-cffi decide), "
-			    "%s (weaker m, t or variant)\n", rh.differs ?
-			    "yes" : "no", rh.weaker ? "yes" : "no");
+			rec_print_rehash(&rh);
 		else
 			printf("\nneeds-rehash: the hash given does not parse: "
 			    "%s\n", why);
