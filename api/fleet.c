@@ -847,12 +847,17 @@ api_scoped_compute(struct api_scoped *x, json_t **j, int *ret, char *err,
 
 		/*
 		 * The stack it holds for, as stack='s answers say it, and
-		 * how: its services' observations, or the library's curve
-		 * alone when they did not correct it.
+		 * how: its services' observations, or this host's library
+		 * curve alone when they did not correct it (a group's or the
+		 * fleet's: each host's, said by hosts[]).
 		 */
 		json_object_set_new(*j, "for", json_string(x->sc->stack));
-		json_object_set_new(*j, "how", json_string(json_is_true(
-		    applied) ? "observations" : "library measured here"));
+		if (json_is_true(applied))
+			json_object_set_new(*j, "how",
+			    json_string("observations"));
+		else if (x->sc->kind == API_SCOPE_HOST)
+			json_object_set_new(*j, "how",
+			    json_string("library measured here"));
 		json_object_set_new(*j, "stack", stack);
 	}
 	return 0;
