@@ -18,43 +18,46 @@ static const struct stack_def catalogue[] = {
 	{ "libsodium", "C: libsodium crypto_pwhash_str_alg()",
 	    "libsodium (its own SIMD code, chosen at run time)",
 	    KDF_BACKEND_LIBSODIUM, 1, "c",
-	    { "{dir}/probe-c", "libsodium", 0, 0 }, "libsodium23", 0, 0, 0 },
+	    { "{dir}/probe-c", "libsodium", 0, 0 }, "libsodium23", 0, 0, 0, 0 },
 	{ "libargon2", "C: libargon2 argon2id_hash_encoded()", DEBIAN_ARGON2,
 	    KDF_BACKEND_LIBARGON2, 0, "c",
-	    { "{dir}/probe-c", "libargon2", 0, 0 }, "libargon2-1", 0, 0, 0 },
+	    { "{dir}/probe-c", "libargon2", 0, 0 }, "libargon2-1", 0, 0, 0, 0 },
 	{ "php", "PHP password_hash(PASSWORD_ARGON2ID)", DEBIAN_ARGON2,
 	    KDF_BACKEND_LIBARGON2, 0, "php",
-	    { "php", "{dir}/probe.php", "password_hash", 0, 0 }, "php-cli", 0, 0, 0 },
+	    { "php", "{dir}/probe.php", "password_hash", 0, 0 }, "php-cli", 0, 0, 0, 0 },
 	{ "php-sodium", "PHP sodium_crypto_pwhash_str()",
 	    "libsodium, through PHP's sodium extension",
 	    KDF_BACKEND_LIBSODIUM, 1, "php-sodium",
-	    { "php", "{dir}/probe.php", "sodium", 0, 0 }, "php-cli", 0, 0, 0 },
+	    { "php", "{dir}/probe.php", "sodium", 0, 0 }, "php-cli", 0, 0, 0, 0 },
 	{ "python-argon2-cffi", "Python argon2-cffi PasswordHasher",
 	    DEBIAN_ARGON2 ", through cffi", KDF_BACKEND_LIBARGON2, 0,
 	    "python",
 	    { "/usr/bin/python3", "{dir}/probe.py", "argon2-cffi", 0, 0 },
-	    "python3-argon2", 0, 0, 0 },
+	    "python3-argon2", 0, 0, 0, 0 },
 	{ "python-pynacl", "Python PyNaCl nacl.pwhash.argon2id.str()",
 	    "libsodium, through cffi", KDF_BACKEND_LIBSODIUM, 1,
 	    "python-pynacl",
 	    { "/usr/bin/python3", "{dir}/probe.py", "pynacl", 0, 0 },
-	    "python3-nacl", 0, 0, 0 },
+	    "python3-nacl", 0, 0, 0, 0 },
 	{ "go", "Go golang.org/x/crypto/argon2 IDKey()",
 	    "x/crypto/argon2 (Go, its own SSE4.1 code)",
 	    KDF_BACKEND_LIBARGON2, 0, "go", { "{dir}/probe-go", 0, 0 },
-	    "golang-go golang-golang-x-crypto-dev", 0, 3, 0 },
+	    "golang-go golang-golang-x-crypto-dev", 0, 3, 0, 0 },
 	{ "node-argon2", "Node.js argon2 (npm) hash()",
 	    "the argon2 npm package's own build of the reference library",
 	    KDF_BACKEND_LIBARGON2, 0, "node", { "node", "{dir}/probe.js", 0, 0 },
-	    "nodejs (and npm install argon2)", 2, 2, 0 },	/* timeCost >= 2 */
+	    "nodejs (and npm install argon2)", 2, 2, 0, 0 },	/* timeCost >= 2 */
 	{ "java-bouncycastle",
 	    "Java BouncyCastle Argon2BytesGenerator (Spring Security's "
 	    "Argon2PasswordEncoder)", "BouncyCastle (pure Java)",
 	    KDF_BACKEND_LIBARGON2, 0, "java",
 	    { "java", "-cp", "{dir}/java:/usr/share/java/bcprov.jar",
 	    "Probe", 0, 0 }, "default-jre-headless libbcprov-java", 0, 4,
-	    4096 },	/* its default heap, a quarter of the RAM: 1119 MiB
+	    4096,	/* its default heap, a quarter of the RAM: 1119 MiB
 			   resident for a 57 MiB hash, seen */
+	    32768 },	/* 3 + 15 hashes in a fresh JVM: clean at 32 MiB
+			   every time, the phase from hash 12 at 48 to 128 MiB
+			   (docs/BENCHMARKS.md) */
 };
 
 #define NCATALOGUE	(sizeof(catalogue) / sizeof(catalogue[0]))
@@ -760,6 +763,9 @@ stack_probe_points(const struct model *m, const struct stack_def *sd,
 	if (max == 0 || model_curve_find(m, sd->base, KDF_ALG_ARGON2ID, 1) ==
 	    NULL)
 		return 0;
+	/* Where its answers go: not past its heap's size. */
+	if (sd->heap_kib > 0 && (budget_kib == 0 || budget_kib > sd->heap_kib))
+		budget_kib = sd->heap_kib;
 	/* The small point first: the warm-up runs at it, and it is cheap. */
 	if (budget_kib >= 16384) {
 		out[np].m_kib = 16384;
@@ -903,6 +909,16 @@ stack_recommend(const struct model *m, const char *name,
 			capped = 1;
 		}
 	}
+	/* Nor past the size its runtime hashes without growing its heap. */
+	if (sd != NULL && sd->heap_kib > 0) {
+		uint64_t	lim = (uint64_t)sd->heap_kib *
+		    (q->k > 0 ? q->k : 1);
+
+		if (aim.memory_max_kib == 0 || aim.memory_max_kib > lim) {
+			aim.memory_max_kib = lim;
+			capped = 2;
+		}
+	}
 	if (model_curve_find(m, aim.backend, q->variant, 1) == NULL) {
 		const char	*lib = kdf_backend_name(aim.backend);
 
@@ -939,8 +955,15 @@ stack_recommend(const struct model *m, const char *name,
 	}
 	rc = tune_recommend(m, &aim, a, err, errlen);
 	if (rc == -1) {
-		/* The cliff's cap, not the caller's memory, was too small. */
-		if (capped)
+		/* The heap's or the cliff's cap, not the caller's memory. */
+		if (capped == 2)
+			snprintf(err, errlen, "%s: no parameters at or below m = "
+			    "%u KiB meet the %s floor here, and its answers "
+			    "stay there: a fresh %s hashing more grows its heap "
+			    "into fresh memory within a dozen hashes "
+			    "(docs/STACKS.md)", name, (unsigned)sd->heap_kib,
+			    tune_floor_name(q->floor), sd->runtime);
+		else if (capped)
 			snprintf(err, errlen, "%s: no parameters at or below m = "
 			    "%u KiB meet the %s floor here, and its answers "
 			    "stay there: its probe measured a hash of m = %u "
@@ -972,7 +995,16 @@ stack_recommend(const struct model *m, const char *name,
 		    a->predicted_ms);
 	}
 	/* When it decided the answer: its cap the one reached. */
-	if (capped && a->m_cap_kib == corr->m_max_kib &&
+	if (capped == 2 && a->m_cap_kib == sd->heap_kib &&
+	    a->m_kib + 1024 > a->m_cap_kib)
+		stack_note(a, "For %s: its answers stay at or below m = %u "
+		    "KiB, t making up the time: a fresh process of its "
+		    "runtime with its defaults (a JVM just started, as a "
+		    "service after a deploy) hashing more grows its heap into "
+		    "memory it never had within a dozen hashes, each hash "
+		    "then 2 to 5 x slower on a host that gives memory back "
+		    "(docs/STACKS.md).", name, (unsigned)sd->heap_kib);
+	if (capped == 1 && a->m_cap_kib == corr->m_max_kib &&
 	    a->m_kib + 1024 > a->m_cap_kib) {
 		char	onset[96] = "";
 

@@ -81,6 +81,17 @@ struct stack_def {
 	 * default, PROBE_RSS_ALLOWANCE): a JVM's heap grows well past it.
 	 */
 	unsigned		 rss_mib;
+	/*
+	 * The largest m (KiB) a fresh process of the runtime with its
+	 * defaults hashes at, one hash after another, without its heap
+	 * growing into memory it never had (0: no such size): its answers
+	 * and its probe's points stay at or below it. A JVM's young
+	 * generation grows past its start within a dozen hashes of 48 MiB
+	 * or more, each hash then writing fresh pages (2 to 5 x slower
+	 * where the host gives memory back to its own: docs/STACKS.md);
+	 * a client timing a fresh JVM, or a service just started, meets it.
+	 */
+	uint32_t		 heap_kib;
 };
 
 /* A measurement in a stack: one probe point or one observation. */

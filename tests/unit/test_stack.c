@@ -379,7 +379,7 @@ TEST(observations_at_an_end_are_not_a_noisy_knot)
 		    base);
 }
 
-/* The cap a cliff in pts puts on java-bouncycastle's answers (0: none). */
+/* The cap a cliff in pts puts on go's answers (a runtime with a collector of its own, and no heap cap in the catalogue) (0: none). */
 static uint32_t
 cliff_cap(const struct stack_point *pts, size_t n)
 {
@@ -387,7 +387,7 @@ cliff_cap(const struct stack_point *pts, size_t n)
 	char			err[256];
 
 	memset(&st, 0, sizeof(st));
-	if (stack_fit(&mdl, "java-bouncycastle", pts, n, &st, err,
+	if (stack_fit(&mdl, "go", pts, n, &st, err,
 	    sizeof(err)) != 0)
 		TEST_FAIL("stack_fit: %s", err);
 	return st.m_max_kib;
@@ -414,7 +414,7 @@ TEST(answers_stay_under_a_cliff)
 	pts[n - 2].median_ms *= 4;	/* 262144 KiB */
 	pts[n - 1].median_ms *= 4;	/* 524288 KiB */
 	memset(&st, 0, sizeof(st));
-	ASSERT_EQ(stack_fit(&mdl, "java-bouncycastle", pts, n, &st, err,
+	ASSERT_EQ(stack_fit(&mdl, "go", pts, n, &st, err,
 	    sizeof(err)), 0);
 	ASSERT_UEQ(st.cliff_m_kib, 262144);
 	ASSERT_UEQ(st.m_max_kib, 104448);	/* 80 % of 131072, in MiB */
@@ -434,18 +434,18 @@ TEST(answers_stay_under_a_cliff)
 	tune_query_init(&q);
 	q.target_ms = 2000;
 	q.floor = TUNE_FLOOR_NONE;
-	ASSERT(stack_recommend(&mdl, "java-bouncycastle", &q, &a, err,
+	ASSERT(stack_recommend(&mdl, "go", &q, &a, err,
 	    sizeof(err)) >= 0);
 	if (a.m_kib > 104448)
 		TEST_FAIL("m = %u KiB, past the cliff's cap 104448", a.m_kib);
-	ASSERT_STR_CONTAINS(a.notes, "For java-bouncycastle: a hash of m = "
+	ASSERT_STR_CONTAINS(a.notes, "For go: a hash of m = "
 	    "262144 KiB took 4.0 x what its smaller sizes gave against the "
 	    "curve");
 	ASSERT_STR_CONTAINS(a.notes, "stay at or below m = 104448 KiB, under "
 	    "the 131072 KiB that held");
 	/* At k = 2 each hash stays under it as well. */
 	q.k = 2;
-	ASSERT(stack_recommend(&mdl, "java-bouncycastle", &q, &a, err,
+	ASSERT(stack_recommend(&mdl, "go", &q, &a, err,
 	    sizeof(err)) >= 0);
 	ASSERT(a.m_kib <= 104448);
 
@@ -487,16 +487,16 @@ TEST(answers_stay_under_a_cliff)
 	for (i = 2; i < n; i++)
 		pts[i].median_ms *= 4;
 	memset(&st, 0, sizeof(st));
-	ASSERT_EQ(stack_fit(&mdl, "java-bouncycastle", pts, n, &st, err,
+	ASSERT_EQ(stack_fit(&mdl, "go", pts, n, &st, err,
 	    sizeof(err)), 0);
 	ASSERT_UEQ(st.m_max_kib, 52224);	/* 80 % of 65536, in MiB */
 	ASSERT_EQ(model_stack_set(&mdl, &st), 0);
 	tune_query_init(&q);
 	q.target_ms = 1000;
 	q.floor = TUNE_FLOOR_RFC9106;
-	ASSERT_EQ(stack_recommend(&mdl, "java-bouncycastle", &q, &a, err,
+	ASSERT_EQ(stack_recommend(&mdl, "go", &q, &a, err,
 	    sizeof(err)), -1);
-	ASSERT_STR_CONTAINS(err, "java-bouncycastle: no parameters at or "
+	ASSERT_STR_CONTAINS(err, "go: no parameters at or "
 	    "below m = 52224 KiB meet the rfc9106 floor here");
 }
 
@@ -528,7 +528,7 @@ TEST(a_cliff_begins_where_its_hashes_showed_it)
 	pts[n - 1].p95_ms = pts[n - 1].median_ms * 2.0;
 	pts[n - 2].p95_ms = pts[n - 2].median_ms * 2.5;
 	memset(&st, 0, sizeof(st));
-	ASSERT_EQ(stack_fit(&mdl, "java-bouncycastle", pts, n, &st, err,
+	ASSERT_EQ(stack_fit(&mdl, "go", pts, n, &st, err,
 	    sizeof(err)), 0);
 	ASSERT_UEQ(st.cliff_m_kib, 524288);
 	ASSERT_UEQ(st.cliff_onset_kib, 262144);
@@ -543,7 +543,7 @@ TEST(a_cliff_begins_where_its_hashes_showed_it)
 	tune_query_init(&q);
 	q.target_ms = 2000;
 	q.floor = TUNE_FLOOR_NONE;
-	ASSERT(stack_recommend(&mdl, "java-bouncycastle", &q, &a, err,
+	ASSERT(stack_recommend(&mdl, "go", &q, &a, err,
 	    sizeof(err)) >= 0);
 	if (a.m_kib > 104448)
 		TEST_FAIL("m = %u KiB, past the cap 104448", a.m_kib);
@@ -564,7 +564,7 @@ TEST(a_cliff_begins_where_its_hashes_showed_it)
 	pts[n - 1].p95_ms = pts[n - 1].median_ms * 1.05;
 	pts[n - 3].p95_ms = pts[n - 3].median_ms * 2.5;	/* 131072 */
 	memset(&st, 0, sizeof(st));
-	ASSERT_EQ(stack_fit(&mdl, "java-bouncycastle", pts, n, &st, err,
+	ASSERT_EQ(stack_fit(&mdl, "go", pts, n, &st, err,
 	    sizeof(err)), 0);
 	ASSERT_UEQ(st.cliff_onset_kib, 0);
 	ASSERT_UEQ(st.m_max_kib, 208896);	/* 80 % of 262144, in MiB */
@@ -915,6 +915,92 @@ TEST(probe_points_where_answers_fall)
 	    STACK_PROBE_POINTS), 0);
 }
 
+/*
+ * A runtime whose fresh process grows its heap into fresh memory past a
+ * size (Java's, the catalogue's heap_kib): its answers stay at or below
+ * that size whatever the target, t making up the time, and say why when
+ * the cap decided; its probe measures there; another runtime with the
+ * same points is not held to it.
+ */
+TEST(a_runtimes_heap_bounds_its_answers_and_its_probe)
+{
+	const struct stack_def		*java = stack_find("java-bouncycastle");
+	struct stack_probe_point	 pp[STACK_PROBE_POINTS];
+	struct stack_point		 pts[16];
+	struct model_stack		 st;
+	struct tune_query		 q;
+	struct tune_answer		 a;
+	char				 err[256];
+	size_t				 n, i;
+	uint32_t			 cap;
+
+	ASSERT(java != NULL);
+	cap = java->heap_kib;
+	ASSERT(cap >= 16384 && cap < 65536);
+	fit(1);
+	n = points(pts, 1.5, 0);
+	memset(&st, 0, sizeof(st));
+	ASSERT_EQ(stack_fit(&mdl, "java-bouncycastle", pts, n, &st, err,
+	    sizeof(err)), 0);
+	ASSERT_UEQ(st.m_max_kib, 0);	/* no cliff in these points */
+	ASSERT_EQ(model_stack_set(&mdl, &st), 0);
+	ASSERT_EQ(stack_fit(&mdl, "go", pts, n, &st, err, sizeof(err)), 0);
+	ASSERT_EQ(model_stack_set(&mdl, &st), 0);
+	tune_query_init(&q);
+	for (q.target_ms = 1000; q.target_ms <= 4000; q.target_ms *= 2) {
+		ASSERT_EQ(stack_recommend(&mdl, "java-bouncycastle", &q, &a,
+		    err, sizeof(err)), 0);
+		if (a.m_kib > cap)
+			TEST_FAIL("%.0f ms: m = %u KiB, past its heap's %u",
+			    q.target_ms, a.m_kib, cap);
+		/* The time is used: t, not a small answer. */
+		ASSERT(a.t >= 2);
+		ASSERT(a.predicted_ms <= q.target_ms);
+		ASSERT(a.predicted_ms > 0.8 * q.target_ms);
+		ASSERT_STR_CONTAINS(a.notes, "For java-bouncycastle: its "
+		    "answers stay at or below m = 32768 KiB, t making up the "
+		    "time");
+		/* Go, the same points: not held there. */
+		ASSERT_EQ(stack_recommend(&mdl, "go", &q, &a, err,
+		    sizeof(err)), 0);
+		ASSERT(a.m_kib > cap);
+		ASSERT(strstr(a.notes, "stay at or below") == NULL);
+	}
+	/* At k = 2, each hash within it. */
+	q.target_ms = 2000;
+	q.k = 2;
+	ASSERT_EQ(stack_recommend(&mdl, "java-bouncycastle", &q, &a, err,
+	    sizeof(err)), 0);
+	ASSERT(a.m_kib <= cap);
+	/* A target its small sizes meet: no note. */
+	tune_query_init(&q);
+	q.target_ms = 20;
+	q.floor = TUNE_FLOOR_NONE;
+	ASSERT(stack_recommend(&mdl, "java-bouncycastle", &q, &a, err,
+	    sizeof(err)) >= 0);
+	ASSERT(a.m_kib < cap);
+	ASSERT(strstr(a.notes, "stay at or below") == NULL);
+	/* A floor over the cap: the error names the runtime's heap. */
+	tune_query_init(&q);
+	q.target_ms = 1000;
+	q.floor = TUNE_FLOOR_RFC9106;
+	ASSERT_EQ(stack_recommend(&mdl, "java-bouncycastle", &q, &a, err,
+	    sizeof(err)), -1);
+	ASSERT_STR_CONTAINS(err, "java-bouncycastle: no parameters at or "
+	    "below m = 32768 KiB meet the rfc9106 floor here");
+	ASSERT_STR_CONTAINS(err, "grows its heap");
+	/* Its probe's points: none past it, three or more. */
+	n = stack_probe_points(&mdl, java, 1048576, pp, STACK_PROBE_POINTS);
+	ASSERT(n >= 3);
+	for (i = 0; i < n; i++)
+		if (pp[i].m_kib > cap)
+			TEST_FAIL("probe point %zu: m = %u KiB, past %u", i,
+			    pp[i].m_kib, cap);
+	n = stack_probe_points(&mdl, stack_find("go"), 1048576, pp,
+	    STACK_PROBE_POINTS);
+	ASSERT(n >= 3 && pp[n - 1].m_kib > cap);
+}
+
 TEST(snippets_carry_the_stack_and_its_parameters)
 {
 	struct tune_answer	a;
@@ -964,5 +1050,6 @@ TEST_LIST(
 	TEST_ENTRY(a_pause_in_a_large_point_is_the_stacks_tail),
 	TEST_ENTRY(default_and_library_only_stacks),
 	TEST_ENTRY(probe_points_where_answers_fall),
+	TEST_ENTRY(a_runtimes_heap_bounds_its_answers_and_its_probe),
 	TEST_ENTRY(snippets_carry_the_stack_and_its_parameters)
 )
