@@ -52,6 +52,7 @@
 
 #include "api_impl.h"
 #include "fleet.h"
+#include "stack.h"
 #include "stats.h"
 
 /* A host's own answer to one aim (fleet_aim()), kept with its model. */
@@ -657,7 +658,8 @@ struct api_scoped {
 	struct api_server	*s;
 	struct api_fleet	*f;
 	const struct api_scope	*sc;
-	const struct tune_query	*q;
+	const struct tune_query	*q;	/* &qs */
+	struct tune_query	 qs;	/* the question, with its stack's limits */
 	struct api_config	 cfg;
 	struct api_members	 mb;
 	struct api_fleet_model	*fresh[FLEET_HOSTS_MAX];	/* unfitted */
@@ -993,7 +995,26 @@ api_recommend_scoped(struct api_server *s, const struct tune_query *q,
 	x->s = s;
 	x->f = f;
 	x->sc = sc;
-	x->q = q;
+	/*
+	 * A catalogue stack's own limits, as stack_recommend() keeps them
+	 * for this host: its least t, p = 1, the most m its runtime hashes
+	 * at (Java's heap bound).
+	 */
+	x->qs = *q;
+	{
+		const struct stack_def	*sd = stack_find(sc->stack);
+
+		if (sd != NULL) {
+			if (sd->t_min > x->qs.t_min)
+				x->qs.t_min = sd->t_min;
+			if (sd->p1_only && x->qs.parallelism == 0)
+				x->qs.parallelism = 1;
+			if (sd->heap_kib > 0 && (x->qs.m_hash_max_kib == 0 ||
+			    x->qs.m_hash_max_kib > sd->heap_kib))
+				x->qs.m_hash_max_kib = sd->heap_kib;
+		}
+	}
+	x->q = &x->qs;
 	x->now = time(NULL);
 	x->mb.set.excluded = json_array();
 	if (api_scoped_self(x, qkey, rep) == -1)

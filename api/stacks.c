@@ -89,9 +89,11 @@ api_stack_json(const struct model *m, const char *name,
 	st = api_stack_entry(m, name, &tmp);
 	base = sd != NULL ? sd->base : strcmp(stack_default(m),
 	    "libsodium") == 0 ? KDF_BACKEND_LIBSODIUM : KDF_BACKEND_LIBARGON2;
-	j = json_pack("{s:s, s:s, s:s}", "name", name, "runtime",
+	j = json_pack("{s:s, s:s, s:s, s:o}", "name", name, "runtime",
 	    sd != NULL ? sd->runtime : st->runtime[0] ? st->runtime : name,
-	    "library", sd != NULL ? sd->library : kdf_backend_name(base));
+	    "library", sd != NULL ? sd->library : kdf_backend_name(base),
+	    "heap_kib", sd != NULL && sd->heap_kib > 0 ?
+	    json_integer(sd->heap_kib) : json_null());
 	if (model_curve_find(m, base, q->variant, 1) == NULL) {
 		/* Go, Node, Java: their own code, on that curve's shape. */
 		if (sd != NULL && stack_own_code(sd))
@@ -237,6 +239,24 @@ api_snippet_not_own(const struct stack_def *sd, const char *lang,
 		    "least; m x t kept, about the same work)", answer_stack,
 		    (unsigned)b.t, (unsigned)b.m_kib, sd->name,
 		    (unsigned)sd->t_min);
+	}
+	/* Nor past its heap bound: m there, t up to keep m x t, not more. */
+	if (sd->heap_kib >= 1024 && b.m_kib > sd->heap_kib) {
+		uint32_t	heap = sd->heap_kib - sd->heap_kib % 1024;
+		uint64_t	t = (uint64_t)b.m_kib * b.t / heap;
+
+		if (t < b.t)
+			t = b.t;
+		if (t > KDF_ARGON2_T_MAX)
+			t = KDF_ARGON2_T_MAX;
+		b.m_kib = heap;
+		b.t = (uint32_t)t;
+		snprintf(how, sizeof(how), "these are the %s answer's "
+		    "parameters with m = %u KiB and t = %u (%s's answers stay "
+		    "at or below its heap bound, m = %u KiB: docs/STACKS.md; "
+		    "m x t kept, about the same work)", answer_stack,
+		    (unsigned)b.m_kib, (unsigned)b.t, sd->name,
+		    (unsigned)sd->heap_kib);
 	}
 	if ((all = tune_snippets(&b)) == NULL ||
 	    (code = json_string_value(json_object_get(all, lang))) == NULL) {

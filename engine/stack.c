@@ -899,25 +899,20 @@ stack_recommend(const struct model *m, const char *name,
 		}
 		aim.parallelism = 1;
 	}
-	/* Not past a cliff its measurements showed. */
-	if (corr != NULL && corr->m_max_kib > 0) {
-		uint64_t	lim = (uint64_t)corr->m_max_kib *
-		    (q->k > 0 ? q->k : 1);
-
-		if (aim.memory_max_kib == 0 || aim.memory_max_kib > lim) {
-			aim.memory_max_kib = lim;
-			capped = 1;
-		}
+	/*
+	 * Each hash not past a cliff its measurements showed (capped 1), nor
+	 * past the size its runtime hashes without growing its heap (2): a
+	 * limit of the runtime, per hash, not the caller's memory.
+	 */
+	if (corr != NULL && corr->m_max_kib > 0 && (aim.m_hash_max_kib == 0 ||
+	    aim.m_hash_max_kib > corr->m_max_kib)) {
+		aim.m_hash_max_kib = corr->m_max_kib;
+		capped = 1;
 	}
-	/* Nor past the size its runtime hashes without growing its heap. */
-	if (sd != NULL && sd->heap_kib > 0) {
-		uint64_t	lim = (uint64_t)sd->heap_kib *
-		    (q->k > 0 ? q->k : 1);
-
-		if (aim.memory_max_kib == 0 || aim.memory_max_kib > lim) {
-			aim.memory_max_kib = lim;
-			capped = 2;
-		}
+	if (sd != NULL && sd->heap_kib > 0 && (aim.m_hash_max_kib == 0 ||
+	    aim.m_hash_max_kib > sd->heap_kib)) {
+		aim.m_hash_max_kib = sd->heap_kib;
+		capped = 2;
 	}
 	if (model_curve_find(m, aim.backend, q->variant, 1) == NULL) {
 		const char	*lib = kdf_backend_name(aim.backend);
@@ -954,16 +949,26 @@ stack_recommend(const struct model *m, const char *name,
 			aim.target_ms = TUNE_TARGET_MAX_MS;
 	}
 	rc = tune_recommend(m, &aim, a, err, errlen);
-	if (rc == -1) {
-		/* The heap's or the cliff's cap, not the caller's memory. */
+	if (rc == -1 && capped) {
+		struct tune_query	free_q = aim;
+		struct tune_answer	free_a;
+		char			free_err[64];
+
+		/* The runtime's limit the reason only when without it the
+		   search finds an answer (else its error stands). */
+		free_q.m_hash_max_kib = q->m_hash_max_kib;
+		if (tune_recommend(m, &free_q, &free_a, free_err,
+		    sizeof(free_err)) == -1)
+			return -1;
 		if (capped == 2)
 			snprintf(err, errlen, "%s: no parameters at or below m = "
 			    "%u KiB meet the %s floor here, and its answers "
-			    "stay there: a fresh %s hashing more grows its heap "
-			    "into fresh memory within a dozen hashes "
+			    "stay there: a fresh process of its runtime with "
+			    "its defaults (a JVM just started) hashing more "
+			    "grows its heap into memory it never had "
 			    "(docs/STACKS.md)", name, (unsigned)sd->heap_kib,
-			    tune_floor_name(q->floor), sd->runtime);
-		else if (capped)
+			    tune_floor_name(q->floor));
+		else
 			snprintf(err, errlen, "%s: no parameters at or below m = "
 			    "%u KiB meet the %s floor here, and its answers "
 			    "stay there: its probe measured a hash of m = %u "
@@ -974,6 +979,8 @@ stack_recommend(const struct model *m, const char *name,
 			    corr->cliff_ratio);
 		return -1;
 	}
+	if (rc == -1)
+		return -1;
 	a->target_ms = q->target_ms;
 	a->percentile = q->percentile;
 	if (corr != NULL) {
@@ -995,16 +1002,17 @@ stack_recommend(const struct model *m, const char *name,
 		    a->predicted_ms);
 	}
 	/* When it decided the answer: its cap the one reached. */
-	if (capped == 2 && a->m_cap_kib == sd->heap_kib &&
+	if (capped == 2 && a->m_cap_kib + 1024 > sd->heap_kib &&
 	    a->m_kib + 1024 > a->m_cap_kib)
 		stack_note(a, "For %s: its answers stay at or below m = %u "
 		    "KiB, t making up the time: a fresh process of its "
 		    "runtime with its defaults (a JVM just started, as a "
 		    "service after a deploy) hashing more grows its heap into "
-		    "memory it never had within a dozen hashes, each hash "
-		    "then 2 to 5 x slower on a host that gives memory back "
-		    "(docs/STACKS.md).", name, (unsigned)sd->heap_kib);
-	if (capped == 1 && a->m_cap_kib == corr->m_max_kib &&
+		    "memory it never had within its first 10 to 16 hashes, "
+		    "each then about 2 to 5 x slower on a host that gives "
+		    "memory back (docs/STACKS.md).", name,
+		    (unsigned)sd->heap_kib);
+	if (capped == 1 && a->m_cap_kib + 1024 > corr->m_max_kib &&
 	    a->m_kib + 1024 > a->m_cap_kib) {
 		char	onset[96] = "";
 

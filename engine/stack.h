@@ -85,11 +85,13 @@ struct stack_def {
 	 * The largest m (KiB) a fresh process of the runtime with its
 	 * defaults hashes at, one hash after another, without its heap
 	 * growing into memory it never had (0: no such size): its answers
-	 * and its probe's points stay at or below it. A JVM's young
-	 * generation grows past its start within a dozen hashes of 48 MiB
-	 * or more, each hash then writing fresh pages (2 to 5 x slower
-	 * where the host gives memory back to its own: docs/STACKS.md);
-	 * a client timing a fresh JVM, or a service just started, meets it.
+	 * and its probe's points stay at or below it, each hash at k > 1
+	 * (tune_query.m_hash_max_kib). A JVM's young generation grew past
+	 * its start within its first 10 to 16 hashes in most runs at 48 MiB
+	 * or more, each hash then writing fresh pages (about 2 to 5 x
+	 * slower where the host gives memory back to its own:
+	 * docs/STACKS.md); a client timing a fresh JVM, or a service just
+	 * started, meets it.
 	 */
 	uint32_t		 heap_kib;
 };

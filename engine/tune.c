@@ -332,7 +332,9 @@ tune_advise(const struct model *m, const struct tune_query *q,
 		    "alone would allow m = %u KiB, t = %u, which is below it.",
 		    tune_floor_name(q->floor), (unsigned)a->free_m_kib,
 		    (unsigned)a->free_t);
-	if (a->m_cap_kib < 47104 && q->k > 1)
+	/* Memory's cap, not the runtime's own limit. */
+	if (a->m_cap_kib < 47104 && q->k > 1 && !(q->m_hash_max_kib > 0 &&
+	    a->m_cap_kib + MIB_KIB > q->m_hash_max_kib))
 		tune_note(a, "each of the %u hashes at once can have at most "
 		    "%llu KiB: more memory (memory_max) or fewer hashes at "
 		    "once would allow stronger parameters.", (unsigned)q->k,
@@ -422,6 +424,8 @@ tune_recommend(const struct model *m, const struct tune_query *q,
 		cap = (uint64_t)(MODEL_EXTRAPOLATE * model_curve_max_m(c));
 	if (cap > KDF_ARGON2_M_MAX)
 		cap = KDF_ARGON2_M_MAX;
+	if (q->m_hash_max_kib > 0 && q->m_hash_max_kib < cap)
+		cap = q->m_hash_max_kib;
 	raw = cap;	/* what there is, before the MiB m moves by */
 	cap -= cap % MIB_KIB;
 	a->m_cap_kib = cap;

@@ -63,6 +63,10 @@ struct tune_query {
 	enum tune_floor		floor;
 	enum tune_objective	objective;
 	uint32_t		t_min;		/* the client's least t; 0: 1 */
+	uint32_t		m_hash_max_kib;	/* the most one hash may have
+						   in the client's runtime (a
+						   JVM's heap: stack_def.
+						   heap_kib); 0: no such limit */
 	int			headroom_percentile; /* the percentile the
 						   headroom is for; 0: percentile
 						   (a stack's p95 searched at p50) */

@@ -29,6 +29,12 @@ expect_body "... Go, Node and Java, which have their own code, say they are size
 	"all(s['available'] is False and s['why'] == 'libargon2 not measured yet (%s is sized on its curve, corrected for its own code)' % s['name'] for s in j['stacks'] if s['name'] in ('go', 'node-argon2', 'java-bouncycastle'))"
 expect_body "the libsodium stacks have their answer, how, ratio and snippet" \
 	"all(s['available'] and s['m_kib'] > 0 and s['how'] and s['default_answer_ratio'] > 0 and str(s['m_kib']) in s['snippet'] for s in j['stacks'] if s['name'] in ('libsodium', 'php-sodium', 'python-pynacl'))"
+expect_body "heap_kib: Java's 32768, null for the others" \
+	"[s['heap_kib'] for s in j['stacks'] if s['name'] == 'java-bouncycastle'] == [32768] and all(s['heap_kib'] is None for s in j['stacks'] if s['name'] != 'java-bouncycastle')"
+# Java's snippet, its stack not available here, carries the default
+# answer's work within its heap bound: m = 32768, t up to keep m x t.
+expect_body "Java's snippet of the default answer (m over 32 MiB) stays within its heap bound, t raised" \
+	"j['m_kib'] > 32768 and 'new Argon2PasswordEncoder(16, 32, 1, 32768, %d)' % (j['m_kib'] * j['t'] // 32768) in j['snippets']['java'] and 'heap bound' in j['snippets']['java']"
 expect_body "libsodium was measured here; php-sodium's runtime was not probed (the store has no probe of it)" \
 	"[s['how'] for s in j['stacks'] if s['name'] in ('libsodium', 'php-sodium')] == ['library measured here', 'library measured, runtime not probed here']"
 expect_http 422 "stack=php without libargon2 measured: 422" GET "/v1/recommendation?target_ms=250&stack=php"

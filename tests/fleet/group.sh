@@ -60,6 +60,20 @@ expect_body "scope=fleet takes the host of the other group in" \
 expect_http 400 "scope=galaxy is refused by name" GET "/v1/recommendation?$Q&scope=galaxy"
 expect_body "the problem names scope" 'j["param"] == "scope"'
 
+# A stack's own limits hold in a scoped answer as in its host's: Java's
+# heap bound (each hash at most 32768 KiB) and the argon2 npm package's
+# least t (2).
+expect_http 200 "scope=group, stack=java-bouncycastle, 1000 ms" GET \
+	"/v1/recommendation?target_ms=1000&percentile=95&floor=none&scope=group&stack=java-bouncycastle"
+expect_body "... m within Java's heap bound (32768 KiB), t making up the time" \
+	"j['m_kib'] <= 32768 and j['t'] >= 2"
+expect_http 200 "scope=group, no stack, 1000 ms" GET \
+	"/v1/recommendation?target_ms=1000&percentile=95&floor=none&scope=group"
+expect_body "... where the default answer's m is past it" "j['m_kib'] > 32768"
+expect_http 200 "scope=group, stack=node-argon2, 20 ms" GET \
+	"/v1/recommendation?target_ms=20&percentile=95&floor=none&scope=group&stack=node-argon2"
+expect_body "... t = 2 at least (the argon2 npm package's least)" "j['t'] >= 2"
+
 # The same answer from the store, without a daemon.
 "$PWTUNE" recommend --db "$PG_URL" --scope group --group web \
 	--target-ms 250 --floor none --json >"$TMP/cli.json" 2>"$TMP/cli.err"

@@ -966,12 +966,40 @@ TEST(a_runtimes_heap_bounds_its_answers_and_its_probe)
 		ASSERT(a.m_kib > cap);
 		ASSERT(strstr(a.notes, "stay at or below") == NULL);
 	}
-	/* At k = 2, each hash within it. */
+	/*
+	 * At k = 2, each hash within it; and not "more memory would allow
+	 * stronger parameters": memory did not decide it.
+	 */
 	q.target_ms = 2000;
-	q.k = 2;
+	q.k = 4;
+	q.memory_max_kib = 4194304;
 	ASSERT_EQ(stack_recommend(&mdl, "java-bouncycastle", &q, &a, err,
 	    sizeof(err)), 0);
 	ASSERT(a.m_kib <= cap);
+	if (strstr(a.notes, "more memory (memory_max)") != NULL)
+		TEST_FAIL("k = 4 under the heap bound: %s", a.notes);
+	ASSERT_STR_CONTAINS(a.notes, "stay at or below m = 32768 KiB");
+	/* The caller's memory, under the bound, decides: no heap note. */
+	q.memory_max_kib = 4 * 16384;
+	ASSERT_EQ(stack_recommend(&mdl, "java-bouncycastle", &q, &a, err,
+	    sizeof(err)), 0);
+	ASSERT(a.m_kib <= 16384);
+	ASSERT(strstr(a.notes, "stay at or below") == NULL);
+	/* Errors that are not the bound's are not said to be. */
+	tune_query_init(&q);
+	q.target_ms = 1000;
+	q.parallelism = 4;	/* no curve of 4 lanes here */
+	ASSERT_EQ(stack_recommend(&mdl, "java-bouncycastle", &q, &a, err,
+	    sizeof(err)), -1);
+	if (strstr(err, "heap") != NULL)
+		TEST_FAIL("p = 4: %s", err);
+	tune_query_init(&q);
+	q.target_ms = 1000;
+	q.k = 0;
+	ASSERT_EQ(stack_recommend(&mdl, "java-bouncycastle", &q, &a, err,
+	    sizeof(err)), -1);
+	if (strstr(err, "heap") != NULL)
+		TEST_FAIL("k = 0: %s", err);
 	/* A target its small sizes meet: no note. */
 	tune_query_init(&q);
 	q.target_ms = 20;
@@ -989,6 +1017,23 @@ TEST(a_runtimes_heap_bounds_its_answers_and_its_probe)
 	ASSERT_STR_CONTAINS(err, "java-bouncycastle: no parameters at or "
 	    "below m = 32768 KiB meet the rfc9106 floor here");
 	ASSERT_STR_CONTAINS(err, "grows its heap");
+	/* A cliff past the bound: the bound holds, and is the one said. */
+	n = points(pts, 1.5, 0);
+	pts[n - 2].median_ms *= 4;	/* 262144 KiB */
+	pts[n - 1].median_ms *= 4;
+	memset(&st, 0, sizeof(st));
+	ASSERT_EQ(stack_fit(&mdl, "java-bouncycastle", pts, n, &st, err,
+	    sizeof(err)), 0);
+	ASSERT(st.m_max_kib > cap);
+	ASSERT_EQ(model_stack_set(&mdl, &st), 0);
+	tune_query_init(&q);
+	q.target_ms = 2000;
+	ASSERT_EQ(stack_recommend(&mdl, "java-bouncycastle", &q, &a, err,
+	    sizeof(err)), 0);
+	ASSERT(a.m_kib <= cap);
+	ASSERT_STR_CONTAINS(a.notes, "stay at or below m = 32768 KiB, t "
+	    "making up the time");
+	ASSERT(strstr(a.notes, "that held") == NULL);
 	/* Its probe's points: none past it, three or more. */
 	n = stack_probe_points(&mdl, java, 1048576, pp, STACK_PROBE_POINTS);
 	ASSERT(n >= 3);
