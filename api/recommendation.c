@@ -751,10 +751,14 @@ h_recommendation(struct api_server *s, struct MHD_Connection *c,
 			    0);
 		}
 		default:
-			/* Under a MiB a hash: the query's memory_max did it. */
+			/*
+			 * Under a MiB a hash: the query's memory_max did it; a
+			 * runtime's limit under the floor: the floor asked.
+			 */
 			return api_fail(rep, PROB_POLICY, q.memory_max_kib > 0 &&
 			    q.memory_max_kib / q.k < 1024 ? "memory_max" :
-			    NULL, err, NULL, 0);
+			    stack_limit_refused(err) ? "floor" : NULL, err,
+			    NULL, 0);
 		}
 	}
 	/* An older model's answer, past the budget: how old it is. */

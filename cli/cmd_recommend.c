@@ -1061,10 +1061,14 @@ cmd_recommend(int argc, char **argv)
 	if (rc == -1) {
 		cli_warnx("recommend: %s%s", err, rec_memory_hint(&o.q));
 		report_release(&rep);
-		/* A stack whose library was not measured: a negative answer. */
-		return o.stack != NULL && stack_find(o.stack) != NULL &&
+		/*
+		 * A stack whose library was not measured, or whose runtime's
+		 * limit keeps it under the floor: a negative answer.
+		 */
+		return (o.stack != NULL && stack_find(o.stack) != NULL &&
 		    model_curve_find(&m, stack_find(o.stack)->base,
-		    o.q.variant, 1) == NULL ? CLI_EXIT_NO : CLI_EXIT_USAGE;
+		    o.q.variant, 1) == NULL) || stack_limit_refused(err) ?
+		    CLI_EXIT_NO : CLI_EXIT_USAGE;
 	}
 	if (rc == 0 && o.verify) {
 		rec_verify(&m, &o.q, &a, &measured, &steps);

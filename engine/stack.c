@@ -867,6 +867,14 @@ stack_note(struct tune_answer *a, const char *fmt, ...)
 	    len > 0 && a->notes[len - 1] != '\n' ? "\n" : "", line);
 }
 
+#define STACK_LIMIT_SAID	"and its answers stay there: "
+
+int
+stack_limit_refused(const char *err)
+{
+	return err != NULL && strstr(err, STACK_LIMIT_SAID) != NULL;
+}
+
 int
 stack_recommend(const struct model *m, const char *name,
     const struct tune_query *q, struct tune_answer *a, char *err,
@@ -962,16 +970,16 @@ stack_recommend(const struct model *m, const char *name,
 			return -1;
 		if (capped == 2)
 			snprintf(err, errlen, "%s: no parameters at or below m = "
-			    "%u KiB meet the %s floor here, and its answers "
-			    "stay there: a fresh process of its runtime with "
+			    "%u KiB meet the %s floor here, " STACK_LIMIT_SAID
+			    "a fresh process of its runtime with "
 			    "its defaults (a JVM just started) hashing more "
 			    "grows its heap into memory it never had "
 			    "(docs/STACKS.md)", name, (unsigned)sd->heap_kib,
 			    tune_floor_name(q->floor));
 		else
 			snprintf(err, errlen, "%s: no parameters at or below m = "
-			    "%u KiB meet the %s floor here, and its answers "
-			    "stay there: its probe measured a hash of m = %u "
+			    "%u KiB meet the %s floor here, " STACK_LIMIT_SAID
+			    "its probe measured a hash of m = %u "
 			    "KiB at %.1f x what its smaller sizes gave (a "
 			    "limit of the runtime)", name,
 			    (unsigned)corr->m_max_kib, tune_floor_name(

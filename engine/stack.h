@@ -167,6 +167,13 @@ size_t	 stack_probe_points(const struct model *m, const struct stack_def *sd,
 	    uint64_t budget_kib, struct stack_probe_point *out, size_t max);
 
 /*
+ * 1 when err, stack_recommend()'s, says a limit of the stack's runtime
+ * (its heap bound, a cliff) kept every answer from the floor: a negative
+ * answer about the runtime, not bad input; else 0.
+ */
+int	 stack_limit_refused(const char *err);
+
+/*
  * Recommend for stack name (NULL or "": the model's own answer, as
  * tune_recommend, for the stack it holds for). Same returns as
  * tune_recommend(); a->backend is the base curve's. The answer's notes

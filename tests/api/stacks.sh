@@ -140,5 +140,10 @@ chk 400 "POST /v1/check with a stack that is not a string: 400" "{\"encoded\": \
 expect_body "... naming stack" "j['param'] == 'stack'"
 expect_http 400 "stack=php-sodium&parallelism=2: a usage error" GET "/v1/recommendation?target_ms=250&stack=php-sodium&parallelism=2"
 expect_body "named: parallelism" "j['param'] == 'parallelism' and 'p = 1 only' in j['detail']"
+# A floor Java's heap bound keeps every answer from: 422 naming floor and
+# the bound (RFC 9106 asks 64 MiB at t = 3, the bound is 32 MiB).
+expect_http 422 "stack=java-bouncycastle&floor=rfc9106: 422" GET "/v1/recommendation?target_ms=5000&stack=java-bouncycastle&floor=rfc9106"
+expect_body "... naming floor, and the heap bound" \
+	"j['param'] == 'floor' and 'no parameters at or below m = 32768 KiB meet the rfc9106 floor here' in j['detail'] and 'heap' in j['detail']"
 stop_daemon
 finish
