@@ -461,6 +461,9 @@ try {
   await page.waitForFunction(() => /started/.test(document.getElementById('run-message').textContent), null, { timeout: 10000 });
   check(await page.evaluate((t) => sessionStorage.getItem('pwtune.token') === t && localStorage.length === 0, token), 'the token is kept in sessionStorage only');
   await page.waitForSelector('#run-live', { state: 'visible', timeout: 10000 });
+  // The total comes with the run's first status: the live block can show
+  // a moment before it (the check below says what it was after 10 s).
+  await page.waitForFunction(() => Number(document.getElementById('run-progress').getAttribute('max')) > 1, null, { timeout: 10000 }).catch(() => {});
   const max = Number(await page.getAttribute('#run-progress', 'max'));
   check(max > 1, 'the progress bar knows how many points', String(max));
   let sawProgress = false;
