@@ -54,6 +54,9 @@ struct rec_opts {
 
 static volatile int	rec_cancel;
 
+/* Where `make run` keeps pwtuned's store, from the project's directory. */
+#define REC_RUN_STORE	"var/pwtune.db"
+
 static void
 rec_on_signal(int sig)
 {
@@ -1020,6 +1023,19 @@ cmd_recommend(int argc, char **argv)
 	if (o.scope != NULL)
 		return rec_scope(o.db, o.scope, o.group, o.max_age_days * 86400,
 		    &o.q, o.format);
+	/* A floor the stack's runtime never reaches: said before measuring. */
+	if (o.stack != NULL && stack_floor_reachable(stack_find(o.stack),
+	    o.q.floor, o.q.variant, err, sizeof(err)) == -1) {
+		cli_warnx("recommend: %s", err);
+		return CLI_EXIT_NO;
+	}
+	/* The daemon's store of make run, beside: where its answers are. */
+	if (o.from == NULL && o.db == NULL && !o.quiet &&
+	    access(REC_RUN_STORE, F_OK) == 0)
+		fprintf(stderr, "pwtune recommend: measuring this host now; "
+		    "%s is a store (make run's daemon keeps it): --db %s "
+		    "answers from what it measured\n", REC_RUN_STORE,
+		    REC_RUN_STORE);
 	if (rec_searched(&o))
 		return rec_search_answer(&o);
 	if ((rc = rec_report(&o, &rep, &run_id)) != 0)

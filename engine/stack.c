@@ -868,11 +868,32 @@ stack_note(struct tune_answer *a, const char *fmt, ...)
 }
 
 #define STACK_LIMIT_SAID	"and its answers stay there: "
+#define STACK_HEAP_REFUSED	"%s: no parameters at or below m = %u KiB " \
+	"meet the %s floor here, " STACK_LIMIT_SAID "a fresh process of its " \
+	"runtime with its defaults (a JVM just started) hashing more grows " \
+	"its heap into memory it never had (docs/STACKS.md)"
 
 int
 stack_limit_refused(const char *err)
 {
 	return err != NULL && strstr(err, STACK_LIMIT_SAID) != NULL;
+}
+
+int
+stack_floor_reachable(const struct stack_def *sd, enum tune_floor f,
+    enum kdf_alg variant, char *err, size_t errlen)
+{
+	uint32_t	lim;
+
+	if (sd == NULL || sd->heap_kib < 1024)
+		return 0;
+	/* Floors ask less t of more m: none at the bound, none under it. */
+	lim = sd->heap_kib - sd->heap_kib % 1024;
+	if (tune_floor_min_t(f, variant, lim) != 0)
+		return 0;
+	snprintf(err, errlen, STACK_HEAP_REFUSED, sd->name,
+	    (unsigned)sd->heap_kib, tune_floor_name(f));
+	return -1;
 }
 
 int
@@ -969,13 +990,8 @@ stack_recommend(const struct model *m, const char *name,
 		    sizeof(free_err)) == -1)
 			return -1;
 		if (capped == 2)
-			snprintf(err, errlen, "%s: no parameters at or below m = "
-			    "%u KiB meet the %s floor here, " STACK_LIMIT_SAID
-			    "a fresh process of its runtime with "
-			    "its defaults (a JVM just started) hashing more "
-			    "grows its heap into memory it never had "
-			    "(docs/STACKS.md)", name, (unsigned)sd->heap_kib,
-			    tune_floor_name(q->floor));
+			snprintf(err, errlen, STACK_HEAP_REFUSED, name,
+			    (unsigned)sd->heap_kib, tune_floor_name(q->floor));
 		else
 			snprintf(err, errlen, "%s: no parameters at or below m = "
 			    "%u KiB meet the %s floor here, " STACK_LIMIT_SAID

@@ -174,6 +174,14 @@ size_t	 stack_probe_points(const struct model *m, const struct stack_def *sd,
 int	 stack_limit_refused(const char *err);
 
 /*
+ * 0 when floor f (of variant) can be met at or under sd's heap bound (or
+ * sd has none); -1 with err, as stack_recommend() would say it, when no
+ * answer of sd can meet it: known before anything is measured.
+ */
+int	 stack_floor_reachable(const struct stack_def *sd, enum tune_floor f,
+	    enum kdf_alg variant, char *err, size_t errlen);
+
+/*
  * Recommend for stack name (NULL or "": the model's own answer, as
  * tune_recommend, for the stack it holds for). Same returns as
  * tune_recommend(); a->backend is the base curve's. The answer's notes

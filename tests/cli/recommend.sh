@@ -323,4 +323,24 @@ expect_stdout "... the table says php is here, and how to time it" \
 	"php                  libargon2 not measured yet; its runtime is here; pwtune recommend --stack php times it"
 expect_stdout "... and that python-pynacl's is not" \
 	"(not installed: $TMP/pd/probe.py not found)"
+# A floor Java's heap bound keeps every answer from: exit 1 at once, said
+# before anything is measured (the quick profile and the probe took 25 s).
+T0=$(date +%s)
+expect_status 1 "--stack java-bouncycastle --floor rfc9106: a negative answer" -- \
+	"$PWTUNE" recommend --target-ms 250 --stack java-bouncycastle --floor rfc9106
+T1=$(date +%s)
+expect_stderr "... naming the bound and the floor" \
+	"java-bouncycastle: no parameters at or below m = 32768 KiB meet the rfc9106 floor here"
+[ $((T1 - T0)) -le 2 ] && ok "... before measuring ($((T1 - T0)) s)" ||
+	bad "... after $((T1 - T0)) s: it measured first"
+# Measuring where make run's store is: said, with how to ask it instead.
+mkdir -p "$TMP/proj/var" && : >"$TMP/proj/var/pwtune.db"
+(cd "$TMP/proj" && "$PWTUNE" recommend --target-ms 20 --memory-max 8MiB \
+	--floor none >"$TMP/out" 2>"$TMP/err")
+expect_stderr "beside make run's store: --db var/pwtune.db is said" \
+	"var/pwtune.db is a store (make run's daemon keeps it): --db var/pwtune.db answers from what it measured"
+(cd "$TMP/proj" && "$PWTUNE" recommend --target-ms 20 --memory-max 8MiB \
+	--floor none -q >"$TMP/out" 2>"$TMP/err")
+grep -q "var/pwtune.db" "$TMP/err" && bad "-q: the store still said" ||
+	ok "-q: not said"
 finish

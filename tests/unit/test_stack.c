@@ -1018,6 +1018,18 @@ TEST(a_runtimes_heap_bounds_its_answers_and_its_probe)
 	    "below m = 32768 KiB meet the rfc9106 floor here");
 	ASSERT_STR_CONTAINS(err, "grows its heap");
 	ASSERT(stack_limit_refused(err));
+	/* Known before anything is measured, and said the same way. */
+	{
+		char	pre[256];
+
+		ASSERT_EQ(stack_floor_reachable(java, TUNE_FLOOR_RFC9106,
+		    KDF_ALG_ARGON2ID, pre, sizeof(pre)), -1);
+		ASSERT_STR_EQ(pre, err);
+		ASSERT_EQ(stack_floor_reachable(java, TUNE_FLOOR_OWASP,
+		    KDF_ALG_ARGON2ID, pre, sizeof(pre)), 0);
+		ASSERT_EQ(stack_floor_reachable(stack_find("php"),
+		    TUNE_FLOOR_RFC9106, KDF_ALG_ARGON2ID, pre, sizeof(pre)), 0);
+	}
 	/* A cliff past the bound: the bound holds, and is the one said. */
 	n = points(pts, 1.5, 0);
 	pts[n - 2].median_ms *= 4;	/* 262144 KiB */
