@@ -56,8 +56,9 @@ static const struct stack_def catalogue[] = {
 	    4096,	/* its default heap, a quarter of the RAM: 1119 MiB
 			   resident for a 57 MiB hash, seen */
 	    32768 },	/* 3 + 15 hashes in a fresh JVM: clean at 32 MiB
-			   every time, the phase from hash 12 at 48 to 128 MiB
-			   (docs/BENCHMARKS.md) */
+			   in four runs, the phase from the 7th to the 13th
+			   timed hash in most runs at 48 to 128 MiB
+			   (docs/BENCHMARKS.md, "Java within its heap") */
 };
 
 #define NCATALOGUE	(sizeof(catalogue) / sizeof(catalogue[0]))
@@ -928,6 +929,9 @@ stack_recommend(const struct model *m, const char *name,
 		}
 		aim.parallelism = 1;
 	}
+	/* A floor its runtime never reaches, whatever memory is given. */
+	if (stack_floor_reachable(sd, q->floor, q->variant, err, errlen) == -1)
+		return -1;
 	/*
 	 * Each hash not past a cliff its measurements showed (capped 1), nor
 	 * past the size its runtime hashes without growing its heap (2): a
@@ -981,14 +985,19 @@ stack_recommend(const struct model *m, const char *name,
 	if (rc == -1 && capped) {
 		struct tune_query	free_q = aim;
 		struct tune_answer	free_a;
-		char			free_err[64];
+		char			free_err[512];
 
-		/* The runtime's limit the reason only when without it the
-		   search finds an answer (else its error stands). */
+		/*
+		 * The runtime's limit the reason only when without it the
+		 * search finds an answer; else what that search says (the
+		 * caller's memory, a curve not measured, a bad k).
+		 */
 		free_q.m_hash_max_kib = q->m_hash_max_kib;
 		if (tune_recommend(m, &free_q, &free_a, free_err,
-		    sizeof(free_err)) == -1)
+		    sizeof(free_err)) == -1) {
+			snprintf(err, errlen, "%s", free_err);
 			return -1;
+		}
 		if (capped == 2)
 			snprintf(err, errlen, STACK_HEAP_REFUSED, name,
 			    (unsigned)sd->heap_kib, tune_floor_name(q->floor));

@@ -1018,6 +1018,23 @@ TEST(a_runtimes_heap_bounds_its_answers_and_its_probe)
 	    "below m = 32768 KiB meet the rfc9106 floor here");
 	ASSERT_STR_CONTAINS(err, "grows its heap");
 	ASSERT(stack_limit_refused(err));
+	/* With the caller's memory under the bound too: still the bound. */
+	q.memory_max_kib = 32768;
+	ASSERT_EQ(stack_recommend(&mdl, "java-bouncycastle", &q, &a, err,
+	    sizeof(err)), -1);
+	ASSERT(stack_limit_refused(err));
+	/* A floor the bound allows, memory too small for it: memory said. */
+	q.floor = TUNE_FLOOR_OWASP;
+	q.memory_max_kib = 4096;
+	ASSERT_EQ(stack_recommend(&mdl, "java-bouncycastle", &q, &a, err,
+	    sizeof(err)), -1);
+	if (stack_limit_refused(err) || strstr(err, "4096 KiB") == NULL)
+		TEST_FAIL("4 MiB under the owasp floor: %s", err);
+	tune_query_init(&q);
+	q.target_ms = 1000;
+	q.floor = TUNE_FLOOR_RFC9106;
+	ASSERT_EQ(stack_recommend(&mdl, "java-bouncycastle", &q, &a, err,
+	    sizeof(err)), -1);
 	/* Known before anything is measured, and said the same way. */
 	{
 		char	pre[256];
