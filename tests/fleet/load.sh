@@ -2,11 +2,12 @@
 # Issue 15 item 7: scoped questions cannot be made to stall the rest.
 # 300 imaginary hosts on a SQLite store (hosts.py) and this host's own
 # run; /v1/recommendation's p99 measured alone, then while 4 clients ask
-# 2000 distinct scoped questions (scope=fleet, objective=attacker-cost, a
+# at least 2000 distinct scoped questions, for at least 5 s so that the
+# p99 is one of a few hundred probes (scope=fleet, objective=attacker-cost, a
 # stack each: the attack of the issue; names without observations, each a
 # 400 after one look in the store, issue 17): every answer 400, and the p99
 # under 50 ms (RELIABILITY L2's bound; not judged in a sanitizer build).
-# Then 2000 that differ by target (each searches every host's answer):
+# Then as many that differ by target (each searches every host's answer):
 # 200 within the daemon's budget of searches, 429 past it, and the same
 # p99 bound.
 # GET /v1/hosts over the 300 hosts: asked again, the presets of each run
@@ -62,15 +63,16 @@ for kind in stack target; do
 	echo "       $kind: $(cat "$TMP/load.out")"
 	eval "$(cat "$TMP/load.out")"
 	if [ "$kind" = stack ]; then
-		want=$((answered_400 == 2000))
+		want=$((questions >= 2000 && answered_400 == questions))
 	else
-		want=$((answered_200 > 0 && answered_200 + answered_429 == 2000))
+		want=$((questions >= 2000 && answered_200 > 0 &&
+			answered_200 + answered_429 == questions))
 	fi
 	if [ "$want" = 1 ] && [ "${other:-1}" = 0 ] &&
 		[ "${busy_errors:-1}" = 0 ] && [ "${idle_errors:-1}" = 0 ]; then
-		ok "$kind: 2000 distinct scoped questions: $answered_200 answered 200, $answered_400 400, $answered_429 429 (median ${question_median} ms, ${wall_s} s), probes 0 errors"
+		ok "$kind: $questions distinct scoped questions: $answered_200 answered 200, $answered_400 400, $answered_429 429 (median ${question_median} ms, ${wall_s} s), probes 0 errors"
 	else
-		bad "$kind: ${answered_200:-0}/2000 answered 200, ${answered_400:-0} 400, ${answered_429:-0} 429, ${other:-?} other, probe errors ${idle_errors:-?} + ${busy_errors:-?}"
+		bad "$kind: ${answered_200:-0}/${questions:-?} answered 200, ${answered_400:-0} 400, ${answered_429:-0} 429, ${other:-?} other, probe errors ${idle_errors:-?} + ${busy_errors:-?}"
 	fi
 	if [ -n "${SANITIZED:-}" ]; then
 		echo "sanitizer build: p99 ${busy_p99:-?} ms under load (${idle_p99:-?} ms alone) not judged"

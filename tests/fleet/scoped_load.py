@@ -2,13 +2,16 @@
 """tests/fleet/scoped_load.py: /v1/recommendation's latency alone, then
 while clients ask distinct scoped questions as fast as they are answered.
 
-Usage: scoped_load.py PORT QUESTIONS CLIENTS DEADLINE_S [stack|target]
+Usage: scoped_load.py PORT QUESTIONS CLIENTS DEADLINE_S [stack|target] [MIN_S]
 
 Phase 1: 200 host-scoped requests, one every 10 ms, each on a new
 connection (so they land on every HTTP thread). Phase 2: CLIENTS
 processes (not threads: the probe must not wait for the loaders' turn at
 Python's lock), each question on a new connection (on every HTTP thread
-too), ask QUESTIONS distinct questions between them (scope=fleet, objective=attacker-cost,
+too), ask at least QUESTIONS distinct questions between them, and go on
+with new ones until MIN_S seconds (default 5) have passed, so that the
+probe's p99 under the load is one of a few hundred samples, not the
+largest of a few dozen (scope=fleet, objective=attacker-cost,
 stack=s-N: none has observations, so each is a 400 after one look in the
 store), while the probe goes on as in phase 1
 until they are done or DEADLINE_S passed. With "target", the questions
@@ -24,6 +27,7 @@ import time
 port, questions, clients, deadline = (int(sys.argv[1]), int(sys.argv[2]),
                                       int(sys.argv[3]), float(sys.argv[4]))
 kind = sys.argv[5] if len(sys.argv) > 5 else "stack"
+min_s = float(sys.argv[6]) if len(sys.argv) > 6 else 5.0
 PROBE = "/v1/recommendation?target_ms=250"
 
 
@@ -57,12 +61,14 @@ for _ in range(200):
     probe_once(idle, idle_err)
     time.sleep(0.01)
 
-end = time.monotonic() + deadline
+start = time.monotonic()
+end = start + deadline
 
 
 def client(idx, out):
     answered, lat = {}, []
-    for n in range(idx, questions, clients):
+    n = idx
+    while n < questions or time.monotonic() < start + min_s:
         if time.monotonic() >= end:
             break
         if kind == "target":
@@ -80,6 +86,7 @@ def client(idx, out):
             st = 0
         answered[st] = answered.get(st, 0) + 1
         lat.append((time.monotonic() - t0) * 1000)
+        n += clients
     out.put((answered, lat))
 
 
