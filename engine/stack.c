@@ -1036,7 +1036,7 @@ stack_recommend(const struct model *m, const char *name,
 	}
 	/* When it decided the answer: its cap the one reached. */
 	if (capped == 2 && a->m_cap_kib + 1024 > sd->heap_kib &&
-	    a->m_kib + 1024 > a->m_cap_kib)
+	    (a->m_kib + 1024 > a->m_cap_kib || a->bound_t > 0))
 		stack_note(a, "For %s: its answers stay at or below m = %u "
 		    "KiB, t making up the time: a fresh process of its "
 		    "runtime with its defaults (a JVM just started, as a "
@@ -1046,7 +1046,7 @@ stack_recommend(const struct model *m, const char *name,
 		    "memory back (docs/STACKS.md).", name,
 		    (unsigned)sd->heap_kib);
 	if (capped == 1 && a->m_cap_kib + 1024 > corr->m_max_kib &&
-	    a->m_kib + 1024 > a->m_cap_kib) {
+	    (a->m_kib + 1024 > a->m_cap_kib || a->bound_t > 0)) {
 		char	onset[96] = "";
 
 		if (corr->cliff_onset_kib > 0)

@@ -206,17 +206,49 @@ tune_min_t(const struct tune_query *q, enum tune_floor f, uint32_t mm)
 }
 
 /*
+ * Memory-first's pick (m_cap, t) with the memory bound: one pass more at
+ * the most memory that holds it, when that fits under floor f and costs
+ * an attacker more per guess (m (3t - 1)). Changes *m_out and *t_out only
+ * then.
+ */
+static int
+tune_fill_time(const struct model *m, const struct model_curve *c,
+    const struct tune_query *q, enum tune_floor f, uint32_t m_cap,
+    uint32_t p, uint32_t *m_out, uint32_t *t_out)
+{
+	uint32_t	mm, t = *t_out + 1, lo;
+
+	for (mm = m_cap - MIB_KIB; mm >= MIB_KIB && mm >= 8 * p;
+	    mm -= MIB_KIB) {
+		lo = tune_min_t(q, f, mm);
+		if (lo == 0 || lo > t)
+			return 0;	/* less memory asks still more t */
+		if (tune_pred(m, c, mm, t, q) > q->target_ms)
+			continue;
+		if ((double)mm * (3.0 * t - 1) <= (double)m_cap *
+		    (3.0 * *t_out - 1))
+			return 0;
+		*m_out = mm;
+		*t_out = t;
+		return 1;
+	}
+	return 0;
+}
+
+/*
  * Search (m, t) on the 1 MiB grid from m_cap down, under floor f. Returns
- * 1 with the pick, or 0 when nothing admissible fits.
+ * 1 with the pick, or 0 when nothing admissible fits. *bound_t: the t
+ * memory-first took at m_cap before one pass more (tune_fill_time), else 0.
  */
 static int
 tune_search(const struct model *m, const struct model_curve *c,
     const struct tune_query *q, enum tune_floor f, uint32_t m_cap,
-    uint32_t p, uint32_t *m_out, uint32_t *t_out)
+    uint32_t p, uint32_t *m_out, uint32_t *t_out, uint32_t *bound_t)
 {
 	uint32_t	mm, t, lo;
 	double		best = -1, cost;
 
+	*bound_t = 0;
 	for (mm = m_cap; mm >= MIB_KIB && mm >= 8 * p; mm -= MIB_KIB) {
 		lo = tune_min_t(q, f, mm);
 		if ((t = tune_max_t(m, c, mm, lo, q)) == 0)
@@ -224,6 +256,16 @@ tune_search(const struct model *m, const struct model_curve *c,
 		if (q->objective == TUNE_MEMORY_FIRST) {
 			*m_out = mm;
 			*t_out = t;
+			/*
+			 * The memory bound, and the time left unused past
+			 * the band the checks keep (RFC 9106's steps stop at
+			 * the largest t: up to 1 / (t + 1) of it): one pass
+			 * more at a little less memory uses it.
+			 */
+			if (mm == m_cap && t < TUNE_T_MAX && tune_pred(m, c,
+			    mm, t, q) < TUNE_FILL * q->target_ms &&
+			    tune_fill_time(m, c, q, f, m_cap, p, m_out, t_out))
+				*bound_t = t;
 			return 1;
 		}
 		cost = (double)mm * (3.0 * t - 1);
@@ -327,6 +369,15 @@ tune_advise(const struct model *m, const struct tune_query *q,
 		    "time is extrapolated; pwtune bench --profile full measures "
 		    "up to 1 GiB.", size);
 	}
+	if (a->bound_t > 0)
+		tune_note(a, "m is under its bound here, %llu KiB: there "
+		    "t = %u would use about %.0f %% of the time asked, "
+		    "so one pass more at the most memory that holds it uses "
+		    "the time, and costs an attacker %.2f x more per guess "
+		    "(m (3t - 1)).", (unsigned long long)a->m_cap_kib,
+		    (unsigned)a->bound_t, 100 * a->bound_ms / q->target_ms,
+		    (double)a->m_kib * (3.0 * a->t - 1) /
+		    ((double)a->m_cap_kib * (3.0 * a->bound_t - 1)));
 	if (a->floor_decided)
 		tune_note(a, "the %s floor decided this answer: the target "
 		    "alone would allow m = %u KiB, t = %u, which is below it.",
@@ -397,6 +448,7 @@ tune_recommend(const struct model *m, const struct tune_query *q,
 	struct tune_query		 aim = *q;
 	uint64_t			 cap, raw;
 	uint32_t			 p = 1, mm, t, best_m = 0, best_t = 0;
+	uint32_t			 bound_t;
 	double				 best = -1, ms;
 
 	memset(a, 0, sizeof(*a));
@@ -440,12 +492,16 @@ tune_recommend(const struct model *m, const struct tune_query *q,
 	}
 
 	if (tune_search(m, c, &aim, TUNE_FLOOR_NONE, (uint32_t)cap, p,
-	    &a->free_m_kib, &a->free_t) &&
-	    tune_search(m, c, &aim, q->floor, (uint32_t)cap, p, &mm, &t)) {
+	    &a->free_m_kib, &a->free_t, &bound_t) &&
+	    tune_search(m, c, &aim, q->floor, (uint32_t)cap, p, &mm, &t,
+	    &bound_t)) {
 		a->met = 1;
 		a->floor_decided = q->floor != TUNE_FLOOR_NONE &&
 		    (mm != a->free_m_kib || t != a->free_t);
 		tune_fill(m, c, q, mm, t, p, a);
+		if ((a->bound_t = bound_t) > 0)
+			a->bound_ms = tune_pred(m, c, (uint32_t)cap, bound_t,
+			    q);
 		tune_advise(m, q, a);
 		return 0;
 	}

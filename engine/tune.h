@@ -7,7 +7,9 @@
  * each hash may have (memory_max / k, never more than the host budget / k,
  * never past MODEL_EXTRAPOLATE x the largest m measured), then the largest
  * t whose predicted time fits; when even the smallest admissible t is too
- * slow, less memory. attacker-cost: the (m, t) that fits with the largest
+ * slow, less memory. When that memory bound leaves more than a tenth of
+ * the time unused (TUNE_FILL), t + 1 at the most memory it fits in, if it
+ * costs an attacker more: the time asked for is used. attacker-cost: the (m, t) that fits with the largest
  * m·(3t − 1), the memory traffic an attacker pays per guess.
  *
  * Headroom: the search aims at target / (1 + h), h being the model's median
@@ -38,6 +40,9 @@
 #define TUNE_GPU_USD_HOUR	3.5	/* rented: $2 to $5 an hour */
 #define TUNE_HEADROOM_MIN	0.03
 #define TUNE_HEADROOM_MAX	0.10
+#define TUNE_FILL		0.90	/* memory-first at its memory bound
+					   under this share of the target
+					   takes one pass more (tune.c) */
 #define TUNE_TAIL_NOTE		1.10	/* a pooled tail this far over the
 					   points' own: the answer says so */
 
@@ -89,6 +94,10 @@ struct tune_answer {
 	enum tune_objective	objective;
 	int			floor_decided;
 	uint32_t		free_m_kib, free_t;	/* without the floor */
+	uint32_t		bound_t;	/* memory-first at its memory
+						   bound: the t it took there
+						   (TUNE_FILL), 0: not so */
+	double			bound_ms;	/* and its predicted time */
 	int			extrapolated;
 	double			gpu_guesses_per_s;
 	double			usd_per_1e9_guesses;

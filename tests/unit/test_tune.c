@@ -693,6 +693,55 @@ TEST(memory_first_takes_the_most_memory)
 	ASSERT(a.t > 1);
 }
 
+/*
+ * At its memory bound, memory-first's largest t may leave up to 1 / (t + 1)
+ * of the time unused: one pass more at a little less memory uses it, when
+ * that costs an attacker more (m (3t - 1)). Every answer at the bound
+ * with t >= 2 uses at least TUNE_FILL of the time searched for; every one
+ * moved off it says why, and is stronger.
+ */
+TEST(memory_first_at_its_bound_uses_the_time)
+{
+	struct tune_query	q;
+	struct tune_answer	a;
+	char			err[256];
+	double			target, aim;
+	int			filled = 0;
+
+	fit(0);
+	tune_query_init(&q);
+	q.memory_max_kib = 65536;
+	q.floor = TUNE_FLOOR_NONE;
+	for (target = 60; target <= 1000; target += 2) {
+		q.target_ms = target;
+		ASSERT_EQ(tune_recommend(&mdl, &q, &a, err, sizeof(err)), 0);
+		aim = target / (1 + a.headroom);
+		ASSERT(a.m_kib <= 65536);
+		ASSERT(a.predicted_ms <= aim * 1.0001);
+		if (a.m_kib == 65536 && a.t >= 2 &&
+		    a.predicted_ms < TUNE_FILL * aim)
+			TEST_FAIL("%.0f ms: m = 65536 KiB, t = %u uses %.2f of "
+			    "the time", target, a.t, a.predicted_ms / aim);
+		if (a.bound_t == 0)
+			continue;
+		filled++;
+		ASSERT(a.m_kib < 65536);
+		ASSERT_UEQ(a.t, a.bound_t + 1);
+		ASSERT(a.bound_ms < TUNE_FILL * aim);
+		ASSERT((double)a.m_kib * (3.0 * a.t - 1) > 65536.0 *
+		    (3.0 * a.bound_t - 1));
+		ASSERT_STR_CONTAINS(a.notes, "one pass more at the most "
+		    "memory that holds it");
+	}
+	if (filled == 0)
+		TEST_FAIL("no answer took one pass more at the bound");
+	/* attacker-cost searches every m: not this rule's. */
+	q.objective = TUNE_ATTACKER_COST;
+	q.target_ms = 400;
+	ASSERT_EQ(tune_recommend(&mdl, &q, &a, err, sizeof(err)), 0);
+	ASSERT_UEQ(a.bound_t, 0);
+}
+
 TEST(floors)
 {
 	struct tune_query	q;
@@ -1245,6 +1294,7 @@ TEST_LIST(
 	TEST_ENTRY(fit_a_linear_model_would_miss),
 	TEST_ENTRY(monotone_in_the_target),
 	TEST_ENTRY(memory_first_takes_the_most_memory),
+	TEST_ENTRY(memory_first_at_its_bound_uses_the_time),
 	TEST_ENTRY(floors),
 	TEST_ENTRY(impossible_target_gives_the_closest_admissible),
 	TEST_ENTRY(memory_is_shared_by_k_hashes),
