@@ -504,9 +504,10 @@ static void
 rec_print_rehash(const struct tune_rehash *rh)
 {
 	printf("\nneeds-rehash of the hash given: %s (exact match, as "
-	    "libsodium, PHP and argon2-cffi decide), %s (a weaker variant, or "
-	    "m or m x t under %.0f %% of the answer's)\n", rh->differs ?
-	    "yes" : "no", rh->weaker ? "yes" : "no", TUNE_REHASH_SLACK * 100);
+	    "libsodium, PHP and argon2-cffi decide), %s (a weaker variant, "
+	    "m x t under %.0f %% of the answer's, or m under it with less cost "
+	    "per guess, m (3t - 1))\n", rh->differs ? "yes" : "no",
+	    rh->weaker ? "yes" : "no", TUNE_REHASH_SLACK * 100);
 }
 
 /* With --db, the verification is kept beside the run it came from. */

@@ -547,7 +547,16 @@ tune_needs_rehash(const char *encoded, const struct tune_answer *a,
 		return -1;
 	out->differs = ph.alg != a->variant || ph.version != 0x13 ||
 	    ph.m_kib != a->m_kib || ph.t != a->t || ph.p != a->p;
-	out->weaker = ph.m_kib < TUNE_REHASH_SLACK * a->m_kib ||
+	/*
+	 * Less memory counts when an attacker also pays less per guess: a
+	 * pass more at a little less memory (what memory-first answers at
+	 * its bound, tune_fill_time) is not weaker than the bound's own
+	 * answer, else two answers a small correction apart would each call
+	 * the other's hashes weaker.
+	 */
+	out->weaker = (ph.m_kib < TUNE_REHASH_SLACK * a->m_kib &&
+	    (double)ph.m_kib * (3.0 * ph.t - 1) < (double)a->m_kib *
+	    (3.0 * a->t - 1)) ||
 	    (double)ph.m_kib * ph.t < TUNE_REHASH_SLACK * (double)a->m_kib *
 	    a->t || (ph.alg != a->variant && a->variant == KDF_ALG_ARGON2ID);
 	memset(&ph, 0, sizeof(ph));

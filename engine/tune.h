@@ -150,8 +150,8 @@ const struct model_curve *tune_curve(const struct model *m,
  * needs-rehash of an encoded Argon2 string (or its parameters alone,
  * phc_decode_params) against an answer: differs, not exactly it (as
  * libsodium, PHP and argon2-cffi decide); weaker, a weaker variant, or
- * its memory or its work (m x t) under TUNE_REHASH_SLACK of the
- * answer's: an answer moves by a few per cent as the background checks
+ * its work (m x t) under TUNE_REHASH_SLACK of the answer's, or its memory
+ * under it while an attacker pays less per guess (m (3t - 1)): an answer moves by a few per cent as the background checks
  * correct it, and a hash made from the one before is not weaker for it
  * (the checks' own band is 10 % wide). Returns 0, or -1 for a string
  * that does not parse (err says why).

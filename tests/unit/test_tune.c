@@ -936,6 +936,14 @@ TEST(needs_rehash_both_ways)
 	CHECK("$argon2id$v=19$m=58368,t=3,p=1", 1, 1);		/* 0.891 */
 	CHECK("$argon2id$v=19$m=196608,t=1,p=1", 1, 0);
 	CHECK("$argon2id$v=19$m=131072,t=1,p=1", 1, 1);	/* 2/3 the work */
+	/*
+	 * A pass more at less memory (memory-first at its bound) costs an
+	 * attacker more per guess: not weaker; less memory at as much work
+	 * but less cost per guess: weaker.
+	 */
+	CHECK("$argon2id$v=19$m=57344,t=4,p=1", 1, 0);		/* 0.875 */
+	CHECK("$argon2id$v=19$m=32768,t=6,p=1", 1, 0);		/* 1.06 x */
+	CHECK("$argon2id$v=19$m=57344,t=3,p=1", 1, 1);
 	CHECK("$argon2i$v=19$m=65536,t=3,p=1", 1, 1);	/* variant */
 	CHECK("$argon2id$v=16$m=65536,t=3,p=1", 1, 0);	/* old version */
 #undef CHECK
