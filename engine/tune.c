@@ -370,12 +370,12 @@ tune_advise(const struct model *m, const struct tune_query *q,
 		    "up to 1 GiB.", size);
 	}
 	if (a->bound_t > 0)
-		tune_note(a, "m is under its bound here, %llu KiB: there "
-		    "t = %u would use about %.0f %% of the time asked, "
+		tune_note(a, "m is under its bound here, %llu KiB (%s): "
+		    "there t = %u would use about %.0f %% of the time asked, "
 		    "so one pass more at the most memory that holds it uses "
 		    "the time, and costs an attacker %.2f x more per guess "
 		    "(m (3t - 1)).", (unsigned long long)a->m_cap_kib,
-		    (unsigned)a->bound_t, 100 * a->bound_ms / q->target_ms,
+		    a->bound_why, (unsigned)a->bound_t, 100 * a->bound_ms / q->target_ms,
 		    (double)a->m_kib * (3.0 * a->t - 1) /
 		    ((double)a->m_cap_kib * (3.0 * a->bound_t - 1)));
 	if (a->floor_decided)
@@ -470,14 +470,25 @@ tune_recommend(const struct model *m, const struct tune_query *q,
 
 	/* Memory each hash may have: the limit and the budget, over k. */
 	cap = m->mem_budget / 1024 / q->k;
-	if (q->memory_max_kib > 0 && q->memory_max_kib / q->k < cap)
+	a->bound_why = q->k > 1 ? "the host's memory budget over the hashes "
+	    "at once" : "the host's memory budget";
+	if (q->memory_max_kib > 0 && q->memory_max_kib / q->k < cap) {
 		cap = q->memory_max_kib / q->k;
-	if (cap > (uint64_t)(MODEL_EXTRAPOLATE * model_curve_max_m(c)))
+		a->bound_why = q->k > 1 ? "memory_max over the hashes at once" :
+		    "memory_max";
+	}
+	if (cap > (uint64_t)(MODEL_EXTRAPOLATE * model_curve_max_m(c))) {
 		cap = (uint64_t)(MODEL_EXTRAPOLATE * model_curve_max_m(c));
-	if (cap > KDF_ARGON2_M_MAX)
+		a->bound_why = "twice the largest m measured";
+	}
+	if (cap > KDF_ARGON2_M_MAX) {
 		cap = KDF_ARGON2_M_MAX;
-	if (q->m_hash_max_kib > 0 && q->m_hash_max_kib < cap)
+		a->bound_why = "Argon2's largest m";
+	}
+	if (q->m_hash_max_kib > 0 && q->m_hash_max_kib < cap) {
 		cap = q->m_hash_max_kib;
+		a->bound_why = "its runtime's limit per hash";
+	}
 	raw = cap;	/* what there is, before the MiB m moves by */
 	cap -= cap % MIB_KIB;
 	a->m_cap_kib = cap;

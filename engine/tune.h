@@ -98,6 +98,7 @@ struct tune_answer {
 						   bound: the t it took there
 						   (TUNE_FILL), 0: not so */
 	double			bound_ms;	/* and its predicted time */
+	const char		*bound_why;	/* what set m_cap_kib */
 	int			extrapolated;
 	double			gpu_guesses_per_s;
 	double			usd_per_1e9_guesses;

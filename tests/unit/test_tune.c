@@ -732,6 +732,8 @@ TEST(memory_first_at_its_bound_uses_the_time)
 		    (3.0 * a.bound_t - 1));
 		ASSERT_STR_CONTAINS(a.notes, "one pass more at the most "
 		    "memory that holds it");
+		ASSERT_STR_CONTAINS(a.notes, "under its bound here, 65536 "
+		    "KiB (memory_max)");
 	}
 	if (filled == 0)
 		TEST_FAIL("no answer took one pass more at the bound");
