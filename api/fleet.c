@@ -1001,19 +1001,7 @@ api_recommend_scoped(struct api_server *s, const struct tune_query *q,
 	 * at (Java's heap bound).
 	 */
 	x->qs = *q;
-	{
-		const struct stack_def	*sd = stack_find(sc->stack);
-
-		if (sd != NULL) {
-			if (sd->t_min > x->qs.t_min)
-				x->qs.t_min = sd->t_min;
-			if (sd->p1_only && x->qs.parallelism == 0)
-				x->qs.parallelism = 1;
-			if (sd->heap_kib > 0 && (x->qs.m_hash_max_kib == 0 ||
-			    x->qs.m_hash_max_kib > sd->heap_kib))
-				x->qs.m_hash_max_kib = sd->heap_kib;
-		}
-	}
+	stack_query_limits(stack_find(sc->stack), &x->qs);
 	x->q = &x->qs;
 	x->now = time(NULL);
 	x->mb.set.excluded = json_array();

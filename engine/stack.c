@@ -880,6 +880,20 @@ stack_limit_refused(const char *err)
 	return err != NULL && strstr(err, STACK_LIMIT_SAID) != NULL;
 }
 
+void
+stack_query_limits(const struct stack_def *sd, struct tune_query *q)
+{
+	if (sd == NULL)
+		return;
+	if (sd->t_min > q->t_min)
+		q->t_min = sd->t_min;
+	if (sd->p1_only && q->parallelism <= 1)
+		q->parallelism = 1;
+	if (sd->heap_kib > 0 && (q->m_hash_max_kib == 0 ||
+	    q->m_hash_max_kib > sd->heap_kib))
+		q->m_hash_max_kib = sd->heap_kib;
+}
+
 int
 stack_floor_reachable(const struct stack_def *sd, enum tune_floor f,
     enum kdf_alg variant, char *err, size_t errlen)
@@ -919,34 +933,27 @@ stack_recommend(const struct model *m, const char *name,
 		return -1;
 	}
 	aim.backend = stack_base(m, name);
-	if (sd != NULL && sd->t_min > aim.t_min)
-		aim.t_min = sd->t_min;
-	if (sd != NULL && sd->p1_only) {
-		if (q->parallelism > 1) {
-			snprintf(err, errlen, "%s computes p = 1 only",
-			    name);
-			return -1;
-		}
-		aim.parallelism = 1;
+	if (sd != NULL && sd->p1_only && q->parallelism > 1) {
+		snprintf(err, errlen, "%s computes p = 1 only", name);
+		return -1;
 	}
 	/* A floor its runtime never reaches, whatever memory is given. */
 	if (stack_floor_reachable(sd, q->floor, q->variant, err, errlen) == -1)
 		return -1;
 	/*
-	 * Each hash not past a cliff its measurements showed (capped 1), nor
-	 * past the size its runtime hashes without growing its heap (2): a
+	 * Each hash not past the size its runtime hashes without growing
+	 * its heap (capped 2, stack_query_limits), nor past a cliff its
+	 * measurements showed (1, the one said when both are as low): a
 	 * limit of the runtime, per hash, not the caller's memory.
 	 */
-	if (corr != NULL && corr->m_max_kib > 0 && (aim.m_hash_max_kib == 0 ||
-	    aim.m_hash_max_kib > corr->m_max_kib)) {
+	stack_query_limits(sd, &aim);
+	if (corr != NULL && corr->m_max_kib > 0 && (q->m_hash_max_kib == 0 ||
+	    q->m_hash_max_kib > corr->m_max_kib) && (aim.m_hash_max_kib == 0 ||
+	    aim.m_hash_max_kib >= corr->m_max_kib)) {
 		aim.m_hash_max_kib = corr->m_max_kib;
 		capped = 1;
-	}
-	if (sd != NULL && sd->heap_kib > 0 && (aim.m_hash_max_kib == 0 ||
-	    aim.m_hash_max_kib > sd->heap_kib)) {
-		aim.m_hash_max_kib = sd->heap_kib;
+	} else if (aim.m_hash_max_kib != q->m_hash_max_kib)
 		capped = 2;
-	}
 	if (model_curve_find(m, aim.backend, q->variant, 1) == NULL) {
 		const char	*lib = kdf_backend_name(aim.backend);
 
@@ -982,7 +989,11 @@ stack_recommend(const struct model *m, const char *name,
 			aim.target_ms = TUNE_TARGET_MAX_MS;
 	}
 	rc = tune_recommend(m, &aim, a, err, errlen);
-	if (rc == -1 && capped) {
+	/*
+	 * The heap's bound cannot be the reason (a floor under it was
+	 * refused above); a cliff can.
+	 */
+	if (rc == -1 && capped == 1) {
 		struct tune_query	free_q = aim;
 		struct tune_answer	free_a;
 		char			free_err[512];
@@ -998,18 +1009,12 @@ stack_recommend(const struct model *m, const char *name,
 			snprintf(err, errlen, "%s", free_err);
 			return -1;
 		}
-		if (capped == 2)
-			snprintf(err, errlen, STACK_HEAP_REFUSED, name,
-			    (unsigned)sd->heap_kib, tune_floor_name(q->floor));
-		else
-			snprintf(err, errlen, "%s: no parameters at or below m = "
-			    "%u KiB meet the %s floor here, " STACK_LIMIT_SAID
-			    "its probe measured a hash of m = %u "
-			    "KiB at %.1f x what its smaller sizes gave (a "
-			    "limit of the runtime)", name,
-			    (unsigned)corr->m_max_kib, tune_floor_name(
-			    q->floor), (unsigned)corr->cliff_m_kib,
-			    corr->cliff_ratio);
+		snprintf(err, errlen, "%s: no parameters at or below m = %u KiB "
+		    "meet the %s floor here, " STACK_LIMIT_SAID "its probe "
+		    "measured a hash of m = %u KiB at %.1f x what its smaller "
+		    "sizes gave (a limit of the runtime)", name,
+		    (unsigned)corr->m_max_kib, tune_floor_name(q->floor),
+		    (unsigned)corr->cliff_m_kib, corr->cliff_ratio);
 		return -1;
 	}
 	if (rc == -1)

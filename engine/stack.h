@@ -174,6 +174,13 @@ size_t	 stack_probe_points(const struct model *m, const struct stack_def *sd,
 int	 stack_limit_refused(const char *err);
 
 /*
+ * A catalogue stack's own limits, put into q: its least t, p = 1 for a
+ * stack that computes only that (when q asks auto or 1), and its heap
+ * bound per hash (m_hash_max_kib). Nothing for sd NULL.
+ */
+void	 stack_query_limits(const struct stack_def *sd, struct tune_query *q);
+
+/*
  * 0 when floor f (of variant) can be met at or under sd's heap bound (or
  * sd has none); -1 with err, as stack_recommend() would say it, when no
  * answer of sd can meet it: known before anything is measured.
