@@ -272,11 +272,36 @@ checks_watch_needed(const struct daemon *d)
 	return 0;
 }
 
+#define CHECK_LABEL_MAX	(DB_STACK_MAX + 96)
+
+/*
+ * A question as the log names it (d->lock held): its target, percentile
+ * and concurrency, its stack, and its memory_max when under what the host
+ * allows (two questions may differ by it alone; without one, the API puts
+ * the host's budget there).
+ */
+static const char *
+checks_label(const struct daemon *d, const struct question *qu, char *buf,
+    size_t len)
+{
+	uint64_t	host_kib = host_memory_budget(&d->host,
+			    d->cfg.memory_max, NULL) / 1024;
+	char		mem[48] = "";
+
+	if (qu->q.memory_max_kib > 0 && qu->q.memory_max_kib < host_kib)
+		snprintf(mem, sizeof(mem), ", memory_max %llu KiB",
+		    (unsigned long long)qu->q.memory_max_kib);
+	snprintf(buf, len, "%.0f ms at p%d, k = %u%s%s%s", qu->q.target_ms,
+	    qu->q.percentile, (unsigned)qu->q.k, qu->stack[0] ? ", " : "",
+	    qu->stack, mem);
+	return buf;
+}
+
 static void *
 checks_watch(void *arg)
 {
 	struct daemon	*d = arg;
-	int		 ring[CHECK_WATCH_N], run, own;
+	int		 ring[CHECK_WATCH_N], run, own, self = 0;
 	pid_t		 child;
 	double		 means[CHECK_QUIET_S * 1000 / CHECK_WATCH_MS];
 	size_t		 i = 0, n = 0, j, nm = 0, im = 0;
@@ -310,6 +335,7 @@ checks_watch(void *arg)
 		run = checks_runnable();
 		own = probe_runnable(child);
 		pthread_mutex_lock(&d->lock);
+		self = 0;
 		/* Unreadable now (it was at start): taken as busy. */
 		if (run < 0)
 			run = 1 << 16;
@@ -318,8 +344,10 @@ checks_watch(void *arg)
 		 * threads, or a runtime's threads runnable now (its hash, and
 		 * its collector and compiler as well; none between hashes).
 		 */
-		else if (d->checking)
-			run -= child > 0 ? own : (int)d->check_k;
+		else if (d->checking) {
+			self = child > 0 ? own : (int)d->check_k;
+			run -= self;
+		}
 		ring[i] = run > 0 ? run : 0;
 		i = (i + 1) % CHECK_WATCH_N;
 		if (n < CHECK_WATCH_N)
@@ -343,6 +371,7 @@ checks_watch(void *arg)
 		if (d->checking && !d->check_cancel) {
 			d->check_busy = 1;
 			d->check_busy_others = mean;
+			d->check_busy_own = self;
 			d->check_cancel = 1;
 		}
 	}
@@ -635,7 +664,7 @@ checks_take(struct daemon *d, const char *key, int64_t run,
 	struct tune_answer	 next;
 	enum check_verdict	 v;
 	double			 next_model;
-	char			 err[256];
+	char			 err[256], label[CHECK_LABEL_MAX];
 	time_t			 now = time(NULL);
 
 	if ((qu = checks_find(d, key)) == NULL || d->model_run != run)
@@ -654,10 +683,9 @@ checks_take(struct daemon *d, const char *key, int64_t run,
 		qu->cs.settled = 1;	/* the correction moves nothing */
 	d->checks_by_verdict[qu->cs.settled && v == CHECK_CORRECTED ?
 	    CHECK_SETTLED : v]++;
-	log_info("check %.0f ms at p%d, k = %u%s%s: m = %u KiB, t = %u, "
-	    "p = %u measured %.1f ms (%.3f of the target, the model said "
-	    "%.1f): %s%s, correction %.3f", qu->q.target_ms, qu->q.percentile,
-	    (unsigned)qu->q.k, qu->stack[0] ? ", " : "", qu->stack,
+	log_info("check %s: m = %u KiB, t = %u, p = %u measured %.1f ms "
+	    "(%.3f of the target, the model said %.1f): %s%s, correction "
+	    "%.3f", checks_label(d, qu, label, sizeof(label)),
 	    (unsigned)a->m_kib, (unsigned)a->t, (unsigned)a->p, measured,
 	    measured / qu->q.target_ms, model_ms, check_verdict_name(v),
 	    qu->cs.settled && v != CHECK_SETTLED ? " (settled)" : "",
@@ -705,6 +733,7 @@ checks_rebase(struct daemon *d, const struct model *was)
 	size_t		 i, j;
 	double		 now_ms, was_ms, f, c;
 	int		 rt;
+	char		 label[CHECK_LABEL_MAX];
 
 	for (i = 0; i < d->nquestions; i++) {
 		qu = &d->questions[i];
@@ -727,12 +756,11 @@ checks_rebase(struct daemon *d, const struct model *was)
 		 * of 0.4 % went unsaid, and the answer's 1.018 was in no line.
 		 */
 		if (lround(qu->cs.c * 1000) != lround(c * 1000))
-			log_info("question of %.0f ms at p%d, k = %u%s%s: "
-			    "correction %.3f rebased to %.3f (the refitted "
-			    "model predicts its answer at %.3f x what the "
-			    "last did)", qu->q.target_ms, qu->q.percentile,
-			    (unsigned)qu->q.k, qu->stack[0] ? ", " : "",
-			    qu->stack, c, qu->cs.c, now_ms / was_ms);
+			log_info("question of %s: correction %.3f rebased "
+			    "to %.3f (the refitted model predicts its answer "
+			    "at %.3f x what the last did)", checks_label(d, qu,
+			    label, sizeof(label)), c, qu->cs.c,
+			    now_ms / was_ms);
 		for (j = 0; j < qu->cs.nseen; j++)
 			qu->cs.seen[j] = check_clamp(qu->cs.seen[j] * f, rt);
 		if (qu->cs.suspect)
@@ -812,6 +840,7 @@ checks_tick(struct daemon *d, struct db *db)
 	int64_t			 run = d->model_run, id;
 	int			 runtime;
 	char			 err[512], dir[DAEMON_PATH_MAX];
+	char			 label[CHECK_LABEL_MAX];
 
 	if (d->cfg.check_budget == 0 || d->model == NULL || d->quit ||
 	    d->queued_run != 0 || d->running_run != 0)
@@ -908,12 +937,11 @@ checks_tick(struct daemon *d, struct db *db)
 	snprintf(dir, sizeof(dir), "%s", d->cfg.probe_dir);
 	timeout_max = d->cfg.probe_timeout;
 	mem_free = d->check_mem_free;
+	checks_label(d, &qu, label, sizeof(label));
 	pthread_mutex_unlock(&d->lock);
-	log_info("checking %.0f ms at p%d, k = %u%s%s: m = %u KiB, t = %u, "
-	    "p = %u, %zu hashes%s", qu.q.target_ms, qu.q.percentile,
-	    (unsigned)qu.q.k, runtime ? ", " : "", runtime ? qu.stack : "",
-	    (unsigned)a.m_kib, (unsigned)a.t, (unsigned)a.p, n, runtime ?
-	    " by its probe" : "");
+	log_info("checking %s: m = %u KiB, t = %u, p = %u, %zu hashes%s",
+	    label, (unsigned)a.m_kib,
+	    (unsigned)a.t, (unsigned)a.p, n, runtime ? " by its probe" : "");
 
 	cpu0 = checks_cpu_now();
 	if (runtime)
@@ -936,7 +964,9 @@ checks_tick(struct daemon *d, struct db *db)
 			d->checks_preempted++;
 			log_info("check of %.0f ms pre-empted: the host got busy "
 			    "(%.1f runnable tasks of others over the last "
-			    "two seconds)", qu.q.target_ms, d->check_busy_others);
+			    "two seconds; the check's own %d not counted)",
+			    qu.q.target_ms, d->check_busy_others,
+			    d->check_busy_own);
 			/*
 			 * The others due go first next time (one not yet
 			 * verified stays due: it only goes back in line).

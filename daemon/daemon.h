@@ -182,6 +182,7 @@ struct daemon {
 						   CHECK_QUIET_S */
 	int			 check_busy;	/* the watcher pre-empted it */
 	double			 check_busy_others;
+	int			 check_busy_own;	/* its own runnable, not counted */
 	double			 check_cpu[DAEMON_CHECK_SLOTS]; /* CPU s of
 							   checks ... */
 	time_t			 check_end[DAEMON_CHECK_SLOTS]; /* ... ended */
