@@ -30,9 +30,12 @@ trap 'stop_busy; cleanup_daemon' EXIT
 # they measure beside others is noise). After the suite's parallel part,
 # the kernel may still be compacting memory and the like: wait for five
 # quiet seconds (runnable tasks besides the reader under 0.4 on average
-# over ten samples, as the daemon's watcher judges), 90 s at most.
+# over ten samples, as the daemon's watcher judges), 120 s at most. A host
+# busy all that time (a neighbour on a shared machine: /proc/loadavg
+# counts tasks ps does not show here) is one where the daemon rightly
+# checks nothing: the test says so and is skipped (77), not failed.
 ring=() mean=9
-for i in $(seq 180); do
+for i in $(seq 240); do
 	ring[$((i % 10))]=$(awk '{ split($4, a, "/"); print a[1] - 1 }' /proc/loadavg)
 	if [ "${#ring[@]}" -eq 10 ]; then
 		mean=$(printf '%s\n' "${ring[@]}" | awk '{ s += $1 } END { printf "%.1f", s / NR }')
@@ -41,6 +44,11 @@ for i in $(seq 180); do
 	sleep 0.5
 done
 echo "       the host before the test: others' runnable tasks $mean on average over 5 s"
+if ! awk -v m="$mean" 'BEGIN { exit !(m < 0.4) }'; then
+	echo "skipped: the host was not quiet for 5 s within 120 s (others' runnable tasks $mean, 0.4 or more): checks wait for a quiet host"
+	ps -eo pid,stat,pcpu,args | awk 'NR == 1 || $2 ~ /R/' | cut -c1-120 | sed 's/^/  /'
+	exit 77
+fi
 
 # libsodium, and libargon2 at p = 1 and 2 (a check of a p = 2 answer runs
 # two threads: its own, not others').
