@@ -26,6 +26,16 @@ stop_busy() {
 }
 trap 'stop_busy; cleanup_daemon' EXIT
 
+# Others' runnable tasks now, into OTHERS: read by this shell itself (the
+# one runnable task it takes away), for a command's fork would count its
+# parent, runnable until it waits (0.3 to 0.5 on average here, on a quiet
+# host).
+others_now() {
+	local l1 l5 l15 run rest
+	read -r l1 l5 l15 run rest </proc/loadavg
+	OTHERS=$((${run%/*} - 1))
+}
+
 # The premise of every step: a quiet host (checks wait for one, and what
 # they measure beside others is noise). After the suite's parallel part,
 # the kernel may still be compacting memory and the like: wait for five
@@ -34,17 +44,20 @@ trap 'stop_busy; cleanup_daemon' EXIT
 # busy all that time (a neighbour on a shared machine: /proc/loadavg
 # counts tasks ps does not show here) is one where the daemon rightly
 # checks nothing: the test says so and is skipped (77), not failed.
-ring=() mean=9
+ring=() sum=90
 for i in $(seq 240); do
-	ring[$((i % 10))]=$(awk '{ split($4, a, "/"); print a[1] - 1 }' /proc/loadavg)
+	others_now
+	ring[$((i % 10))]=$OTHERS
 	if [ "${#ring[@]}" -eq 10 ]; then
-		mean=$(printf '%s\n' "${ring[@]}" | awk '{ s += $1 } END { printf "%.1f", s / NR }')
-		awk -v m="$mean" 'BEGIN { exit !(m < 0.4) }' && break
+		sum=0
+		for j in "${ring[@]}"; do sum=$((sum + j)); done
+		[ $sum -lt 4 ] && break
 	fi
 	sleep 0.5
 done
+mean="$((sum / 10)).$((sum % 10))"
 echo "       the host before the test: others' runnable tasks $mean on average over 5 s"
-if ! awk -v m="$mean" 'BEGIN { exit !(m < 0.4) }'; then
+if [ $sum -ge 4 ]; then
 	echo "skipped: the host was not quiet for 5 s within 120 s (others' runnable tasks $mean, 0.4 or more): checks wait for a quiet host"
 	ps -eo pid,stat,pcpu,args | awk 'NR == 1 || $2 ~ /R/' | cut -c1-120 | sed 's/^/  /'
 	exit 77
@@ -56,11 +69,11 @@ fi
 # seconds in all (a neighbour on a shared machine delays a check; it does
 # not make a missing one pass).
 wait_check() {
-	local quiet=0 ticks=0 run
+	local quiet=0 ticks=0
 	while [ $quiet -lt $(($2 * 10)) ] && [ $ticks -lt $(($2 * 30)) ]; do
 		grep -qE "$1" "$TMP/log" && return 0
-		run=$(awk '{ split($4, a, "/"); print a[1] - 1 }' /proc/loadavg)
-		[ "$run" -lt 1 ] && quiet=$((quiet + 1))
+		others_now
+		[ $OTHERS -lt 1 ] && quiet=$((quiet + 1))
 		ticks=$((ticks + 1))
 		sleep 0.1
 	done
