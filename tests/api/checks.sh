@@ -28,8 +28,8 @@ trap 'stop_busy; cleanup_daemon' EXIT
 
 # Others' runnable tasks now, into OTHERS: read by this shell itself (the
 # one runnable task it takes away), for a command's fork would count its
-# parent, runnable until it waits (0.3 to 0.5 on average here, on a quiet
-# host).
+# parent, runnable until it waits (0.8 on average here, on a quiet host,
+# against 0.06 read so).
 others_now() {
 	local l1 l5 l15 run rest
 	read -r l1 l5 l15 run rest </proc/loadavg
@@ -67,7 +67,8 @@ fi
 # so a second the host was busy (others' runnable tasks 1 or more, this
 # reader aside) does not count against the wait, up to three times its
 # seconds in all (a neighbour on a shared machine delays a check; it does
-# not make a missing one pass).
+# not make a missing one pass). A check's own hashes count as busy too:
+# they only lengthen the wait, never shorten it.
 wait_check() {
 	local quiet=0 ticks=0
 	while [ $quiet -lt $(($2 * 10)) ] && [ $ticks -lt $(($2 * 30)) ]; do
@@ -211,7 +212,7 @@ else
 	bad "the p = 2 answer was never measured in 150 s"
 	grep -E "50 ms" "$TMP/log" | tail -3 | sed 's/^/  /'
 fi
-# Pre-empted, it was by others (another test beside it, in CI): the line
+# Pre-empted, it was by others (a neighbour on a shared host): the line
 # says the check's own two threads were taken out of the count. Had they
 # been counted, every try would be pre-empted and none measured (above).
 if grep -E "check of 50 ms pre-empted: the host got busy" "$TMP/log" |
