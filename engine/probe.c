@@ -614,10 +614,16 @@ probe_deadline(const struct stack_def *sd, const struct stack_probe_point
 	if (o->model == NULL)
 		return max;
 	for (i = 0; i < n; i++) {
+		double	warm;
+
+		/* Its warm-ups hash one pass (the stack's least t). */
 		if (stack_predict(o->model, sd->name, KDF_ALG_ARGON2ID,
-		    pts[i].m_kib, pts[i].t, pts[i].p, 1, 50, &ms) == -1)
+		    pts[i].m_kib, pts[i].t, pts[i].p, 1, 50, &ms) == -1 ||
+		    stack_predict(o->model, sd->name, KDF_ALG_ARGON2ID,
+		    pts[i].m_kib, sd->t_min > 1 ? sd->t_min : 1, pts[i].p, 1,
+		    50, &warm) == -1)
 			return max;
-		sum += ms * (pts[i].n + probe_warmup(sd, o));
+		sum += ms * pts[i].n + warm * probe_warmup(sd, o);
 	}
 	sum = sum * 4 / 1000 + PROBE_START_S;
 	return sum < max ? sum : max;

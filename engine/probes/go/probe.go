@@ -106,8 +106,10 @@ func main() {
 		// heap the last size left made the first timed hash here 2.5
 		// to 8 times the others, warm-ups or not (docs/BENCHMARKS.md).
 		runtime.GC()
+		warm := pt // untimed, at each point's m and p: one pass
+		warm.t = 1 // does what t more do
 		for i := uint64(0); i < warmup; i++ {
-			hash(pt) // untimed, at each point
+			hash(warm)
 		}
 		samples := make([]float64, 0, pt.n)
 		for k := uint64(0); k < pt.n; k++ {
