@@ -882,15 +882,21 @@ checks_tick(struct daemon *d, struct db *db)
 		n = CHECK_SAMPLES_MAX;
 	/*
 	 * Its hashes, warm-up rounds included, at k at once; a runtime's
-	 * probe warms up its own count (and starts the runtime).
+	 * probe warms up its own count, each of one pass (its least t), and
+	 * starts the runtime.
 	 */
 	if (runtime) {
+		unsigned	tw = 1;
+
 		sd = stack_find(qu.stack);
 		if (n > PROBE_SAMPLES_MAX)
 			n = PROBE_SAMPLES_MAX;
-		cost = (double)(n + (sd != NULL && sd->warmup > 0 ?
-		    sd->warmup : STACK_PROBE_WARMUP)) * a.predicted_p50_ms /
-		    1000 * a.p + CHECK_RUNTIME_START_S;
+		if (sd != NULL && sd->t_min > tw)
+			tw = sd->t_min;
+		cost = ((double)n + (double)(sd != NULL && sd->warmup > 0 ?
+		    sd->warmup : STACK_PROBE_WARMUP) * (tw < a.t ? tw : a.t) /
+		    a.t) * a.predicted_p50_ms / 1000 * a.p +
+		    CHECK_RUNTIME_START_S;
 	} else
 		cost = (double)(((n + a.k - 1) / a.k + 1) * a.k) *
 		    a.predicted_p50_ms / 1000 * a.p;
