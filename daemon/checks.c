@@ -946,8 +946,8 @@ checks_tick(struct daemon *d, struct db *db)
 	checks_label(d, &qu, label, sizeof(label));
 	pthread_mutex_unlock(&d->lock);
 	log_info("checking %s: m = %u KiB, t = %u, p = %u, %zu hashes%s",
-	    label, (unsigned)a.m_kib,
-	    (unsigned)a.t, (unsigned)a.p, n, runtime ? " by its probe" : "");
+	    label, (unsigned)a.m_kib, (unsigned)a.t, (unsigned)a.p, n,
+	    runtime ? " by its probe" : "");
 
 	cpu0 = checks_cpu_now();
 	if (runtime)
