@@ -42,11 +42,11 @@ static const struct stack_def catalogue[] = {
 	{ "go", "Go golang.org/x/crypto/argon2 IDKey()",
 	    "x/crypto/argon2 (Go, its own SSE4.1 code)",
 	    KDF_BACKEND_LIBARGON2, 0, "go", { "{dir}/probe-go", 0, 0 },
-	    "golang-go golang-golang-x-crypto-dev", 0, 0, 0, 0 },
+	    "golang-go golang-golang-x-crypto-dev", 0, 3, 0, 0 },
 	{ "node-argon2", "Node.js argon2 (npm) hash()",
 	    "the argon2 npm package's own build of the reference library",
 	    KDF_BACKEND_LIBARGON2, 0, "node", { "node", "{dir}/probe.js", 0, 0 },
-	    "nodejs (and npm install argon2)", 2, 0, 0, 0 },	/* timeCost >= 2 */
+	    "nodejs (and npm install argon2)", 2, 2, 0, 0 },	/* timeCost >= 2 */
 	{ "java-bouncycastle",
 	    "Java BouncyCastle Argon2BytesGenerator (Spring Security's "
 	    "Argon2PasswordEncoder)", "BouncyCastle (pure Java)",
