@@ -882,21 +882,24 @@ checks_tick(struct daemon *d, struct db *db)
 		n = CHECK_SAMPLES_MAX;
 	/*
 	 * Its hashes, warm-up rounds included, at k at once; a runtime's
-	 * probe warms up its own count, each of one pass (its least t), and
+	 * probe warms up its own count, each of two passes at most, and
 	 * starts the runtime.
 	 */
 	if (runtime) {
-		unsigned	tw = 1;
+		double	warm_ms = a.predicted_p50_ms;
 
 		sd = stack_find(qu.stack);
 		if (n > PROBE_SAMPLES_MAX)
 			n = PROBE_SAMPLES_MAX;
-		if (sd != NULL && sd->t_min > tw)
-			tw = sd->t_min;
-		cost = ((double)n + (double)(sd != NULL && sd->warmup > 0 ?
-		    sd->warmup : STACK_PROBE_WARMUP) * (tw < a.t ? tw : a.t) /
-		    a.t) * a.predicted_p50_ms / 1000 * a.p +
-		    CHECK_RUNTIME_START_S;
+		if (a.t > STACK_PROBE_WARMUP_T && stack_predict(d->model,
+		    qu.stack, KDF_ALG_ARGON2ID, a.m_kib, STACK_PROBE_WARMUP_T,
+		    a.p, 1, 50, &warm_ms) == -1)
+			warm_ms = a.predicted_p50_ms;
+		if (warm_ms < 0)
+			warm_ms = 0;
+		cost = ((double)n * a.predicted_p50_ms + (double)(sd != NULL &&
+		    sd->warmup > 0 ? sd->warmup : STACK_PROBE_WARMUP) *
+		    warm_ms) / 1000 * a.p + CHECK_RUNTIME_START_S;
 	} else
 		cost = (double)(((n + a.k - 1) / a.k + 1) * a.k) *
 		    a.predicted_p50_ms / 1000 * a.p;

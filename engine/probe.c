@@ -616,13 +616,18 @@ probe_deadline(const struct stack_def *sd, const struct stack_probe_point
 	for (i = 0; i < n; i++) {
 		double	warm;
 
-		/* Its warm-ups hash one pass (the stack's least t). */
+		/* Its warm-ups hash two passes at most. */
 		if (stack_predict(o->model, sd->name, KDF_ALG_ARGON2ID,
 		    pts[i].m_kib, pts[i].t, pts[i].p, 1, 50, &ms) == -1 ||
 		    stack_predict(o->model, sd->name, KDF_ALG_ARGON2ID,
-		    pts[i].m_kib, sd->t_min > 1 ? sd->t_min : 1, pts[i].p, 1,
-		    50, &warm) == -1)
+		    pts[i].m_kib, pts[i].t < STACK_PROBE_WARMUP_T ? pts[i].t :
+		    STACK_PROBE_WARMUP_T, pts[i].p, 1, 50,
+		    &warm) == -1)
 			return max;
+		if (ms < 0)
+			ms = 0;
+		if (warm < 0)
+			warm = 0;
 		sum += ms * pts[i].n + warm * probe_warmup(sd, o);
 	}
 	sum = sum * 4 / 1000 + PROBE_START_S;

@@ -110,7 +110,7 @@ async function main(argv) {
 		}
 	};
 	for (const pt of points) {
-		/* Untimed, at each point's m and p, the package's least t. */
+		/* Untimed, at each point's m and p, two passes (its least). */
 		for (let i = 0; i < warmup; i++)
 			await hash({ m: pt.m, t: 2, p: pt.p });
 		const samples = [];

@@ -101,7 +101,7 @@ def main(argv):
 
     for m, t, p, n in points:
         h = hasher(m, t, p)
-        warm = hasher(m, 1, p)  # one pass does what t more do
+        warm = hasher(m, min(t, 2), p)  # two passes at most
         for _ in range(warmup):
             run(warm)  # untimed, at each point's m and p
         samples = []
