@@ -6,7 +6,8 @@
  * argv, "{dir}" the probe directory):
  *
  *   RUNTIME PROGRAM [MODE] WARMUP POINT...
- *     WARMUP  untimed hashes before each point, at its parameters
+ *     WARMUP  untimed hashes before each point, at its m and p and two
+ *             passes at most (STACK_PROBE_WARMUP_T)
  *     POINT   M_KIB:T:P:N, N timed hashes at those parameters
  *
  * and prints JSON lines on its standard output as they come: first a

@@ -1,12 +1,13 @@
 #!/bin/bash
 # tests/stacks/probes.sh: every stack probe whose runtime is installed here
 # speaks the protocol of docs/STACKS.md: WARMUP=1 and one point of two
-# hashes at t = 3 (the warm-up hashes one pass, two for Node: each runtime
-# takes it) give a header line and one point line of valid JSON, exit 0; bad
-# usage exits 2 and says why on stderr. A probe whose runtime is missing
-# (not built, or exit 3 with its one error line) is skipped with its
-# reason; the test fails if no probe ran at all. Python without its site
-# directories and probe.js away from node_modules show the exit-3 path.
+# hashes at t = 3 (the warm-up hashes two passes, fewer than the point's:
+# each runtime takes them) give a header line and one point line of valid
+# JSON, exit 0; bad usage exits 2 and says why on stderr. A probe whose
+# runtime is missing (not built, or exit 3 with its one error line) is
+# skipped with its reason; the test fails if no probe ran at all. Python
+# without its site directories and probe.js away from node_modules show
+# the exit-3 path.
 #
 # PROBE_DIR is the probe directory of the build (set by ctest).
 . "$(dirname "$0")/../cli/lib.sh" || exit 1
