@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -18,6 +19,7 @@
 #include <unistd.h>
 
 #include "probe.h"
+#include "synthetic.h"
 #include "test.h"
 
 /* The protocol's answer: samples 10, 11, ... ms at every point asked. */
@@ -500,6 +502,57 @@ TEST(deadline_from_the_cap_without_a_model)
 	cleanup();
 }
 
+/*
+ * With a model, the deadline is 4 x the predicted work + the runtime's
+ * start: each point's timed hashes at its t, its warm-ups at two passes
+ * at most (STACK_PROBE_WARMUP_T), both from the model.
+ */
+TEST(deadline_from_the_model_warmups_at_two_passes)
+{
+	const struct stack_def		*sd = stack_find("libsodium");
+	struct stack_probe_point	 pts[2];
+	struct probe_opts		 o;
+	struct report			 rep;
+	static struct model		 mdl;
+	static struct probe_result	 r;
+	double				 t1, t6, t2, want, full;
+	unsigned			 w;
+	char				 err[256];
+
+	synthetic_host(&rep, 0, 1, 8ULL << 30);
+	if (model_fit(&rep, &mdl, err, sizeof(err)) != 0)
+		TEST_FAIL("model_fit: %s", err);
+	report_release(&rep);
+	fake(FAKE_HEAD FAKE_POINTS);
+	probe_opts_init(&o);
+	o.model = &mdl;
+	o.warmup = 3;
+	w = sd->warmup > 0 ? sd->warmup : o.warmup;
+	point(&pts[0], 16, 1, 5);
+	point(&pts[1], 64, 6, 3);
+	ASSERT_EQ(stack_predict(&mdl, "libsodium", KDF_ALG_ARGON2ID,
+	    16384, 1, 1, 1, 50, &t1), 0);
+	ASSERT_EQ(stack_predict(&mdl, "libsodium", KDF_ALG_ARGON2ID,
+	    65536, 6, 1, 1, 50, &t6), 0);
+	ASSERT_EQ(stack_predict(&mdl, "libsodium", KDF_ALG_ARGON2ID,
+	    65536, STACK_PROBE_WARMUP_T, 1, 1, 50, &t2), 0);
+	ASSERT(t1 > 0 && t2 > 0 && t6 > t2);
+	want = (t1 * 5 + t1 * w + t6 * 3 + t2 * w) * 4 / 1000 +
+	    PROBE_START_S;
+	full = (t1 * 5 + t1 * w + t6 * 3 + t6 * w) * 4 / 1000 +
+	    PROBE_START_S;
+	ASSERT(full - want > 0.01);
+	ASSERT_EQ(probe_run(sd, dir, pts, 2, &o, &r), 0);
+	if (fabs(r.deadline_s - want) > 1e-9)
+		TEST_FAIL("deadline %.6f s, want %.6f (warm-ups at full t: "
+		    "%.6f)", r.deadline_s, want, full);
+	/* The cap still bounds it. */
+	o.timeout_max = PROBE_START_S;
+	ASSERT_EQ(probe_run(sd, dir, pts, 2, &o, &r), 0);
+	ASSERT(r.deadline_s == PROBE_START_S);
+	cleanup();
+}
+
 static volatile int	spin_stop;
 static volatile pid_t	watched;
 static volatile int	seen_runnable;
@@ -592,5 +645,6 @@ TEST_LIST(
 	TEST_ENTRY(exit_3_gives_its_reason),
 	TEST_ENTRY(over_the_memory_budget),
 	TEST_ENTRY(cancel_kills_the_group_promptly),
-	TEST_ENTRY(deadline_from_the_cap_without_a_model)
+	TEST_ENTRY(deadline_from_the_cap_without_a_model),
+	TEST_ENTRY(deadline_from_the_model_warmups_at_two_passes)
 )
