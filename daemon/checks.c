@@ -525,10 +525,10 @@ checks_measure(struct daemon *d, const struct tune_answer *a, size_t n,
 }
 
 /*
- * Measure a in a client runtime: the stack's probe at a's exact
- * parameters, n hashes after its warm-up, a benchmark child under the
- * memory budget, the deadline and the check's cancel (probe.h). Its
- * percentile into r (samples owned), or -1: r->status MEASURE_CANCELLED
+ * Measure a in a client runtime: the stack's probe at a's exact parameters,
+ * n hashes after its warm-ups (two passes at most each), a benchmark child
+ * under the memory budget, the deadline and the check's cancel (probe.h).
+ * Its percentile into r (samples owned), or -1: r->status MEASURE_CANCELLED
  * when cancelled, else the probe's reason in err.
  */
 static double
@@ -886,20 +886,12 @@ checks_tick(struct daemon *d, struct db *db)
 	 * starts the runtime.
 	 */
 	if (runtime) {
-		double	warm_ms = a.predicted_p50_ms;
-
 		sd = stack_find(qu.stack);
 		if (n > PROBE_SAMPLES_MAX)
 			n = PROBE_SAMPLES_MAX;
-		if (a.t > STACK_PROBE_WARMUP_T && stack_predict(d->model,
-		    qu.stack, KDF_ALG_ARGON2ID, a.m_kib, STACK_PROBE_WARMUP_T,
-		    a.p, 1, 50, &warm_ms) == -1)
-			warm_ms = a.predicted_p50_ms;
-		if (warm_ms < 0)
-			warm_ms = 0;
-		cost = ((double)n * a.predicted_p50_ms + (double)(sd != NULL &&
-		    sd->warmup > 0 ? sd->warmup : STACK_PROBE_WARMUP) *
-		    warm_ms) / 1000 * a.p + CHECK_RUNTIME_START_S;
+		cost = check_runtime_cost(d->model, qu.stack, &a, n,
+		    sd != NULL && sd->warmup > 0 ? sd->warmup :
+		    STACK_PROBE_WARMUP) + CHECK_RUNTIME_START_S;
 	} else
 		cost = (double)(((n + a.k - 1) / a.k + 1) * a.k) *
 		    a.predicted_p50_ms / 1000 * a.p;

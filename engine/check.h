@@ -77,6 +77,16 @@ int	 check_answer(const struct model *m, const char *stack,
 	    double *model_ms, char *err, size_t errlen);
 
 /*
+ * The CPU seconds a client runtime's check of answer a (to stack) takes,
+ * its runtime's start aside: n timed hashes at a's predicted p50 and
+ * warmups untimed ones of two passes at most (STACK_PROBE_WARMUP_T), each
+ * a's prediction (the question's correction in) x the model's own at those
+ * passes / at a's t; all at a's p lanes.
+ */
+double	 check_runtime_cost(const struct model *m, const char *stack,
+	    const struct tune_answer *a, size_t n, unsigned warmups);
+
+/*
  * How far a measurement may be from the model before it says something
  * changed: twice the model's leave-one-out median loo, CHECK_DRIFT_MIN
  * at least.

@@ -614,15 +614,15 @@ probe_deadline(const struct stack_def *sd, const struct stack_probe_point
 	if (o->model == NULL)
 		return max;
 	for (i = 0; i < n; i++) {
-		double	warm;
-
 		/* Its warm-ups hash two passes at most. */
+		uint32_t	wt = pts[i].t < STACK_PROBE_WARMUP_T ? pts[i].t :
+				    STACK_PROBE_WARMUP_T;
+		double		warm;
+
 		if (stack_predict(o->model, sd->name, KDF_ALG_ARGON2ID,
 		    pts[i].m_kib, pts[i].t, pts[i].p, 1, 50, &ms) == -1 ||
 		    stack_predict(o->model, sd->name, KDF_ALG_ARGON2ID,
-		    pts[i].m_kib, pts[i].t < STACK_PROBE_WARMUP_T ? pts[i].t :
-		    STACK_PROBE_WARMUP_T, pts[i].p, 1, 50,
-		    &warm) == -1)
+		    pts[i].m_kib, wt, pts[i].p, 1, 50, &warm) == -1)
 			return max;
 		if (ms < 0)
 			ms = 0;

@@ -37,7 +37,8 @@
 #define STACK_PROBE_WARMUP	1	/* untimed hashes before each point */
 #define STACK_PROBE_WARMUP_T	2	/* passes at most of each (the
 					   second runs code the first does
-					   not: a JIT must have seen it) */
+					   not: a JIT must have seen it);
+					   engine/probes/ write it as 2 */
 #define STACK_KNOT_HEAVY	3	/* a knot of this many times each
 					   neighbour's samples is not noise */
 #define STACK_P95_SD		1.7	/* p95 of ~15 hashes: sd over median */

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "stack.h"
 #include "synthetic.h"
 #include "test.h"
 
@@ -223,11 +224,56 @@ TEST(corrections_are_bounded)
 	ASSERT(fabs(s.c - CHECK_C_MIN) < 1e-9);
 }
 
+/*
+ * A runtime's check costs its timed hashes at the answer's prediction and
+ * its warm-ups at two passes at most, scaled by the same correction: an
+ * answer at t = 6 corrected 2 x the model pays warm-ups of 2 x the model's
+ * two-pass hash; at t = 2 and below, the answer's own.
+ */
+TEST(a_runtime_checks_cost_counts_warmups_at_two_passes)
+{
+	struct tune_answer	a;
+	double			at6, at2, want, cost;
+
+	fit();
+	memset(&a, 0, sizeof(a));
+	a.m_kib = 65536;
+	a.t = 6;
+	a.p = 1;
+	a.k = 1;
+	ASSERT_EQ(stack_predict(&mdl, "libsodium", KDF_ALG_ARGON2ID, a.m_kib,
+	    6, a.p, 1, 50, &at6), 0);
+	ASSERT_EQ(stack_predict(&mdl, "libsodium", KDF_ALG_ARGON2ID, a.m_kib,
+	    STACK_PROBE_WARMUP_T, a.p, 1, 50, &at2), 0);
+	ASSERT(at2 > 0 && at6 > 1.5 * at2);
+	a.predicted_p50_ms = 2 * at6;
+	/* 10 timed, 3 warm-ups: CPU seconds. */
+	want = (10 * 2 * at6 + 3 * 2 * at2) / 1000;
+	cost = check_runtime_cost(&mdl, "libsodium", &a, 10, 3);
+	printf("# t = 6: %.4f CPU s, want %.4f (uncorrected warm-ups "
+	    "%.4f, at t = 6 %.4f)\n", cost, want,
+	    (10 * 2 * at6 + 3 * at2) / 1000,
+	    (10 * 2 * at6 + 3 * 2 * at6) / 1000);
+	ASSERT(fabs(cost - want) < 1e-9 * want);
+	a.t = 2;
+	a.predicted_p50_ms = 2 * at2;
+	want = 13 * 2 * at2 / 1000;
+	ASSERT(fabs(check_runtime_cost(&mdl, "libsodium", &a, 10, 3) - want) <
+	    1e-9 * want);
+	/* No curve for it (libargon2 unmeasured): the answer's own, x p. */
+	a.t = 6;
+	a.p = 2;
+	a.predicted_p50_ms = 100;
+	ASSERT(fabs(check_runtime_cost(&mdl, "libargon2", &a, 10, 3) -
+	    13 * 100.0 / 1000 * 2) < 1e-9);
+}
+
 TEST_LIST(
 	TEST_ENTRY(model_20_percent_fast_is_corrected),
 	TEST_ENTRY(model_20_percent_slow_is_corrected),
 	TEST_ENTRY(corrected_at_concurrency_and_other_targets),
 	TEST_ENTRY(a_corrected_answer_gives_back_the_models_headroom),
 	TEST_ENTRY(drift_of_a_verified_answer),
-	TEST_ENTRY(corrections_are_bounded)
+	TEST_ENTRY(corrections_are_bounded),
+	TEST_ENTRY(a_runtime_checks_cost_counts_warmups_at_two_passes)
 )

@@ -135,9 +135,9 @@ public final class Probe {
 				 * have seen it, or it compiles it again while
 				 * timed).
 				 */
+				int wt = (int)Math.min(pt[1], 2);
 				for (long i = 0; i < warmup; i++)
-					Bc.encode((int)pt[0], (int)Math.min(pt[1],
-					    2), (int)pt[2]);
+					Bc.encode((int)pt[0], wt, (int)pt[2]);
 				StringBuilder b = new StringBuilder();
 				b.append("{\"m_kib\":").append(pt[0])
 				    .append(",\"t\":").append(pt[1])
