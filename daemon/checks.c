@@ -831,6 +831,7 @@ checks_tick(struct daemon *d, struct db *db)
 	struct measure_result	 r;
 	time_t			 now = time(NULL);
 	double			 model_ms, measured, cpu0, spent, cost, mono;
+	double			 samples;
 	size_t			 i, n, pick = (size_t)-1;
 	int			 queue_run = 0, rc, taken = 0;
 	unsigned		 threads, timeout_max;
@@ -861,6 +862,12 @@ checks_tick(struct daemon *d, struct db *db)
 		    "answer to measure");
 		return 0;
 	}
+	/* What a check costs comes from the prediction: none, no check. */
+	if (!isfinite(a.predicted_p50_ms) || !(a.predicted_p50_ms > 0)) {
+		checks_set_aside(d, &d->questions[pick], run, now, "the model "
+		    "predicts no time for its answer");
+		return 0;
+	}
 	/*
 	 * A client runtime's answer: its probe measures one hash at a time,
 	 * and only where it ran for this model and is still enabled.
@@ -874,12 +881,9 @@ checks_tick(struct daemon *d, struct db *db)
 		return 0;
 	}
 	/* The budget and the host's quiet first. */
-	n = a.predicted_p50_ms > 0 ? (size_t)(CHECK_SAMPLE_MS /
-	    a.predicted_p50_ms) : CHECK_SAMPLES_MIN;
-	if (n < CHECK_SAMPLES_MIN)
-		n = CHECK_SAMPLES_MIN;
-	if (n > CHECK_SAMPLES_MAX)
-		n = CHECK_SAMPLES_MAX;
+	samples = CHECK_SAMPLE_MS / a.predicted_p50_ms;
+	n = samples >= CHECK_SAMPLES_MAX ? CHECK_SAMPLES_MAX :
+	    samples <= CHECK_SAMPLES_MIN ? CHECK_SAMPLES_MIN : (size_t)samples;
 	/*
 	 * Its hashes, warm-up rounds included, at k at once; a runtime's
 	 * probe warms up its own count, each of two passes at most, and
@@ -895,7 +899,7 @@ checks_tick(struct daemon *d, struct db *db)
 	} else
 		cost = (double)(((n + a.k - 1) / a.k + 1) * a.k) *
 		    a.predicted_p50_ms / 1000 * a.p;
-	if (cost > d->cfg.check_budget / 100.0 * DAEMON_CHECK_WINDOW) {
+	if (!(cost <= d->cfg.check_budget / 100.0 * DAEMON_CHECK_WINDOW)) {
 		/* It could never fit the budget: not checked, not waited on. */
 		char	aside[160];
 
@@ -915,8 +919,8 @@ checks_tick(struct daemon *d, struct db *db)
 	if (d->watching && (mono - d->quiet_since < CHECK_QUIET_S ||
 	    d->others_peak >= checks_allowed(d, threads)))
 		why = "the host is busy (others' tasks want the CPUs)";
-	else if (spent + cost > d->cfg.check_budget / 100.0 *
-	    DAEMON_CHECK_WINDOW || (d->check_end[d->check_slot] > 0 &&
+	else if (!(spent + cost <= d->cfg.check_budget / 100.0 *
+	    DAEMON_CHECK_WINDOW) || (d->check_end[d->check_slot] > 0 &&
 	    now - d->check_end[d->check_slot] < DAEMON_CHECK_WINDOW))
 		why = "the CPU budget is spent";
 	if (why != NULL) {

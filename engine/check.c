@@ -42,6 +42,8 @@ check_runtime_cost(const struct model *m, const char *stack,
 {
 	double	warm_ms = a->predicted_p50_ms, at_t, at_w;
 
+	if (!isfinite(warm_ms) || warm_ms < 0)
+		return HUGE_VAL;
 	if (a->t > STACK_PROBE_WARMUP_T &&
 	    stack_predict(m, stack, KDF_ALG_ARGON2ID, a->m_kib, a->t, a->p, 1,
 	    50, &at_t) == 0 &&
@@ -49,8 +51,6 @@ check_runtime_cost(const struct model *m, const char *stack,
 	    STACK_PROBE_WARMUP_T, a->p, 1, 50, &at_w) == 0 &&
 	    at_t > 0 && at_w >= 0 && at_w < at_t)
 		warm_ms = a->predicted_p50_ms * (at_w / at_t);
-	if (!isfinite(warm_ms) || warm_ms < 0)
-		warm_ms = a->predicted_p50_ms;
 	return ((double)n * a->predicted_p50_ms + (double)warmups * warm_ms) /
 	    1000 * a->p;
 }

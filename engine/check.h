@@ -81,7 +81,8 @@ int	 check_answer(const struct model *m, const char *stack,
  * its runtime's start aside: n timed hashes at a's predicted p50 and
  * warmups untimed ones of two passes at most (STACK_PROBE_WARMUP_T), each
  * a's prediction (the question's correction in) x the model's own at those
- * passes / at a's t; all at a's p lanes.
+ * passes / at a's t; all at a's p lanes. HUGE_VAL when a's prediction
+ * is not a time (NaN, negative): never within a budget.
  */
 double	 check_runtime_cost(const struct model *m, const char *stack,
 	    const struct tune_answer *a, size_t n, unsigned warmups);

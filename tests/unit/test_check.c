@@ -266,6 +266,67 @@ TEST(a_runtime_checks_cost_counts_warmups_at_two_passes)
 	a.predicted_p50_ms = 100;
 	ASSERT(fabs(check_runtime_cost(&mdl, "libargon2", &a, 10, 3) -
 	    13 * 100.0 / 1000 * 2) < 1e-9);
+	/* No time predicted: never within a budget. */
+	a.predicted_p50_ms = NAN;
+	ASSERT(isinf(check_runtime_cost(&mdl, "libsodium", &a, 10, 3)));
+	a.predicted_p50_ms = -1;
+	ASSERT(isinf(check_runtime_cost(&mdl, "libsodium", &a, 10, 3)));
+}
+
+/*
+ * A probed runtime's warm-ups scale by its own correction (1.4 x the
+ * curve + 6 ms: a fixed cost weighs more at two passes), not the base
+ * curve's.
+ */
+TEST(a_runtime_checks_warmups_follow_its_correction)
+{
+	static const uint32_t	ms[] = { 16384, 65536, 131072, 262144 };
+	struct stack_point	pts[4];
+	struct model_stack	st;
+	struct tune_answer	a;
+	double			s6, s2, b6, b2, want, base, cost;
+	char			err[256];
+	size_t			i;
+
+	fit();
+	for (i = 0; i < 4; i++) {
+		memset(&pts[i], 0, sizeof(pts[i]));
+		pts[i].m_kib = ms[i];
+		pts[i].t = 2;
+		pts[i].p = pts[i].k = 1;
+		pts[i].n = 5;
+		pts[i].probe = 1;
+		ASSERT_EQ(stack_predict(&mdl, "libsodium", KDF_ALG_ARGON2ID,
+		    ms[i], 2, 1, 1, 50, &pts[i].median_ms), 0);
+		pts[i].median_ms = 1.4 * pts[i].median_ms + 6;
+		pts[i].p95_ms = pts[i].median_ms * 1.05;
+	}
+	memset(&st, 0, sizeof(st));
+	snprintf(st.name, sizeof(st.name), "python-pynacl");
+	ASSERT_EQ(stack_fit(&mdl, "python-pynacl", pts, 4, &st, err,
+	    sizeof(err)), 0);
+	ASSERT_EQ(model_stack_set(&mdl, &st), 0);
+	memset(&a, 0, sizeof(a));
+	a.m_kib = 32768;
+	a.t = 6;
+	a.p = a.k = 1;
+	ASSERT_EQ(stack_predict(&mdl, "python-pynacl", KDF_ALG_ARGON2ID,
+	    a.m_kib, 6, 1, 1, 50, &s6), 0);
+	ASSERT_EQ(stack_predict(&mdl, "python-pynacl", KDF_ALG_ARGON2ID,
+	    a.m_kib, 2, 1, 1, 50, &s2), 0);
+	ASSERT_EQ(stack_predict(&mdl, "libsodium", KDF_ALG_ARGON2ID,
+	    a.m_kib, 6, 1, 1, 50, &b6), 0);
+	ASSERT_EQ(stack_predict(&mdl, "libsodium", KDF_ALG_ARGON2ID,
+	    a.m_kib, 2, 1, 1, 50, &b2), 0);
+	a.predicted_p50_ms = s6;
+	want = (10 * s6 + 3 * s2) / 1000;
+	base = (10 * s6 + 3 * s6 * b2 / b6) / 1000;
+	cost = check_runtime_cost(&mdl, "python-pynacl", &a, 10, 3);
+	printf("# the stack at t = 6 / 2: %.2f / %.2f ms, the curve %.2f / "
+	    "%.2f; cost %.5f CPU s, want %.5f (by the curve's ratio %.5f)\n",
+	    s6, s2, b6, b2, cost, want, base);
+	ASSERT(fabs(want - base) > 1e-4);
+	ASSERT(fabs(cost - want) < 1e-9 * want);
 }
 
 TEST_LIST(
@@ -275,5 +336,6 @@ TEST_LIST(
 	TEST_ENTRY(a_corrected_answer_gives_back_the_models_headroom),
 	TEST_ENTRY(drift_of_a_verified_answer),
 	TEST_ENTRY(corrections_are_bounded),
-	TEST_ENTRY(a_runtime_checks_cost_counts_warmups_at_two_passes)
+	TEST_ENTRY(a_runtime_checks_cost_counts_warmups_at_two_passes),
+	TEST_ENTRY(a_runtime_checks_warmups_follow_its_correction)
 )
