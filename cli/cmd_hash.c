@@ -244,7 +244,7 @@ cmd_hash(int argc, char **argv)
 	}
 	/* Check what can be checked before asking for the password. */
 	if (kdf_params_check(&o.kp, &in, err, sizeof(err)) == -1) {
-		cli_warnx("hash: %s", err);
+		cli_usage_error(HASH, "%s", err);
 		goto done;
 	}
 	if (cli_check_memory(kdf_params_memory(&o.kp), err, sizeof(err)) ==

@@ -183,13 +183,13 @@ kdf_check_len(const char *what, size_t len, size_t min, size_t max,
     char *err, size_t errlen)
 {
 	if (len < min) {
-		kdf_seterr(err, errlen, "%s is shorter than %zu bytes", what,
-		    min);
+		kdf_seterr(err, errlen, "%s is shorter than %zu bytes (%zu "
+		    "given)", what, min, len);
 		return -1;
 	}
 	if (len > max) {
-		kdf_seterr(err, errlen, "%s is longer than %zu bytes", what,
-		    max);
+		kdf_seterr(err, errlen, "%s is longer than %zu bytes (%zu "
+		    "given)", what, max, len);
 		return -1;
 	}
 	return 0;

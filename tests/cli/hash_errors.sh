@@ -31,10 +31,11 @@ grep -q othersalt "$TMP/err" "$TMP/out" && bad "two salts: the second word was s
 expect_stderr "two salts: says where the password goes" "the password is read from standard input"
 expect_status 2 "bad backend" -- pw somesalt --backend openssl
 expect_status 2 "short salt" -- pw short
-expect_stderr "short salt: named" "salt is shorter than 8 bytes"
+expect_stderr "short salt: named" "salt is shorter than 8 bytes (5 given)"
+expect_stderr "short salt: where to read more" "Try 'pwtune help hash'"
 [ ! -s "$TMP/out" ] && ok "short salt: nothing on stdout" || bad "short salt printed"
 expect_status 2 "salt over 64 bytes" -- pw "$(printf 'x%.0s' {1..65})"
-expect_stderr "long salt: named" "salt is longer than 64 bytes"
+expect_stderr "long salt: named" "salt is longer than 64 bytes (65 given)"
 expect_status 2 "empty password" -- sh -c "printf '' | '$PWTUNE' hash somesalt"
 expect_stderr "empty password: named" "no password read"
 head -c 4097 /dev/zero | tr '\0' 'a' >"$TMP/long"
