@@ -139,6 +139,9 @@ struct api_state {
 	size_t			 questions, answers_verified;
 	int			 drift;		/* since the model's run */
 	char			 drift_why[160];
+	/* The last run's verifications (its answers measured). */
+	struct check_verified	 verified[CHECK_VERIFIED_MAX];
+	size_t			 nverified;
 };
 
 typedef void (*api_model_fn)(const struct model *m, const struct api_state *st,

@@ -129,9 +129,10 @@ api_answer_stack_corrections(struct api_server *s, const struct tune_query *q,
 /* What the checks measured of the answer (daemon/checks.c): verified. */
 static void
 api_answer_checked(json_t *j, const struct api_answer_arg *a,
-    const struct tune_answer *ta)
+    const struct tune_answer *ta, const struct api_state *st)
 {
 	const struct check_state	*cs = &a->cs;
+	const struct check_verified	*v;
 	json_t				*notes, *note;
 	int				 measured;
 
@@ -157,11 +158,22 @@ api_answer_checked(json_t *j, const struct api_answer_arg *a,
 	    cs->measured_ms > 0;
 	if (measured)
 		json_object_set_new(j, "verified", json_pack("{s:f, s:i, s:i, "
-		    "s:s, s:b, s:f}", "measured_ms", cs->measured_ms,
+		    "s:s, s:b, s:f, s:s}", "measured_ms", cs->measured_ms,
 		    "percentile", ta->percentile, "samples",
 		    (json_int_t)cs->samples, "at", a->checked_at, "in_band",
-		    cs->verified, "correction", cs->c));
-	else
+		    cs->verified, "correction", cs->c, "by", "check"));
+	else if ((v = check_verified_find(st->verified, st->nverified,
+	    a->stack, ta)) != NULL) {
+		/* Not checked yet: what the run's verification measured. */
+		measured = 1;
+		json_object_set_new(j, "verified", json_pack("{s:f, s:i, s:i, "
+		    "s:s, s:b, s:f, s:s}", "measured_ms", v->measured_ms,
+		    "percentile", ta->percentile, "samples",
+		    (json_int_t)v->samples, "at", v->at, "in_band",
+		    v->measured_ms >= CHECK_BAND_LO * ta->target_ms &&
+		    v->measured_ms <= CHECK_BAND_HI * ta->target_ms,
+		    "correction", cs->c, "by", "verification"));
+	} else
 		json_object_set_new(j, "verified", json_null());
 	/* Its last check measured nothing: the answer says why. */
 	if (a->checked == 1 && cs->unmeasured[0] != '\0' &&
@@ -431,7 +443,7 @@ api_answer_locked(const struct model *m, const struct api_state *st,
 			api_stacks_add(a->j, m, &qq, &ta, &a->corr,
 			    "stack=");
 	}
-	api_answer_checked(a->j, a, &ta);
+	api_answer_checked(a->j, a, &ta, st);
 	api_answer_measuring(a->j, st);
 	a->stale = st->model_stale;
 }

@@ -185,6 +185,46 @@ checks_asked(struct daemon *d, const struct tune_query *q, const char *stack)
 	pthread_mutex_unlock(&d->lock);
 }
 
+static void checks_utc(time_t now, char *buf, size_t len);
+
+_Static_assert(CHECK_VERIFIED_MAX >= DAEMON_TARGETS_MAX,
+    "a verification kept for every verify_targets");
+
+void
+checks_verified_add(struct daemon *d, const struct tune_answer *a,
+    double measured_ms, size_t samples)
+{
+	struct check_verified	*v = NULL;
+	size_t			 i;
+
+	for (i = 0; i < d->nverified; i++)
+		if (d->verified[i].target_ms == a->target_ms)
+			v = &d->verified[i];
+	if (v == NULL) {
+		if (d->nverified == CHECK_VERIFIED_MAX)
+			return;
+		v = &d->verified[d->nverified++];
+	}
+	memset(v, 0, sizeof(*v));
+	v->target_ms = a->target_ms;
+	v->percentile = a->percentile;
+	v->backend = a->backend;
+	v->variant = a->variant;
+	v->m_kib = a->m_kib;
+	v->t = a->t;
+	v->p = a->p;
+	v->k = a->k;
+	v->measured_ms = measured_ms;
+	v->samples = samples;
+	checks_utc(time(NULL), v->at, sizeof(v->at));
+}
+
+void
+checks_verified_clear(struct daemon *d)
+{
+	d->nverified = 0;
+}
+
 int
 checks_state(struct daemon *d, const struct tune_query *q, const char *stack,
     struct check_state *out, char *at, size_t atlen, uint64_t *version)

@@ -164,6 +164,9 @@ struct daemon {
 	/* Questions asked, checked when idle (checks.c). */
 	struct question		 questions[DAEMON_QUESTIONS_MAX];
 	size_t			 nquestions;
+	/* The last run's verifications (checks_verified_add). */
+	struct check_verified	 verified[CHECK_VERIFIED_MAX];
+	size_t			 nverified;
 	int			 checking;	/* a check is measuring */
 	unsigned		 check_k;	/* ... its threads: k x p */
 	volatile pid_t		 check_child;	/* ... a runtime's probe,
@@ -273,6 +276,14 @@ void	 checks_asked(struct daemon *d, const struct tune_query *q,
 int	 checks_state(struct daemon *d, const struct tune_query *q,
 	    const char *stack, struct check_state *out, char *at,
 	    size_t atlen, uint64_t *version);
+/*
+ * A run's verification of answer a (measured_ms at its percentile over
+ * samples hashes), kept in place of the one before at the same target;
+ * with d->lock held. checks_verified_clear forgets them all (a new run).
+ */
+void	 checks_verified_add(struct daemon *d, const struct tune_answer *a,
+	    double measured_ms, size_t samples);
+void	 checks_verified_clear(struct daemon *d);
 /*
  * After a refit of the run in use, with d->lock held (was: the model it
  * replaced): each question's corrections are rescaled by what the model

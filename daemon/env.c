@@ -49,6 +49,9 @@ env_fill(const struct daemon *d, struct api_state *st)
 	memcpy(st->runs_by_status, d->runs_by_status,
 	    sizeof(st->runs_by_status));
 	st->check_budget = d->cfg.check_budget;
+	memcpy(st->verified, d->verified, d->nverified *
+	    sizeof(st->verified[0]));
+	st->nverified = d->nverified;
 	memcpy(st->checks_by_verdict, d->checks_by_verdict,
 	    sizeof(st->checks_by_verdict));
 	st->checks_preempted = d->checks_preempted;

@@ -468,6 +468,9 @@ runner_verify(struct daemon *d, struct db *db, const struct model *m,
 	int			 take;
 
 	agree = check_drift(m->loo_median);
+	pthread_mutex_lock(&d->lock);
+	checks_verified_clear(d);
+	pthread_mutex_unlock(&d->lock);
 	for (i = 0; i < d->cfg.nverify_targets && !d->cancel; i++) {
 		pthread_mutex_lock(&d->lock);
 		d->step = "verifications";
@@ -490,6 +493,11 @@ runner_verify(struct daemon *d, struct db *db, const struct model *m,
 			continue;
 		}
 		measured = verify_percentile(&r, a.percentile);
+		if (measured > 0) {
+			pthread_mutex_lock(&d->lock);
+			checks_verified_add(d, &a, measured, r.nsamples);
+			pthread_mutex_unlock(&d->lock);
+		}
 		verify_params_json(&a, params, sizeof(params));
 		if (db_verification_add(db, id, q.target_ms, params,
 		    a.predicted_ms, measured, err, sizeof(err)) != DB_OK)

@@ -55,6 +55,24 @@ check_runtime_cost(const struct model *m, const char *stack,
 	    1000 * a->p;
 }
 
+const struct check_verified *
+check_verified_find(const struct check_verified *v, size_t n,
+    const char *stack, const struct tune_answer *a)
+{
+	size_t	i;
+
+	if (!check_stack_checkable(stack))
+		return NULL;
+	for (i = 0; i < n; i++)
+		if (v[i].target_ms == a->target_ms &&
+		    v[i].percentile == a->percentile &&
+		    v[i].backend == a->backend && v[i].variant == a->variant &&
+		    v[i].m_kib == a->m_kib && v[i].t == a->t &&
+		    v[i].p == a->p && v[i].k == a->k && v[i].measured_ms > 0)
+			return &v[i];
+	return NULL;
+}
+
 double
 check_drift(double loo)
 {

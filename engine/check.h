@@ -77,6 +77,32 @@ int	 check_answer(const struct model *m, const char *stack,
 	    double *model_ms, char *err, size_t errlen);
 
 /*
+ * A run's verification: an answer of its model measured at its exact
+ * parameters, what it measured (at its percentile) and when (UTC), so
+ * that the same answer says it was measured before a background check
+ * measures it again.
+ */
+#define CHECK_VERIFIED_MAX	8
+struct check_verified {
+	double			target_ms;
+	int			percentile;
+	enum kdf_backend	backend;
+	enum kdf_alg		variant;
+	uint32_t		m_kib, t, p, k;
+	double			measured_ms;
+	size_t			samples;
+	char			at[32];
+};
+
+/*
+ * Of v[0..n), the verification of exactly answer a (its target,
+ * percentile, library, variant, m, t, p and k) to stack (NULL, "", or a
+ * library's: what a verification hashes with), or NULL.
+ */
+const struct check_verified *check_verified_find(const struct check_verified
+	    *v, size_t n, const char *stack, const struct tune_answer *a);
+
+/*
  * The CPU seconds a client runtime's check of answer a (to stack) takes,
  * its runtime's start aside: n timed hashes at a's predicted p50 and
  * warmups untimed ones of two passes at most (STACK_PROBE_WARMUP_T), each

@@ -124,22 +124,18 @@ teardown(void)
 	rmdir(dir);
 }
 
-/* POST /v1/check of encoded: the answer's JSON (NULL unless 200). */
+/* req sent to the API: the answer's JSON (NULL unless 200). */
 static json_t *
-check(const char *encoded)
+request(const char *req)
 {
 	struct sockaddr_in	 sin;
 	struct timeval		 tv = { 10, 0 };
-	char			 req[1024], body[512], resp[16384], *p;
+	static char		 resp[262144];
+	char			*p;
 	size_t			 got = 0;
 	ssize_t			 r;
 	int			 fd, status = 0;
 
-	snprintf(body, sizeof(body), "{\"encoded\": \"%s\"}", encoded);
-	snprintf(req, sizeof(req), "POST /v1/check HTTP/1.1\r\nHost: "
-	    "127.0.0.1:%u\r\nContent-Type: application/json\r\n"
-	    "Content-Length: %zu\r\nConnection: close\r\n\r\n%s", port,
-	    strlen(body), body);
 	memset(&sin, 0, sizeof(sin));
 	sin.sin_family = AF_INET;
 	sin.sin_port = htons((uint16_t)port);
@@ -161,6 +157,31 @@ check(const char *encoded)
 	    (p = strstr(resp, "\r\n\r\n")) == NULL)
 		return NULL;
 	return json_loads(p + 4, 0, NULL);
+}
+
+/* POST /v1/check of encoded. */
+static json_t *
+check(const char *encoded)
+{
+	char	req[1024], body[512];
+
+	snprintf(body, sizeof(body), "{\"encoded\": \"%s\"}", encoded);
+	snprintf(req, sizeof(req), "POST /v1/check HTTP/1.1\r\nHost: "
+	    "127.0.0.1:%u\r\nContent-Type: application/json\r\n"
+	    "Content-Length: %zu\r\nConnection: close\r\n\r\n%s", port,
+	    strlen(body), body);
+	return request(req);
+}
+
+/* GET path. */
+static json_t *
+get(const char *path)
+{
+	char	req[512];
+
+	snprintf(req, sizeof(req), "GET %s HTTP/1.1\r\nHost: 127.0.0.1:%u"
+	    "\r\nConnection: close\r\n\r\n", path, port);
+	return request(req);
 }
 
 /* The string's predicted p95 (ms), or -1. */
@@ -206,6 +227,108 @@ TEST(check_reads_correction_and_model_under_one_version)
 	teardown();
 }
 
+/* Answers are made again: the model's version bumped, as a run's end. */
+static void
+bump(void)
+{
+	pthread_mutex_lock(&d.lock);
+	d.model_version++;
+	pthread_mutex_unlock(&d.lock);
+}
+
+static unsigned
+uint_of(json_t *j, const char *k)
+{
+	return (unsigned)json_integer_value(json_object_get(j, k));
+}
+
+/*
+ * A run's verification of exactly the answer shows as its `verified`
+ * (by "verification") until a check measures it; another answer, or a
+ * client runtime's, does not take it.
+ */
+TEST(a_runs_verification_verifies_the_same_answer)
+{
+	struct tune_query	 q;
+	struct tune_answer	 ta;
+	json_t			*j, *v;
+	char			 err[512];
+
+	setup();
+	ASSERT((j = get("/v1/recommendation?target_ms=250")) != NULL);
+	ASSERT(json_is_null(json_object_get(j, "verified")));
+	/* The answer as the run's verification makes it. */
+	tune_query_init(&q);
+	q.target_ms = 250;
+	pthread_mutex_lock(&d.lock);
+	ASSERT_EQ(tune_recommend(d.model, &q, &ta, err, sizeof(err)), 0);
+	pthread_mutex_unlock(&d.lock);
+	ASSERT_EQ(uint_of(j, "m_kib"), ta.m_kib);
+	ASSERT_EQ(uint_of(j, "t"), ta.t);
+	ASSERT_EQ(uint_of(j, "p"), ta.p);
+	json_decref(j);
+
+	pthread_mutex_lock(&d.lock);
+	checks_verified_add(&d, &ta, 240.5, 5);
+	pthread_mutex_unlock(&d.lock);
+	bump();
+	ASSERT((j = get("/v1/recommendation?target_ms=250")) != NULL);
+	v = json_object_get(j, "verified");
+	ASSERT(json_is_object(v));
+	ASSERT_STR_EQ(json_string_value(json_object_get(v, "by")),
+	    "verification");
+	ASSERT(json_real_value(json_object_get(v, "measured_ms")) == 240.5);
+	ASSERT_EQ(json_integer_value(json_object_get(v, "samples")), 5);
+	ASSERT(json_is_true(json_object_get(v, "in_band")));
+	json_decref(j);
+
+	/* Over the target: measured, not in band. */
+	pthread_mutex_lock(&d.lock);
+	checks_verified_add(&d, &ta, 262.0, 5);
+	ASSERT_EQ(d.nverified, 1);
+	pthread_mutex_unlock(&d.lock);
+	bump();
+	ASSERT((j = get("/v1/recommendation?target_ms=250")) != NULL);
+	v = json_object_get(j, "verified");
+	ASSERT(json_is_object(v));
+	ASSERT(json_is_false(json_object_get(v, "in_band")));
+	json_decref(j);
+
+	/* Another target, another answer: not this one's. */
+	ASSERT((j = get("/v1/recommendation?target_ms=300")) != NULL);
+	ASSERT(json_is_null(json_object_get(j, "verified")));
+	json_decref(j);
+	/* A client runtime's answer is not what libsodium measured. */
+	ASSERT((j = get("/v1/recommendation?target_ms=250&stack=php-sodium"))
+	    != NULL);
+	printf("# php-sodium: m = %u KiB, t = %u (libsodium's %u, %u)\n",
+	    uint_of(j, "m_kib"), uint_of(j, "t"), (unsigned)ta.m_kib,
+	    (unsigned)ta.t);
+	ASSERT(json_is_null(json_object_get(j, "verified")));
+	json_decref(j);
+
+	/* Other parameters (a model refitted since): not taken. */
+	pthread_mutex_lock(&d.lock);
+	d.verified[0].m_kib += 1024;
+	pthread_mutex_unlock(&d.lock);
+	bump();
+	ASSERT((j = get("/v1/recommendation?target_ms=250")) != NULL);
+	ASSERT(json_is_null(json_object_get(j, "verified")));
+	json_decref(j);
+
+	/* A new run forgets them. */
+	pthread_mutex_lock(&d.lock);
+	d.verified[0].m_kib -= 1024;
+	checks_verified_clear(&d);
+	pthread_mutex_unlock(&d.lock);
+	bump();
+	ASSERT((j = get("/v1/recommendation?target_ms=250")) != NULL);
+	ASSERT(json_is_null(json_object_get(j, "verified")));
+	json_decref(j);
+	teardown();
+}
+
 TEST_LIST(
-	TEST_ENTRY(check_reads_correction_and_model_under_one_version)
+	TEST_ENTRY(check_reads_correction_and_model_under_one_version),
+	TEST_ENTRY(a_runs_verification_verifies_the_same_answer)
 )
