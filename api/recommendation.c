@@ -132,7 +132,7 @@ api_answer_checked(json_t *j, const struct api_answer_arg *a,
     const struct tune_answer *ta, const struct api_state *st)
 {
 	const struct check_state	*cs = &a->cs;
-	const struct check_verified	*v;
+	const struct check_verified	*v = NULL;
 	json_t				*notes, *note;
 	int				 measured;
 
@@ -157,16 +157,16 @@ api_answer_checked(json_t *j, const struct api_answer_arg *a,
 	    cs->t == ta->t && cs->p == ta->p && cs->k == ta->k &&
 	    cs->measured_ms > 0;
 	if (measured)
-		json_object_set_new(j, "verified", json_pack("{s:f, s:i, s:i, "
+		json_object_set_new(j, "verified", json_pack("{s:f, s:i, s:I, "
 		    "s:s, s:b, s:f, s:s}", "measured_ms", cs->measured_ms,
 		    "percentile", ta->percentile, "samples",
 		    (json_int_t)cs->samples, "at", a->checked_at, "in_band",
 		    cs->verified, "correction", cs->c, "by", "check"));
 	else if ((v = check_verified_find(st->verified, st->nverified,
-	    a->stack, ta)) != NULL) {
+	    st->model_run, a->stack, ta)) != NULL) {
 		/* Not checked yet: what the run's verification measured. */
 		measured = 1;
-		json_object_set_new(j, "verified", json_pack("{s:f, s:i, s:i, "
+		json_object_set_new(j, "verified", json_pack("{s:f, s:i, s:I, "
 		    "s:s, s:b, s:f, s:s}", "measured_ms", v->measured_ms,
 		    "percentile", ta->percentile, "samples",
 		    (json_int_t)v->samples, "at", v->at, "in_band",
@@ -181,9 +181,10 @@ api_answer_checked(json_t *j, const struct api_answer_arg *a,
 	    json_is_array(notes) && (note = json_sprintf("Not measured by "
 	    "this host's background checks since %s: %s; they try again "
 	    "after check_interval (an hour by default).%s",
-	    cs->unmeasured_at, cs->unmeasured, measured ? " verified is "
-	    "what they measured before." : " This answer is predicted "
-	    "only.")) != NULL)
+	    cs->unmeasured_at, cs->unmeasured, !measured ? " This answer "
+	    "is predicted only." : v != NULL ? " verified is what the last "
+	    "run's verification measured." : " verified is what they "
+	    "measured before.")) != NULL)
 		json_array_append_new(notes, note);
 }
 

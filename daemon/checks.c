@@ -191,7 +191,7 @@ _Static_assert(CHECK_VERIFIED_MAX >= DAEMON_TARGETS_MAX,
     "a verification kept for every verify_targets");
 
 void
-checks_verified_add(struct daemon *d, const struct tune_answer *a,
+checks_verified_add(struct daemon *d, int64_t run, const struct tune_answer *a,
     double measured_ms, size_t samples)
 {
 	struct check_verified	*v = NULL;
@@ -206,6 +206,7 @@ checks_verified_add(struct daemon *d, const struct tune_answer *a,
 		v = &d->verified[d->nverified++];
 	}
 	memset(v, 0, sizeof(*v));
+	v->run = run;
 	v->target_ms = a->target_ms;
 	v->percentile = a->percentile;
 	v->backend = a->backend;
@@ -741,6 +742,8 @@ checks_take(struct daemon *d, const char *key, int64_t run,
 		    qu->cs.suspect_c : qu->cs.seen[qu->cs.nseen - 1],
 		    m->loo_median);
 	if (v == CHECK_DRIFTED) {
+		/* What the run's verifications measured is of the host before. */
+		checks_verified_clear(d);
 		d->drift = 1;
 		d->drift_run = run;
 		d->drift_at = now;

@@ -277,12 +277,13 @@ int	 checks_state(struct daemon *d, const struct tune_query *q,
 	    const char *stack, struct check_state *out, char *at,
 	    size_t atlen, uint64_t *version);
 /*
- * A run's verification of answer a (measured_ms at its percentile over
+ * Run run's verification of answer a (measured_ms at its percentile over
  * samples hashes), kept in place of the one before at the same target;
- * with d->lock held. checks_verified_clear forgets them all (a new run).
+ * with d->lock held. checks_verified_clear forgets them all (a new run's
+ * verifications, a drift).
  */
-void	 checks_verified_add(struct daemon *d, const struct tune_answer *a,
-	    double measured_ms, size_t samples);
+void	 checks_verified_add(struct daemon *d, int64_t run,
+	    const struct tune_answer *a, double measured_ms, size_t samples);
 void	 checks_verified_clear(struct daemon *d);
 /*
  * After a refit of the run in use, with d->lock held (was: the model it

@@ -493,9 +493,10 @@ runner_verify(struct daemon *d, struct db *db, const struct model *m,
 			continue;
 		}
 		measured = verify_percentile(&r, a.percentile);
-		if (measured > 0) {
+		/* Shown by the same answer: not when noisy, as a check. */
+		if (measured > 0 && !r.noisy) {
 			pthread_mutex_lock(&d->lock);
-			checks_verified_add(d, &a, measured, r.nsamples);
+			checks_verified_add(d, id, &a, measured, r.nsamples);
 			pthread_mutex_unlock(&d->lock);
 		}
 		verify_params_json(&a, params, sizeof(params));

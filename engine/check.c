@@ -56,7 +56,7 @@ check_runtime_cost(const struct model *m, const char *stack,
 }
 
 const struct check_verified *
-check_verified_find(const struct check_verified *v, size_t n,
+check_verified_find(const struct check_verified *v, size_t n, int64_t run,
     const char *stack, const struct tune_answer *a)
 {
 	size_t	i;
@@ -64,7 +64,7 @@ check_verified_find(const struct check_verified *v, size_t n,
 	if (!check_stack_checkable(stack))
 		return NULL;
 	for (i = 0; i < n; i++)
-		if (v[i].target_ms == a->target_ms &&
+		if (v[i].run == run && v[i].target_ms == a->target_ms &&
 		    v[i].percentile == a->percentile &&
 		    v[i].backend == a->backend && v[i].variant == a->variant &&
 		    v[i].m_kib == a->m_kib && v[i].t == a->t &&

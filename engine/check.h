@@ -84,6 +84,7 @@ int	 check_answer(const struct model *m, const char *stack,
  */
 #define CHECK_VERIFIED_MAX	8
 struct check_verified {
+	int64_t			run;		/* whose model it answered */
 	double			target_ms;
 	int			percentile;
 	enum kdf_backend	backend;
@@ -96,11 +97,12 @@ struct check_verified {
 
 /*
  * Of v[0..n), the verification of exactly answer a (its target,
- * percentile, library, variant, m, t, p and k) to stack (NULL, "", or a
- * library's: what a verification hashes with), or NULL.
+ * percentile, library, variant, m, t, p and k) of run's model to stack
+ * (NULL, "", or a library's: what a verification hashes with), or NULL.
  */
 const struct check_verified *check_verified_find(const struct check_verified
-	    *v, size_t n, const char *stack, const struct tune_answer *a);
+	    *v, size_t n, int64_t run, const char *stack,
+	    const struct tune_answer *a);
 
 /*
  * The CPU seconds a client runtime's check of answer a (to stack) takes,

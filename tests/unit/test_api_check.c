@@ -269,7 +269,7 @@ TEST(a_runs_verification_verifies_the_same_answer)
 	json_decref(j);
 
 	pthread_mutex_lock(&d.lock);
-	checks_verified_add(&d, &ta, 240.5, 5);
+	checks_verified_add(&d, d.model_run, &ta, 240.5, 5);
 	pthread_mutex_unlock(&d.lock);
 	bump();
 	ASSERT((j = get("/v1/recommendation?target_ms=250")) != NULL);
@@ -284,7 +284,7 @@ TEST(a_runs_verification_verifies_the_same_answer)
 
 	/* Over the target: measured, not in band. */
 	pthread_mutex_lock(&d.lock);
-	checks_verified_add(&d, &ta, 262.0, 5);
+	checks_verified_add(&d, d.model_run, &ta, 262.0, 5);
 	ASSERT_EQ(d.nverified, 1);
 	pthread_mutex_unlock(&d.lock);
 	bump();
@@ -316,9 +316,25 @@ TEST(a_runs_verification_verifies_the_same_answer)
 	ASSERT(json_is_null(json_object_get(j, "verified")));
 	json_decref(j);
 
-	/* A new run forgets them. */
+	/* Of another run's model (a new run's before its verifications). */
 	pthread_mutex_lock(&d.lock);
 	d.verified[0].m_kib -= 1024;
+	d.verified[0].run = d.model_run + 1;
+	pthread_mutex_unlock(&d.lock);
+	bump();
+	ASSERT((j = get("/v1/recommendation?target_ms=250")) != NULL);
+	ASSERT(json_is_null(json_object_get(j, "verified")));
+	json_decref(j);
+	pthread_mutex_lock(&d.lock);
+	d.verified[0].run = d.model_run;
+	pthread_mutex_unlock(&d.lock);
+	bump();
+	ASSERT((j = get("/v1/recommendation?target_ms=250")) != NULL);
+	ASSERT(json_is_object(json_object_get(j, "verified")));
+	json_decref(j);
+
+	/* A new run forgets them. */
+	pthread_mutex_lock(&d.lock);
 	checks_verified_clear(&d);
 	pthread_mutex_unlock(&d.lock);
 	bump();
