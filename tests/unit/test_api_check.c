@@ -227,6 +227,8 @@ TEST(check_reads_correction_and_model_under_one_version)
 	teardown();
 }
 
+#define Q250	"/v1/recommendation?target_ms=250"
+
 /* Answers are made again: the model's version bumped, as a run's end. */
 static void
 bump(void)
@@ -234,6 +236,28 @@ bump(void)
 	pthread_mutex_lock(&d.lock);
 	d.model_version++;
 	pthread_mutex_unlock(&d.lock);
+}
+
+/* The answer to path made again (the version bumped): its JSON. */
+static json_t *
+again(const char *path)
+{
+	json_t	*j;
+
+	bump();
+	ASSERT((j = get(path)) != NULL);
+	return j;
+}
+
+/* Does the answer to path, made again, say verified: null? */
+static int
+unverified(const char *path)
+{
+	json_t	*j = again(path);
+	int	 null = json_is_null(json_object_get(j, "verified"));
+
+	json_decref(j);
+	return null;
 }
 
 static unsigned
@@ -255,7 +279,7 @@ TEST(a_runs_verification_verifies_the_same_answer)
 	char			 err[512];
 
 	setup();
-	ASSERT((j = get("/v1/recommendation?target_ms=250")) != NULL);
+	ASSERT((j = get(Q250)) != NULL);
 	ASSERT(json_is_null(json_object_get(j, "verified")));
 	/* The answer as the run's verification makes it. */
 	tune_query_init(&q);
@@ -271,8 +295,7 @@ TEST(a_runs_verification_verifies_the_same_answer)
 	pthread_mutex_lock(&d.lock);
 	checks_verified_add(&d, d.model_run, &ta, 240.5, 5);
 	pthread_mutex_unlock(&d.lock);
-	bump();
-	ASSERT((j = get("/v1/recommendation?target_ms=250")) != NULL);
+	j = again(Q250);
 	v = json_object_get(j, "verified");
 	ASSERT(json_is_object(v));
 	ASSERT_STR_EQ(json_string_value(json_object_get(v, "by")),
@@ -287,17 +310,14 @@ TEST(a_runs_verification_verifies_the_same_answer)
 	checks_verified_add(&d, d.model_run, &ta, 262.0, 5);
 	ASSERT_EQ(d.nverified, 1);
 	pthread_mutex_unlock(&d.lock);
-	bump();
-	ASSERT((j = get("/v1/recommendation?target_ms=250")) != NULL);
+	j = again(Q250);
 	v = json_object_get(j, "verified");
 	ASSERT(json_is_object(v));
 	ASSERT(json_is_false(json_object_get(v, "in_band")));
 	json_decref(j);
 
 	/* Another target, another answer: not this one's. */
-	ASSERT((j = get("/v1/recommendation?target_ms=300")) != NULL);
-	ASSERT(json_is_null(json_object_get(j, "verified")));
-	json_decref(j);
+	ASSERT(unverified("/v1/recommendation?target_ms=300"));
 	/* A client runtime's answer is not what libsodium measured. */
 	ASSERT((j = get("/v1/recommendation?target_ms=250&stack=php-sodium"))
 	    != NULL);
@@ -311,36 +331,24 @@ TEST(a_runs_verification_verifies_the_same_answer)
 	pthread_mutex_lock(&d.lock);
 	d.verified[0].m_kib += 1024;
 	pthread_mutex_unlock(&d.lock);
-	bump();
-	ASSERT((j = get("/v1/recommendation?target_ms=250")) != NULL);
-	ASSERT(json_is_null(json_object_get(j, "verified")));
-	json_decref(j);
+	ASSERT(unverified(Q250));
 
 	/* Of another run's model (a new run's before its verifications). */
 	pthread_mutex_lock(&d.lock);
 	d.verified[0].m_kib -= 1024;
 	d.verified[0].run = d.model_run + 1;
 	pthread_mutex_unlock(&d.lock);
-	bump();
-	ASSERT((j = get("/v1/recommendation?target_ms=250")) != NULL);
-	ASSERT(json_is_null(json_object_get(j, "verified")));
-	json_decref(j);
+	ASSERT(unverified(Q250));
 	pthread_mutex_lock(&d.lock);
 	d.verified[0].run = d.model_run;
 	pthread_mutex_unlock(&d.lock);
-	bump();
-	ASSERT((j = get("/v1/recommendation?target_ms=250")) != NULL);
-	ASSERT(json_is_object(json_object_get(j, "verified")));
-	json_decref(j);
+	ASSERT(!unverified(Q250));
 
 	/* A new run forgets them. */
 	pthread_mutex_lock(&d.lock);
 	checks_verified_clear(&d);
 	pthread_mutex_unlock(&d.lock);
-	bump();
-	ASSERT((j = get("/v1/recommendation?target_ms=250")) != NULL);
-	ASSERT(json_is_null(json_object_get(j, "verified")));
-	json_decref(j);
+	ASSERT(unverified(Q250));
 	teardown();
 }
 
