@@ -122,11 +122,14 @@ rec_usage(FILE *fp)
 static void
 rec_unknown_stack(const char *name)
 {
-	char	names[512];
+	const struct stack_def	*sd = stack_suggest(name);
+	char			 names[512];
 
 	stack_names(names, sizeof(names));
-	cli_usage_error("recommend", "unknown stack %.60s: known are %s, or "
-	    "a name with observations in the store (--db)", name, names);
+	cli_usage_error("recommend", "unknown stack %.60s%s%s%s: known are "
+	    "%s, or a name with observations in the store (--db)", name,
+	    sd != NULL ? " (did you mean " : "", sd != NULL ? sd->name : "",
+	    sd != NULL ? "?)" : "", names);
 }
 
 #define REC	"recommend"

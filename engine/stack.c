@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "stack.h"
 #include "stats.h"
@@ -81,6 +82,32 @@ stack_find(const char *name)
 		if (strcmp(catalogue[i].name, name) == 0)
 			return &catalogue[i];
 	return NULL;
+}
+
+/*
+ * The catalogue's stack a mistyped name most likely meant: the same name
+ * in another case ("PHP"), or the one stack whose name begins with it and
+ * a '-' ("node" for node-argon2; "python" begins two, and has none).
+ */
+const struct stack_def *
+stack_suggest(const char *name)
+{
+	const struct stack_def	*hit = NULL;
+	size_t			 i, len;
+
+	if (name == NULL || (len = strlen(name)) == 0)
+		return NULL;
+	for (i = 0; i < NCATALOGUE; i++)
+		if (strcasecmp(catalogue[i].name, name) == 0)
+			return &catalogue[i];
+	for (i = 0; i < NCATALOGUE; i++)
+		if (strncasecmp(catalogue[i].name, name, len) == 0 &&
+		    catalogue[i].name[len] == '-') {
+			if (hit != NULL)
+				return NULL;
+			hit = &catalogue[i];
+		}
+	return hit;
 }
 
 void

@@ -121,6 +121,13 @@ const struct stack_def *stack_catalogue(size_t *n);
 const struct stack_def *stack_find(const char *name);
 
 /*
+ * The catalogue's stack a name that is not one most likely meant (another
+ * case, or the only name it begins before a '-'), or NULL: for a 400's
+ * "did you mean".
+ */
+const struct stack_def *stack_suggest(const char *name);
+
+/*
  * The known names as "a, b, c" into buf (for a 400 that lists them).
  */
 void	 stack_names(char *buf, size_t len);

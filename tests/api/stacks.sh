@@ -17,6 +17,9 @@ NAMES="libsodium libargon2 php php-sodium python-argon2-cffi python-pynacl go no
 expect_http 400 "an unknown stack: 400" GET "/v1/recommendation?target_ms=250&stack=cobol"
 expect_body "... naming stack and listing the known names" \
 	"j['param'] == 'stack' and 'php' in j['detail'] and 'java-bouncycastle' in j['detail'] and 'cobol' in j['detail']"
+expect_http 400 "a stack in capitals: 400" GET "/v1/recommendation?target_ms=250&stack=PHP"
+expect_body "... asking whether php was meant" \
+	"j['param'] == 'stack' and 'unknown stack PHP (did you mean php?)' in j['detail']"
 expect_http 400 "an unknown stack with scope=fleet: 400 too" GET "/v1/recommendation?target_ms=250&stack=cobol&scope=fleet"
 expect_body "... naming stack" "j['param'] == 'stack'"
 

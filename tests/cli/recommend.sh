@@ -204,6 +204,8 @@ PY
 expect_status 2 "stack unknown: exit 2" -- "$PWTUNE" recommend --target-ms 250 --from "$RUN" --stack cobol
 expect_stderr "stack unknown: the known names" "unknown stack cobol: known are libsodium, libargon2, php, php-sodium"
 expect_stderr "stack unknown: java-bouncycastle listed" "java-bouncycastle"
+expect_status 2 "stack node (not a name): exit 2" -- "$PWTUNE" recommend --target-ms 250 --from "$RUN" --stack node
+expect_stderr "... asking whether node-argon2 was meant" "unknown stack node (did you mean node-argon2?): known are"
 expect_status 2 "stack unknown in a store: exit 2" -- "$PWTUNE" recommend --target-ms 250 --db "$TMP/s.db" --stack cobol
 expect_stderr "stack unknown in a store: named" "unknown stack cobol"
 expect_status 1 "stack php without libargon2 measured: exit 1" -- "$PWTUNE" recommend --target-ms 250 --from "$RUN" --stack php

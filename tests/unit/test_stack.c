@@ -189,6 +189,19 @@ TEST(catalogue_names_and_lookup)
 	ASSERT(stack_find("php")->base == KDF_BACKEND_LIBARGON2);
 	ASSERT(stack_find("php-sodium")->p1_only);
 	ASSERT(stack_find("cobol") == NULL);
+	/* A name in another case, or the one stack it begins: meant. */
+	ASSERT(stack_find("PHP") == NULL);
+	ASSERT(stack_suggest("PHP") == stack_find("php"));
+	ASSERT(stack_suggest("Java-BouncyCastle") ==
+	    stack_find("java-bouncycastle"));
+	ASSERT(stack_suggest("node") == stack_find("node-argon2"));
+	ASSERT(stack_suggest("Java") == stack_find("java-bouncycastle"));
+	/* Two begin with python, php- is php-sodium's only: none, one. */
+	ASSERT(stack_suggest("python") == NULL);
+	ASSERT(stack_suggest("php-") == NULL);
+	ASSERT(stack_suggest("cobol") == NULL);
+	ASSERT(stack_suggest("") == NULL);
+	ASSERT(stack_suggest("ph") == NULL);
 	stack_names(names, sizeof(names));
 	ASSERT_STR_CONTAINS(names, "python-argon2-cffi");
 	ASSERT_STR_CONTAINS(names, "java-bouncycastle");
