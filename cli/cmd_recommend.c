@@ -123,11 +123,13 @@ static void
 rec_unknown_stack(const char *name)
 {
 	const struct stack_def	*sd = stack_suggest(name);
-	char			 names[512];
+	char			 names[512], shown[API_SHOWN_LEN];
 
 	stack_names(names, sizeof(names));
-	cli_usage_error("recommend", "unknown stack %.60s%s%s%s: known are "
-	    "%s, or a name with observations in the store (--db)", name,
+	api_shown(name, shown, sizeof(shown));
+	cli_usage_error("recommend", "unknown stack %s%s%s%s: known are "
+	    "%s, or a name with observations in the store (--db)",
+	    shown[0] != '\0' ? shown : "(empty)",
 	    sd != NULL ? " (did you mean " : "", sd != NULL ? sd->name : "",
 	    sd != NULL ? "?)" : "", names);
 }

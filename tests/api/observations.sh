@@ -220,17 +220,20 @@ expect_body "... lists svc-gone no more" "'svc-gone' not in [x['name'] for x in 
 # A DELETE among more names than the daemon's list of stacks to refit
 # holds (16 a second): it is not lost, every stack is refitted. First
 # php-sodium corrected by five slow posts (no probe ran: observations),
-# four times what the model predicts (relative to the model the seed
-# measured, so that a busy host's slower model still has an answer for
-# 1000 ms above the floor).
+# four times what its answers predict (the model the seed measured: a
+# busy host's slower model still has an answer for 1000 ms above the
+# floor). The first post says what that prediction is.
 sleep 1.1
-SLOW=$(python3 -c "print(4 * $P)")
-for i in 1 2 3 4 5; do
-	req POST /v1/observations "${A[@]}" --data-binary \
-		"{\"stack\": \"php-sodium\", \"m_kib\": 19456, \"t\": 2, \"samples_ms\": [$SLOW, $SLOW]}"
-	[ "$i" = 1 ] && SLOW=$(python3 -c 'import json,sys; print(4 * json.load(open(sys.argv[1]))["predicted"]["ms"])' "$TMP/body")
+expect_http 201 "php-sodium's first observation" POST /v1/observations "${A[@]}" \
+	--data-binary '{"stack": "php-sodium", "m_kib": 19456, "t": 2, "samples_ms": [1]}'
+SLOW=$(python3 -c 'import json,sys; print(4 * json.load(open(sys.argv[1]))["predicted"]["ms"])' "$TMP/body") ||
+	{ bad "no prediction in the 201"; SLOW=400; }
+for i in 1 2 3 4; do
+	obs "{\"stack\": \"php-sodium\", \"m_kib\": 19456, \"t\": 2, \"samples_ms\": [$SLOW, $SLOW]}"
+	[ "$(cat "$TMP/status")" = 201 ] || bad "php-sodium's observation $((i + 1)): HTTP $(cat "$TMP/status")"
 done
-wait_log "stacks refitted from observations: .*php-sodium \(observations" 10
+wait_log "stacks refitted from observations: .*php-sodium \(observations" 10 ||
+	bad "php-sodium's five observations were not refitted in 10 s"
 expect_http 200 "stack=php-sodium from its observations" GET "/v1/recommendation?target_ms=1000&stack=php-sodium"
 expect_body "... how: observations" "j['how'] == 'observations'"
 sleep 2.1	# the bucket holds 20 again

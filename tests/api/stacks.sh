@@ -138,7 +138,9 @@ chk 200 "POST /v1/check of php's answer without a stack" "{\"encoded\": \"$PHP_P
 expect_body "... for libsodium: weaker than the default answer" \
 	"j['for'] == 'libsodium' and j['needs_rehash']['weaker'] is True"
 chk 400 "POST /v1/check with an unknown stack: 400" "{\"encoded\": \"$PHP_PHC\", \"stack\": \"cobol\"}"
-expect_body "... naming stack and the known ones" "j['param'] == 'stack' and 'php' in j['detail']"
+expect_body "... naming stack and the known ones" "j['param'] == 'stack' and 'php' in j['detail'] and 'did you mean' not in j['detail']"
+chk 400 "POST /v1/check with stack Python-PyNaCl: 400" "{\"encoded\": \"$PHP_PHC\", \"stack\": \"Python-PyNaCl\"}"
+expect_body "... asking whether python-pynacl was meant" "j['param'] == 'stack' and '(did you mean python-pynacl?)' in j['detail']"
 chk 400 "POST /v1/check with a stack that is not a string: 400" "{\"encoded\": \"$PHP_PHC\", \"stack\": 7}"
 expect_body "... naming stack" "j['param'] == 'stack'"
 expect_http 400 "stack=php-sodium&parallelism=2: a usage error" GET "/v1/recommendation?target_ms=250&stack=php-sodium&parallelism=2"

@@ -196,7 +196,8 @@ TEST(catalogue_names_and_lookup)
 	    stack_find("java-bouncycastle"));
 	ASSERT(stack_suggest("node") == stack_find("node-argon2"));
 	ASSERT(stack_suggest("Java") == stack_find("java-bouncycastle"));
-	/* Two begin with python, php- is php-sodium's only: none, one. */
+	/* Two begin with "python-"; "php-" is not a name before a '-'
+	   ("php--" would be): none for either. */
 	ASSERT(stack_suggest("python") == NULL);
 	ASSERT(stack_suggest("php-") == NULL);
 	ASSERT(stack_suggest("cobol") == NULL);
