@@ -15,6 +15,10 @@ measured (verified); then the share within [0.90, 1.00], the largest
 ratio, the spread of m across runs, the model's leave-one-out error, and
 the CPU the checks took.
 
+A target the owasp floor does not fit under on this host at that moment
+(25 ms: the floor's least, 7 MiB at t = 5, can take longer) is answered
+422; it is then asked with floor=none, and the table says so.
+
 Usage: bench/closed_loop.py [--pwtuned build/daemon/pwtuned] [--runs 3]
        [--targets 25,50,...] [--quiet 20] [--wait 900]
 """
@@ -29,6 +33,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -94,8 +99,19 @@ def one_run(args, timer, targets, rnd):
         questions = [(t, k) for k in ks for t in targets]
 
         def ask(t, k):
-            return json.loads(get(base + "/v1/recommendation?target_ms=%d"
-                                  "&concurrency=%d" % (t, k)))
+            # A target the owasp floor does not fit under here (25 ms on
+            # a slow moment): 422, and the question asked with
+            # floor=none instead, marked so in the table.
+            url = base + "/v1/recommendation?target_ms=%d&concurrency=%d" % (
+                t, k)
+            try:
+                return json.loads(get(url))
+            except urllib.error.HTTPError as e:
+                if e.code != 422:
+                    raise
+            a = json.loads(get(url + "&floor=none"))
+            a["floor_none"] = True
+            return a
 
         before = {}
         for t, k in questions:
@@ -157,8 +173,10 @@ def main():
     print("|---|---|---|---|---|---|---|---|")
     for rnd, t, k, a0, r0, a1, r1 in rows:
         v = a1.get("verified")
-        print("| %d | %d | %d | %d, %d | %.3f | %d, %d | %.3f | %s |" % (
-            rnd, t, k, a0["m_kib"], a0["t"], r0, a1["m_kib"], a1["t"], r1,
+        print("| %d | %d%s | %d | %d, %d | %.3f | %d, %d | %.3f | %s |" % (
+            rnd, t, " (floor=none: 422 above the floor)" if
+            a1.get("floor_none") else "", k, a0["m_kib"], a0["t"], r0,
+            a1["m_kib"], a1["t"], r1,
             "%.1f ms, n %d" % (v["measured_ms"], v["samples"]) if v else
             "-"))
     for label, idx in (("before", 4), ("after", 6)):
