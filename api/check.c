@@ -108,15 +108,13 @@ h_check(struct api_server *s, struct MHD_Connection *c,
 	/* A catalogue stack's: its answer is the one to weigh against. */
 	if (stk != NULL && (!json_is_string(stk) ||
 	    stack_find(json_string_value(stk)) == NULL)) {
-		const struct stack_def	*sd = json_is_string(stk) ?
-					    stack_suggest(json_string_value(stk)) :
-					    NULL;
-		char			 names[512], why[768];
+		char	names[512], why[768], meant[160];
 
 		stack_names(names, sizeof(names));
-		snprintf(why, sizeof(why), "stack must be one of %s%s%s%s",
-		    names, sd != NULL ? " (did you mean " : "",
-		    sd != NULL ? sd->name : "", sd != NULL ? "?)" : "");
+		stack_suggest_text(json_is_string(stk) ?
+		    json_string_value(stk) : NULL, meant, sizeof(meant));
+		snprintf(why, sizeof(why), "stack must be one of %s%s", names,
+		    meant);
 		json_decref(j);
 		return api_fail(rep, PROB_BAD_PARAM, "stack", why, NULL, 0);
 	}

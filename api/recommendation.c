@@ -672,11 +672,10 @@ api_stack_known(struct api_server *s, const char *name, const char *host_id,
     struct api_reply *rep)
 {
 	struct db_observation	*obs = NULL;
-	const struct stack_def	*sd;
 	struct db		*db;
 	enum db_status		 dst = DB_ERR_UNAVAILABLE;
 	size_t			 n = 0;
-	char			 err[512], names[512], why[768];
+	char			 err[512], names[512], why[1024], meant[160];
 
 	if (stack_find(name) != NULL)
 		return 0;
@@ -692,11 +691,10 @@ api_stack_known(struct api_server *s, const char *name, const char *host_id,
 		return -1;
 	}
 	stack_names(names, sizeof(names));
-	sd = stack_suggest(name);
-	snprintf(why, sizeof(why), "unknown stack %s%s%s%s: known are %s, or "
-	    "a name with observations posted to /v1/observations", name,
-	    sd != NULL ? " (did you mean " : "", sd != NULL ? sd->name : "",
-	    sd != NULL ? "?)" : "", names);
+	stack_suggest_text(name, meant, sizeof(meant));
+	snprintf(why, sizeof(why), "unknown stack %s%s: known are %s, or a "
+	    "name with observations posted to /v1/observations", name, meant,
+	    names);
 	api_fail(rep, PROB_BAD_PARAM, "stack", why, NULL, 0);
 	return -1;
 }

@@ -332,7 +332,8 @@ api_parse_query(struct MHD_Connection *c, struct tune_query *tq,
 	}
 	if (!have_target) {
 		k = "target_ms";
-		snprintf(why, sizeof(why), "is required: it " TARGET_RANGE);
+		snprintf(why, sizeof(why), "target_ms is required: it "
+		    TARGET_RANGE);
 		goto bad;
 	}
 	/*

@@ -122,16 +122,14 @@ rec_usage(FILE *fp)
 static void
 rec_unknown_stack(const char *name)
 {
-	const struct stack_def	*sd = stack_suggest(name);
-	char			 names[512], shown[API_SHOWN_LEN];
+	char	names[512], shown[API_SHOWN_LEN], meant[160];
 
 	stack_names(names, sizeof(names));
+	stack_suggest_text(name, meant, sizeof(meant));
 	api_shown(name, shown, sizeof(shown));
-	cli_usage_error("recommend", "unknown stack %s%s%s%s: known are "
-	    "%s, or a name with observations in the store (--db)",
-	    shown[0] != '\0' ? shown : "(empty)",
-	    sd != NULL ? " (did you mean " : "", sd != NULL ? sd->name : "",
-	    sd != NULL ? "?)" : "", names);
+	cli_usage_error("recommend", "unknown stack %s%s: known are %s, or a "
+	    "name with observations in the store (--db)",
+	    shown[0] != '\0' ? shown : "(empty)", meant, names);
 }
 
 #define REC	"recommend"

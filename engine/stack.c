@@ -85,29 +85,56 @@ stack_find(const char *name)
 }
 
 /*
- * The catalogue's stack a mistyped name most likely meant: the same name
- * in another case ("PHP"), or the one stack whose name begins with it and
- * a '-' ("node" for node-argon2; "python" begins two, and has none).
+ * The catalogue's stacks a mistyped name most likely meant: the same name
+ * in another case ("PHP"), else those whose names begin with it and a
+ * '-' ("node" for node-argon2, "python" for both Python stacks), up to
+ * STACK_SUGGEST_MAX; how many into out.
  */
-const struct stack_def *
-stack_suggest(const char *name)
+size_t
+stack_suggest(const char *name, const struct stack_def **out, size_t max)
 {
-	const struct stack_def	*hit = NULL;
-	size_t			 i, len;
+	size_t	i, n = 0, len;
 
-	if (name == NULL || (len = strlen(name)) == 0)
-		return NULL;
+	if (name == NULL || (len = strlen(name)) == 0 || max == 0)
+		return 0;
 	for (i = 0; i < NCATALOGUE; i++)
-		if (strcasecmp(catalogue[i].name, name) == 0)
-			return &catalogue[i];
+		if (strcasecmp(catalogue[i].name, name) == 0) {
+			out[0] = &catalogue[i];
+			return 1;
+		}
 	for (i = 0; i < NCATALOGUE; i++)
 		if (strncasecmp(catalogue[i].name, name, len) == 0 &&
 		    catalogue[i].name[len] == '-') {
-			if (hit != NULL)
-				return NULL;
-			hit = &catalogue[i];
+			if (n == max)
+				return 0;	/* too many to be meant */
+			out[n++] = &catalogue[i];
 		}
-	return hit;
+	return n;
+}
+
+void
+stack_suggest_text(const char *name, char *buf, size_t len)
+{
+	const struct stack_def	*sd[STACK_SUGGEST_MAX];
+	size_t			 i, n, off;
+	int			 w;
+
+	if (len == 0)
+		return;
+	buf[0] = '\0';
+	if ((n = stack_suggest(name, sd, STACK_SUGGEST_MAX)) == 0)
+		return;
+	off = 0;
+	for (i = 0; i < n && off < len; i++) {
+		w = snprintf(buf + off, len - off, "%s%s", i == 0 ?
+		    " (did you mean " : i + 1 == n ? " or " : ", ",
+		    sd[i]->name);
+		if (w < 0)
+			break;
+		off += (size_t)w;
+	}
+	if (off < len)
+		snprintf(buf + off, len - off, "?)");
 }
 
 void

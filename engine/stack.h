@@ -121,11 +121,15 @@ const struct stack_def *stack_catalogue(size_t *n);
 const struct stack_def *stack_find(const char *name);
 
 /*
- * The catalogue's stack a name that is not one most likely meant (another
- * case, or the only name it begins before a '-'), or NULL: for a 400's
- * "did you mean".
+ * The catalogue's stacks a name that is not one most likely meant: the
+ * same name in another case, else those it begins before a '-' (at most
+ * max, none when there are more); how many, into out. stack_suggest_text:
+ * " (did you mean a or b?)" into buf, or "" (for a 400's detail).
  */
-const struct stack_def *stack_suggest(const char *name);
+#define STACK_SUGGEST_MAX	3
+size_t	 stack_suggest(const char *name, const struct stack_def **out,
+	    size_t max);
+void	 stack_suggest_text(const char *name, char *buf, size_t len);
 
 /*
  * The known names as "a, b, c" into buf (for a 400 that lists them).

@@ -20,6 +20,12 @@ expect_body "... naming stack and listing the known names" \
 expect_http 400 "a stack in capitals: 400" GET "/v1/recommendation?target_ms=250&stack=PHP"
 expect_body "... asking whether php was meant" \
 	"j['param'] == 'stack' and 'unknown stack PHP (did you mean php?)' in j['detail']"
+expect_http 400 "stack=python: 400" GET "/v1/recommendation?target_ms=250&stack=python"
+expect_body "... asking which of the two Python stacks was meant" \
+	"'unknown stack python (did you mean python-argon2-cffi or python-pynacl?)' in j['detail']"
+expect_http 400 "stack=cobol without target_ms: 400" GET "/v1/recommendation?stack=cobol"
+expect_body "... naming target_ms in the detail too" \
+	"j['param'] == 'target_ms' and j['detail'].startswith('target_ms is required')"
 expect_http 400 "an unknown stack with scope=fleet: 400 too" GET "/v1/recommendation?target_ms=250&stack=cobol&scope=fleet"
 expect_body "... naming stack" "j['param'] == 'stack'"
 

@@ -178,8 +178,8 @@ TEST(checks_stand_for_a_library_probe)
 
 TEST(catalogue_names_and_lookup)
 {
-	const struct stack_def	*all;
-	char			 names[512];
+	const struct stack_def	*all, *meant[STACK_SUGGEST_MAX];
+	char			 names[512], text[160];
 	size_t			 n, i;
 
 	all = stack_catalogue(&n);
@@ -189,20 +189,35 @@ TEST(catalogue_names_and_lookup)
 	ASSERT(stack_find("php")->base == KDF_BACKEND_LIBARGON2);
 	ASSERT(stack_find("php-sodium")->p1_only);
 	ASSERT(stack_find("cobol") == NULL);
-	/* A name in another case, or the one stack it begins: meant. */
+	/* A name in another case, or the stacks it begins: meant. */
 	ASSERT(stack_find("PHP") == NULL);
-	ASSERT(stack_suggest("PHP") == stack_find("php"));
-	ASSERT(stack_suggest("Java-BouncyCastle") ==
-	    stack_find("java-bouncycastle"));
-	ASSERT(stack_suggest("node") == stack_find("node-argon2"));
-	ASSERT(stack_suggest("Java") == stack_find("java-bouncycastle"));
-	/* Two begin with "python-"; "php-" is not a name before a '-'
-	   ("php--" would be): none for either. */
-	ASSERT(stack_suggest("python") == NULL);
-	ASSERT(stack_suggest("php-") == NULL);
-	ASSERT(stack_suggest("cobol") == NULL);
-	ASSERT(stack_suggest("") == NULL);
-	ASSERT(stack_suggest("ph") == NULL);
+	ASSERT_EQ(stack_suggest("PHP", meant, STACK_SUGGEST_MAX), 1);
+	ASSERT(meant[0] == stack_find("php"));
+	ASSERT_EQ(stack_suggest("Java-BouncyCastle", meant, 3), 1);
+	ASSERT(meant[0] == stack_find("java-bouncycastle"));
+	ASSERT_EQ(stack_suggest("node", meant, 3), 1);
+	ASSERT(meant[0] == stack_find("node-argon2"));
+	ASSERT_EQ(stack_suggest("Python", meant, 3), 2);
+	ASSERT(meant[0] == stack_find("python-argon2-cffi"));
+	ASSERT(meant[1] == stack_find("python-pynacl"));
+	/* More than max: none is likely. */
+	ASSERT_EQ(stack_suggest("python", meant, 1), 0);
+	/* "php-" begins no name before a '-'; the others mean nothing. */
+	ASSERT_EQ(stack_suggest("php-", meant, 3), 0);
+	ASSERT_EQ(stack_suggest("cobol", meant, 3), 0);
+	ASSERT_EQ(stack_suggest("", meant, 3), 0);
+	ASSERT_EQ(stack_suggest(NULL, meant, 3), 0);
+	ASSERT_EQ(stack_suggest("ph", meant, 3), 0);
+	stack_suggest_text("python", text, sizeof(text));
+	ASSERT_STR_EQ(text, " (did you mean python-argon2-cffi or "
+	    "python-pynacl?)");
+	stack_suggest_text("PHP", text, sizeof(text));
+	ASSERT_STR_EQ(text, " (did you mean php?)");
+	stack_suggest_text("cobol", text, sizeof(text));
+	ASSERT_STR_EQ(text, "");
+	/* A buffer too small: cut, still a string. */
+	stack_suggest_text("python", text, 12);
+	ASSERT_EQ(strlen(text), 11);
 	stack_names(names, sizeof(names));
 	ASSERT_STR_CONTAINS(names, "python-argon2-cffi");
 	ASSERT_STR_CONTAINS(names, "java-bouncycastle");
