@@ -142,8 +142,8 @@ api_metrics_locked(const struct model *m, const struct api_state *st,
 	    "pwtuned_store_failures_total %llu\n", ma->pg ? "postgresql" :
 	    "sqlite", ma->up, st->store_failures);
 	api_out(t, "# HELP pwtuned_scoped_answers_total Answers for a group, "
-	    "the fleet or a name only services' observations know (not the "
-	    "catalogue's stacks): computed, or the same question answered "
+	    "the fleet (a catalogue stack's too), or, at host scope, a name "
+	    "only services' observations know: computed, or the same question answered "
 	    "from the one kept.\n# TYPE pwtuned_scoped_answers_total counter\n"
 	    "pwtuned_scoped_answers_total{result=\"computed\"} %llu\n"
 	    "pwtuned_scoped_answers_total{result=\"cached\"} %llu\n",

@@ -133,7 +133,10 @@ stack_suggest_text(const char *name, char *buf, size_t len)
 			break;
 		off += (size_t)w;
 	}
-	if (off < len)
+	/* All of it or nothing: a cut suggestion would mislead. */
+	if (off + 2 >= len)
+		buf[0] = '\0';
+	else
 		snprintf(buf + off, len - off, "?)");
 }
 

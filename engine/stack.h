@@ -124,7 +124,8 @@ const struct stack_def *stack_find(const char *name);
  * The catalogue's stacks a name that is not one most likely meant: the
  * same name in another case, else those it begins before a '-' (at most
  * max, none when there are more); how many, into out. stack_suggest_text:
- * " (did you mean a or b?)" into buf, or "" (for a 400's detail).
+ * " (did you mean a or b?)" into buf, or "" (none, or len too small for
+ * all of it; for a 400's detail).
  */
 #define STACK_SUGGEST_MAX	3
 size_t	 stack_suggest(const char *name, const struct stack_def **out,
