@@ -77,13 +77,18 @@ for name in ${probes//,/ }; do
 	read -r m t p <<<"$(field "j['m_kib'], j['t'], j['p']")"
 	ms=$(time_in "$name" "$m" "$t" "$p")
 	echo "  $name: m=$m t=$t p=$p: p95 $ms ms in the runtime (target 100)"
-	# A busy moment of this VM lifts one p95 of 12 by a third; an answer
-	# made for another runtime (1.37 to 2.83 x before answers per stack)
-	# is over again when timed again. Over once: timed once more.
-	if ! awk -v v="$ms" 'BEGIN { exit !(v > 0 && v <= 130) }'; then
+	# A busy moment of this VM lifts one p95 of 12 by a third, and a slow
+	# phase can last seconds (in CI the run's own verifications once
+	# measured 1.10 to 1.24 x the model it had just fitted, and php took
+	# 1.36 then 1.38 x 100 ms); an answer made for another runtime (1.37
+	# to 2.83 x before answers per stack) is over every time. Over: timed
+	# once more at once, and once more after a 10 s pause.
+	for again in 1 2; do
+		awk -v v="$ms" 'BEGIN { exit !(v > 0 && v <= 130) }' && break
+		[ "$again" = 2 ] && sleep 10
 		ms=$(time_in "$name" "$m" "$t" "$p")
 		echo "  $name: timed again: p95 $ms ms"
-	fi
+	done
 	if awk -v v="$ms" 'BEGIN { exit !(v > 0 && v <= 130) }'; then
 		ok "$name: its answer holds in $name ($ms ms <= 1.30 x 100)"
 	else
