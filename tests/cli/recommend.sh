@@ -208,6 +208,8 @@ expect_status 2 "stack node (not a name): exit 2" -- "$PWTUNE" recommend --targe
 expect_stderr "... asking whether node-argon2 was meant" "unknown stack node (did you mean node-argon2?): known are"
 expect_status 2 "stack with a control byte: exit 2" -- "$PWTUNE" recommend --target-ms 250 --from "$RUN" --stack "$(printf 'a\033b')"
 expect_stderr "... shown escaped, no suggestion" 'unknown stack a\x1bb: known are'
+expect_status 2 "an empty stack: exit 2" -- "$PWTUNE" recommend --target-ms 250 --from "$RUN" --stack ""
+expect_stderr "... said to be empty" 'unknown stack (empty): known are'
 expect_status 2 "stack unknown in a store: exit 2" -- "$PWTUNE" recommend --target-ms 250 --db "$TMP/s.db" --stack cobol
 expect_stderr "stack unknown in a store: named" "unknown stack cobol"
 expect_status 1 "stack php without libargon2 measured: exit 1" -- "$PWTUNE" recommend --target-ms 250 --from "$RUN" --stack php
