@@ -69,12 +69,17 @@ fi
 # seconds in all (a neighbour on a shared machine delays a check; it does
 # not make a missing one pass). A check's own hashes count as busy too:
 # they only lengthen the wait, never shorten it.
+# wait_check REGEX SECONDS [COMMAND]: COMMAND (a function) runs once a
+# second, first at once; QUIET is left at the tenths of a second that
+# counted.
 wait_check() {
-	local quiet=0 ticks=0
-	while [ $quiet -lt $(($2 * 10)) ] && [ $ticks -lt $(($2 * 30)) ]; do
+	local ticks=0
+	QUIET=0
+	while [ $QUIET -lt $(($2 * 10)) ] && [ $ticks -lt $(($2 * 30)) ]; do
+		[ -n "${3:-}" ] && [ $((ticks % 10)) = 0 ] && "$3"
 		grep -qE "$1" "$TMP/log" && return 0
 		others_now
-		[ $OTHERS -lt 1 ] && quiet=$((quiet + 1))
+		[ $OTHERS -lt 1 ] && QUIET=$((QUIET + 1))
 		ticks=$((ticks + 1))
 		sleep 0.1
 	done
@@ -296,31 +301,20 @@ else
 fi
 
 # 4c. A question asked every second (a poller, or someone keeping it from
-# being checked) is put off 30 s at most, not for ever. As in wait_check,
+# being checked) is put off 30 s at most, not for ever. Through wait_check,
 # only the tenths of a second the host was free count (50 s of them, 150 s
 # in all): a neighbour's load holds every check back, this one's too. On a
 # quiet host it is checked after 30 to 40 s; over 45 quiet seconds is a
 # question put off for longer than it should be.
+ask45() { req GET "/v1/recommendation?target_ms=45&floor=none"; }
 t0=$(date +%s)
-checked="" quiet=0 ticks=0
-while [ $quiet -lt 500 ] && [ $ticks -lt 1500 ]; do
-	[ $((ticks % 10)) = 0 ] && req GET "/v1/recommendation?target_ms=45&floor=none"
-	if grep -qE "checking 45 ms" "$TMP/log"; then
-		checked=$(( $(date +%s) - t0 ))
-		break
-	fi
-	others_now
-	[ $OTHERS -lt 1 ] && quiet=$((quiet + 1))
-	ticks=$((ticks + 1))
-	sleep 0.1
-done
-if [ -z "$checked" ]; then
-	bad "a question asked every second was never checked in $((ticks / 10)) s ($((quiet / 10)) of them quiet)"
+if ! wait_check "checking 45 ms" 50 ask45; then
+	bad "a question asked every second was never checked in $(( $(date +%s) - t0 )) s ($((QUIET / 10)) of them quiet)"
 	grep -E "check" "$TMP/log" | tail -6 | sed 's/^/  /'
-elif [ $quiet -gt 450 ]; then
-	bad "a question asked every second was checked only after ${checked} s, $((quiet / 10)) of them quiet (put off 30 s at most)"
+elif [ $QUIET -gt 450 ]; then
+	bad "a question asked every second was checked only after $(( $(date +%s) - t0 )) s, $((QUIET / 10)) of them quiet (put off 30 s at most)"
 else
-	ok "a question asked every second was checked after ${checked} s ($((quiet / 10)) of them quiet)"
+	ok "a question asked every second was checked after $(( $(date +%s) - t0 )) s ($((QUIET / 10)) of them quiet)"
 fi
 
 # 5. SIGTERM during a check: exit 0, promptly.
