@@ -20,7 +20,7 @@ A target the owasp floor does not fit under on this host at that moment
 422; it is then asked with floor=none, and the table says so.
 
 Usage: bench/closed_loop.py [--pwtuned build/daemon/pwtuned] [--runs 3]
-       [--targets 25,50,...] [--quiet 20] [--wait 900]
+       [--targets 25,50,...] [--quiet 20] [--wait 900] [--keep]
 """
 import argparse
 import json
@@ -149,7 +149,11 @@ def one_run(args, timer, targets, rnd):
         d.send_signal(signal.SIGTERM)
         d.wait(timeout=30)
         log.close()
-        shutil.rmtree(tmp, ignore_errors=True)
+        if args.keep:
+            print("run %d: the daemon's state and log kept in %s" % (rnd,
+                                                                  tmp))
+        else:
+            shutil.rmtree(tmp, ignore_errors=True)
     return rows
 
 
@@ -160,6 +164,8 @@ def main():
     ap.add_argument("--targets", default="25,50,100,250,500,1000")
     ap.add_argument("--quiet", type=float, default=20)
     ap.add_argument("--wait", type=float, default=900)
+    ap.add_argument("--keep", action="store_true",
+                    help="keep each daemon's state directory and log")
     args = ap.parse_args()
     args.pwtuned = os.path.abspath(args.pwtuned)
     targets = [int(x) for x in args.targets.split(",")]

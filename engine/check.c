@@ -93,13 +93,15 @@ check_answer(const struct model *m, const char *stack,
 	/*
 	 * A measured correction stands for the model's error at the answer:
 	 * the headroom tune keeps for that error (its leave-one-out median,
-	 * up to TUNE_HEADROOM_MAX) is given back down to TUNE_HEADROOM_MIN,
-	 * else a corrected answer aims at 1 / (1 + h) of the target and, with
-	 * a poor model, settles under the band.
+	 * TUNE_HEADROOM_MIN to _MAX) is given back, and the answer aims at
+	 * CHECK_AIM of the target instead: the band's middle, so that the
+	 * next measurement, a few per cent either way, stays in it (aimed at
+	 * 1 / (1 + TUNE_HEADROOM_MIN), the band's top, a third of them were
+	 * over it).
 	 */
 	if (c != 1)
-		aim.target_ms *= (1 + tune_headroom(m, aim.percentile)) /
-		    (1 + TUNE_HEADROOM_MIN);
+		aim.target_ms *= (1 + tune_headroom(m, aim.percentile)) *
+		    CHECK_AIM;
 	if (aim.target_ms < TUNE_TARGET_MIN_MS)
 		aim.target_ms = TUNE_TARGET_MIN_MS;
 	if (aim.target_ms > TUNE_TARGET_MAX_MS)
@@ -115,7 +117,7 @@ check_answer(const struct model *m, const char *stack,
 	*model_ms = a->predicted_ms;
 	a->target_ms = q->target_ms;
 	if (c != 1) {
-		a->headroom = TUNE_HEADROOM_MIN;
+		a->headroom = 1 / CHECK_AIM - 1;
 		a->predicted_ms *= c;
 		a->predicted_p50_ms *= c;
 		if (a->predicted_p50_ms > 0)
@@ -137,14 +139,25 @@ check_answer(const struct model *m, const char *stack,
 	return rc;
 }
 
+/* The geometric mean of the last n of s's corrections. */
+static double
+check_mean(const struct check_state *s, size_t n)
+{
+	double	logsum = 0;
+	size_t	i;
+
+	for (i = s->nseen - n; i < s->nseen; i++)
+		logsum += log(s->seen[i]);
+	return exp(logsum / (double)n);
+}
+
 enum check_verdict
 check_update(struct check_state *s, const struct tune_answer *a,
     double measured_ms, size_t samples, double model_ms, double loo,
     int runtime)
 {
-	double	ratio = measured_ms / a->target_ms, c, logsum = 0, drift;
+	double	ratio, c, drift;
 	int	was_stable = s->verified || s->settled, same;
-	size_t	i;
 
 	same = s->m_kib == a->m_kib && s->t == a->t && s->p == a->p &&
 	    s->k == a->k;
@@ -156,6 +169,8 @@ check_update(struct check_state *s, const struct tune_answer *a,
 	s->t = a->t;
 	s->p = a->p;
 	s->k = a->k;
+	if (!same)
+		s->nsame = 0;
 	if (!(model_ms > 0) || !(measured_ms > 0)) {
 		s->settled = 1;
 		return CHECK_SETTLED;
@@ -172,6 +187,7 @@ check_update(struct check_state *s, const struct tune_answer *a,
 			s->drifted_by = c / s->c;
 			s->nseen = 0;
 			s->seen[s->nseen++] = c;
+			s->nsame = 1;
 			s->c = c;
 			s->verified = 0;
 			return CHECK_DRIFTED;
@@ -189,14 +205,21 @@ check_update(struct check_state *s, const struct tune_answer *a,
 		s->nseen--;
 	}
 	s->seen[s->nseen++] = c;
+	if (s->nsame < s->nseen)
+		s->nsame++;
+	/*
+	 * Judged on every correction measured at these parameters, not on
+	 * this one alone: one measurement moves by several per cent, and a
+	 * loop that stopped at its first draw in the band kept answers over
+	 * it on the draws that happened to fall low.
+	 */
+	ratio = check_mean(s, s->nsame) * model_ms / a->target_ms;
 	if (ratio >= CHECK_BAND_LO && ratio <= CHECK_BAND_HI) {
 		s->verified = 1;
 		return CHECK_IN_BAND;
 	}
 	s->verified = 0;
-	for (i = 0; i < s->nseen; i++)
-		logsum += log(s->seen[i]);
-	c = exp(logsum / (double)s->nseen);
+	c = check_mean(s, s->nseen);
 	/* Under the band with the correction already taken: settled. */
 	if (ratio < CHECK_BAND_LO && same && fabs(c / s->c - 1) < 0.01) {
 		s->settled = 1;

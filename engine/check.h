@@ -3,15 +3,20 @@
  * measured at its exact parameters tells how far the model was off there:
  * the correction c = measured / the model's prediction (at the answer's
  * percentile and concurrency). The question's next answer is searched for
- * target / c and reported at c x the model's prediction, so that it lands
- * where the model aims (target / (1 + headroom)) on this host as measured.
+ * target / c and reported at c x the model's prediction, aimed at
+ * CHECK_AIM of the target (the band's middle: one measurement moves by
+ * several per cent either way) on this host as measured.
  * c is the geometric mean of the last CHECK_KEEP corrections (noise in one
  * measurement moves it less), kept within [CHECK_C_MIN, CHECK_C_MAX] for
  * a library's answer, within [CHECK_C_MIN_RUNTIME, CHECK_C_MAX_RUNTIME]
  * for a client runtime's (its model stands on a short probe).
  *
- * A measurement within [CHECK_BAND_LO, CHECK_BAND_HI] of the target
- * verifies the answer. A re-check of a verified (or settled) answer whose
+ * An answer is verified when its corrections measured at its parameters
+ * (this measurement and those before it at the same m, t, p and k, up to
+ * CHECK_KEEP), their geometric mean times the model's prediction, put it
+ * within [CHECK_BAND_LO, CHECK_BAND_HI] of the target: one lucky
+ * measurement under the band's top does not keep an answer the others
+ * found over it. A re-check of a verified (or settled) answer whose
  * correction
  * moved by more than the drift threshold (CHECK_DRIFT_MIN, or twice the
  * model's leave-one-out median error if larger) says the host drifted.
@@ -26,6 +31,7 @@
 
 #define CHECK_BAND_LO		0.90
 #define CHECK_BAND_HI		1.00
+#define CHECK_AIM		0.95	/* where a corrected answer aims */
 #define CHECK_C_MIN		0.5	/* a library's (measured well) */
 #define CHECK_C_MAX		2.0
 #define CHECK_C_MIN_RUNTIME	0.25	/* a client runtime's: its probe */
@@ -48,6 +54,8 @@ struct check_state {
 	double		c;		/* 1 before the first measurement */
 	double		seen[CHECK_KEEP];	/* the last corrections */
 	size_t		nseen;
+	size_t		nsame;		/* of them, the last measured at
+					   m_kib, t, p, k */
 	unsigned	nchecks;
 	int		verified;	/* the last measurement was in band */
 	int		settled;	/* under the band, and the correction

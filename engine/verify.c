@@ -2,10 +2,19 @@
  * engine/verify.c: measure the parameters of an answer (see verify.h).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "measure.h"
 #include "verify.h"
+
+static int
+verify_cmp(const void *a, const void *b)
+{
+	double	x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
 
 size_t
 verify_rounds(uint32_t k)
@@ -44,8 +53,17 @@ verify_measure(const struct tune_answer *a, int cpus, size_t rounds,
 double
 verify_percentile(const struct measure_result *r, int percentile)
 {
-	return percentile >= 99 ? r->st.p99 : percentile >= 95 ? r->st.p95 :
-	    r->st.median;
+	double	*s, ms;
+
+	if (percentile < 95 || r->samples == NULL || r->nsamples == 0 ||
+	    (s = malloc(r->nsamples * sizeof(*s))) == NULL)
+		return percentile >= 99 ? r->st.p99 : percentile >= 95 ?
+		    r->st.p95 : r->st.median;
+	memcpy(s, r->samples, r->nsamples * sizeof(*s));
+	qsort(s, r->nsamples, sizeof(*s), verify_cmp);
+	ms = stats_rank(s, r->nsamples, percentile >= 99 ? 99 : 95);
+	free(s);
+	return ms;
 }
 
 int

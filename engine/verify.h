@@ -33,7 +33,12 @@ int	 verify_measure(const struct tune_answer *a, int cpus, size_t rounds,
 	    volatile int *cancel, struct measure_result *r, char *err,
 	    size_t errlen);
 
-/* r's time at a percentile (50, 95, 99), as verifications take it. */
+/*
+ * r's time at a percentile (50, 95, 99), as verifications and checks take
+ * it: p95 and p99 at the nearest rank of r's samples (of 10 to 15: the
+ * largest), as the benches and most clients' own timers take them (an
+ * interpolated p95 of so few samples is lower); the median as r->st has it.
+ */
 double	 verify_percentile(const struct measure_result *r, int percentile);
 
 /* The parameters as the store keeps them beside a verification (JSON). */

@@ -2,8 +2,10 @@
  * tests/unit/test_stats.c: engine/stats on data with known answers.
  */
 #include <math.h>
+#include <string.h>
 
 #include "stats.h"
+#include "verify.h"
 #include "test.h"
 
 #define ASSERT_NEAR(a, b, eps) do {					\
@@ -108,7 +110,39 @@ TEST(nearest_rank)
 	}
 }
 
+/*
+ * A verification's or a check's p95 is read at the nearest rank of its
+ * samples, in any order (of ten: the largest; of twenty: the 19th), not
+ * interpolated; its median is the interpolated one of r->st.
+ */
+TEST(verify_percentile_at_the_nearest_rank)
+{
+	struct measure_result	r;
+	double			s[20];
+	size_t			i;
+
+	memset(&r, 0, sizeof(r));
+	for (i = 0; i < 20; i++)
+		s[i] = (double)((i * 7) % 20) + 1;	/* 1..20, shuffled */
+	r.samples = s;
+	r.nsamples = 10;
+	stats_compute(s, 10, &r.st);
+	ASSERT(r.st.p95 < r.st.max);
+	ASSERT(verify_percentile(&r, 95) == r.st.max);
+	ASSERT(verify_percentile(&r, 50) == r.st.median);
+	r.nsamples = 20;
+	stats_compute(s, 20, &r.st);
+	ASSERT(verify_percentile(&r, 95) == 19);
+	ASSERT(verify_percentile(&r, 99) == 20);
+	/* The samples are left as they were. */
+	ASSERT(s[1] == 8 && s[2] == 15);
+	/* None kept: r->st's. */
+	r.samples = NULL;
+	ASSERT(verify_percentile(&r, 95) == r.st.p95);
+}
+
 TEST_LIST(
+	TEST_ENTRY(verify_percentile_at_the_nearest_rank),
 	TEST_ENTRY(nearest_rank),
 	TEST_ENTRY(one_to_ten),
 	TEST_ENTRY(edge_sizes),
