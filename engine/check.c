@@ -153,10 +153,10 @@ check_mean(const struct check_state *s, size_t n)
 
 enum check_verdict
 check_update(struct check_state *s, const struct tune_answer *a,
-    double measured_ms, size_t samples, double model_ms, double loo,
-    int runtime)
+    double measured_ms, double median_ms, size_t samples, double model_ms,
+    double model_p50_ms, double loo, int runtime)
 {
-	double	ratio, c, drift;
+	double	ratio, c, mc, drift;
 	int	was_stable = s->verified || s->settled, same;
 
 	same = s->m_kib == a->m_kib && s->t == a->t && s->p == a->p &&
@@ -177,28 +177,34 @@ check_update(struct check_state *s, const struct tune_answer *a,
 	}
 	c = measured_ms / model_ms;
 	c = check_clamp(c, runtime);
+	/* The host's speed: its median against the model's. */
+	mc = median_ms > 0 && model_p50_ms > 0 ? check_clamp(median_ms /
+	    model_p50_ms, runtime) : c;
 	drift = check_drift(loo);
 	s->settled = 0;
 	if (s->suspect) {
 		s->suspect = 0;
-		if (same && fabs(c / s->c - 1) > drift &&
-		    (c > s->c) == (s->suspect_c > s->c)) {
+		if (same && s->mc > 0 && fabs(mc / s->mc - 1) > drift &&
+		    (mc > s->mc) == (s->suspect_mc > s->mc)) {
 			/* Off twice the same way: the host changed. */
-			s->drifted_by = c / s->c;
+			s->drifted_by = mc / s->mc;
 			s->nseen = 0;
 			s->seen[s->nseen++] = c;
 			s->nsame = 1;
 			s->c = c;
+			s->mc = mc;
 			s->verified = 0;
 			return CHECK_DRIFTED;
 		}
-	} else if (was_stable && same && s->nseen > 0 &&
-	    fabs(c / s->c - 1) > drift) {
+	} else if (was_stable && same && s->mc > 0 &&
+	    fabs(mc / s->mc - 1) > drift) {
 		s->suspect = 1;
 		s->suspect_c = c;
+		s->suspect_mc = mc;
 		s->verified = 0;
 		return CHECK_SUSPECT;
 	}
+	s->mc = mc;
 	if (s->nseen == CHECK_KEEP) {
 		memmove(s->seen, s->seen + 1, (CHECK_KEEP - 1) *
 		    sizeof(s->seen[0]));

@@ -17,9 +17,11 @@
  * within [CHECK_BAND_LO, CHECK_BAND_HI] of the target: one lucky
  * measurement under the band's top does not keep an answer the others
  * found over it. A re-check of a verified (or settled) answer whose
- * correction
- * moved by more than the drift threshold (CHECK_DRIFT_MIN, or twice the
- * model's leave-one-out median error if larger) says the host drifted.
+ * median moved, against the model's median there, by more than the drift
+ * threshold (CHECK_DRIFT_MIN, or twice the model's leave-one-out median
+ * error if larger) is suspect; measured again, off the same way, the host
+ * drifted. The median, not the percentile: a p95 of 10 to 20 hashes moves
+ * with one slow hash, and a host that changed shows in all of them.
  */
 #ifndef PWTUNE_CHECK_H
 #define PWTUNE_CHECK_H
@@ -62,8 +64,11 @@ struct check_state {
 					   moves nothing: no check until the
 					   interval */
 	int		suspect;	/* off once; c kept until confirmed */
-	double		drifted_by;	/* at a drift: new c over the old */
+	double		drifted_by;	/* at a drift: new mc over the old */
 	double		suspect_c;
+	double		mc;		/* the last median over the model's
+					   (0: none): what a drift moves */
+	double		suspect_mc;
 	double		measured_ms;	/* the last measurement, -1: none */
 	size_t		samples;
 	uint32_t	m_kib, t, p, k;	/* what it measured */
@@ -144,14 +149,17 @@ int	 check_predict(const struct model *m, const char *stack,
 	    uint32_t m_kib, uint32_t t, uint32_t p, uint32_t k, double *ms);
 
 /*
- * Take a measurement of answer a (its percentile measured_ms over samples
- * hashes, the model's own prediction model_ms). loo is the model's
- * leave-one-out median error (for the drift threshold); runtime: a
- * client runtime's answer (check_clamp).
+ * Take a measurement of answer a: its percentile measured_ms and median
+ * median_ms over samples hashes, the model's own predictions there
+ * model_ms (at a's percentile) and model_p50_ms (its median; 0 or
+ * median_ms 0: the drift is judged on the percentile). loo is the model's
+ * leave-one-out median error (for the drift threshold); runtime: a client
+ * runtime's answer (check_clamp).
  */
 enum check_verdict check_update(struct check_state *s,
-	    const struct tune_answer *a, double measured_ms, size_t samples,
-	    double model_ms, double loo, int runtime);
+	    const struct tune_answer *a, double measured_ms, double median_ms,
+	    size_t samples, double model_ms, double model_p50_ms, double loo,
+	    int runtime);
 
 /* Can the daemon check stack's answers (NULL, "", libsodium, libargon2:
    it hashes with the libraries, not a client's runtime)? */
