@@ -60,6 +60,7 @@
 #define CHECK_QUIET_S		5	/* quiet this long before a check */
 #define CHECK_ASK_GAP_S		3	/* a question answered this long ago */
 #define CHECK_ASK_GAP_MAX	30	/* ... postponed this long at most */
+#define CHECK_DOUBT_GAP_S	300	/* a doubt re-checks none newer */
 #define CHECK_RUNTIME_START_S	1	/* CPU s a runtime takes to start */
 #define CHECK_RUNTIME_RSS	(UINT64_C(64) << 20)	/* its own, at least */
 
@@ -672,10 +673,13 @@ checks_keep(struct daemon *d, struct db *db, const struct tune_answer *a,
 /*
  * qu is suspect (its host's speed moved): the answers verified on the
  * same hashing (the libraries' together, a client runtime's its own) are
- * due again now, each judged against its own last median.
+ * due again now, each judged against its own last median; not those
+ * checked in the last CHECK_DOUBT_GAP_S (a noisy host's suspects would
+ * otherwise keep every answer re-checked).
  */
 static void
-checks_doubt(struct daemon *d, const struct question *qu, int64_t run)
+checks_doubt(struct daemon *d, const struct question *qu, int64_t run,
+    time_t now)
 {
 	size_t	i;
 
@@ -683,6 +687,7 @@ checks_doubt(struct daemon *d, const struct question *qu, int64_t run)
 		struct question	*o = &d->questions[i];
 
 		if (o != qu && o->model_run == run && o->cs.verified &&
+		    now - o->checked >= CHECK_DOUBT_GAP_S &&
 		    ((!checks_runtime(o->stack) && !checks_runtime(
 		    qu->stack)) || strcmp(o->stack, qu->stack) == 0))
 			o->checked = 0;
@@ -744,7 +749,7 @@ checks_take(struct daemon *d, const char *key, int64_t run,
 	 * moment to pass for a drift.
 	 */
 	if (v == CHECK_SUSPECT)
-		checks_doubt(d, qu, run);
+		checks_doubt(d, qu, run, now);
 	if (v == CHECK_DRIFTED) {
 		/* What the run's verifications measured is of the host before. */
 		checks_verified_clear(d);
@@ -762,12 +767,19 @@ checks_take(struct daemon *d, const char *key, int64_t run,
 	return v == CHECK_IN_BAND;
 }
 
-/* What m predicts at the parameters qu last measured, along its path. */
+/*
+ * What m predicts at the parameters qu last measured, along its path, at
+ * its percentile (or the median: median set).
+ */
 static int
 checks_predict(const struct model *m, const struct question *qu,
-    const char *stack, double *ms)
+    const char *stack, int median, double *ms)
 {
-	return check_predict(m, stack, &qu->q, qu->backend, qu->cs.m_kib,
+	struct tune_query	q = qu->q;
+
+	if (median)
+		q.percentile = 50;
+	return check_predict(m, stack, &q, qu->backend, qu->cs.m_kib,
 	    qu->cs.t, qu->cs.p, qu->cs.k, ms);
 }
 
@@ -789,8 +801,8 @@ checks_rebase(struct daemon *d, const struct model *was)
 			continue;
 		/* As its answer is predicted: its stack's, or its curve's. */
 		stack = qu->stack[0] ? qu->stack : NULL;
-		if (checks_predict(d->model, qu, stack, &now_ms) == -1 ||
-		    checks_predict(was, qu, stack, &was_ms) == -1 ||
+		if (checks_predict(d->model, qu, stack, 0, &now_ms) == -1 ||
+		    checks_predict(was, qu, stack, 0, &was_ms) == -1 ||
 		    !(now_ms > 0) || !(was_ms > 0))
 			continue;
 		f = was_ms / now_ms;
@@ -813,12 +825,14 @@ checks_rebase(struct daemon *d, const struct model *was)
 		if (qu->cs.suspect)
 			qu->cs.suspect_c = check_clamp(qu->cs.suspect_c * f,
 			    rt);
-		/* The medians' too: the model's moved by about as much. */
-		if (qu->cs.mc > 0)
-			qu->cs.mc = check_clamp(qu->cs.mc * f, rt);
-		if (qu->cs.suspect_mc > 0)
-			qu->cs.suspect_mc = check_clamp(qu->cs.suspect_mc * f,
-			    rt);
+		/* The medians' by the model's median there. */
+		if (checks_predict(d->model, qu, stack, 1, &now_ms) == 0 &&
+		    checks_predict(was, qu, stack, 1, &was_ms) == 0 &&
+		    now_ms > 0 && was_ms > 0) {
+			qu->cs.mc *= was_ms / now_ms;
+			qu->cs.suspect_mc *= was_ms / now_ms;
+		} else
+			qu->cs.mc = qu->cs.suspect_mc = 0;	/* unknown */
 	}
 }
 

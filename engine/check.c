@@ -139,16 +139,48 @@ check_answer(const struct model *m, const char *stack,
 	return rc;
 }
 
-/* The geometric mean of the last n of s's corrections. */
+/* The geometric mean of the last n of s's corrections (n <= nseen). */
 static double
 check_mean(const struct check_state *s, size_t n)
 {
 	double	logsum = 0;
 	size_t	i;
 
+	if (n > s->nseen)
+		n = s->nseen;
+	if (n == 0)
+		return s->c;
 	for (i = s->nseen - n; i < s->nseen; i++)
 		logsum += log(s->seen[i]);
 	return exp(logsum / (double)n);
+}
+
+/*
+ * Keep a measurement of the answer last measured (its percentile ms over
+ * n hashes) among those at its parameters; their geometric mean into
+ * s->measured_ms, their hashes into s->samples.
+ */
+static void
+check_same(struct check_state *s, double ms, size_t n)
+{
+	double	logsum = 0;
+	size_t	i;
+
+	if (s->nsame == CHECK_KEEP) {
+		memmove(s->same_ms, s->same_ms + 1, (CHECK_KEEP - 1) *
+		    sizeof(s->same_ms[0]));
+		memmove(s->same_n, s->same_n + 1, (CHECK_KEEP - 1) *
+		    sizeof(s->same_n[0]));
+		s->nsame--;
+	}
+	s->same_ms[s->nsame] = ms;
+	s->same_n[s->nsame++] = n;
+	s->samples = 0;
+	for (i = 0; i < s->nsame; i++) {
+		logsum += log(s->same_ms[i]);
+		s->samples += s->same_n[i];
+	}
+	s->measured_ms = exp(logsum / (double)s->nsame);
 }
 
 enum check_verdict
@@ -169,34 +201,45 @@ check_update(struct check_state *s, const struct tune_answer *a,
 	s->t = a->t;
 	s->p = a->p;
 	s->k = a->k;
-	if (!same)
+	if (!same) {
+		/* What was measured at other parameters says nothing here. */
 		s->nsame = 0;
-	if (!(model_ms > 0) || !(measured_ms > 0)) {
+		s->mc = 0;
+		s->suspect = 0;
+	}
+	if (!(model_ms > 0) || !(measured_ms > 0) || !isfinite(model_ms) ||
+	    !isfinite(measured_ms)) {
 		s->settled = 1;
 		return CHECK_SETTLED;
 	}
-	c = measured_ms / model_ms;
-	c = check_clamp(c, runtime);
-	/* The host's speed: its median against the model's. */
-	mc = median_ms > 0 && model_p50_ms > 0 ? check_clamp(median_ms /
-	    model_p50_ms, runtime) : c;
+	c = check_clamp(measured_ms / model_ms, runtime);
+	/* The host's speed: its median against the model's (0: unknown). */
+	mc = median_ms > 0 && model_p50_ms > 0 && isfinite(median_ms) &&
+	    isfinite(model_p50_ms) ? median_ms / model_p50_ms : 0;
 	drift = check_drift(loo);
 	s->settled = 0;
 	if (s->suspect) {
 		s->suspect = 0;
-		if (same && s->mc > 0 && fabs(mc / s->mc - 1) > drift &&
-		    (mc > s->mc) == (s->suspect_mc > s->mc)) {
+		if (mc > 0 && s->mc > 0 && fabs(mc / s->mc - 1) > drift) {
+			if ((mc > s->mc) != (s->suspect_mc > s->mc)) {
+				/* Off the other way now: suspect again. */
+				s->suspect = 1;
+				s->suspect_c = c;
+				s->suspect_mc = mc;
+				return CHECK_SUSPECT;
+			}
 			/* Off twice the same way: the host changed. */
 			s->drifted_by = mc / s->mc;
 			s->nseen = 0;
 			s->seen[s->nseen++] = c;
-			s->nsame = 1;
+			s->nsame = 0;
+			check_same(s, measured_ms, samples);
 			s->c = c;
 			s->mc = mc;
 			s->verified = 0;
 			return CHECK_DRIFTED;
 		}
-	} else if (was_stable && same && s->mc > 0 &&
+	} else if (was_stable && same && mc > 0 && s->mc > 0 &&
 	    fabs(mc / s->mc - 1) > drift) {
 		s->suspect = 1;
 		s->suspect_c = c;
@@ -211,15 +254,16 @@ check_update(struct check_state *s, const struct tune_answer *a,
 		s->nseen--;
 	}
 	s->seen[s->nseen++] = c;
-	if (s->nsame < s->nseen)
-		s->nsame++;
 	/*
-	 * Judged on every correction measured at these parameters, not on
-	 * this one alone: one measurement moves by several per cent, and a
-	 * loop that stopped at its first draw in the band kept answers over
-	 * it on the draws that happened to fall low.
+	 * Judged on every measurement at these parameters, not on this one
+	 * alone: one measurement moves by several per cent, and a loop that
+	 * stopped at its first draw in the band kept answers over it on the
+	 * draws that happened to fall low. On what was measured, not on the
+	 * corrections (kept within their bounds, they would put an answer a
+	 * correction past them cannot reach in the band).
 	 */
-	ratio = check_mean(s, s->nsame) * model_ms / a->target_ms;
+	check_same(s, measured_ms, samples);
+	ratio = s->measured_ms / a->target_ms;
 	if (ratio >= CHECK_BAND_LO && ratio <= CHECK_BAND_HI) {
 		s->verified = 1;
 		return CHECK_IN_BAND;
@@ -241,7 +285,7 @@ check_clamp(double c, int runtime)
 	double	lo = runtime ? CHECK_C_MIN_RUNTIME : CHECK_C_MIN;
 	double	hi = runtime ? CHECK_C_MAX_RUNTIME : CHECK_C_MAX;
 
-	return c < lo ? lo : c > hi ? hi : c;
+	return isnan(c) ? 1 : c < lo ? lo : c > hi ? hi : c;
 }
 
 int

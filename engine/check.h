@@ -11,10 +11,10 @@
  * a library's answer, within [CHECK_C_MIN_RUNTIME, CHECK_C_MAX_RUNTIME]
  * for a client runtime's (its model stands on a short probe).
  *
- * An answer is verified when its corrections measured at its parameters
- * (this measurement and those before it at the same m, t, p and k, up to
- * CHECK_KEEP), their geometric mean times the model's prediction, put it
- * within [CHECK_BAND_LO, CHECK_BAND_HI] of the target: one lucky
+ * An answer is verified when its measurements at its parameters (this
+ * one and those before it at the same m, t, p and k, up to CHECK_KEEP),
+ * their geometric mean, are within [CHECK_BAND_LO, CHECK_BAND_HI] of the
+ * target: one lucky
  * measurement under the band's top does not keep an answer the others
  * found over it. A re-check of a verified (or settled) answer whose
  * median moved, against the model's median there, by more than the drift
@@ -56,10 +56,13 @@ struct check_state {
 	double		c;		/* 1 before the first measurement */
 	double		seen[CHECK_KEEP];	/* the last corrections */
 	size_t		nseen;
-	size_t		nsame;		/* of them, the last measured at
-					   m_kib, t, p, k */
+	double		same_ms[CHECK_KEEP];	/* the percentiles measured at
+						   m_kib, t, p, k, the last */
+	size_t		same_n[CHECK_KEEP];	/* and their hashes */
+	size_t		nsame;
 	unsigned	nchecks;
-	int		verified;	/* the last measurement was in band */
+	int		verified;	/* the measurements at m_kib, t, p, k
+					   together are in band */
 	int		settled;	/* under the band, and the correction
 					   moves nothing: no check until the
 					   interval */
@@ -69,8 +72,10 @@ struct check_state {
 	double		mc;		/* the last median over the model's
 					   (0: none): what a drift moves */
 	double		suspect_mc;
-	double		measured_ms;	/* the last measurement, -1: none */
-	size_t		samples;
+	double		measured_ms;	/* the geometric mean of same_ms (the
+					   last measurement when it was not
+					   taken), -1: none */
+	size_t		samples;	/* their hashes */
 	uint32_t	m_kib, t, p, k;	/* what it measured */
 	char		unmeasured[192];	/* why its last check measured
 						   nothing ("": it did) */
@@ -135,7 +140,8 @@ double	 check_runtime_cost(const struct model *m, const char *stack,
  */
 double	 check_drift(double loo);
 
-/* c kept within [CHECK_C_MIN, CHECK_C_MAX], or the runtime's bounds. */
+/* c kept within [CHECK_C_MIN, CHECK_C_MAX], or the runtime's bounds (NaN:
+   1, no correction). */
 double	 check_clamp(double c, int runtime);
 
 /*

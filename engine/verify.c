@@ -53,16 +53,21 @@ verify_measure(const struct tune_answer *a, int cpus, size_t rounds,
 double
 verify_percentile(const struct measure_result *r, int percentile)
 {
-	double	*s, ms;
+	double	 buf[64], *s = buf, ms;
 
-	if (percentile < 95 || r->samples == NULL || r->nsamples == 0 ||
+	if (percentile < 95)
+		return r->st.median;
+	if (r->samples == NULL || r->nsamples == 0)
+		return percentile >= 99 ? r->st.p99 : r->st.p95;
+	/* Out of memory: the largest, never a lower figure. */
+	if (r->nsamples > sizeof(buf) / sizeof(buf[0]) &&
 	    (s = malloc(r->nsamples * sizeof(*s))) == NULL)
-		return percentile >= 99 ? r->st.p99 : percentile >= 95 ?
-		    r->st.p95 : r->st.median;
+		return r->st.max;
 	memcpy(s, r->samples, r->nsamples * sizeof(*s));
 	qsort(s, r->nsamples, sizeof(*s), verify_cmp);
 	ms = stats_rank(s, r->nsamples, percentile >= 99 ? 99 : 95);
-	free(s);
+	if (s != buf)
+		free(s);
 	return ms;
 }
 

@@ -35,9 +35,10 @@ int	 verify_measure(const struct tune_answer *a, int cpus, size_t rounds,
 
 /*
  * r's time at a percentile (50, 95, 99), as verifications and checks take
- * it: p95 and p99 at the nearest rank of r's samples (of 10 to 15: the
- * largest), as the benches and most clients' own timers take them (an
- * interpolated p95 of so few samples is lower); the median as r->st has it.
+ * it: p95 and p99 at the nearest rank of r's samples (of 20 or fewer,
+ * the p95 is the largest or the second largest), as the benches and
+ * clients' own timers of a few hashes take them (an interpolated p95 of so
+ * few samples is lower); the median as r->st has it.
  */
 double	 verify_percentile(const struct measure_result *r, int percentile);
 

@@ -383,7 +383,7 @@ function showAnswer(a, out) {
   // What the daemon's background check measured of these parameters.
   if (a.verified !== undefined) {
     const v = a.verified;
-    row(dl, 'Measured', v ? ms(v.measured_ms) + ' at p' + v.percentile + ' over ' + v.samples + ' hashes' + (v.by === 'verification' ? ' by the run\'s verification' : '') + ', ' + age(v.at) + (v.in_band ? ' (within 90-100 % of the target)' : ' (outside 90-100 % of the target)') :
+    row(dl, 'Measured', v ? ms(v.measured_ms) + ' at p' + v.percentile + ' over ' + v.samples + ' hashes' + (v.checks > 1 ? ' (the mean of ' + v.checks + ' checks of these parameters)' : '') + (v.by === 'verification' ? ' by the run\'s verification' : '') + ', ' + age(v.at) + (v.in_band ? ' (within 90-100 % of the target)' : ' (outside 90-100 % of the target)') :
       'not yet: predicted only (the daemon measures the answers it gave when it is idle)').id = 'answer-measured';
   }
   row(dl, 'Capacity', a.capacity_per_s.toFixed(1) + ' hashes per second');

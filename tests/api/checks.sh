@@ -153,7 +153,7 @@ if [ -n "$verified" ]; then
 		"any(c['checks'] and c['checks']['points'] >= 1 and c['checks']['m_kib_min'] <= $M60 <= c['checks']['m_kib_max'] and c['checks']['factor_at_min'] > 0 for c in j['model']['curves'] if c['backend'] == 'libsodium')"
 	expect_http 200 "the question after the refit" GET "/v1/recommendation?target_ms=60&floor=none"
 	expect_body "after the refit the answer is the one measured, still verified (corrections rebased)" \
-		"j['m_kib'] == $M60 and j['verified'] is not None and j['verified']['in_band']"
+		"j['m_kib'] == $M60 and j['verified'] is not None and j['verified']['in_band'] and 1 <= j['verified']['checks'] <= 3 and j['verified']['samples'] >= 10 * j['verified']['checks'] and 54 <= j['verified']['measured_ms'] <= 60"
 	# The log's corrections add up to the API's: a rebase is said.
 	python3 - "$TMP/body" "$TMP/log" <<'PY' && ok "the answer's correction is one the log gave (a check's, or a rebase's)" || bad "the answer's correction is in no line of the log"
 import json, re, sys

@@ -302,6 +302,7 @@ TEST(a_runs_verification_verifies_the_same_answer)
 	    "verification");
 	ASSERT(json_real_value(json_object_get(v, "measured_ms")) == 240.5);
 	ASSERT_EQ(json_integer_value(json_object_get(v, "samples")), 5);
+	ASSERT_EQ(json_integer_value(json_object_get(v, "checks")), 1);
 	ASSERT(json_is_true(json_object_get(v, "in_band")));
 	json_decref(j);
 

@@ -228,11 +228,56 @@ TEST(one_lucky_measurement_does_not_verify)
 	ASSERT_EQ(upd(&s, &a, 0.93 * q.target_ms, model_ms,
 	    mdl.loo_median, 0), CHECK_IN_BAND);
 	ASSERT(s.verified);
+	ASSERT_EQ(s.nsame, 3);
+	ASSERT_EQ(s.samples, 30);
+	ASSERT(fabs(s.measured_ms - cbrt(1.06 * 0.98 * 0.93) * q.target_ms) <
+	    1e-9);
+	/* A fourth: the last three count (0.98, 0.93, 0.99). */
+	ASSERT_EQ(upd(&s, &a, 0.99 * q.target_ms, model_ms, mdl.loo_median,
+	    0), CHECK_IN_BAND);
+	ASSERT_EQ(s.nsame, 3);
+	ASSERT(fabs(s.measured_ms - cbrt(0.98 * 0.93 * 0.99) * q.target_ms) <
+	    1e-9);
 	/* Other parameters start their own count. */
 	a.m_kib += 1024;
 	ASSERT_EQ(upd(&s, &a, 0.97 * q.target_ms, model_ms,
 	    mdl.loo_median, 0), CHECK_IN_BAND);
 	ASSERT_EQ(s.nsame, 1);
+	ASSERT(s.measured_ms == 0.97 * q.target_ms);
+}
+
+/*
+ * A host 3 x slower than the model (past CHECK_C_MAX): the correction
+ * stops at 2, and the answer it gives, measured at 1.4 x the target, is
+ * not called in band (judged on the corrections, bounded, it was).
+ */
+TEST(a_correction_past_its_bound_is_not_in_band)
+{
+	struct check_state	s;
+	struct tune_query	q;
+	struct tune_answer	a;
+	double			model_ms;
+	enum check_verdict	v;
+	char			err[256];
+	unsigned		i;
+
+	fit();
+	tune_query_init(&q);
+	q.target_ms = 250;
+	q.floor = TUNE_FLOOR_NONE;
+	check_state_init(&s);
+	for (i = 0; i < 3; i++) {
+		ASSERT(check_answer(&mdl, NULL, &q, s.c, &a, &model_ms, err,
+		    sizeof(err)) == 0);
+		v = upd(&s, &a, 3 * model_ms, model_ms, mdl.loo_median, 0);
+		printf("# check %u: measured %.3f of the target: %s, c = "
+		    "%.3f\n", i + 1, 3 * model_ms / q.target_ms,
+		    check_verdict_name(v), s.c);
+		ASSERT(v == CHECK_CORRECTED);
+		ASSERT(!s.verified);
+		ASSERT(s.c <= CHECK_C_MAX);
+	}
+	ASSERT(fabs(s.c - CHECK_C_MAX) < 1e-9);
 }
 
 /* A verified answer whose host became 30 % slower: a drift. */
@@ -465,6 +510,7 @@ TEST_LIST(
 	TEST_ENTRY(a_corrected_answer_gives_back_the_models_headroom),
 	TEST_ENTRY(a_corrected_answer_aims_at_the_bands_middle),
 	TEST_ENTRY(one_lucky_measurement_does_not_verify),
+	TEST_ENTRY(a_correction_past_its_bound_is_not_in_band),
 	TEST_ENTRY(drift_of_a_verified_answer),
 	TEST_ENTRY(a_slow_tail_alone_is_not_a_drift),
 	TEST_ENTRY(corrections_are_bounded),
