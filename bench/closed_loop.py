@@ -13,7 +13,10 @@ again and time the answers again. Prints, per answer, before and after:
 m, t, the measured p95 over the target, and what the daemon said it
 measured (verified); then the share within [0.90, 1.00], the largest
 ratio, the spread of m across runs, the model's leave-one-out error, and
-the CPU the checks took.
+the CPU the checks took. A fixed point (64 MiB, t = 1, 15 hashes, its
+median) is timed before the first answers and before the second: how much
+the host itself got slower or faster meanwhile, printed per run, and the
+share in band once each answer's ratio is divided by it.
 
 A target the owasp floor does not fit under on this host at that moment
 (25 ms: the floor's least, 7 MiB at t = 5, can take longer) is answered
@@ -40,6 +43,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import timer as timer_mod  # noqa: E402  (bench/timer.py)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+REF_M_KIB = 65536       # the fixed point timed before and after
 
 
 def run(cmd, **kw):
@@ -113,6 +117,11 @@ def one_run(args, timer, targets, rnd):
             a["floor_none"] = True
             return a
 
+        # The host's own speed, before and after: a fixed point (64 MiB,
+        # t = 1), its median, timed beside the answers, so that a host
+        # that got slower or faster meanwhile shows apart from the loop.
+        ref_before = statistics.median(timer_mod.times(
+            timer, "libsodium", REF_M_KIB, 1, 1))
         before = {}
         for t, k in questions:
             a = ask(t, k)
@@ -135,16 +144,21 @@ def one_run(args, timer, targets, rnd):
         waited = time.monotonic() - t0
         met = get(base + "/metrics")
         cpu = metric(met, "pwtuned_check_cpu_seconds_total")
+        ref_after = statistics.median(timer_mod.times(
+            timer, "libsodium", REF_M_KIB, 1, 1))
+        speed = ref_after / ref_before
         for t, k in questions:
             a = ask(t, k)
             rows.append((rnd, t, k, before[(t, k)][0], before[(t, k)][1],
-                         a, time_answer(timer, a, k) / t))
+                         a, time_answer(timer, a, k) / t, speed))
         mm = model.get("model", {})
         loo = mm.get("loo_median_error") or 0
         worst = mm.get("loo_worst_error") or 0
         print("run %d: %d checks in %.0f s, %.1f CPU s; model LOO median "
-              "%.1f %%, worst %.1f %%" % (rnd, last, waited, cpu,
-                                           100 * loo, 100 * worst))
+              "%.1f %%, worst %.1f %%; the fixed point (64 MiB, t = 1) "
+              "median %.1f ms before, %.1f ms after (%.3f)" % (
+                  rnd, last, waited, cpu, 100 * loo, 100 * worst,
+                  ref_before, ref_after, speed))
     finally:
         d.send_signal(signal.SIGTERM)
         d.wait(timeout=30)
@@ -177,7 +191,7 @@ def main():
     print("\n| run | target ms | k | before: m KiB, t | p95 / target "
           "| after: m KiB, t | p95 / target | verified (daemon) |")
     print("|---|---|---|---|---|---|---|---|")
-    for rnd, t, k, a0, r0, a1, r1 in rows:
+    for rnd, t, k, a0, r0, a1, r1, _ in rows:
         v = a1.get("verified")
         print("| %d | %d%s | %d | %d, %d | %.3f | %d, %d | %.3f | %s |" % (
             rnd, t, " (floor=none: 422 above the floor)" if
@@ -192,6 +206,13 @@ def main():
                   label, sum(1 for r in rs if 0.90 <= r <= 1.00), len(rs),
                   100 * sum(1 for r in rs if 0.90 <= r <= 1.00) / len(rs),
                   statistics.median(rs), max(rs)))
+    rs = [r[6] / r[7] for r in rows]
+    print("\nafter the checks, each over its run's fixed-point change (the "
+          "host's speed taken out): %d of %d within [0.90, 1.00] (%.0f %%), "
+          "median %.3f, max %.3f" % (
+              sum(1 for r in rs if 0.90 <= r <= 1.00), len(rs),
+              100 * sum(1 for r in rs if 0.90 <= r <= 1.00) / len(rs),
+              statistics.median(rs), max(rs)))
     if args.runs > 1:
         print("\nm across the runs (after), largest / smallest - 1:")
         for t in targets:
