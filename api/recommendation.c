@@ -160,9 +160,11 @@ api_answer_checked(json_t *j, const struct api_answer_arg *a,
 		json_object_set_new(j, "verified", json_pack("{s:f, s:i, s:I, "
 		    "s:I, s:s, s:b, s:f, s:s}", "measured_ms", cs->measured_ms,
 		    "percentile", ta->percentile, "samples",
-		    (json_int_t)cs->samples, "checks", (json_int_t)(cs->nsame >
-		    0 ? cs->nsame : 1), "at", a->checked_at, "in_band",
-		    cs->verified, "correction", cs->c, "by", "check"));
+		    (json_int_t)cs->samples, "checks", (json_int_t)(
+		    cs->nmeasured > 0 ? cs->nmeasured : 1), "at",
+		    a->checked_at, "in_band", cs->measured_ms >= CHECK_BAND_LO *
+		    ta->target_ms && cs->measured_ms <= CHECK_BAND_HI *
+		    ta->target_ms, "correction", cs->c, "by", "check"));
 	else if ((v = check_verified_find(st->verified, st->nverified,
 	    st->model_run, a->stack, ta)) != NULL) {
 		/* Not checked yet: what the run's verification measured. */

@@ -731,12 +731,13 @@ checks_take(struct daemon *d, const char *key, int64_t run,
 	d->checks_by_verdict[qu->cs.settled && v == CHECK_CORRECTED ?
 	    CHECK_SETTLED : v]++;
 	log_info("check %s: m = %u KiB, t = %u, p = %u measured %.1f ms "
-	    "(%.3f of the target, the model said %.1f): %s%s, correction "
-	    "%.3f", checks_label(d, qu, label, sizeof(label)),
-	    (unsigned)a->m_kib, (unsigned)a->t, (unsigned)a->p, measured,
-	    measured / qu->q.target_ms, model_ms, check_verdict_name(v),
-	    qu->cs.settled && v != CHECK_SETTLED ? " (settled)" : "",
-	    qu->cs.c);
+	    "(%.3f of the target, the model said %.1f; of %zu measurements "
+	    "here, %.3f): %s%s, correction %.3f", checks_label(d, qu, label,
+	    sizeof(label)), (unsigned)a->m_kib, (unsigned)a->t,
+	    (unsigned)a->p, measured, measured / qu->q.target_ms, model_ms,
+	    qu->cs.nmeasured, qu->cs.measured_ms / qu->q.target_ms,
+	    check_verdict_name(v), qu->cs.settled && v != CHECK_SETTLED ?
+	    " (settled)" : "", qu->cs.c);
 	d->model_version++;	/* answers cached go: they say what was found */
 	/*
 	 * A verified answer found the host off by more than the model's

@@ -181,6 +181,7 @@ check_same(struct check_state *s, double ms, size_t n)
 		s->samples += s->same_n[i];
 	}
 	s->measured_ms = exp(logsum / (double)s->nsame);
+	s->nmeasured = s->nsame;
 }
 
 enum check_verdict
@@ -197,6 +198,7 @@ check_update(struct check_state *s, const struct tune_answer *a,
 	s->nchecks++;
 	s->measured_ms = measured_ms;
 	s->samples = samples;
+	s->nmeasured = 1;
 	s->m_kib = a->m_kib;
 	s->t = a->t;
 	s->p = a->p;
@@ -210,6 +212,7 @@ check_update(struct check_state *s, const struct tune_answer *a,
 	if (!(model_ms > 0) || !(measured_ms > 0) || !isfinite(model_ms) ||
 	    !isfinite(measured_ms)) {
 		s->settled = 1;
+		s->verified = 0;
 		return CHECK_SETTLED;
 	}
 	c = check_clamp(measured_ms / model_ms, runtime);

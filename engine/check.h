@@ -76,6 +76,7 @@ struct check_state {
 					   last measurement when it was not
 					   taken), -1: none */
 	size_t		samples;	/* their hashes */
+	size_t		nmeasured;	/* the measurements measured_ms is of */
 	uint32_t	m_kib, t, p, k;	/* what it measured */
 	char		unmeasured[192];	/* why its last check measured
 						   nothing ("": it did) */
@@ -158,7 +159,7 @@ int	 check_predict(const struct model *m, const char *stack,
  * Take a measurement of answer a: its percentile measured_ms and median
  * median_ms over samples hashes, the model's own predictions there
  * model_ms (at a's percentile) and model_p50_ms (its median; 0 or
- * median_ms 0: the drift is judged on the percentile). loo is the model's
+ * median_ms 0: unknown, no drift is judged). loo is the model's
  * leave-one-out median error (for the drift threshold); runtime: a client
  * runtime's answer (check_clamp).
  */

@@ -357,6 +357,52 @@ TEST(a_slow_tail_alone_is_not_a_drift)
 	ASSERT(fabs(s.drifted_by - 1.3) < 1e-9);
 }
 
+/*
+ * A suspect answer's next measurement off the other way is suspect again,
+ * not a drift; parameters that changed start the median afresh (no
+ * drift judged against another size's), as does a median unknown.
+ */
+TEST(a_drift_needs_the_same_way_at_the_same_parameters)
+{
+	struct check_state	s;
+	struct tune_query	q;
+	struct tune_answer	a;
+	double			model_ms, mc;
+	char			err[256];
+
+	fit();
+	tune_query_init(&q);
+	q.target_ms = 250;
+	check_state_init(&s);
+	ASSERT(loop(&s, &q, 1.2, 4, &a) > 0);
+	ASSERT(check_answer(&mdl, NULL, &q, s.c, &a, &model_ms, err,
+	    sizeof(err)) == 0);
+	mc = s.mc;
+	ASSERT(mc > 0);
+	ASSERT_EQ(check_update(&s, &a, s.c * model_ms, 1.3 * mc * model_ms,
+	    10, model_ms, model_ms, mdl.loo_median, 0), CHECK_SUSPECT);
+	ASSERT_EQ(s.nmeasured, 1);
+	ASSERT_EQ(check_update(&s, &a, s.c * model_ms, 0.7 * mc * model_ms,
+	    10, model_ms, model_ms, mdl.loo_median, 0), CHECK_SUSPECT);
+	ASSERT(fabs(s.suspect_mc - 0.7 * mc) < 1e-9);
+	ASSERT_EQ(check_update(&s, &a, s.c * model_ms, mc * model_ms, 10,
+	    model_ms, model_ms, mdl.loo_median, 0), CHECK_IN_BAND);
+	/* Another size: its median is not compared with this one's. */
+	a.m_kib += 4096;
+	ASSERT_EQ(check_update(&s, &a, s.c * model_ms, 1.3 * mc * model_ms,
+	    10, model_ms, model_ms, mdl.loo_median, 0), CHECK_IN_BAND);
+	ASSERT(fabs(s.mc - 1.3 * mc) < 1e-9);
+	/* No median: nothing judged, nothing kept. */
+	ASSERT_EQ(check_update(&s, &a, s.c * model_ms, 0, 10, model_ms,
+	    model_ms, mdl.loo_median, 0), CHECK_IN_BAND);
+	ASSERT(s.mc == 0);
+	ASSERT_EQ(check_update(&s, &a, s.c * model_ms, 2 * mc * model_ms,
+	    10, model_ms, model_ms, mdl.loo_median, 0), CHECK_IN_BAND);
+	ASSERT_EQ(s.nmeasured, 3);
+	/* A correction of NaN is none. */
+	ASSERT(check_clamp(NAN, 0) == 1 && check_clamp(NAN, 1) == 1);
+}
+
 /* Corrections are bounded; a measurement of nothing changes nothing. */
 TEST(corrections_are_bounded)
 {
@@ -513,6 +559,7 @@ TEST_LIST(
 	TEST_ENTRY(a_correction_past_its_bound_is_not_in_band),
 	TEST_ENTRY(drift_of_a_verified_answer),
 	TEST_ENTRY(a_slow_tail_alone_is_not_a_drift),
+	TEST_ENTRY(a_drift_needs_the_same_way_at_the_same_parameters),
 	TEST_ENTRY(corrections_are_bounded),
 	TEST_ENTRY(a_runtime_checks_cost_counts_warmups_at_two_passes),
 	TEST_ENTRY(a_runtime_checks_warmups_follow_its_correction)
