@@ -70,6 +70,26 @@ loop(struct check_state *s, const struct tune_query *q, double bias,
 	return 0;
 }
 
+/*
+ * The model fitted, q asked for 250 ms, and its answer brought into the
+ * band on a host 1.2 x the model: verified, its answer in *a.
+ */
+static void
+verified_at_250(struct check_state *s, struct tune_query *q,
+    struct tune_answer *a, double *model_ms)
+{
+	char	err[256];
+
+	fit();
+	tune_query_init(q);
+	q->target_ms = 250;
+	check_state_init(s);
+	ASSERT(loop(s, q, 1.2, 4, a) > 0);
+	ASSERT(s->verified);
+	ASSERT(check_answer(&mdl, NULL, q, s->c, a, model_ms, err,
+	    sizeof(err)) == 0);
+}
+
 static void
 biased(double bias, double target, unsigned k)
 {
@@ -287,17 +307,9 @@ TEST(drift_of_a_verified_answer)
 	struct tune_query	q;
 	struct tune_answer	a;
 	double			model_ms;
-	char			err[256];
 
-	fit();
-	tune_query_init(&q);
-	q.target_ms = 250;
-	check_state_init(&s);
-	ASSERT(loop(&s, &q, 1.2, 4, &a) > 0);
-	ASSERT(s.verified);
+	verified_at_250(&s, &q, &a, &model_ms);
 	/* The same answer again, the same host: still in band. */
-	ASSERT(check_answer(&mdl, NULL, &q, s.c, &a, &model_ms, err,
-	    sizeof(err)) == 0);
 	ASSERT_EQ(upd(&s, &a, 1.2 * model_ms, model_ms,
 	    mdl.loo_median, 0), CHECK_IN_BAND);
 	/* One noisy moment: suspect, then in band again. */
@@ -332,14 +344,7 @@ TEST(a_slow_tail_alone_is_not_a_drift)
 	enum check_verdict	v;
 	char			err[256];
 
-	fit();
-	tune_query_init(&q);
-	q.target_ms = 250;
-	check_state_init(&s);
-	ASSERT(loop(&s, &q, 1.2, 4, &a) > 0);
-	ASSERT(s.verified);
-	ASSERT(check_answer(&mdl, NULL, &q, s.c, &a, &model_ms, err,
-	    sizeof(err)) == 0);
+	verified_at_250(&s, &q, &a, &model_ms);
 	v = check_update(&s, &a, 1.5 * model_ms, 1.2 * model_ms, 10,
 	    model_ms, model_ms, mdl.loo_median, 0);
 	printf("# p95 1.25 x, median as before: %s\n",
@@ -368,15 +373,8 @@ TEST(a_drift_needs_the_same_way_at_the_same_parameters)
 	struct tune_query	q;
 	struct tune_answer	a;
 	double			model_ms, mc;
-	char			err[256];
 
-	fit();
-	tune_query_init(&q);
-	q.target_ms = 250;
-	check_state_init(&s);
-	ASSERT(loop(&s, &q, 1.2, 4, &a) > 0);
-	ASSERT(check_answer(&mdl, NULL, &q, s.c, &a, &model_ms, err,
-	    sizeof(err)) == 0);
+	verified_at_250(&s, &q, &a, &model_ms);
 	mc = s.mc;
 	ASSERT(mc > 0);
 	ASSERT_EQ(check_update(&s, &a, s.c * model_ms, 1.3 * mc * model_ms,
