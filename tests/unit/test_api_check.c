@@ -36,6 +36,10 @@ static char		 dir[256];
  */
 static int	stale, calls;
 
+/* When set, the default answer's state: a check measured it (fake). */
+static struct check_state	fake;
+static int			faking;
+
 static int
 wrapped_checked(void *ctx, const struct tune_query *q, const char *stack,
     struct check_state *cs, char *at, size_t atlen, uint64_t *version)
@@ -43,6 +47,11 @@ wrapped_checked(void *ctx, const struct tune_query *q, const char *stack,
 	int	rc = real.checked(ctx, q, stack, cs, at, atlen, version);
 
 	calls++;
+	if (faking && stack == NULL) {
+		*cs = fake;
+		snprintf(at, atlen, "2026-12-05T00:00:00Z");
+		return 1;
+	}
 	if (stale) {
 		stale = 0;
 		cs->c = 2;
@@ -353,7 +362,54 @@ TEST(a_runs_verification_verifies_the_same_answer)
 	teardown();
 }
 
+/*
+ * A check's `verified` says how many measurements its measured_ms is the
+ * mean of, their hashes in all, and in_band of that figure (not of the
+ * state's verdict: a suspect measurement is shown as measured).
+ */
+TEST(a_checks_verified_says_its_measurements)
+{
+	json_t	*j, *v;
+
+	setup();
+	ASSERT((j = get(Q250)) != NULL);
+	check_state_init(&fake);
+	fake.m_kib = uint_of(j, "m_kib");
+	fake.t = uint_of(j, "t");
+	fake.p = uint_of(j, "p");
+	fake.k = 1;
+	json_decref(j);
+	fake.nchecks = 3;
+	fake.measured_ms = 237.5;
+	fake.samples = 26;
+	fake.nmeasured = 2;
+	fake.verified = 1;
+	faking = 1;
+	j = again(Q250);
+	v = json_object_get(j, "verified");
+	ASSERT(json_is_object(v));
+	ASSERT_STR_EQ(json_string_value(json_object_get(v, "by")), "check");
+	ASSERT(json_real_value(json_object_get(v, "measured_ms")) == 237.5);
+	ASSERT_EQ(json_integer_value(json_object_get(v, "samples")), 26);
+	ASSERT_EQ(json_integer_value(json_object_get(v, "checks")), 2);
+	ASSERT(json_is_true(json_object_get(v, "in_band")));
+	json_decref(j);
+	/* One measurement over the band, the state still verified. */
+	fake.measured_ms = 262.0;
+	fake.samples = 13;
+	fake.nmeasured = 1;
+	j = again(Q250);
+	v = json_object_get(j, "verified");
+	ASSERT(json_is_object(v));
+	ASSERT_EQ(json_integer_value(json_object_get(v, "checks")), 1);
+	ASSERT(json_is_false(json_object_get(v, "in_band")));
+	json_decref(j);
+	faking = 0;
+	teardown();
+}
+
 TEST_LIST(
 	TEST_ENTRY(check_reads_correction_and_model_under_one_version),
+	TEST_ENTRY(a_checks_verified_says_its_measurements),
 	TEST_ENTRY(a_runs_verification_verifies_the_same_answer)
 )
