@@ -139,20 +139,23 @@ check_answer(const struct model *m, const char *stack,
 	return rc;
 }
 
-/* The geometric mean of the last n of s's corrections (n <= nseen). */
+/* The geometric mean of v[0..n), n > 0. */
 static double
-check_mean(const struct check_state *s, size_t n)
+check_geomean(const double *v, size_t n)
 {
 	double	logsum = 0;
 	size_t	i;
 
-	if (n > s->nseen)
-		n = s->nseen;
-	if (n == 0)
-		return s->c;
-	for (i = s->nseen - n; i < s->nseen; i++)
-		logsum += log(s->seen[i]);
+	for (i = 0; i < n; i++)
+		logsum += log(v[i]);
 	return exp(logsum / (double)n);
+}
+
+/* The geometric mean of s's corrections (s->c when none). */
+static double
+check_mean(const struct check_state *s)
+{
+	return s->nseen > 0 ? check_geomean(s->seen, s->nseen) : s->c;
 }
 
 /*
@@ -163,7 +166,6 @@ check_mean(const struct check_state *s, size_t n)
 static void
 check_same(struct check_state *s, double ms, size_t n)
 {
-	double	logsum = 0;
 	size_t	i;
 
 	if (s->nsame == CHECK_KEEP) {
@@ -176,11 +178,9 @@ check_same(struct check_state *s, double ms, size_t n)
 	s->same_ms[s->nsame] = ms;
 	s->same_n[s->nsame++] = n;
 	s->samples = 0;
-	for (i = 0; i < s->nsame; i++) {
-		logsum += log(s->same_ms[i]);
+	for (i = 0; i < s->nsame; i++)
 		s->samples += s->same_n[i];
-	}
-	s->measured_ms = exp(logsum / (double)s->nsame);
+	s->measured_ms = check_geomean(s->same_ms, s->nsame);
 	s->nmeasured = s->nsame;
 }
 
@@ -272,7 +272,7 @@ check_update(struct check_state *s, const struct tune_answer *a,
 		return CHECK_IN_BAND;
 	}
 	s->verified = 0;
-	c = check_mean(s, s->nseen);
+	c = check_mean(s);
 	/* Under the band with the correction already taken: settled. */
 	if (ratio < CHECK_BAND_LO && same && fabs(c / s->c - 1) < 0.01) {
 		s->settled = 1;

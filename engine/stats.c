@@ -50,6 +50,12 @@ cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+void
+stats_sort(double *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+}
+
 double
 stats_percentile(const double *sorted, size_t n, double q)
 {

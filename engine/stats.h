@@ -43,6 +43,9 @@ double	 stats_percentile(const double *sorted, size_t n, double q);
  */
 double	 stats_rank(const double *sorted, size_t n, double q);
 
+/* Sort v[0..n) ascending, in place. */
+void	 stats_sort(double *v, size_t n);
+
 /* Two-sided 99.9 % quantile of Student's t with df degrees of freedom. */
 double	 stats_t999(size_t df);
 

@@ -8,14 +8,6 @@
 #include "measure.h"
 #include "verify.h"
 
-static int
-verify_cmp(const void *a, const void *b)
-{
-	double	x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 size_t
 verify_rounds(uint32_t k)
 {
@@ -64,7 +56,7 @@ verify_percentile(const struct measure_result *r, int percentile)
 	    (s = malloc(r->nsamples * sizeof(*s))) == NULL)
 		return r->st.max;
 	memcpy(s, r->samples, r->nsamples * sizeof(*s));
-	qsort(s, r->nsamples, sizeof(*s), verify_cmp);
+	stats_sort(s, r->nsamples);
 	ms = stats_rank(s, r->nsamples, percentile >= 99 ? 99 : 95);
 	if (s != buf)
 		free(s);
