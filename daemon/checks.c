@@ -695,13 +695,11 @@ checks_doubt(struct daemon *d, const struct question *qu, int64_t run,
 }
 
 /*
- * What a check found, taken into its question (d->lock held). Returns 1
- * when the measurement is one the model takes as a point: in band, that
- * is where the question's corrections led and a measurement confirmed
- * (not one that is off and may be noise or a passing slowdown, not a
- * drift), 0 otherwise.
+ * daemon.h. The measurement the model takes as a point is one in band:
+ * where the question's corrections led and a measurement confirmed (not
+ * one that is off and may be noise or a passing slowdown, not a drift).
  */
-static int
+int
 checks_take(struct daemon *d, const char *key, int64_t run,
     const struct tune_answer *a, double measured, double median, size_t n,
     double model_ms, double model_p50, const struct model *m,
@@ -899,7 +897,7 @@ checks_tick(struct daemon *d, struct db *db)
 	struct measure_result	 r;
 	time_t			 now = time(NULL);
 	double			 model_ms, measured, cpu0, spent, cost, mono;
-	double			 samples;
+	double			 samples, model_p50;
 	size_t			 i, n, pick = (size_t)-1;
 	int			 queue_run = 0, rc, taken = 0;
 	unsigned		 threads, timeout_max;
@@ -948,6 +946,12 @@ checks_tick(struct daemon *d, struct db *db)
 		    "did not run for the model in use");
 		return 0;
 	}
+	/*
+	 * The model's own median at the answer (its p50 without the
+	 * question's correction): what a check's median is judged against.
+	 */
+	model_p50 = model_ms > 0 && a.predicted_ms > 0 ?
+	    a.predicted_p50_ms / (a.predicted_ms / model_ms) : 0;
 	/* The budget and the host's quiet first. */
 	samples = CHECK_SAMPLE_MS / a.predicted_p50_ms;
 	n = samples >= CHECK_SAMPLES_MAX ? CHECK_SAMPLES_MAX :
@@ -1073,17 +1077,14 @@ checks_tick(struct daemon *d, struct db *db)
 		    "the spread wide");
 	} else
 		taken = checks_take(d, qu.key, run, &a, measured, r.st.median,
-		    r.nsamples, model_ms, model_ms > 0 && a.predicted_ms > 0 ?
-		    a.predicted_p50_ms / (a.predicted_ms / model_ms) : 0, m,
-		    &queue_run);
+		    r.nsamples, model_ms, model_p50, m, &queue_run);
 	/*
 	 * Kept in the store: as a point of the run's model when taken (the
 	 * model refitted with it, at k = 1), else as a suspect one.
 	 */
 	if (measured > 0) {
 		pthread_mutex_unlock(&d->lock);
-		checks_keep(d, db, &a, qu.stack, &r, model_ms > 0 ?
-		    a.predicted_p50_ms / (a.predicted_ms / model_ms) : 0, run,
+		checks_keep(d, db, &a, qu.stack, &r, model_p50, run,
 		    taken ? DB_SOURCE_CHECK : DB_SOURCE_CHECK_SUSPECT);
 		/* A library's curve refitted; a runtime's keeps its question's
 		   correction. */

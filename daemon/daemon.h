@@ -305,6 +305,20 @@ void	 checks_keep(struct daemon *d, struct db *db,
 	    const struct tune_answer *a, const char *stack,
 	    const struct measure_result *r, double model_p50, int64_t run,
 	    const char *source);
+/*
+ * What a check of question key found, taken into it with d->lock held:
+ * answer a (answered from m under run) measured `measured` ms at its
+ * percentile and `median` ms at its median over n hashes, where the model
+ * said model_ms and model_p50. Its state is judged (engine/check.h); a
+ * suspect brings the answers verified on the same hashing due again (not
+ * those checked in the last five minutes); a drift forgets the run's
+ * verifications and sets *queue_run. 1 when the measurement is one the
+ * model takes as a point (in band). checks_tick's, and the tests'.
+ */
+int	 checks_take(struct daemon *d, const char *key, int64_t run,
+	    const struct tune_answer *a, double measured, double median,
+	    size_t n, double model_ms, double model_p50,
+	    const struct model *m, int *queue_run);
 /* Called by the idle runner with d->lock held: check one question if one
    is due, the budget allows and the host is quiet. 1 when it did. */
 int	 checks_tick(struct daemon *d, struct db *db);

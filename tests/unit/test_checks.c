@@ -1,0 +1,262 @@
+/*
+ * tests/unit/test_checks.c: what the daemon's background checks do with
+ * a measurement (daemon/checks.c), over pwtuned's own state and a model
+ * fitted to a recorded quick run. The measurements are given, not
+ * timed: a suspect answer brings the others verified due again (not
+ * those just checked), a drift forgets the run's verifications and
+ * queues a run, and a refit rebases what each question measured.
+ */
+#include <dirent.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+#include <sodium.h>
+
+#include "test.h"
+#include "daemon.h"
+
+static struct daemon	 d;
+static char		 dir[256];
+
+static void
+setup(void)
+{
+	struct report	 rep;
+	struct db	*db;
+	json_t		*j;
+	json_error_t	 je;
+	char		 err[1024];
+	int64_t		 id;
+
+	ASSERT(sodium_init() >= 0);
+	memset(&d, 0, sizeof(d));
+	snprintf(dir, sizeof(dir), "%s/pwtune-test-checks-XXXXXX",
+	    getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	ASSERT(mkdtemp(dir) != NULL);
+	config_defaults(&d.cfg);
+	ASSERT(config_set(&d.cfg, "state_dir", dir, err, sizeof(err)) == 0);
+	ASSERT(config_finish(&d.cfg, err, sizeof(err)) == 0);
+	log_init(LOG_LEVEL_ERROR, 0);
+	pthread_mutex_init(&d.lock, NULL);
+	pthread_cond_init(&d.wake, NULL);
+	ASSERT(host_probe(NULL, &d.host, err, sizeof(err)) == 0);
+	j = json_load_file(PWTUNE_SOURCE_DIR "/tests/data/quick-run.json", 0,
+	    &je);
+	ASSERT(j != NULL);
+	ASSERT(report_from_json(j, &rep, err, sizeof(err)) == 0);
+	json_decref(j);
+	rep.host = d.host;
+	ASSERT(db_open(d.cfg.db, NULL, &db, err, sizeof(err)) == DB_OK);
+	ASSERT(db_import_report(db, &rep, &id, err, sizeof(err)) == DB_OK);
+	ASSERT(runner_load_model(&d, db, err, sizeof(err)) == 0);
+	db_close(db);
+	report_release(&rep);
+	ASSERT(d.model != NULL);
+}
+
+/* The state directory's files, and it. */
+static void
+teardown(void)
+{
+	struct dirent	*e;
+	DIR		*dp;
+	char		 path[512];
+
+	free(d.model);
+	d.model = NULL;
+	if ((dp = opendir(dir)) != NULL) {
+		while ((e = readdir(dp)) != NULL)
+			if (e->d_name[0] != '.') {
+				snprintf(path, sizeof(path), "%s/%s", dir,
+				    e->d_name);
+				unlink(path);
+			}
+		closedir(dp);
+	}
+	rmdir(dir);
+}
+
+/* A question for target ms, asked twice (so it is checked); it. */
+static struct question *
+ask(double target_ms)
+{
+	struct tune_query	q;
+	size_t			i;
+
+	tune_query_init(&q);
+	q.target_ms = target_ms;
+	q.floor = TUNE_FLOOR_NONE;
+	checks_asked(&d, &q, NULL);
+	checks_asked(&d, &q, NULL);
+	for (i = 0; i < d.nquestions; i++)
+		if (d.questions[i].q.target_ms == target_ms)
+			return &d.questions[i];
+	return NULL;
+}
+
+/* qu's answer under its correction, and the model's p95 and p50 there. */
+static void
+answer(const struct question *qu, struct tune_answer *a, double *model_ms,
+    double *model_p50)
+{
+	char	err[256];
+
+	ASSERT(check_answer(d.model, NULL, &qu->q, qu->cs.c, a, model_ms, err,
+	    sizeof(err)) == 0);
+	ASSERT(a->m_kib > 0 && a->predicted_ms > 0 && *model_ms > 0);
+	*model_p50 = a->predicted_p50_ms / (a->predicted_ms / *model_ms);
+}
+
+/*
+ * A check of qu measured at `of` x its target (its percentile) and at
+ * speed x the model's median: what checks_take returned, the verdict
+ * counted, *queue_run.
+ */
+static enum check_verdict
+measured(struct question *qu, double of, double speed, int *queue_run)
+{
+	struct tune_answer	a;
+	double			model_ms, model_p50;
+	unsigned long long	was[CHECK_VERDICTS];
+	size_t			v;
+
+	answer(qu, &a, &model_ms, &model_p50);
+	memcpy(was, d.checks_by_verdict, sizeof(was));
+	*queue_run = 0;
+	checks_take(&d, qu->key, d.model_run, &a, of * qu->q.target_ms,
+	    speed * model_p50, 13, model_ms, model_p50, d.model, queue_run);
+	for (v = 0; v < CHECK_VERDICTS; v++)
+		if (d.checks_by_verdict[v] != was[v])
+			return (enum check_verdict)v;
+	TEST_FAIL("no verdict counted");
+	return CHECK_VERDICTS;
+}
+
+/* Three questions verified: 100, 250 and 500 ms, each at its own speed 1. */
+static void
+three_verified(struct question **q100, struct question **q250,
+    struct question **q500)
+{
+	int	queue_run;
+
+	ASSERT((*q100 = ask(100)) != NULL);
+	ASSERT((*q250 = ask(250)) != NULL);
+	ASSERT((*q500 = ask(500)) != NULL);
+	ASSERT(measured(*q100, 0.95, 1, &queue_run) == CHECK_IN_BAND);
+	ASSERT(measured(*q250, 0.95, 1, &queue_run) == CHECK_IN_BAND);
+	ASSERT(measured(*q500, 0.95, 1, &queue_run) == CHECK_IN_BAND);
+	ASSERT((*q100)->cs.verified && (*q250)->cs.verified &&
+	    (*q500)->cs.verified);
+}
+
+TEST(a_suspect_brings_the_others_due_but_not_those_just_checked)
+{
+	struct question	*q100, *q250, *q500;
+	time_t		 now = time(NULL);
+	int		 queue_run;
+
+	setup();
+	three_verified(&q100, &q250, &q500);
+	q250->checked = now - 400;	/* past the five minutes */
+	q500->checked = now - 100;	/* within them */
+	/* The host at 1.5 x its speed when 100 ms was verified. */
+	ASSERT(measured(q100, 0.95 * 1.5, 1.5, &queue_run) == CHECK_SUSPECT);
+	ASSERT_EQ(queue_run, 0);
+	ASSERT(!q100->cs.verified && q100->cs.suspect);
+	ASSERT(q100->checked >= now);
+	ASSERT_EQ(q250->checked, 0);		/* due again now */
+	ASSERT_EQ(q500->checked, now - 100);	/* left as it was */
+	ASSERT(q250->cs.verified && q500->cs.verified);
+	ASSERT_EQ(d.drift, 0);
+	teardown();
+}
+
+TEST(a_drift_forgets_the_verifications_and_queues_a_run)
+{
+	struct question		*q100, *q250, *q500;
+	struct tune_answer	 a;
+	double			 model_ms, model_p50;
+	int			 queue_run;
+
+	setup();
+	three_verified(&q100, &q250, &q500);
+	answer(q250, &a, &model_ms, &model_p50);
+	checks_verified_add(&d, d.model_run, &a, 240, 13);
+	ASSERT_EQ(d.nverified, 1);
+	/* Slower by half, then by half again: the same way twice. */
+	ASSERT(measured(q100, 1.4, 1.5, &queue_run) == CHECK_SUSPECT);
+	ASSERT_EQ(d.nverified, 1);
+	ASSERT(measured(q100, 1.4, 1.5, &queue_run) == CHECK_DRIFTED);
+	ASSERT_EQ(queue_run, 1);
+	ASSERT_EQ(d.drift, 1);
+	ASSERT_EQ(d.drift_run, d.model_run);
+	ASSERT_EQ(d.nverified, 0);
+	ASSERT_STR_CONTAINS(d.drift_why, "1.50 x what it took then");
+	teardown();
+}
+
+TEST(a_suspect_off_the_other_way_is_no_drift)
+{
+	struct question	*q100, *q250, *q500;
+	int		 queue_run;
+
+	setup();
+	three_verified(&q100, &q250, &q500);
+	ASSERT(measured(q100, 1.4, 1.5, &queue_run) == CHECK_SUSPECT);
+	ASSERT(measured(q100, 0.6, 0.6, &queue_run) == CHECK_SUSPECT);
+	ASSERT_EQ(queue_run, 0);
+	ASSERT_EQ(d.drift, 0);
+	teardown();
+}
+
+TEST(a_refit_rebases_what_each_question_measured)
+{
+	struct question		*q250;
+	struct model		*was;
+	size_t			 i;
+	double			 c, mc, smc, seen;
+	int			 queue_run;
+
+	setup();
+	ASSERT((q250 = ask(250)) != NULL);
+	/* Measured 1.1 x the model, at 1.2 x its median. */
+	ASSERT(measured(q250, 1.1, 1.2, &queue_run) == CHECK_CORRECTED);
+	c = q250->cs.c;
+	mc = q250->cs.mc;
+	seen = q250->cs.seen[0];
+	ASSERT(fabs(mc - 1.2) < 1e-9);
+	q250->cs.suspect = 1;		/* and a suspect's median kept */
+	q250->cs.suspect_mc = smc = 0.9;
+	/*
+	 * The model it replaced said 1.25 x what the refitted one says
+	 * everywhere: what was measured is 1.25 x more of the new model.
+	 */
+	ASSERT((was = malloc(sizeof(*was))) != NULL);
+	memcpy(was, d.model, sizeof(*was));
+	for (i = 0; i < was->ncurves; i++) {
+		was->curves[i].chk_n = 1;
+		was->curves[i].chk_a = log(1.25);
+		was->curves[i].chk_b = 0;
+		was->curves[i].chk_m0 = 1;
+		was->curves[i].chk_mlo = 1;
+		was->curves[i].chk_mhi = UINT32_MAX;
+	}
+	checks_rebase(&d, was);
+	ASSERT(fabs(q250->cs.c / c - 1.25) < 0.01);
+	ASSERT(fabs(q250->cs.seen[0] / seen - 1.25) < 0.01);
+	ASSERT(fabs(q250->cs.mc / mc - 1.25) < 0.01);
+	ASSERT(fabs(q250->cs.suspect_mc / smc - 1.25) < 0.01);
+	free(was);
+	teardown();
+}
+
+TEST_LIST(
+	TEST_ENTRY(a_suspect_brings_the_others_due_but_not_those_just_checked),
+	TEST_ENTRY(a_drift_forgets_the_verifications_and_queues_a_run),
+	TEST_ENTRY(a_suspect_off_the_other_way_is_no_drift),
+	TEST_ENTRY(a_refit_rebases_what_each_question_measured)
+)
