@@ -290,6 +290,27 @@ def wait_stacks(d, stacks):
     return True
 
 
+def wait_runs(d):
+    """Wait until no run is queued or running. A run stays running after
+    its probes, through its verifications (hashes of the daemon's own,
+    beside any timed here) and the refit that follows them (answers that
+    move): the answers are asked and timed after it."""
+    deadline = time.monotonic() + WAIT_STACKS_S
+    said = False
+    while time.monotonic() < deadline:
+        st, j = d.get("/v1/runs")
+        runs = j.get("runs") if st == 200 and isinstance(j, dict) else None
+        if isinstance(runs, list) and not any(
+                isinstance(r, dict) and r.get("status") in (
+                    "queued", "running") for r in runs):
+            return
+        if not said:
+            log("waiting for the daemon's run to end (its verifications)")
+            said = True
+        time.sleep(1)
+    log("after %d s, a run is still going (going on)" % WAIT_STACKS_S)
+
+
 def checks_done(text):
     """pwtuned_checks_total over every result but "waited" (/metrics)."""
     return sum(float(v) for r, v in re.findall(
@@ -415,6 +436,7 @@ def main():
                 break
             time.sleep(1)
         per_stack = wait_stacks(d, stacks)
+        wait_runs(d)
         if not per_stack:
             print("NOTE: the daemon's answer has no `stacks` member (no "
                   "per-stack answers yet): every stack is timed with the "
