@@ -371,6 +371,17 @@ model_loo_worst_curve(const struct model *m)
 	return w;
 }
 
+const struct model_curve *
+model_deciding_curve(const struct model *m)
+{
+	const struct model_curve	*c;
+
+	if ((c = model_curve_find(m, KDF_BACKEND_LIBSODIUM, KDF_ALG_ARGON2ID,
+	    1)) != NULL)
+		return c;
+	return m->ncurves > 0 ? &m->curves[0] : NULL;
+}
+
 void
 model_curve_label(const struct model_curve *c, char *buf, size_t len)
 {
@@ -868,9 +879,8 @@ model_judge(const struct report *rep, struct model *m)
 	 * the quick profile samples at a few sizes only does not make every
 	 * answer poor; its own stacks' answers carry their correction.
 	 */
-	if ((c = model_curve_find(m, KDF_BACKEND_LIBSODIUM, KDF_ALG_ARGON2ID,
-	    1)) == NULL)
-		c = &m->curves[0];
+	if ((c = model_deciding_curve(m)) == NULL)
+		return;		/* no curve: model_fit fails before */
 	model_curve_label(c, label, sizeof(label));
 	if (c->loo_n == 0) {
 		if (m->ncurves == 1)

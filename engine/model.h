@@ -269,6 +269,12 @@ const char *model_quality_name(enum model_quality q);
 
 /* The curve of m with the largest leave-one-out error (NULL: none has one). */
 const struct model_curve *model_loo_worst_curve(const struct model *m);
+/*
+ * The curve the model's quality is judged on: the one the default answer
+ * stands on (libsodium's Argon2id at p = 1 when measured, else the
+ * first); NULL without curves.
+ */
+const struct model_curve *model_deciding_curve(const struct model *m);
 
 /* "libargon2 argon2id p = 1": which curve c is, for a message. */
 void	 model_curve_label(const struct model_curve *c, char *buf,

@@ -975,6 +975,7 @@ stack_recommend(const struct model *m, const char *name,
 {
 	const struct stack_def		*sd;
 	const struct model_stack	*st, *corr;
+	const struct model_curve	*cv;
 	struct tune_query		 aim = *q;
 	double				 h, spread, lib50 = 0;
 	int				 rc, capped = 0;
@@ -1125,6 +1126,23 @@ stack_recommend(const struct model *m, const char *name,
 		    name, (unsigned)corr->cliff_m_kib, corr->cliff_ratio,
 		    (unsigned)corr->m_max_kib, (unsigned)corr->cliff_held_kib,
 		    onset);
+	}
+	/*
+	 * The model's quality is judged on the curve the default answer
+	 * stands on: a stack sized on another says when that one's error
+	 * is past the bound (a quick run samples it at a few sizes).
+	 */
+	if (rc >= 0 && (cv = model_curve_find(m, aim.backend, q->variant,
+	    a->p)) != NULL && cv != model_deciding_curve(m) && cv->loo_n > 0 &&
+	    cv->loo_worst > MODEL_LOO_WORST_MAX) {
+		char	label[64];
+
+		model_curve_label(cv, label, sizeof(label));
+		stack_note(a, "For %s: its answers are sized on the %s curve, "
+		    "whose leave-one-out error is up to %.1f %% (over %.0f %%): "
+		    "an answer may miss its target by as much. Measure again "
+		    "on a quiet host (pwtune bench, or POST /v1/runs).", name,
+		    label, 100 * cv->loo_worst, 100 * MODEL_LOO_WORST_MAX);
 	}
 	if (corr != NULL && lib50 > 0)
 		stack_note(a, "For %s: %s (%zu point%s%s): a hash of these "

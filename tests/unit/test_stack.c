@@ -701,6 +701,48 @@ TEST(answer_holds_in_the_stack)
 	}
 }
 
+/*
+ * The model's quality is judged on libsodium's curve: a stack sized on
+ * libargon2's says when that curve's error is past the bound, and only
+ * then.
+ */
+TEST(a_stack_says_when_its_own_curve_is_poor)
+{
+	struct stack_point	 pts[8];
+	struct model_stack	 st;
+	struct model_curve	*cv;
+	struct tune_query	 q;
+	struct tune_answer	 a;
+	char			 err[256];
+	size_t			 n, i;
+
+	fit(1);
+	n = points(pts, 1.6, 4.0);
+	ASSERT_EQ(stack_fit(&mdl, "php", pts, n, &st, err, sizeof(err)), 0);
+	ASSERT_EQ(model_stack_set(&mdl, &st), 0);
+	for (cv = NULL, i = 0; i < mdl.ncurves; i++)
+		if (model_curve_find(&mdl, KDF_BACKEND_LIBARGON2,
+		    KDF_ALG_ARGON2ID, 1) == &mdl.curves[i])
+			cv = &mdl.curves[i];
+	ASSERT(cv != NULL);
+	ASSERT(model_deciding_curve(&mdl) != cv);
+	cv->loo_n = 5;
+	cv->loo_worst = 0.20;
+	tune_query_init(&q);
+	q.target_ms = 250;
+	ASSERT_EQ(stack_recommend(&mdl, "php", &q, &a, err, sizeof(err)), 0);
+	ASSERT(strstr(a.notes, "leave-one-out") == NULL);
+	cv->loo_worst = 1.855;
+	ASSERT_EQ(stack_recommend(&mdl, "php", &q, &a, err, sizeof(err)), 0);
+	ASSERT_STR_CONTAINS(a.notes, "For php: its answers are sized on the "
+	    "libargon2 argon2id p = 1 curve, whose leave-one-out error is up "
+	    "to 185.5 % (over 25 %)");
+	/* libsodium's own answer: the model's quality says it. */
+	ASSERT_EQ(stack_recommend(&mdl, "libsodium", &q, &a, err,
+	    sizeof(err)), 0);
+	ASSERT(strstr(a.notes, "its answers are sized on the") == NULL);
+}
+
 TEST(measured_times_and_spread_are_the_stacks_own)
 {
 	struct stack_point	pts[8];
@@ -1153,6 +1195,7 @@ TEST_LIST(
 	TEST_ENTRY(a_point_out_of_range_does_not_move_a_stack_past_it),
 	TEST_ENTRY(observations_alone_correct_by_the_median_ratio),
 	TEST_ENTRY(answer_holds_in_the_stack),
+	TEST_ENTRY(a_stack_says_when_its_own_curve_is_poor),
 	TEST_ENTRY(measured_times_and_spread_are_the_stacks_own),
 	TEST_ENTRY(a_pause_in_a_large_point_is_the_stacks_tail),
 	TEST_ENTRY(default_and_library_only_stacks),
