@@ -22,6 +22,9 @@ start=$(grep -n 'daemon/pwtuned --state-dir' "$TMP/run" | head -1 | cut -d: -f1)
 	bad "make run: runtimes at line ${inst:-none}, cmake at ${cm:-none}"
 [ -n "$start" ] && [ "$start" -gt "${cm:-0}" ] && ok "make run starts pwtuned after the build" ||
 	bad "make run: pwtuned at line ${start:-none}"
+grep -A1 'daemon/pwtuned --state-dir' "$TMP/run" | grep -q 'make run PORT=8422 STATE_DIR=var2' &&
+	ok "make run names its own PORT= and STATE_DIR= when pwtuned fails" ||
+	bad "make run: no PORT=/STATE_DIR= hint when pwtuned fails"
 grep -q 'nodejs' "$TMP/run" && grep -q 'npm' "$TMP/run" && ok "make run installs node and npm when missing" ||
 	bad "make run: nodejs or npm not named"
 
