@@ -25,9 +25,6 @@
 #define RUNNER_VERIFY_ROUNDS	5
 /* A probe's runtime may always hold this much besides its hashes. */
 #define RUNNER_PROBE_RSS_MIN	(UINT64_C(64) << 20)
-#define RUNNER_BESIDE_WARM_KIB	131072	/* a probe's library timed beside
-					   it: warmed up to this m, as the
-					   quick profile's points are */
 /* Seconds between attempts to open the store the runner could not open. */
 #define RUNNER_STORE_RETRY_S	2
 #define RUNNER_STORE_PROBE_S	2	/* a shared database asked when idle */
@@ -635,14 +632,8 @@ runner_probe_store(struct runner_ctx *ctx, const struct model *m,
 		o.k = 1;
 		o.median_ms = pp->median_ms;
 		o.p95_ms = pp->p95_ms;
-		/*
-		 * Its library timed beside it, what the stack's fit takes
-		 * the probe's speed from; else the curve's median there.
-		 */
 		o.predicted_ms = -1;
-		if (pp->base_ms > 0)
-			o.predicted_ms = pp->base_ms;
-		else if (cv != NULL) {
+		if (cv != NULL) {
 			model_predict(m, cv, o.m_kib, o.t, 1, 50, &mp);
 			o.predicted_ms = mp.p50_ms;
 		}
@@ -688,7 +679,6 @@ runner_stacks_here(struct model *m, const struct stack_def *all, size_t n,
 			pts[j].median_ms = prs[i].points[j].median_ms;
 			pts[j].p95_ms = prs[i].points[j].p95_ms;
 			pts[j].probe = 1;
-			pts[j].base_ms = prs[i].points[j].base_ms;
 		}
 		if (j == 0 || stack_fit(m, all[i].name, pts, j, &st, err,
 		    sizeof(err)) == -1) {
@@ -705,66 +695,6 @@ runner_stacks_here(struct model *m, const struct stack_def *all, size_t n,
 		    prs[i].nasked == 0 ? MODEL_RUNTIME_UNKNOWN :
 		    probe_runtime_of(probe_status_name(prs[i].status));
 		model_stack_set(m, &st);
-	}
-}
-
-/*
- * Time the points pr measured in its stack's library, one hash each in a
- * benchmark child after a warm-up up to 128 MiB (as the curve's points
- * were), right after the probe: the host's speed at the probe's moment,
- * which stack_fit takes the probe's times back to the curve's by (the
- * host's speed moves by 10 to 50 % within a minute on a shared VM). Not
- * the largest of three or more points, which costs as much as the others
- * together: about half a second a stack. A point not timed keeps
- * base_ms 0.
- */
-/* Is pr's point i its largest (m x t; the first of equals)? */
-static int
-runner_probe_largest(const struct probe_result *pr, size_t i)
-{
-	uint64_t	w = (uint64_t)pr->points[i].pt.m_kib * pr->points[i].pt.t;
-	size_t		j;
-
-	for (j = 0; j < pr->npoints; j++)
-		if ((uint64_t)pr->points[j].pt.m_kib * pr->points[j].pt.t > w ||
-		    ((uint64_t)pr->points[j].pt.m_kib * pr->points[j].pt.t ==
-		    w && j < i))
-			return 0;
-	return 1;
-}
-
-static void
-runner_probe_beside(struct daemon *d, const struct model *m,
-    const struct stack_def *sd, struct probe_result *pr, uint64_t budget)
-{
-	struct measure_opts	mo;
-	struct measure_point	pt;
-	struct measure_result	r;
-	size_t			i;
-
-	measure_opts_init(&mo, m->effective_cpus > 0 ? m->effective_cpus : 1);
-	mo.fixed_rounds = 1;
-	mo.warmup_rounds = 1;
-	mo.warmup_max_kib = RUNNER_BESIDE_WARM_KIB;
-	mo.remeasure_noisy = 0;
-	mo.mem_budget = budget;
-	mo.cancel = &d->cancel;
-	for (i = 0; i < pr->npoints && !d->cancel; i++) {
-		if (pr->npoints >= 3 && runner_probe_largest(pr, i))
-			continue;
-		memset(&pt, 0, sizeof(pt));
-		kdf_params_init(&pt.kp, KDF_ALG_ARGON2ID);
-		pt.kp.backend = sd->base;
-		pt.kp.m_kib = pr->points[i].pt.m_kib;
-		pt.kp.t = pr->points[i].pt.t;
-		pt.kp.p = pr->points[i].pt.p;
-		pt.k = 1;
-		memset(&r, 0, sizeof(r));
-		if (measure_point_run(&pt, &mo, &r) == 0 &&
-		    r.status == MEASURE_OK && r.nsamples > 0 &&
-		    r.st.median > 0)
-			pr->points[i].base_ms = r.st.median;
-		measure_result_release(&r);
 	}
 }
 
@@ -788,7 +718,7 @@ runner_probes(struct runner_ctx *ctx, const struct model *m,
 	char				 probed[1024], not[2048];
 	char				(*why)[192];
 	size_t				 n, i, np, step = 0, nrun = 0;
-	int				 on, rc;
+	int				 on;
 
 	all = stack_catalogue(&n);
 	prs = calloc(n, sizeof(*prs));
@@ -854,10 +784,7 @@ runner_probes(struct runner_ctx *ctx, const struct model *m,
 			continue;
 		}
 		notify_send("STATUS=probing stacks");
-		rc = probe_run(sd, dir, pp, np, &po, &prs[i]);
-		if (prs[i].npoints > 0 && prs[i].status != PROBE_CANCELLED)
-			runner_probe_beside(d, m, sd, &prs[i], budget);
-		if (rc == 0) {
+		if (probe_run(sd, dir, pp, np, &po, &prs[i]) == 0) {
 			char	what[64];
 
 			snprintf(what, sizeof(what), "%zu points, %.1f s",
@@ -1072,16 +999,14 @@ runner_run(struct daemon *d, struct db *db, int64_t id, const char *profile)
 
 				fits[0] = '\0';
 				for (i = 0; i < ms->nstacks; i++) {
-					char	what[96];
+					char	what[64];
 
 					if (ms->stacks[i].how ==
 					    MODEL_STACK_LIBRARY)
 						continue;
 					snprintf(what, sizeof(what), "%.2f x "
-					    "%+.1f ms, probed at %.2f x the "
-					    "curve", ms->stacks[i].c,
-					    ms->stacks[i].d,
-					    ms->stacks[i].probe_speed);
+					    "%+.1f ms", ms->stacks[i].c,
+					    ms->stacks[i].d);
 					runner_list_add(fits, sizeof(fits),
 					    ms->stacks[i].name, what);
 				}

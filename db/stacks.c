@@ -87,9 +87,6 @@ stack_points(const struct db_observation *obs, size_t n,
 		pts[npts].median_ms = obs[i].median_ms;
 		pts[npts].p95_ms = obs[i].p95_ms;
 		pts[npts].probe = strcmp(obs[i].source, "probe") == 0;
-		/* A probe's predicted_ms: its library timed beside it. */
-		pts[npts].base_ms = pts[npts].probe && obs[i].predicted_ms > 0 ?
-		    obs[i].predicted_ms : 0;
 		npts++;
 	}
 	return npts;

@@ -197,11 +197,6 @@ struct model_stack {
 						   median */
 	uint32_t		m_max_kib;	/* STACK_CLIFF_MARGIN of it */
 	size_t			nprobe;		/* probe points fitted */
-	double			probe_speed;	/* the host while its probe
-						   ran, over the curve: its
-						   library timed beside it
-						   (1: as the curve, or not
-						   timed) */
 	size_t			nobs;		/* observations fitted */
 	double			fit_error;	/* median relative, 0.03 = 3 % */
 	char			runtime[96];	/* as its probe named it */

@@ -78,9 +78,6 @@ struct probe_point_result {
 	size_t			 nsamples;
 	double			 median_ms;
 	double			 p95_ms;
-	double			 base_ms;	/* its library at the same
-						   point, timed beside it by
-						   the caller; 0: not */
 };
 
 struct probe_result {

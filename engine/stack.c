@@ -607,38 +607,6 @@ stack_host_spread(const struct model *m, enum kdf_backend b)
 	return pr.p50_ms > 0 ? pr.ms / pr.p50_ms : 0;
 }
 
-/*
- * The host's speed while a stack's probe ran, over the curve's: the
- * median over its points of its library timed beside it (base_ms) over
- * the curve there, as the run measured it; 1 when none was timed. Within
- * STACK_SPEED_MIN..MAX.
- */
-static double
-stack_probe_speed(const struct model *m, enum kdf_backend base,
-    const struct stack_point *pts, size_t n)
-{
-	const struct model_curve	*cv;
-	struct model_prediction		 pr;
-	double				 r[64], curve, s;
-	size_t				 i, nr = 0;
-
-	for (i = 0; i < n && nr < sizeof(r) / sizeof(r[0]); i++) {
-		if (!pts[i].probe || !(pts[i].base_ms > 0) ||
-		    !isfinite(pts[i].base_ms) || (cv = model_curve_find(m,
-		    base, KDF_ALG_ARGON2ID, pts[i].p)) == NULL)
-			continue;
-		model_predict(m, cv, pts[i].m_kib, pts[i].t, 1, 50, &pr);
-		curve = pr.p50_ms / model_check_factor(cv, pts[i].m_kib);
-		if (curve > 0 && isfinite(curve))
-			r[nr++] = pts[i].base_ms / curve;
-	}
-	if (nr == 0)
-		return 1;
-	s = median_of(r, nr);
-	return s < STACK_SPEED_MIN ? STACK_SPEED_MIN : s > STACK_SPEED_MAX ?
-	    STACK_SPEED_MAX : s;
-}
-
 int
 stack_fit(const struct model *m, const char *name,
     const struct stack_point *pts, size_t n, struct model_stack *out,
@@ -651,20 +619,10 @@ stack_fit(const struct model *m, const char *name,
 	double				 tl[64], tail[64];
 	uint32_t			 mk[64], spm[64], tlm[64];
 	int				 cliff_ok[64];
-	double				 c, d, speed;
+	double				 c, d;
 	int				 drop[64];
 	size_t				 i, nx = 0, nprobe = 0, nobs = 0, ne, wi;
 	size_t				 nsp = 0, ntl = 0;
-
-	/*
-	 * The probe's times at the curve's speed: a host whose speed moves
-	 * by 10 to 50 % within a minute (a shared VM) otherwise puts the
-	 * moment of the probe into every answer of the stack (the probes
-	 * of libsodium and libargon2, the curves' own libraries, measured
-	 * 0.84 and 1.49 x their curves in one run). Services' observations
-	 * are taken as they came.
-	 */
-	speed = stack_probe_speed(m, base, pts, n);
 
 	for (i = 0; i < n && nx < sizeof(x) / sizeof(x[0]); i++) {
 		if ((cv = model_curve_find(m, base, KDF_ALG_ARGON2ID,
@@ -682,8 +640,7 @@ stack_fit(const struct model *m, const char *name,
 		if (!(pr.p50_ms > 0) || !isfinite(pr.p50_ms))
 			continue;
 		x[nx] = pr.p50_ms;
-		y[nx] = pts[i].probe ? pts[i].median_ms / speed :
-		    pts[i].median_ms;
+		y[nx] = pts[i].median_ms;
 		mk[nx] = pts[i].m_kib;
 		/*
 		 * A cliff from the probe's medians of a few hashes only, and
@@ -781,7 +738,6 @@ stack_fit(const struct model *m, const char *name,
 	out->c = c;
 	out->d = d;
 	out->nprobe = nprobe;
-	out->probe_speed = nprobe > 0 ? speed : 1;
 	out->nobs = nobs;
 	out->fit_error = ne > 0 ? median_of(e, ne) : 0;
 	stack_cliff(x, y, mk, tail, cliff_ok, nx, out);

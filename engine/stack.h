@@ -32,8 +32,6 @@
 
 #define STACK_C_MIN		0.25
 #define STACK_C_MAX		8.0
-#define STACK_SPEED_MIN		0.5	/* a probe's speed (stack_point.base_ms */
-#define STACK_SPEED_MAX		2.0	/* over the curve) kept within these */
 #define STACK_PROBE_POINTS	4	/* points a probe measures */
 #define STACK_PROBE_SAMPLES	5	/* timed hashes per point */
 #define STACK_PROBE_WARMUP	1	/* untimed hashes before each point */
@@ -109,14 +107,6 @@ struct stack_point {
 	double		median_ms;
 	double		p95_ms;
 	int		probe;		/* 1: the probe's; 0: a service's */
-	/*
-	 * A probe's: its library's median at the same parameters, timed
-	 * by the runner beside the probe (or the curve's, as the probe's
-	 * run predicted it, when it was stored before); 0: unknown. The
-	 * probe's times are taken at the curve's speed through it
-	 * (stack_fit).
-	 */
-	double		base_ms;
 };
 
 /* A point a probe is asked to measure. */

@@ -276,55 +276,6 @@ TEST(fit_recovers_slope_and_fixed_cost)
 	ASSERT(st.fit_error < 0.01);
 }
 
-/*
- * A probe that ran while the host was 1.3 x slower than when its curve
- * was measured, its library timed beside it: its times are taken at the
- * curve's speed, the stack's own c and d recovered. Untimed, the same
- * points give 1.3 x the slope.
- */
-TEST(a_probe_is_taken_at_its_librarys_speed_beside_it)
-{
-	struct stack_point	pts[8];
-	struct model_stack	st;
-	char			err[256];
-	size_t			n, i;
-
-	fit(1);
-	n = points(pts, 1.4, 6.0);
-	for (i = 0; i < n; i++) {
-		pts[i].median_ms *= 1.3;
-		pts[i].p95_ms *= 1.3;
-	}
-	memset(&st, 0, sizeof(st));
-	ASSERT_EQ(stack_fit(&mdl, "php", pts, n, &st, err, sizeof(err)), 0);
-	ASSERT(fabs(st.c - 1.4 * 1.3) < 0.02);
-	ASSERT(fabs(st.probe_speed - 1) < 1e-9);
-	/* Its library beside it, one point not timed. */
-	for (i = 0; i + 1 < n; i++)
-		pts[i].base_ms = 1.3 * base_ms(KDF_BACKEND_LIBARGON2,
-		    pts[i].m_kib, pts[i].t);
-	memset(&st, 0, sizeof(st));
-	ASSERT_EQ(stack_fit(&mdl, "php", pts, n, &st, err, sizeof(err)), 0);
-	ASSERT(fabs(st.probe_speed - 1.3) < 1e-6);
-	ASSERT(fabs(st.c - 1.4) < 0.01);
-	ASSERT(fabs(st.d - 6.0) < 0.5);
-	/* A service's observation is taken as it came. */
-	for (i = 0; i < n; i++)
-		pts[i].probe = 0;
-	memset(&st, 0, sizeof(st));
-	ASSERT_EQ(stack_fit(&mdl, "php", pts, n, &st, err, sizeof(err)), 0);
-	ASSERT(fabs(st.c - 1.4 * 1.3) < 0.02);
-	/* Past its bounds, a moment of the host is not believed whole. */
-	for (i = 0; i < n; i++) {
-		pts[i].probe = 1;
-		pts[i].base_ms = 5 * base_ms(KDF_BACKEND_LIBARGON2,
-		    pts[i].m_kib, pts[i].t);
-	}
-	memset(&st, 0, sizeof(st));
-	ASSERT_EQ(stack_fit(&mdl, "php", pts, n, &st, err, sizeof(err)), 0);
-	ASSERT(fabs(st.probe_speed - STACK_SPEED_MAX) < 1e-9);
-}
-
 TEST(one_far_point_does_not_bend_the_fit)
 {
 	struct stack_point	pts[8];
@@ -1236,7 +1187,6 @@ TEST_LIST(
 	TEST_ENTRY(checks_stand_for_a_library_probe),
 	TEST_ENTRY(how_says_installed_only_when_known),
 	TEST_ENTRY(fit_recovers_slope_and_fixed_cost),
-	TEST_ENTRY(a_probe_is_taken_at_its_librarys_speed_beside_it),
 	TEST_ENTRY(one_far_point_does_not_bend_the_fit),
 	TEST_ENTRY(one_noisy_knot_is_the_neighbours),
 	TEST_ENTRY(observations_at_an_end_are_not_a_noisy_knot),
