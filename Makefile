@@ -136,9 +136,9 @@ build: deps-build
 STACKS ?= yes
 run: $(if $(filter no,$(STACKS)),deps-build,stack-deps)
 	@$(MAKE) --no-print-directory build
-	@mkdir -p -m 700 $(STATE_DIR)
+	@mkdir -p -m 700 '$(STATE_DIR)'
 	@echo "pwtuned on http://127.0.0.1:$(PORT)/ (store and token in $(STATE_DIR)/; Ctrl-C stops it)"
-	@$(if $(MEMORY_MAX),PWTUNED_MEMORY_MAX='$(MEMORY_MAX)' )$(BUILD)/daemon/pwtuned --state-dir $(STATE_DIR) --listen 127.0.0.1:$(PORT) || { \
+	@$(if $(MEMORY_MAX),PWTUNED_MEMORY_MAX='$(subst ','\'',$(MEMORY_MAX))' )$(BUILD)/daemon/pwtuned --state-dir '$(STATE_DIR)' --listen 127.0.0.1:$(PORT) || { \
 		rc=$$?; echo "make run: pwtuned exited with status $$rc (above). A second one beside a running pwtuned needs a port and a state directory of its own: make run PORT=8422 STATE_DIR=var2" >&2; exit $$rc; }
 
 # Then the smoke fuzzing (FUZZ_SECONDS per target; 0 skips it).

@@ -299,6 +299,9 @@ def wait_runs(d):
     said = False
     while time.monotonic() < deadline:
         st, j = d.get("/v1/runs")
+        if st == 0:
+            log("the daemon does not answer /v1/runs (going on)")
+            return
         runs = j.get("runs") if st == 200 and isinstance(j, dict) else None
         if isinstance(runs, list) and not any(
                 isinstance(r, dict) and r.get("status") in (

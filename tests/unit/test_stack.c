@@ -737,7 +737,15 @@ TEST(a_stack_says_when_its_own_curve_is_poor)
 	ASSERT_STR_CONTAINS(a.notes, "For php: its answers are sized on the "
 	    "libargon2 argon2id p = 1 curve, whose leave-one-out error is up "
 	    "to 185.5 % (over 25 %)");
-	/* libsodium's own answer: the model's quality says it. */
+	/*
+	 * libsodium's own answer, its curve as poor: the model's quality
+	 * says it (its note), not the stack's.
+	 */
+	for (i = 0; i < mdl.ncurves; i++)
+		if (model_deciding_curve(&mdl) == &mdl.curves[i]) {
+			mdl.curves[i].loo_n = 5;
+			mdl.curves[i].loo_worst = 1.855;
+		}
 	ASSERT_EQ(stack_recommend(&mdl, "libsodium", &q, &a, err,
 	    sizeof(err)), 0);
 	ASSERT(strstr(a.notes, "its answers are sized on the") == NULL);
