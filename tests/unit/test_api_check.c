@@ -10,18 +10,16 @@
 #include <sys/time.h>
 
 #include <arpa/inet.h>
-#include <dirent.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #include <jansson.h>
-#include <sodium.h>
 
 #include "test.h"
 #include "api.h"
-#include "daemon.h"
+#include "test_daemon.h"
 
 static struct daemon	 d;
 static struct api_env	 env, real;
@@ -69,38 +67,10 @@ setup(void)
 	struct sockaddr_in	 sin;
 	socklen_t		 len = sizeof(sin);
 	struct api_config	 acfg;
-	struct report		 rep;
-	struct db		*db;
-	json_t			*j;
-	json_error_t		 je;
 	char			 err[1024], bound[160];
-	int64_t			 id;
 	int			 fd;
 
-	ASSERT(sodium_init() >= 0);
-	snprintf(dir, sizeof(dir), "%s/pwtune-test-api-XXXXXX",
-	    getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	ASSERT(mkdtemp(dir) != NULL);
-	config_defaults(&d.cfg);
-	ASSERT(config_set(&d.cfg, "state_dir", dir, err, sizeof(err)) == 0);
-	ASSERT(config_set(&d.cfg, "listen", "127.0.0.1:0", err,
-	    sizeof(err)) == 0);
-	ASSERT(config_finish(&d.cfg, err, sizeof(err)) == 0);
-	log_init(LOG_LEVEL_ERROR, 0);
-	pthread_mutex_init(&d.lock, NULL);
-	pthread_cond_init(&d.wake, NULL);
-	ASSERT(host_probe(NULL, &d.host, err, sizeof(err)) == 0);
-	j = json_load_file(PWTUNE_SOURCE_DIR "/tests/data/quick-run.json", 0,
-	    &je);
-	ASSERT(j != NULL);
-	ASSERT(report_from_json(j, &rep, err, sizeof(err)) == 0);
-	json_decref(j);
-	rep.host = d.host;
-	ASSERT(db_open(d.cfg.db, NULL, &db, err, sizeof(err)) == DB_OK);
-	ASSERT(db_import_report(db, &rep, &id, err, sizeof(err)) == DB_OK);
-	ASSERT(runner_load_model(&d, db, err, sizeof(err)) == 0);
-	db_close(db);
-	report_release(&rep);
+	test_daemon_init(&d, dir, sizeof(dir), "pwtune-test-api");
 	ASSERT((fd = listen_socket(&d.cfg, bound, sizeof(bound), err,
 	    sizeof(err))) != -1);
 	daemon_api_env(&d, &env);
@@ -112,25 +82,12 @@ setup(void)
 	port = ntohs(sin.sin_port);
 }
 
-/* The state directory's files, and it. */
+/* The API, the model, the state directory. */
 static void
 teardown(void)
 {
-	struct dirent	*e;
-	DIR		*dp;
-	char		 path[512];
-
 	api_stop(api);
-	if ((dp = opendir(dir)) != NULL) {
-		while ((e = readdir(dp)) != NULL)
-			if (e->d_name[0] != '.') {
-				snprintf(path, sizeof(path), "%s/%s", dir,
-				    e->d_name);
-				unlink(path);
-			}
-		closedir(dp);
-	}
-	rmdir(dir);
+	test_daemon_release(&d, dir);
 }
 
 /* req sent to the API: the answer's JSON (NULL unless 200). */

@@ -6,18 +6,12 @@
  * those just checked), a drift forgets the run's verifications and
  * queues a run, and a refit rebases what each question measured.
  */
-#include <dirent.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <time.h>
-#include <unistd.h>
-
-#include <jansson.h>
-#include <sodium.h>
 
 #include "test.h"
-#include "daemon.h"
+#include "test_daemon.h"
 
 static struct daemon	 d;
 static char		 dir[256];
@@ -27,13 +21,7 @@ static void	teardown(void);
 static void
 setup(void)
 {
-	struct report	 rep;
-	struct db	*db;
-	json_t		*j;
-	json_error_t	 je;
-	char		 err[1024];
-	int64_t		 id;
-	static int	 once;
+	static int	once;
 
 	/* A test that failed left its state: gone first, and at exit. */
 	if (!once) {
@@ -41,55 +29,13 @@ setup(void)
 		once = 1;
 	}
 	teardown();
-	ASSERT(sodium_init() >= 0);
-	memset(&d, 0, sizeof(d));
-	snprintf(dir, sizeof(dir), "%s/pwtune-test-checks-XXXXXX",
-	    getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	ASSERT(mkdtemp(dir) != NULL);
-	config_defaults(&d.cfg);
-	ASSERT(config_set(&d.cfg, "state_dir", dir, err, sizeof(err)) == 0);
-	ASSERT(config_finish(&d.cfg, err, sizeof(err)) == 0);
-	log_init(LOG_LEVEL_ERROR, 0);
-	pthread_mutex_init(&d.lock, NULL);
-	pthread_cond_init(&d.wake, NULL);
-	ASSERT(host_probe(NULL, &d.host, err, sizeof(err)) == 0);
-	j = json_load_file(PWTUNE_SOURCE_DIR "/tests/data/quick-run.json", 0,
-	    &je);
-	ASSERT(j != NULL);
-	ASSERT(report_from_json(j, &rep, err, sizeof(err)) == 0);
-	json_decref(j);
-	rep.host = d.host;
-	ASSERT(db_open(d.cfg.db, NULL, &db, err, sizeof(err)) == DB_OK);
-	ASSERT(db_import_report(db, &rep, &id, err, sizeof(err)) == DB_OK);
-	ASSERT(runner_load_model(&d, db, err, sizeof(err)) == 0);
-	db_close(db);
-	report_release(&rep);
-	ASSERT(d.model != NULL);
+	test_daemon_init(&d, dir, sizeof(dir), "pwtune-test-checks");
 }
 
-/* The model, the state directory's files, and it (once). */
 static void
 teardown(void)
 {
-	struct dirent	*e;
-	DIR		*dp;
-	char		 path[512];
-
-	free(d.model);
-	d.model = NULL;
-	if (dir[0] == '\0')
-		return;
-	if ((dp = opendir(dir)) != NULL) {
-		while ((e = readdir(dp)) != NULL)
-			if (e->d_name[0] != '.') {
-				snprintf(path, sizeof(path), "%s/%s", dir,
-				    e->d_name);
-				unlink(path);
-			}
-		closedir(dp);
-	}
-	rmdir(dir);
-	dir[0] = '\0';
+	test_daemon_release(&d, dir);
 }
 
 /* A question for target ms, asked twice (so it is checked); it. */
