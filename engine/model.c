@@ -26,23 +26,6 @@ struct obs {
 #define SKIP_NONE	(-1L)
 #define SKIP_NO_M	0u
 
-static int
-cmp_double(const void *a, const void *b)
-{
-	double	x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double
-median_of(double *v, size_t n)
-{
-	if (n == 0)
-		return 0;
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 /* Per-KiB pass cost of the rows with a two-t fit, interpolated at m. */
 static int
 slope_near(const struct model_curve *c, const int *fitted, uint32_t m_kib,
@@ -705,7 +688,7 @@ pool_tail(const struct report *rep, uint32_t k, uint32_t m_kib, double *f95,
 	if (n >= MODEL_TAIL_MIN_N) {
 		double	q95, q99;
 
-		qsort(pool, n, sizeof(*pool), cmp_double);
+		stats_sort(pool, n);
 		/* Not past 3 x: a pool that says more is a broken run. */
 		q95 = fmin(stats_rank(pool, n, 95), MODEL_TAIL_MAX);
 		q99 = fmin(stats_rank(pool, n, 99), MODEL_TAIL_MAX);
@@ -781,9 +764,9 @@ fit_concurrency(const struct report *rep, struct model *m)
 			m->conc[m->nconc].k = k;
 			m->conc[m->nconc].m_kib = sizes[j];
 			m->conc[m->nconc].factor = k == 1 ? 1 :
-			    median_of(factors, n);
-			m->conc[m->nconc].f95 = median_of(r95, n);
-			m->conc[m->nconc].f99 = median_of(r99, n);
+			    stats_median_sort(factors, n);
+			m->conc[m->nconc].f95 = stats_median_sort(r95, n);
+			m->conc[m->nconc].f99 = stats_median_sort(r99, n);
 			own95 = m->conc[m->nconc].f95;
 			pool_tail(rep, k, k == 1 ? 0 : sizes[j],
 			    &m->conc[m->nconc].f95, &m->conc[m->nconc].f99);
@@ -1016,12 +999,12 @@ model_fit(const struct report *rep, struct model *m, char *err, size_t errlen)
 		for (i = 0; i < ne; i++)
 			if (errs[i] > c->loo_worst)
 				c->loo_worst = errs[i];
-		c->loo_median = median_of(errs, ne);
+		c->loo_median = stats_median_sort(errs, ne);
 	}
 	for (i = 0; i < nall; i++)
 		if (all_err[i] > m->loo_worst)
 			m->loo_worst = all_err[i];
-	m->loo_median = median_of(all_err, nall);
+	m->loo_median = stats_median_sort(all_err, nall);
 	m->loo_known = nall > 0;
 	fit_concurrency(rep, m);
 	free(o);

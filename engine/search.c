@@ -54,14 +54,6 @@ search_z(int pct)
 	return pct == 99 ? 2.326 : pct == 95 ? 1.645 : 0;
 }
 
-static int
-search_cmp(const void *a, const void *b)
-{
-	double	x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 double
 search_percentile(const double *samples, size_t n, int pct, double *unc)
 {
@@ -75,13 +67,13 @@ search_percentile(const double *samples, size_t n, int pct, double *unc)
 	if (n > MEASURE_SAMPLES_MAX)
 		n = MEASURE_SAMPLES_MAX;
 	memcpy(sorted, samples, n * sizeof(*sorted));
-	qsort(sorted, n, sizeof(*sorted), search_cmp);
+	stats_sort(sorted, n);
 	med = stats_percentile(sorted, n, 50);
 	if (!(med > 0))
 		return 0;
 	for (i = 0; i < n; i++)
 		dev[i] = fabs(sorted[i] - med);
-	qsort(dev, n, sizeof(*dev), search_cmp);
+	stats_sort(dev, n);
 	cv = 1.4826 * stats_percentile(dev, n, 50) / med;
 	if (cv < SEARCH_CV_MIN)
 		cv = SEARCH_CV_MIN;
@@ -378,7 +370,7 @@ search_pooled(struct search_run *s, uint32_t m, uint32_t t, double *median,
 		*unc = 1;
 		return 0;
 	}
-	qsort(s->pooled, *n, sizeof(*s->pooled), search_cmp);
+	stats_sort(s->pooled, *n);
 	est = search_percentile(s->pooled, *n, s->q->percentile, unc);
 	*median = stats_percentile(s->pooled, *n, 50);
 	/* Too few for a spread: the usual one, not the floor's 1 %, and

@@ -263,21 +263,6 @@ stack_how_measured(const struct model_stack *st)
 	return (sd = stack_find(st->name)) != NULL && stack_is_library(sd);
 }
 
-static int
-dbl_cmp(const void *a, const void *b)
-{
-	double	x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double
-median_of(double *v, size_t n)
-{
-	qsort(v, n, sizeof(*v), dbl_cmp);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 /*
  * Least squares y = c x + d over the points not dropped, weighted by
  * their samples; c alone (the median ratio, d = 0) when the predicted
@@ -307,7 +292,7 @@ stack_line(const double *x, const double *y, const double *w,
 		if (nr < sizeof(r) / sizeof(r[0]))
 			r[nr++] = y[i] / x[i];
 	}
-	*c = nr > 0 ? median_of(r, nr) : 1;
+	*c = nr > 0 ? stats_median_sort(r, nr) : 1;
 	*d = 0;
 	det = sw * sxx - sx * sx;
 	if (nr < 2 || hi < 1.5 * lo || !(det > 0))
@@ -441,7 +426,7 @@ stack_knots(const double *x, const double *y, const double *w,
 		e[ne++] = fabs(v - ky[i]) / ky[i];
 	}
 	if (ne > 0)
-		st->fit_error = median_of(e, ne);
+		st->fit_error = stats_median_sort(e, ne);
 	if (nk > MODEL_STACK_KNOTS)
 		nk = MODEL_STACK_KNOTS;
 	stack_knots_filter(kx, ky, kw, nk);
@@ -548,7 +533,7 @@ stack_cliff(const double *x, const double *y, const uint32_t *mk,
 			}
 		if (ns < 2 || under < STACK_CLIFF_M_MIN)
 			continue;
-		below = median_of(r, nb);
+		below = stats_median_sort(r, nb);
 		ratio = y[idx[i]] / x[idx[i]];
 		if (!(below > 0) || !isfinite(ratio) ||
 		    ratio < STACK_CLIFF * below)
@@ -739,7 +724,7 @@ stack_fit(const struct model *m, const char *name,
 	out->d = d;
 	out->nprobe = nprobe;
 	out->nobs = nobs;
-	out->fit_error = ne > 0 ? median_of(e, ne) : 0;
+	out->fit_error = ne > 0 ? stats_median_sort(e, ne) : 0;
 	stack_cliff(x, y, mk, tail, cliff_ok, nx, out);
 	/*
 	 * Under a cliff, the spread of the sizes answers may take: what its
@@ -766,7 +751,7 @@ stack_fit(const struct model *m, const char *name,
 	 */
 	out->spread95 = 0;
 	if (nsp > 0)
-		out->spread95 = 1 + STACK_P95_SD * median_of(sp, nsp);
+		out->spread95 = 1 + STACK_P95_SD * stats_median_sort(sp, nsp);
 	/*
 	 * Never under the tail its hashes of STACK_TAIL_MIN_MS or more
 	 * showed: a pause in one of a probe's ten large hashes is one in
@@ -779,7 +764,7 @@ stack_fit(const struct model *m, const char *name,
 	if (ntl > 0) {
 		double	rank;
 
-		qsort(tl, ntl, sizeof(*tl), dbl_cmp);
+		stats_sort(tl, ntl);
 		rank = stats_rank(tl, ntl, STACK_TAIL_RANK);
 		if (rank > out->spread95)
 			out->spread95 = rank;

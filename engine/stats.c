@@ -57,6 +57,15 @@ stats_sort(double *v, size_t n)
 }
 
 double
+stats_median_sort(double *v, size_t n)
+{
+	if (n == 0)
+		return 0;
+	stats_sort(v, n);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+double
 stats_percentile(const double *sorted, size_t n, double q)
 {
 	double	pos, frac;

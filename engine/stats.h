@@ -46,6 +46,10 @@ double	 stats_rank(const double *sorted, size_t n, double q);
 /* Sort v[0..n) ascending, in place. */
 void	 stats_sort(double *v, size_t n);
 
+/* Sort v[0..n) and return its median (the mean of the middle two of an
+   even n; 0 when n is 0). */
+double	 stats_median_sort(double *v, size_t n);
+
 /* Two-sided 99.9 % quantile of Student's t with df degrees of freedom. */
 double	 stats_t999(size_t df);
 
