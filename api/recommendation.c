@@ -162,9 +162,8 @@ api_answer_checked(json_t *j, const struct api_answer_arg *a,
 		    "percentile", ta->percentile, "samples",
 		    (json_int_t)cs->samples, "checks", (json_int_t)(
 		    cs->nmeasured > 0 ? cs->nmeasured : 1), "at",
-		    a->checked_at, "in_band", cs->measured_ms >= CHECK_BAND_LO *
-		    ta->target_ms && cs->measured_ms <= CHECK_BAND_HI *
-		    ta->target_ms, "correction", cs->c, "by", "check"));
+		    a->checked_at, "in_band", check_in_band(cs->measured_ms,
+		    ta->target_ms), "correction", cs->c, "by", "check"));
 	else if ((v = check_verified_find(st->verified, st->nverified,
 	    st->model_run, a->stack, ta)) != NULL) {
 		/* Not checked yet: what the run's verification measured. */
@@ -173,10 +172,8 @@ api_answer_checked(json_t *j, const struct api_answer_arg *a,
 		    "s:I, s:s, s:b, s:f, s:s}", "measured_ms", v->measured_ms,
 		    "percentile", ta->percentile, "samples",
 		    (json_int_t)v->samples, "checks", (json_int_t)1, "at",
-		    v->at, "in_band",
-		    v->measured_ms >= CHECK_BAND_LO * ta->target_ms &&
-		    v->measured_ms <= CHECK_BAND_HI * ta->target_ms,
-		    "correction", cs->c, "by", "verification"));
+		    v->at, "in_band", check_in_band(v->measured_ms,
+		    ta->target_ms), "correction", cs->c, "by", "verification"));
 	} else
 		json_object_set_new(j, "verified", json_null());
 	/* Its last check measured nothing: the answer says why. */

@@ -267,7 +267,7 @@ check_update(struct check_state *s, const struct tune_answer *a,
 	 */
 	check_same(s, measured_ms, samples);
 	ratio = s->measured_ms / a->target_ms;
-	if (ratio >= CHECK_BAND_LO && ratio <= CHECK_BAND_HI) {
+	if (check_in_band(s->measured_ms, a->target_ms)) {
 		s->verified = 1;
 		return CHECK_IN_BAND;
 	}
@@ -280,6 +280,14 @@ check_update(struct check_state *s, const struct tune_answer *a,
 	}
 	s->c = c;
 	return CHECK_CORRECTED;
+}
+
+int
+check_in_band(double measured_ms, double target_ms)
+{
+	double	ratio = measured_ms / target_ms;
+
+	return ratio >= CHECK_BAND_LO && ratio <= CHECK_BAND_HI;
 }
 
 double

@@ -145,6 +145,9 @@ double	 check_drift(double loo);
    1, no correction). */
 double	 check_clamp(double c, int runtime);
 
+/* Is measured_ms within [CHECK_BAND_LO, CHECK_BAND_HI] of target_ms? */
+int	 check_in_band(double measured_ms, double target_ms);
+
 /*
  * The model's own prediction (before any correction) of m_kib, t, p at k
  * for question q under stack (NULL: the default), along the path
