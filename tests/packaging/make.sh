@@ -22,6 +22,9 @@ start=$(grep -n 'daemon/pwtuned --state-dir' "$TMP/run" | head -1 | cut -d: -f1)
 	bad "make run: runtimes at line ${inst:-none}, cmake at ${cm:-none}"
 [ -n "$start" ] && [ "$start" -gt "${cm:-0}" ] && ok "make run starts pwtuned after the build" ||
 	bad "make run: pwtuned at line ${start:-none}"
+"${M[@]}" run STACKS=no STATE_DIR='/tmp/a b' >"$TMP/space" 2>&1 || bad "make -n run STATE_DIR='/tmp/a b': $(tail -3 "$TMP/space")"
+grep -q "pwtuned --state-dir '/tmp/a b' --listen" "$TMP/space" && ok "make run quotes a STATE_DIR with a space" ||
+	bad "make run: STATE_DIR not quoted: $(grep 'pwtuned --state-dir' "$TMP/space")"
 grep -A1 'daemon/pwtuned --state-dir' "$TMP/run" | grep -q 'make run PORT=8422 STATE_DIR=var2' &&
 	ok "make run names its own PORT= and STATE_DIR= when pwtuned fails" ||
 	bad "make run: no PORT=/STATE_DIR= hint when pwtuned fails"
