@@ -295,6 +295,34 @@ api_query_only(struct MHD_Connection *c, const char *const *allowed,
 	return api_query_read(c, allowed, nallowed, known, &q, rep);
 }
 
+/* Was key given (whatever its value)? */
+static int
+api_query_given(const struct query_arg *q, const char *key)
+{
+	size_t	i;
+
+	for (i = 0; i < q->n; i++)
+		if (strcmp(q->keys[i], key) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * One wrong parameter: appended to errors as {"param", "detail"}; the
+ * first one's name and detail kept in *k and first for the problem's own.
+ */
+static void
+api_query_wrong(json_t *errors, const char **k, const char *key, char *first,
+    size_t firstlen, const char *why)
+{
+	if (*k == NULL) {
+		*k = key;
+		snprintf(first, firstlen, "%s", why);
+	}
+	json_array_append_new(errors, json_pack("{s:s, s:s}", "param", key,
+	    "detail", why));
+}
+
 /*
  * Read the recommendation's query into *tq. On error, queue the problem
  * and return -1.
@@ -309,11 +337,13 @@ api_parse_query(struct MHD_Connection *c, struct tune_query *tq,
 	    "floor", "objective", "scope", "stack" };
 	struct query_arg	 q;
 	size_t			 i, used = 0;
-	const char		*k, *v;
+	const char		*k = NULL;
 	/* A value's reason (at most 73 bytes) and ", not V"; or 130 bytes. */
 	char			 why[160 + API_SHOWN_LEN];
+	char			 first[160 + API_SHOWN_LEN];
 	int			 have_target = 0;
 	const struct stack_def	*sd;
+	json_t			*errors;
 
 	memset(sc, 0, sizeof(*sc));
 	tune_query_init(tq);
@@ -321,21 +351,38 @@ api_parse_query(struct MHD_Connection *c, struct tune_query *tq,
 	    "target_ms, percentile, concurrency, memory_max, parallelism, "
 	    "variant, backend, floor, objective, scope, stack", &q, rep) == -1)
 		return -1;
+	/*
+	 * Every value is read, and every wrong one named: param and detail
+	 * are the first, errors lists them all when more than one is wrong
+	 * (a client mends them at once, not one request each).
+	 */
+	if ((errors = json_array()) == NULL)
+		return -1;
 	for (i = 0; i < q.n; i++) {
-		k = q.keys[i];
-		v = q.values[i];
-		if (api_query_value(k, v, tq, sc, &have_target, why,
-		    sizeof(why)) == -1) {
-			api_query_shown(why, sizeof(why), v);
-			goto bad;
-		}
+		if (api_query_value(q.keys[i], q.values[i], tq, sc,
+		    &have_target, why, sizeof(why)) == 0)
+			continue;
+		api_query_shown(why, sizeof(why), q.values[i]);
+		api_query_wrong(errors, &k, q.keys[i], first, sizeof(first),
+		    why);
 	}
-	if (!have_target) {
-		k = "target_ms";
+	if (!have_target && !api_query_given(&q, "target_ms")) {
 		snprintf(why, sizeof(why), "target_ms is required: it "
 		    TARGET_RANGE);
-		goto bad;
+		api_query_wrong(errors, &k, "target_ms", first, sizeof(first),
+		    why);
 	}
+	if (k != NULL) {
+		if (json_array_size(errors) > 1)
+			api_fail(rep, PROB_BAD_PARAM, k, first,
+			    json_pack("{s:o}", "errors", errors), 0);
+		else {
+			json_decref(errors);
+			api_fail(rep, PROB_BAD_PARAM, k, first, NULL, 0);
+		}
+		return -1;
+	}
+	json_decref(errors);
 	/*
 	 * A stack hashes through its own library: a backend that is not it
 	 * asks two things at once; the same one asks nothing more (and is

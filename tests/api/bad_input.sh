@@ -33,6 +33,16 @@ param 400 "parallelism 16777215" "target_ms=250&parallelism=16777215" parallelis
 param 400 "floor unknown" "target_ms=250&floor=nist" floor
 param 400 "variant unknown" "target_ms=250&variant=argon3" variant
 param 400 "backend unknown" "target_ms=250&backend=openssl" backend
+# Every wrong value is named at once: param and detail the first, errors
+# all of them (a missing target_ms too); one wrong value, no errors.
+param 400 "three wrong values" "percentile=90&concurrency=0&floor=nist" percentile
+expect_body "three wrong values: errors names each, then the missing target_ms" \
+	"[e['param'] for e in j['errors']] == ['percentile', 'concurrency', 'floor', 'target_ms'] and j['errors'][0]['detail'] == j['detail'] and 'must be owasp' in j['errors'][2]['detail'] and 'not nist' in j['errors'][2]['detail']"
+param 400 "a wrong target and a wrong variant" "target_ms=abc&variant=argon3" target_ms
+expect_body "wrong target: named once, not as missing too" \
+	"[e['param'] for e in j['errors']] == ['target_ms', 'variant']"
+param 400 "one wrong value" "target_ms=250&percentile=90" percentile
+expect_body "one wrong value: no errors list" "'errors' not in j"
 
 # S5: huge m, t, p anywhere: refused or parsed, never allocated or hashed.
 status_of() { awk -v k="$1" '$1 == k":" { print $2 }' "/proc/$PID/status"; }
