@@ -720,15 +720,6 @@ h_recommendation(struct api_server *s, struct MHD_Connection *c,
 	    sc.kind == API_SCOPE_HOST ? s->env.host->host_id : NULL, rep) ==
 	    -1)
 		return 0;
-	/* A stack's limits are the query's to keep: a usage error. */
-	if (sc.stack[0] != '\0' && stack_find(sc.stack) != NULL &&
-	    stack_find(sc.stack)->p1_only && q.parallelism > 1) {
-		snprintf(err, sizeof(err), "%s computes p = 1 only: "
-		    "parallelism must be 1 or auto with stack=%s", sc.stack,
-		    sc.stack);
-		api_fail(rep, PROB_BAD_PARAM, "parallelism", err, NULL, 0);
-		return 0;
-	}
 	/* Other hosts: answered in fleet.c. */
 	if (sc.kind != API_SCOPE_HOST)
 		return api_recommend_scoped(s, &q, key, &sc, rep);

@@ -46,7 +46,7 @@ api_collect(void *cls, enum MHD_ValueKind kind, const char *key,
 	(void)kind;
 	if (q->n == QUERY_MAX) {
 		q->overflow = 1;
-		return -1;
+		return MHD_NO;
 	}
 	/* %00 decodes to a NUL that C strings would silently cut at. */
 	if (strlen(key) != key_size || (value != NULL &&
@@ -307,20 +307,32 @@ api_query_given(const struct query_arg *q, const char *key)
 	return 0;
 }
 
+/* The wrong values of one query: the first's name and detail, and all. */
+struct query_wrong {
+	const char	*param;		/* NULL: none wrong yet */
+	char		 detail[160 + API_SHOWN_LEN];
+	json_t		*errors;	/* [{"param", "detail"}], or NULL */
+	size_t		 n;
+};
+
 /*
- * One wrong parameter: appended to errors as {"param", "detail"}; the
- * first one's name and detail kept in *k and first for the problem's own.
+ * One more wrong value: the first is kept as the problem's own param and
+ * detail, each appended to errors (on a failed allocation errors is
+ * dropped, and the problem names the first alone).
  */
 static void
-api_query_wrong(json_t *errors, const char **k, const char *key, char *first,
-    size_t firstlen, const char *why)
+api_query_wrong(struct query_wrong *w, const char *key, const char *why)
 {
-	if (*k == NULL) {
-		*k = key;
-		snprintf(first, firstlen, "%s", why);
+	if (w->param == NULL) {
+		w->param = key;
+		snprintf(w->detail, sizeof(w->detail), "%s", why);
 	}
-	json_array_append_new(errors, json_pack("{s:s, s:s}", "param", key,
-	    "detail", why));
+	w->n++;
+	if (w->errors != NULL && json_array_append_new(w->errors,
+	    json_pack("{s:s, s:s}", "param", key, "detail", why)) == -1) {
+		json_decref(w->errors);
+		w->errors = NULL;
+	}
 }
 
 /*
@@ -336,14 +348,12 @@ api_parse_query(struct MHD_Connection *c, struct tune_query *tq,
 	    "concurrency", "memory_max", "parallelism", "variant", "backend",
 	    "floor", "objective", "scope", "stack" };
 	struct query_arg	 q;
-	size_t			 i, used = 0;
-	const char		*k = NULL;
+	struct query_wrong	 w = { .param = NULL };
+	size_t			 i;
 	/* A value's reason (at most 73 bytes) and ", not V"; or 130 bytes. */
 	char			 why[160 + API_SHOWN_LEN];
-	char			 first[160 + API_SHOWN_LEN];
-	int			 have_target = 0;
+	int			 have_target = 0, bad_backend = 0;
 	const struct stack_def	*sd;
-	json_t			*errors;
 
 	memset(sc, 0, sizeof(*sc));
 	tune_query_init(tq);
@@ -356,60 +366,65 @@ api_parse_query(struct MHD_Connection *c, struct tune_query *tq,
 	 * are the first, errors lists them all when more than one is wrong
 	 * (a client mends them at once, not one request each).
 	 */
-	if ((errors = json_array()) == NULL)
+	if ((w.errors = json_array()) == NULL) {
+		api_fail(rep, PROB_INTERNAL, NULL, "out of memory", NULL, 0);
 		return -1;
+	}
 	for (i = 0; i < q.n; i++) {
 		if (api_query_value(q.keys[i], q.values[i], tq, sc,
 		    &have_target, why, sizeof(why)) == 0)
 			continue;
+		bad_backend |= strcmp(q.keys[i], "backend") == 0;
 		api_query_shown(why, sizeof(why), q.values[i]);
-		api_query_wrong(errors, &k, q.keys[i], first, sizeof(first),
-		    why);
+		api_query_wrong(&w, q.keys[i], why);
 	}
 	if (!have_target && !api_query_given(&q, "target_ms")) {
 		snprintf(why, sizeof(why), "target_ms is required: it "
 		    TARGET_RANGE);
-		api_query_wrong(errors, &k, "target_ms", first, sizeof(first),
-		    why);
+		api_query_wrong(&w, "target_ms", why);
 	}
-	if (k != NULL) {
-		if (json_array_size(errors) > 1)
-			api_fail(rep, PROB_BAD_PARAM, k, first,
-			    json_pack("{s:o}", "errors", errors), 0);
-		else {
-			json_decref(errors);
-			api_fail(rep, PROB_BAD_PARAM, k, first, NULL, 0);
-		}
-		return -1;
-	}
-	json_decref(errors);
 	/*
 	 * A stack hashes through its own library: a backend that is not it
 	 * asks two things at once; the same one asks nothing more (and is
 	 * the same question, one answer and one check).
 	 */
 	if (sc->stack[0] != '\0' && (sd = stack_find(sc->stack)) != NULL &&
-	    tq->backend != KDF_BACKEND_AUTO) {
+	    tq->backend != KDF_BACKEND_AUTO && !bad_backend) {
 		if (tq->backend != sd->base) {
-			k = "backend";
 			snprintf(why, sizeof(why), "must be %s or left out with "
 			    "stack=%s (it hashes through %s), not %s",
 			    kdf_backend_name(sd->base), sd->name,
 			    kdf_backend_name(sd->base),
 			    kdf_backend_name(tq->backend));
-			goto bad;
-		}
-		tq->backend = KDF_BACKEND_AUTO;
+			api_query_wrong(&w, "backend", why);
+		} else
+			tq->backend = KDF_BACKEND_AUTO;
 	}
-	used = (size_t)snprintf(canon, canonlen, "%lld|%d|%u|%llu|%u|%d|%d|"
-	    "%d|%d", (long long)tq->target_ms, tq->percentile, (unsigned)tq->k,
+	/* A stack's limits are the query's to keep: a usage error. */
+	if (sc->stack[0] != '\0' && (sd = stack_find(sc->stack)) != NULL &&
+	    sd->p1_only && tq->parallelism > 1) {
+		snprintf(why, sizeof(why), "%s computes p = 1 only: "
+		    "parallelism must be 1 or auto with stack=%s", sd->name,
+		    sd->name);
+		api_query_wrong(&w, "parallelism", why);
+	}
+	if (w.param != NULL) {
+		if (w.n > 1 && w.errors != NULL)
+			api_fail(rep, PROB_BAD_PARAM, w.param, w.detail,
+			    json_pack("{s:o}", "errors", w.errors), 0);
+		else {
+			json_decref(w.errors);
+			api_fail(rep, PROB_BAD_PARAM, w.param, w.detail, NULL,
+			    0);
+		}
+		return -1;
+	}
+	json_decref(w.errors);
+	(void)snprintf(canon, canonlen, "%lld|%d|%u|%llu|%u|%d|%d|%d|%d",
+	    (long long)tq->target_ms, tq->percentile, (unsigned)tq->k,
 	    (unsigned long long)tq->memory_max_kib, (unsigned)tq->parallelism,
 	    tq->variant, tq->backend, tq->floor, tq->objective);
-	(void)used;
 	return 0;
-bad:
-	api_fail(rep, PROB_BAD_PARAM, k, why, NULL, 0);
-	return -1;
 }
 
 int

@@ -43,6 +43,26 @@ expect_body "wrong target: named once, not as missing too" \
 	"[e['param'] for e in j['errors']] == ['target_ms', 'variant']"
 param 400 "one wrong value" "target_ms=250&percentile=90" percentile
 expect_body "one wrong value: no errors list" "'errors' not in j"
+# What a stack does not take, beside a wrong value: named in the same 400.
+param 400 "a wrong percentile and a backend not the stack's" \
+	"target_ms=250&stack=php&backend=libsodium&percentile=1" percentile
+expect_body "the backend against the stack is in errors" \
+	"[e['param'] for e in j['errors']] == ['percentile', 'backend'] and 'must be libargon2 or left out with stack=php' in j['errors'][1]['detail']"
+param 400 "parallelism 2 with a p = 1 stack" "target_ms=250&stack=php-sodium&parallelism=2" parallelism
+expect_body "parallelism 2 with a p = 1 stack: says why" \
+	"'php-sodium computes p = 1 only' in j['detail'] and 'errors' not in j"
+param 400 "a bad backend with a stack: named once" "target_ms=250&stack=php&backend=openssl" backend
+expect_body "a bad backend with a stack: its own reason only" \
+	"'must be libsodium, libargon2 or auto' in j['detail'] and 'errors' not in j"
+# The stack's own backend asks nothing more: the same answer as without it
+# (200, or the same 422 on a store seeded on a busy host), not a 400.
+st_own=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT$R?target_ms=250&stack=php&backend=libargon2")
+st_none=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT$R?target_ms=250&stack=php")
+if [ "$st_own" = "$st_none" ] && [ "$st_own" != 400 ]; then
+	ok "the stack's own backend is taken: $st_own, as without it"
+else
+	bad "the stack's own backend: $st_own, without it $st_none"
+fi
 
 # S5: huge m, t, p anywhere: refused or parsed, never allocated or hashed.
 status_of() { awk -v k="$1" '$1 == k":" { print $2 }' "/proc/$PID/status"; }
