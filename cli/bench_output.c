@@ -256,7 +256,7 @@ bench_print(FILE *fp, const struct report *rep, enum kdf_backend baseline,
 	fprintf(fp, "Host: %s, %d CPUs online, %d effective; "
 	    "memory budget %s (%s)\n", cpu[0] ? cpu : "unknown CPU",
 	    h->online_cpus, rep->effective_cpus, budget,
-	    host_budget_source_name(rep->budget_source));
+	    cli_budget_source_text(rep->budget_source));
 	fprintf(fp, "libsodium %s, libargon2 %s; Error is the 99.9 %% "
 	    "confidence half-width; Ratio is Mean against %s\n", sv, av,
 	    kdf_backend_name(baseline));

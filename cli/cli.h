@@ -73,6 +73,12 @@ int	 cli_flag_log2(const char *cmd, const char *flag, const char *v,
 /* Is arg -h or --help? */
 int	 cli_is_help(const char *arg);
 /*
+ * What set a memory budget, in words a reader of the command's output
+ * takes: "the cap asked" (--memory-max, or the daemon's memory_max),
+ * "half of MemAvailable", "half of what the cgroup leaves".
+ */
+const char *cli_budget_source_text(enum host_budget_source src);
+/*
  * An option as typed: "--name=value" is "--name" (copied to buf) with
  * *value "value"; any other argument is itself with *value NULL (a short
  * option's value is the next argument, as in argon2). Each parser takes

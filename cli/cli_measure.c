@@ -31,7 +31,7 @@ cli_probe(struct report *rep, uint64_t memory_max, uint64_t need,
 		units_format_kib((need + 1023) >> 10, want, sizeof(want));
 		snprintf(err, errlen, "the memory budget here is %s (%s), "
 		    "under the %s the smallest point needs (nothing measured)",
-		    have, host_budget_source_name(rep->budget_source), want);
+		    have, cli_budget_source_text(rep->budget_source), want);
 		return -1;
 	}
 	cpus = host_usable_cpus(&rep->host);

@@ -466,3 +466,16 @@ cli_hex(char *dst, const uint8_t *src, size_t len)
 	}
 	*dst = '\0';
 }
+
+const char *
+cli_budget_source_text(enum host_budget_source src)
+{
+	switch (src) {
+	case HOST_BUDGET_CONFIG:
+		return "the cap asked";
+	case HOST_BUDGET_CGROUP:
+		return "half of what the cgroup leaves";
+	default:
+		return "half of MemAvailable";
+	}
+}

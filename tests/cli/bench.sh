@@ -54,7 +54,7 @@ expect_status 0 "budget" -- "$PWTUNE" bench --memory-max 12MiB --m 8MiB,16MiB \
 	--t 1 --backend libsodium --repeats 2 --json "$TMP/budget.json" -q
 expect_stdout "budget: says what was skipped" "Not measured:"
 expect_stdout "budget: says why" "needs 16 MiB for 1 hash at once, over the memory budget of 12 MiB"
-expect_stdout "budget: names the cap" "memory budget 12 MiB (config)"
+expect_stdout "budget: names the cap" "memory budget 12 MiB (the cap asked)"
 python3 - "$TMP/budget.json" <<'PY' && ok "budget: JSON marks it skipped" || bad "budget: JSON"
 import json, sys
 d = json.load(open(sys.argv[1]))
