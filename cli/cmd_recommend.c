@@ -64,6 +64,34 @@ rec_on_signal(int sig)
 	rec_cancel = 1;
 }
 
+/* --stack's lines: the catalogue's names, wrapped under the option. */
+static void
+rec_usage_stacks(FILE *fp)
+{
+	char		 names[512];
+	const char	*p, *comma;
+	size_t		 col, len;
+
+	stack_names(names, sizeof(names));
+	fputs("  --stack NAME   the answer that holds in client stack NAME: "
+	    "one of\n                ", fp);
+	col = 16;
+	for (p = names; *p != '\0'; p = comma + (*comma != '\0' ? 2 : 0)) {
+		if ((comma = strstr(p, ", ")) == NULL)
+			comma = p + strlen(p);
+		len = (size_t)(comma - p) + 1;
+		if (col + 1 + len > 73) {
+			fputs("\n                ", fp);
+			col = 16;
+		}
+		fprintf(fp, " %.*s%s", (int)(comma - p), p, *comma != '\0' ?
+		    "," : "");
+		col += 1 + len;
+	}
+	fputs("\n                 (or a name with observations in the store "
+	    "of --db);\n", fp);
+}
+
 static void
 rec_usage(FILE *fp)
 {
@@ -100,9 +128,9 @@ rec_usage(FILE *fp)
 "                 largest t; at the memory bound one pass more at less\n"
 "                 memory when the bound leaves over a tenth of the time\n"
 "                 unused; attacker-cost: the largest m x (3t - 1)\n"
-"  --presets      the time of the known presets here\n"
-"  --stack NAME   the answer that holds in client stack NAME (php, go, ...;\n"
-"                 or a name with observations in the store of --db);\n"
+"  --presets      the time of the known presets here\n", fp);
+	rec_usage_stacks(fp);
+	fputs(
 "                 without it, every stack's answer is listed too (from a\n"
 "                 model: --profile quick, --from or --db)\n"
 "  --scope group  the answer that holds on every host of group NAME with a\n"

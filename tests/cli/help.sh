@@ -28,6 +28,18 @@ for v in list export import check; do
 done
 expect_status 0 "recommend --help" -- "$P" recommend --help
 expect_stdout "recommend --help: -q is described, not only listed" "  -q, --quiet    no progress on stderr"
+# --stack's help names every stack the command takes (as its error does).
+"$P" recommend --target-ms 250 --stack zzz 2>"$TMP/err" >/dev/null
+known=$(sed -n 's/.*known are \(.*\), or a name.*/\1/p' "$TMP/err" | tr -d ',')
+missing=""
+for n in $known; do
+	awk '/--stack NAME/,/observations in the store/' "$TMP/out" | grep -qw -- "$n" || missing="$missing $n"
+done
+if [ -n "$known" ] && [ -z "$missing" ]; then
+	ok "recommend --help: --stack lists the $(echo $known | wc -w) stacks"
+else
+	bad "recommend --help: --stack does not list:${missing:- (no names in the error)}"
+fi
 # Every value an option takes is in its help: hash --backend takes auto.
 expect_status 0 "hash --help" -- "$P" hash --help
 expect_stdout "hash --help: --backend's values, auto among them" "[--backend libargon2|libsodium|auto]"
