@@ -11,6 +11,10 @@ expect_stdout "grid: libsodium table" "libsodium.Argon2id"
 expect_stdout "grid: libargon2 table" "libargon2.Argon2id"
 expect_stdout "grid: columns" "Method              MemorySize  Iterations  Parallelism  Concurrency      Mean"
 expect_stdout "grid: says where the JSON went" "Results written to $TMP/grid.json"
+# Without --memory-max the budget says, in words, what set it.
+grep -Eq "memory budget [0-9.]+ [KMGT]iB \((half of MemAvailable|half of what the cgroup leaves)\)" "$TMP/out" &&
+	ok "grid: the budget says what set it" ||
+	bad "grid: the budget line: $(grep 'memory budget' "$TMP/out")"
 python3 - "$TMP/grid.json" <<'PY' && ok "grid: JSON schema" || bad "grid: JSON schema"
 import json, sys
 d = json.load(open(sys.argv[1]))
