@@ -68,24 +68,19 @@ rec_on_signal(int sig)
 static void
 rec_usage_stacks(FILE *fp)
 {
-	char		 names[512];
-	const char	*p, *comma;
-	size_t		 col, len;
+	const struct stack_def	*all;
+	size_t			 i, n, col = 16, len;
 
-	stack_names(names, sizeof(names));
+	all = stack_catalogue(&n);
 	fputs("  --stack NAME   the answer that holds in client stack NAME: "
 	    "one of\n                ", fp);
-	col = 16;
-	for (p = names; *p != '\0'; p = comma + (*comma != '\0' ? 2 : 0)) {
-		if ((comma = strstr(p, ", ")) == NULL)
-			comma = p + strlen(p);
-		len = (size_t)(comma - p) + 1;
+	for (i = 0; i < n; i++) {
+		len = strlen(all[i].name) + (i + 1 < n);	/* its comma */
 		if (col + 1 + len > 73) {
 			fputs("\n                ", fp);
 			col = 16;
 		}
-		fprintf(fp, " %.*s%s", (int)(comma - p), p, *comma != '\0' ?
-		    "," : "");
+		fprintf(fp, " %s%s", all[i].name, i + 1 < n ? "," : "");
 		col += 1 + len;
 	}
 	fputs("\n                 (or a name with observations in the store "
