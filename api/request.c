@@ -123,7 +123,7 @@ api_query_uint(const char *v, unsigned long long lo, unsigned long long hi,
  */
 static int
 api_query_value(const char *k, const char *v, struct tune_query *tq,
-    struct api_scope *sc, int *have_target, char *why, size_t whylen)
+    struct api_scope *sc, char *why, size_t whylen)
 {
 	unsigned long long	 u;
 	uint64_t		 kib;
@@ -133,7 +133,6 @@ api_query_value(const char *k, const char *v, struct tune_query *tq,
 		    TARGET_RANGE, &u, why, whylen) == -1)
 			return -1;
 		tq->target_ms = (double)u;
-		*have_target = 1;
 	} else if (strcmp(k, "percentile") == 0) {
 		if (api_uint(v, &u) != 0 || (u != 50 && u != 95 && u != 99)) {
 			snprintf(why, whylen, "must be 50, 95 or 99");
@@ -295,18 +294,6 @@ api_query_only(struct MHD_Connection *c, const char *const *allowed,
 	return api_query_read(c, allowed, nallowed, known, &q, rep);
 }
 
-/* Was key given (whatever its value)? */
-static int
-api_query_given(const struct query_arg *q, const char *key)
-{
-	size_t	i;
-
-	for (i = 0; i < q->n; i++)
-		if (strcmp(q->keys[i], key) == 0)
-			return 1;
-	return 0;
-}
-
 /* The wrong values of one query: the first's name and detail, and all. */
 struct query_wrong {
 	const char	*param;		/* NULL: none wrong yet */
@@ -371,14 +358,16 @@ api_parse_query(struct MHD_Connection *c, struct tune_query *tq,
 		return -1;
 	}
 	for (i = 0; i < q.n; i++) {
-		if (api_query_value(q.keys[i], q.values[i], tq, sc,
-		    &have_target, why, sizeof(why)) == 0)
+		/* Given, right or wrong: not also named as missing. */
+		have_target |= strcmp(q.keys[i], "target_ms") == 0;
+		if (api_query_value(q.keys[i], q.values[i], tq, sc, why,
+		    sizeof(why)) == 0)
 			continue;
 		bad_backend |= strcmp(q.keys[i], "backend") == 0;
 		api_query_shown(why, sizeof(why), q.values[i]);
 		api_query_wrong(&w, q.keys[i], why);
 	}
-	if (!have_target && !api_query_given(&q, "target_ms")) {
+	if (!have_target) {
 		snprintf(why, sizeof(why), "target_ms is required: it "
 		    TARGET_RANGE);
 		api_query_wrong(&w, "target_ms", why);
