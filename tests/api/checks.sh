@@ -147,16 +147,21 @@ else
 	bad "no run queued after the drift"
 fi
 
-# 2b. A check of a p = 2 answer: its two threads are its own, so it is
-# measured (not pre-empted as if others wanted the CPUs). Its memory_max
-# (64 MiB, which does not bind at 50 ms) is named in the log's lines.
+# 2b. A check of a p = 2 answer: its two threads are its own, so it runs
+# to its end (not pre-empted as if others wanted the CPUs): measured, or,
+# its two threads sharing a busy host's two cores with a neighbour,
+# noisy and not taken; either way its hashes were all timed. Its
+# memory_max (64 MiB, which does not bind at 50 ms) is named in the
+# log's lines.
+P2="50 ms at p95, k = 1, memory_max 65536 KiB: m = [0-9]+ KiB, t = [0-9]+, p = 2"
 expect_http 200 "a p = 2 question" GET "/v1/recommendation?target_ms=50&backend=libargon2&parallelism=2&floor=none&memory_max=64MiB"
 req GET "/v1/recommendation?target_ms=50&backend=libargon2&parallelism=2&floor=none&memory_max=64MiB"
-if wait_check "check 50 ms at p95, k = 1, memory_max 65536 KiB: m = [0-9]+ KiB, t = [0-9]+, p = 2 measured" 150; then
-	ok "a check of a p = 2 answer is measured (its memory_max named)"
-	grep -E "check 50 ms at p95" "$TMP/log" | head -1 | sed 's/^/  /'
+if wait_check "check $P2 measured|check of 50 ms at p95: noisy" 150 &&
+	grep -qE "checking $P2, [0-9]+ hashes" "$TMP/log"; then
+	ok "a check of a p = 2 answer ran to its end (its memory_max named)"
+	grep -E "check(ing)? (of )?50 ms at p95" "$TMP/log" | head -2 | sed 's/^/  /'
 else
-	bad "the p = 2 answer was never measured in 150 s"
+	bad "the p = 2 answer's check never ran to its end in 150 s"
 	grep -E "50 ms" "$TMP/log" | tail -3 | sed 's/^/  /'
 fi
 # Pre-empted, it was by others (a neighbour on a shared host): the line
