@@ -464,17 +464,34 @@ db_check(struct db *db, char *result, size_t resultlen, char *err,
  * Runs queued or running whose owner is gone. PostgreSQL: only runs owned
  * on this machine (its owner ends "@boot_id/host"), since another
  * machine's pids mean nothing here.
+ *
+ * The read takes no lock: opening a store must not lock the runs of live
+ * processes, which write their points meanwhile (a scan that locked each
+ * live run as it met it, while a writer moved that run's row, could take
+ * two rows in the opposite order to another process opening at the same
+ * time, and PostgreSQL ended one of them as a deadlock). Each run is
+ * marked in id order, so that two processes opening at once lock the
+ * same rows in the same order, and only while it is still queued or
+ * running under the owner seen gone: a run that ended meanwhile keeps
+ * its end.
  */
 static const struct db_sql q_run_owners = {
-	"SELECT id, owner FROM runs WHERE status IN ('queued', 'running')",
+	"SELECT id, owner FROM runs WHERE status IN ('queued', 'running')"
+	" ORDER BY id",
 	"SELECT id, owner FROM runs WHERE status IN ('queued', 'running')"
 	" AND right(owner, length(CAST($1 AS TEXT))) = CAST($1 AS TEXT)"
-	" FOR UPDATE"
+	" ORDER BY id"
 };
 static const struct db_sql q_run_interrupt = {
 	"UPDATE runs SET status = 'interrupted', finished = $2, owner = NULL,"
 	" error = coalesce(error, 'the process running it ended before it"
-	" finished') WHERE id = $1 AND status IN ('queued', 'running')", NULL
+	" finished') WHERE id = $1 AND status IN ('queued', 'running')"
+	" AND owner = $3", NULL
+};
+
+struct gone_run {
+	int64_t	id;
+	char	owner[sizeof(((struct db *)0)->owner)];	/* as written */
 };
 
 enum db_status
@@ -482,9 +499,10 @@ db_recover_interrupted(struct db *db, size_t *n, char *err, size_t errlen)
 {
 	struct db_args	 a = { .n = 0 };
 	struct db_rows	 r;
-	int64_t		*ids = NULL, *more;
-	size_t		 nids = 0, cap = 0, i;
-	char		 now[32], who[160];
+	struct gone_run	*gone = NULL, *more;
+	size_t		 ngone = 0, cap = 0, i;
+	char		 now[32], who[sizeof(((struct db *)0)->owner)];
+	int64_t		 changed;
 	enum db_status	 st;
 
 	*n = 0;
@@ -499,29 +517,34 @@ db_recover_interrupted(struct db *db, size_t *n, char *err, size_t errlen)
 		who[strcspn(who, "@")] = '\0';
 		if (db_owner_alive(who))
 			continue;
-		if (nids == cap) {
+		if (ngone == cap) {
 			cap = cap ? 2 * cap : 16;
-			if ((more = realloc(ids, cap * sizeof(*ids))) == NULL) {
+			if ((more = realloc(gone, cap * sizeof(*gone))) ==
+			    NULL) {
 				db_rows_end(&r, err, errlen);
-				free(ids);
+				free(gone);
 				return db_end(db, db_nomem(err, errlen), err,
 				    errlen);
 			}
-			ids = more;
+			gone = more;
 		}
-		ids[nids++] = db_int(&r, 0);
+		gone[ngone].id = db_int(&r, 0);
+		db_copy(&r, 1, gone[ngone].owner, sizeof(gone[ngone].owner));
+		ngone++;
 	}
 	st = db_rows_end(&r, err, errlen);
 	db_now(now, sizeof(now));
-	for (i = 0; st == DB_OK && i < nids; i++) {
+	for (i = 0; st == DB_OK && i < ngone; i++) {
 		a.n = 0;
-		a_int(&a, ids[i]);
+		a_int(&a, gone[i].id);
 		a_text(&a, now);
+		a_text(&a, gone[i].owner);
+		changed = 0;
 		if ((st = db_exec(db, "mark interrupted", &q_run_interrupt, &a,
-		    NULL, err, errlen)) == DB_OK)
+		    &changed, err, errlen)) == DB_OK && changed > 0)
 			(*n)++;
 	}
-	free(ids);
+	free(gone);
 	return db_end(db, st, err, errlen);
 }
 
