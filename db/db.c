@@ -469,7 +469,7 @@ db_check(struct db *db, char *result, size_t resultlen, char *err,
  * processes, which write their points meanwhile (a scan that locked each
  * live run as it met it, while a writer moved that run's row, could take
  * two rows in the opposite order to another process opening at the same
- * time, and PostgreSQL ended one of them as a deadlock). Each run is
+ * time: a deadlock, which PostgreSQL ends by failing one). Each run is
  * marked in id order, so that two processes opening at once lock the
  * same rows in the same order, and only while it is still queued or
  * running under the owner seen gone: a run that ended meanwhile keeps

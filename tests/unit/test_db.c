@@ -1587,9 +1587,9 @@ TEST(concurrent_writers_lose_nothing)
  * Opening a store looks for runs whose process is gone. Here three
  * writers add the points of one running run and make runs of their own
  * while two other processes open the store again and again: no open and
- * no write fails. (Opens that locked every live run, in the order a scan
- * met them, while the writers moved the shared run's row, took the same
- * two rows in opposite orders: PostgreSQL ended one as a deadlock.)
+ * no write fails, and the live run is left running. (Opens that locked
+ * every live run, in the order a scan met them, while the writers moved
+ * the shared run's row, could take two rows in opposite orders.)
  */
 TEST(opening_beside_writers_never_fails)
 {
