@@ -642,15 +642,23 @@ tune_snippets(const struct tune_answer *a)
 }
 
 json_t *
-tune_answer_to_json(const struct tune_answer *a, const struct model *m)
+tune_notes_to_json(const struct tune_answer *a)
 {
-	json_t		*j, *notes = json_array(), *sodium;
+	json_t		*notes = json_array();
 	char		 copy[sizeof(a->notes)], *line, *save = NULL;
 
 	snprintf(copy, sizeof(copy), "%s", a->notes);
 	for (line = strtok_r(copy, "\n", &save); line != NULL;
 	    line = strtok_r(NULL, "\n", &save))
 		json_array_append_new(notes, json_string(line));
+	return notes;
+}
+
+json_t *
+tune_answer_to_json(const struct tune_answer *a, const struct model *m)
+{
+	json_t		*j, *notes = tune_notes_to_json(a), *sodium;
+
 	if (a->p == 1 && a->variant != KDF_ALG_ARGON2D)
 		sodium = json_pack("{s:I, s:I}", "opslimit", (json_int_t)a->t,
 		    "memlimit", (json_int_t)a->m_kib * 1024);

@@ -167,6 +167,9 @@ int	 tune_needs_rehash(const char *encoded, const struct tune_answer *a,
  */
 int	 tune_quality_note(const struct model *m, char *buf, size_t len);
 
+/* The answer's notes as a JSON array of strings, one per note. */
+json_t	*tune_notes_to_json(const struct tune_answer *a);
+
 /* The answer as JSON, snippets and model provenance included. */
 json_t	*tune_answer_to_json(const struct tune_answer *a,
 	    const struct model *m);

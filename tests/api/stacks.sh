@@ -115,6 +115,13 @@ expect_body "the default answer is over the target in php, and a note says so wi
 	"[s for s in j['stacks'] if s['name'] == 'php'][0]['default_answer_ratio'] > 1 and any(abs(float(m.group(1)) - [s for s in j['stacks'] if s['name'] == 'php'][0]['default_answer_ratio']) < 0.006 for m in (__import__('re').match(r'In php the default answer would take ([0-9.]+) x the target \\([0-9]+ ms at p95\\): ask with stack=php\\.$', n) for n in j['notes']) if m)"
 expect_body "a note for every other stack over the target, none for the others" \
 	"all(any(('In %s the default answer would take' % s['name']) in n for n in j['notes']) == ((s.get('default_answer_ratio') or 0) > 1 and s['name'] != j['for']) for s in j['stacks'])"
+# Each stack's entry carries its own answer's notes, which the default
+# answer's do not say: that Java's runtime was not measured here.
+expect_body "Java's entry has its own answer's notes: its runtime not measured here" \
+	"any(n.startswith('For java-bouncycastle: its runtime was not measured on this host') for n in [s for s in j['stacks'] if s['name'] == 'java-bouncycastle'][0]['notes']) and not any(n.startswith('For java-bouncycastle') for n in j['notes'])"
+expect_body "... and the entry of the stack the answer is for has none of its own" \
+	"[s for s in j['stacks'] if s['name'] == j['for']][0]['notes'] == []"
+python3 -c 'import json,sys; print(json.dumps([s for s in json.load(open(sys.argv[1]))["stacks"] if s["name"] == "java-bouncycastle"][0]["notes"]))' "$TMP/body" > "$TMP/java_notes"
 read -r PHP_M PHP_T PHP_P < <(python3 -c 'import json,sys; s=[s for s in json.load(open(sys.argv[1]))["stacks"] if s["name"] == "php"][0]; print(s["m_kib"], s["t"], s["p"])' "$TMP/body")
 # A target the default answer cannot meet (422): no note tells to ask
 # with the stack the answer is already for.
@@ -128,6 +135,12 @@ expect_body "... and its snippet says to time it where it runs (not probed here)
 	"'POST the result to' in j['snippet'] and j['how'] == 'library measured, runtime not probed here'"
 expect_body "stack=php: every language's snippet carries its own stack's answer" \
 	"\"'memory_cost' => $PHP_M,\" in j['snippets']['php'] and 'timeCost: 1,' not in j['snippets']['node']"
+expect_http 200 "stack=java-bouncycastle" GET "/v1/recommendation?target_ms=250&stack=java-bouncycastle"
+expect_body "... its notes hold those of its entry in stacks" \
+	"all(n in j['notes'] for n in json.load(open('$TMP/java_notes'))) and json.load(open('$TMP/java_notes'))"
+expect_http 200 "the default answer for 1000 ms" GET "/v1/recommendation?target_ms=1000"
+expect_body "Java's entry: within its heap bound, and its notes say so" \
+	"[s for s in j['stacks'] if s['name'] == 'java-bouncycastle'][0]['m_kib'] <= 32768 and any(n.startswith('For java-bouncycastle: its answers stay at or below m = 32768 KiB, t making up the time') for n in [s for s in j['stacks'] if s['name'] == 'java-bouncycastle'][0]['notes'])"
 expect_http 200 "the default answer again" GET "/v1/recommendation?target_ms=250"
 expect_body "the default's snippets: php's at php's m, C's at the default's own" \
 	"\"'memory_cost' => $PHP_M,\" in j['snippets']['php'] and str(j['m_kib']) in j['snippets']['c'] and str(j['m_kib']) not in j['snippets']['php']"
