@@ -309,6 +309,8 @@ function showStackPanel(name) {
   }
   const ratio = ratioText(st.default_answer_ratio);
   if (ratio) row(dl, 'The default answer here', ratio).className = st.default_answer_ratio > 1 ? 'error' : '';
+  // Its own answer's notes (the answer's own stack: the answer's, above).
+  for (const n of st.notes || []) row(dl, 'Note', n).classList.add('stack-note');
   const parts = [dl];
   if (st.snippet) {
     const pre = el('pre');

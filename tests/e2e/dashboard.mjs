@@ -346,6 +346,8 @@ try {
   check(phpSnip === phpApi.snippet && phpSnip.includes("'memory_cost' => " + phpApi.m_kib + ','), 'the php tab shows php\'s snippet, with its own m', phpSnip.slice(0, 300));
   const phpHow = await page.textContent('#stack-how');
   check(phpHow.includes(phpApi.how), 'the php tab says how php was measured', phpHow);
+  const phpNotes = await page.$$eval('#stack-panel .stack-note', (r) => r.map((x) => x.textContent));
+  check(Array.isArray(phpApi.notes) && phpApi.notes.length > 0 && phpNotes.length === phpApi.notes.length && phpApi.notes.every((n, i) => phpNotes[i].includes(n)), 'the php tab shows php\'s own notes', JSON.stringify(phpNotes).slice(0, 300) + ' vs ' + JSON.stringify(phpApi.notes).slice(0, 300));
   await page.click('#stack-copy');
   await page.waitForFunction(() => document.getElementById('stack-copy').textContent !== 'Copy', null, { timeout: 5000 });
   const copied = await page.evaluate(async () => {
