@@ -98,6 +98,14 @@ struct stack_def {
 	 * started, meets it.
 	 */
 	uint32_t		 heap_kib;
+	/*
+	 * 1: its runtime's own collector can pause a hash (a JVM's, Go's):
+	 * a tail its probe's hashes showed is the stack's (STACK_TAIL_RANK).
+	 * 0: it hashes in C memory (PHP, Python, Node's addon, the C
+	 * libraries): one slow hash among a probe's few is the host's, whose
+	 * tail the library curve's many hashes measure.
+	 */
+	int			 pauses;
 };
 
 /* A measurement in a stack: one probe point or one observation. */

@@ -913,6 +913,62 @@ TEST(a_pause_in_a_large_point_is_the_stacks_tail)
 	}
 }
 
+/*
+ * The same four points, one slow hash among a large point's three (1.76 x
+ * its median): in a runtime that hashes in C memory (python-argon2-cffi)
+ * it is the host's moment, and does not set the stack's tail; in one
+ * whose collector pauses (go, java-bouncycastle) it does.
+ */
+TEST(a_slow_hash_sets_the_tail_only_where_a_collector_pauses)
+{
+	static const uint32_t	ms[] = { 8192, 131072, 262144, 524288 };
+	static const char *const c_memory[] = { "python-argon2-cffi", "php",
+	    "node-argon2", "libargon2" };
+	static const char *const collected[] = { "go", "java-bouncycastle" };
+	struct stack_point	pts[4];
+	struct model_stack	st;
+	struct tune_query	q;
+	struct tune_answer	a;
+	char			err[256];
+	size_t			i;
+
+	fit(1);
+	for (i = 0; i < 4; i++) {
+		memset(&pts[i], 0, sizeof(pts[i]));
+		pts[i].m_kib = ms[i];
+		pts[i].t = 1;
+		pts[i].p = 1;
+		pts[i].k = 1;
+		pts[i].n = i == 0 ? 5 : 3;
+		pts[i].probe = 1;
+		pts[i].median_ms = 0.8 * base_ms(KDF_BACKEND_LIBARGON2, ms[i],
+		    1);
+		pts[i].p95_ms = pts[i].median_ms * 1.02;
+	}
+	pts[2].p95_ms = pts[2].median_ms * 1.76;
+	for (i = 0; i < sizeof(c_memory) / sizeof(c_memory[0]); i++) {
+		ASSERT_EQ(stack_fit(&mdl, c_memory[i], pts, 4, &st, err,
+		    sizeof(err)), 0);
+		ASSERT(st.spread95 > 1);
+		ASSERT(st.spread95 < 1.3);
+	}
+	for (i = 0; i < sizeof(collected) / sizeof(collected[0]); i++) {
+		ASSERT_EQ(stack_fit(&mdl, collected[i], pts, 4, &st, err,
+		    sizeof(err)), 0);
+		ASSERT(fabs(st.spread95 - 1.76) < 1e-9);
+	}
+	/* python's answers then use the budget: the median near X / 1.3. */
+	ASSERT_EQ(stack_fit(&mdl, "python-argon2-cffi", pts, 4, &st, err,
+	    sizeof(err)), 0);
+	ASSERT_EQ(model_stack_set(&mdl, &st), 0);
+	tune_query_init(&q);
+	q.target_ms = 250;
+	ASSERT_EQ(stack_recommend(&mdl, "python-argon2-cffi", &q, &a, err,
+	    sizeof(err)), 0);
+	ASSERT(a.predicted_p50_ms > q.target_ms / 1.3);
+	ASSERT(a.predicted_ms <= q.target_ms);
+}
+
 TEST(default_and_library_only_stacks)
 {
 	struct tune_query	q;
@@ -1206,6 +1262,7 @@ TEST_LIST(
 	TEST_ENTRY(a_stack_says_when_its_own_curve_is_poor),
 	TEST_ENTRY(measured_times_and_spread_are_the_stacks_own),
 	TEST_ENTRY(a_pause_in_a_large_point_is_the_stacks_tail),
+	TEST_ENTRY(a_slow_hash_sets_the_tail_only_where_a_collector_pauses),
 	TEST_ENTRY(default_and_library_only_stacks),
 	TEST_ENTRY(probe_points_where_answers_fall),
 	TEST_ENTRY(a_runtimes_heap_bounds_its_answers_and_its_probe),
