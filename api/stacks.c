@@ -156,7 +156,7 @@ api_stack_json(const struct model *m, const char *name,
 		    json_real(st->spread95) : json_null());
 		/*
 		 * A cliff its probe showed: answers stay under it (when
-		 * the correction applies: a library's checks stand for it).
+		 * the correction applies: a library's curve stands for it).
 		 */
 		json_object_set_new(corr, "cliff", st->m_max_kib > 0 &&
 		    stack_correction(m, name) == st ?

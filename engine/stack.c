@@ -871,14 +871,11 @@ const struct model_stack *
 stack_correction(const struct model *m, const char *name)
 {
 	const struct model_stack	*st = model_stack_find(m, name);
-	const struct model_curve	*cv;
 	enum kdf_backend		 b;
 
 	if (st == NULL || st->how == MODEL_STACK_LIBRARY)
 		return NULL;
-	if (kdf_backend_parse(name, &b) == 0 && b == stack_base(m, name) &&
-	    (cv = model_curve_find(m, b, KDF_ALG_ARGON2ID, 1)) != NULL &&
-	    cv->chk_n > 0)
+	if (kdf_backend_parse(name, &b) == 0 && b == stack_base(m, name))
 		return NULL;
 	return st;
 }
@@ -1157,10 +1154,14 @@ stack_recommend(const struct model *m, const char *name,
 	    0) {
 		/* The library itself: its curve is its measurement. */
 		if (st != NULL && st->how != MODEL_STACK_LIBRARY)
-			stack_note(a, "For %s: the library's curve with what "
-			    "this host's background checks measured of its "
-			    "answers; they replace its probe's correction (both "
-			    "measured the same library).", name);
+			stack_note(a, "For %s: the library's curve as this "
+			    "host's run%s measured it; its probe timed the "
+			    "same library at another moment, and is not "
+			    "applied (GET /v1/model shows it).", name,
+			    model_curve_find(m, aim.backend, q->variant, 1) !=
+			    NULL && model_curve_find(m, aim.backend,
+			    q->variant, 1)->chk_n > 0 ? " and its background "
+			    "checks" : "");
 	} else if (sd != NULL && strcmp(stack_how_text(st),
 	    "library measured here") != 0)
 		stack_note(a, "For %s: its runtime was not measured on this "

@@ -152,10 +152,12 @@ const struct model_stack *model_stack_find(const struct model *m,
 	    const char *name);
 /*
  * The stack's correction as answers use it: NULL when it has none, or
- * when it is a library's own stack (libsodium, libargon2) on a curve the
- * background checks measured: they measured that library itself, at the
- * answers' exact parameters and later than its probe, so the curve as
- * checked stands for it (the two are not multiplied together).
+ * when it is a library's own stack (libsodium, libargon2): its probe
+ * times the library the curve measured, at another moment (0.84 and 1.49
+ * x the curve in one start-up run, docs/BENCHMARKS.md), so the curve, as
+ * the background checks measured it when they have, stands for it:
+ * stack=libargon2 is backend=libargon2's answer, stack=libsodium the
+ * default's.
  */
 const struct model_stack *stack_correction(const struct model *m,
 	    const char *name);

@@ -128,6 +128,13 @@ read -r PHP_M PHP_T PHP_P < <(python3 -c 'import json,sys; s=[s for s in json.lo
 expect_http 422 "target_ms=5: 422" GET "/v1/recommendation?target_ms=5"
 expect_body "... no note sends to stack=libsodium (the answer's own)" \
 	"not any(n.startswith('In libsodium the default answer') for n in (j.get('notes') or []) + ((j.get('closest') or {}).get('notes') or []))"
+# One library, one answer: libargon2's stack is its curve (a C probe of
+# it, which this store has none of, is not applied: unit.test_stack).
+expect_http 200 "backend=libargon2" GET "/v1/recommendation?target_ms=300&backend=libargon2"
+python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(j["m_kib"], j["t"], j["p"])' "$TMP/body" > "$TMP/a2"
+expect_http 200 "stack=libargon2, the same question" GET "/v1/recommendation?target_ms=300&stack=libargon2"
+expect_body "... the same parameters as backend=libargon2" \
+	"'%d %d %d' % (j['m_kib'], j['t'], j['p']) == open('$TMP/a2').read().strip()"
 expect_http 200 "stack=php" GET "/v1/recommendation?target_ms=250&stack=php"
 expect_body "answers for php from libargon2, its m as in stacks" \
 	"j['for'] == 'php' and j['backend'] == 'libargon2' and j['m_kib'] == $PHP_M and \"'memory_cost' => $PHP_M\" in j['snippet']"
