@@ -421,8 +421,27 @@ TEST(runs_of_a_dead_process_are_interrupted)
 	/* Ours: this process is alive, so the run is still running. */
 	ASSERT_EQ(db_run_get(db, mine, &run, err, sizeof(err)), DB_OK);
 	ASSERT_EQ(run.status, DB_RUN_RUNNING);
-	report_release(&rep);
 	db_close(db);
+	/*
+	 * A running run with no owner at all (a hand edit, an old tool) in
+	 * a SQLite file: no process runs it, so it is interrupted too
+	 * (PostgreSQL recovers only this machine's runs, by their owner).
+	 */
+	if (pg_base == NULL) {
+		sqlite3	*c;
+		char	 sql[128];
+
+		snprintf(sql, sizeof(sql), "UPDATE runs SET owner = NULL "
+		    "WHERE id = %lld", (long long)mine);
+		ASSERT_EQ(sqlite3_open(store_at("s.db"), &c), SQLITE_OK);
+		ASSERT_EQ(sqlite3_exec(c, sql, NULL, NULL, NULL), SQLITE_OK);
+		sqlite3_close(c);
+		db = open_ok(store_at("s.db"));
+		ASSERT_EQ(db_run_get(db, mine, &run, err, sizeof(err)), DB_OK);
+		ASSERT_EQ(run.status, DB_RUN_INTERRUPTED);
+		db_close(db);
+	}
+	report_release(&rep);
 }
 
 /* Every migration path: from each version to the newest, data kept. */
@@ -1589,7 +1608,9 @@ TEST(concurrent_writers_lose_nothing)
  * while two other processes open the store again and again: no open and
  * no write fails, and the live run is left running. (Opens that locked
  * every live run, in the order a scan met them, while the writers moved
- * the shared run's row, could take two rows in opposite orders.)
+ * the shared run's row, took two rows in opposite orders: on PostgreSQL
+ * this test failed one run in five with "deadlock detected". SQLite
+ * never locked rows so; it runs the same test.)
  */
 TEST(opening_beside_writers_never_fails)
 {
@@ -1646,11 +1667,23 @@ TEST(opening_beside_writers_never_fails)
 		db_close(c);
 		_exit(0);
 	}
+	/* Every child waited for, a fork that failed counted. */
 	for (w = 0; w < BUSY_WRITERS + BUSY_OPENERS; w++) {
-		ASSERT(pids[w] > 0);
-		ASSERT_EQ(waitpid(pids[w], &status, 0), pids[w]);
-		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		if (pids[w] < 0) {
+			fprintf(stderr, "child %d: fork failed\n", w);
 			failed++;
+			continue;
+		}
+		ASSERT_EQ(waitpid(pids[w], &status, 0), pids[w]);
+		if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+			continue;
+		failed++;
+		if (WIFSIGNALED(status))
+			fprintf(stderr, "child %d: killed by signal %d\n", w,
+			    WTERMSIG(status));
+		else
+			fprintf(stderr, "child %d: exit status %d\n", w,
+			    WEXITSTATUS(status));
 	}
 	ASSERT_EQ(failed, 0);
 	db = open_ok(loc);
