@@ -668,14 +668,17 @@ stack_fit(const struct model *m, const char *name,
 		 * C memory, one slow hash of a point's three is the host's
 		 * moment (python-argon2-cffi's 1.76 x its median, its
 		 * answer then timed at 0.57 of the target), and the host's
-		 * tail stands for it below.
+		 * tail stands for it below. The cliff's onset reads every
+		 * runtime's (a heap growing is not a collector's pause).
 		 */
-		if (pauses && pts[i].probe && pts[i].n >= 3 &&
+		if (pts[i].probe && pts[i].n >= 3 &&
 		    pts[i].p95_ms >= pts[i].median_ms &&
 		    pts[i].median_ms >= STACK_TAIL_MIN_MS) {
 			tail[nx - 1] = pts[i].p95_ms / pts[i].median_ms;
-			tlm[ntl] = pts[i].m_kib;
-			tl[ntl++] = tail[nx - 1];
+			if (pauses) {
+				tlm[ntl] = pts[i].m_kib;
+				tl[ntl++] = tail[nx - 1];
+			}
 		}
 		if (pts[i].probe)
 			nprobe++;
@@ -1157,7 +1160,8 @@ stack_recommend(const struct model *m, const char *name,
 			stack_note(a, "For %s: the library's curve as this "
 			    "host's run%s measured it; its probe timed the "
 			    "same library at another moment, and is not "
-			    "applied (GET /v1/model shows it).", name,
+			    "applied (the stack's correction in an answer's "
+			    "stacks shows it).", name,
 			    model_curve_find(m, aim.backend, q->variant, 1) !=
 			    NULL && model_curve_find(m, aim.backend,
 			    q->variant, 1)->chk_n > 0 ? " and its background "
@@ -1165,9 +1169,17 @@ stack_recommend(const struct model *m, const char *name,
 	} else if (sd != NULL && strcmp(stack_how_text(st),
 	    "library measured here") != 0)
 		stack_note(a, "For %s: its runtime was not measured on this "
-		    "host; the answer is %s's as measured here. Time it where "
-		    "it runs and POST /v1/observations (docs/STACKS.md).",
-		    name, kdf_backend_name(aim.backend));
+		    "host; the answer is sized on %s's curve as measured "
+		    "here%s. Time it where it runs and POST /v1/observations "
+		    "(docs/STACKS.md).", name, kdf_backend_name(aim.backend),
+		    stack_own_code(sd) ? ", though it hashes with its own "
+		    "code" : "");
+	/* Its least t, when it decided the answer. */
+	if (rc >= 0 && sd != NULL && sd->t_min > 1 && a->t == sd->t_min &&
+	    q->t_min < sd->t_min)
+		stack_note(a, "For %s: t is %u at least (%s takes no fewer "
+		    "passes).", name, (unsigned)sd->t_min,
+		    sd->runtime);
 	return rc;
 }
 

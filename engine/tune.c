@@ -487,7 +487,8 @@ tune_recommend(const struct model *m, const struct tune_query *q,
 	}
 	if (q->m_hash_max_kib > 0 && q->m_hash_max_kib < cap) {
 		cap = q->m_hash_max_kib;
-		a->bound_why = "its runtime's limit per hash";
+		a->bound_why = "the heap bound pwtune keeps its runtime "
+		    "within";
 	}
 	raw = cap;	/* what there is, before the MiB m moves by */
 	cap -= cap % MIB_KIB;

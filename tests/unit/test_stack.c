@@ -562,6 +562,12 @@ TEST(a_cliff_begins_where_its_hashes_showed_it)
 	pts[n - 1].median_ms *= 4;
 	pts[n - 1].p95_ms = pts[n - 1].median_ms * 2.0;
 	pts[n - 2].p95_ms = pts[n - 2].median_ms * 2.5;
+	/* A runtime without a collector's pauses (php) finds it too. */
+	memset(&st, 0, sizeof(st));
+	ASSERT_EQ(stack_fit(&mdl, "php", pts, n, &st, err,
+	    sizeof(err)), 0);
+	ASSERT_UEQ(st.cliff_onset_kib, 262144);
+	ASSERT_UEQ(st.m_max_kib, 104448);
 	memset(&st, 0, sizeof(st));
 	ASSERT_EQ(stack_fit(&mdl, "go", pts, n, &st, err,
 	    sizeof(err)), 0);
@@ -1005,7 +1011,12 @@ TEST(default_and_library_only_stacks)
 	fit(1);
 	q.parallelism = 0;
 	ASSERT_EQ(stack_recommend(&mdl, "go", &q, &a, err, sizeof(err)), 0);
-	ASSERT_STR_CONTAINS(a.notes, "was not measured on this host");
+	ASSERT_STR_CONTAINS(a.notes, "was not measured on this host; the "
+	    "answer is sized on libargon2's curve as measured here, though "
+	    "it hashes with its own code.");
+	ASSERT_EQ(stack_recommend(&mdl, "php", &q, &a, err, sizeof(err)), 0);
+	ASSERT_STR_CONTAINS(a.notes, "sized on libargon2's curve as measured "
+	    "here. Time it");
 	/*
 	 * The argon2 npm package takes timeCost >= 2 only: where the
 	 * library's answer has t = 1, node's has 2 (and less memory).
@@ -1026,8 +1037,23 @@ TEST(default_and_library_only_stacks)
 			ASSERT(a.t >= 2);
 			ASSERT(a.m_kib < b.m_kib);
 			ASSERT(a.predicted_ms <= q.target_ms);
+			/* Its note says why, when t is that least. */
+			if (a.t == 2)
+				ASSERT_STR_CONTAINS(a.notes, "For node-argon2: "
+				    "t is 2 at least (Node.js argon2 (npm) "
+				    "hash() takes no fewer passes).");
+			else
+				ASSERT(strstr(a.notes, "t is 2 at least") ==
+				    NULL);
 		}
 		ASSERT(seen > 0);
+		/* The least t asked: no note of the stack's own. */
+		q.target_ms = 250;
+		q.t_min = 2;
+		ASSERT_EQ(stack_recommend(&mdl, "node-argon2", &q, &a, err,
+		    sizeof(err)), 0);
+		ASSERT(strstr(a.notes, "t is 2 at least") == NULL);
+		q.t_min = 0;
 	}
 }
 
