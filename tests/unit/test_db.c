@@ -1504,6 +1504,39 @@ TEST(migration_to_4_keeps_observations_as_services)
 	db_close(db);
 }
 
+/*
+ * Wait for the n children in pids (a pid under 0: a fork that failed);
+ * how many failed, each said on stderr with why.
+ */
+static int
+wait_children(const pid_t *pids, int n)
+{
+	int	w, status, failed = 0;
+
+	for (w = 0; w < n; w++) {
+		if (pids[w] < 0) {
+			fprintf(stderr, "child %d: fork failed\n", w);
+			failed++;
+			continue;
+		}
+		if (waitpid(pids[w], &status, 0) != pids[w]) {
+			fprintf(stderr, "child %d: waitpid failed\n", w);
+			failed++;
+			continue;
+		}
+		if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+			continue;
+		failed++;
+		if (WIFSIGNALED(status))
+			fprintf(stderr, "child %d: killed by signal %d\n", w,
+			    WTERMSIG(status));
+		else
+			fprintf(stderr, "child %d: exit status %d\n", w,
+			    WEXITSTATUS(status));
+	}
+	return failed;
+}
+
 #define WRITERS		4
 #define WRITER_POINTS	25
 
@@ -1522,7 +1555,7 @@ TEST(concurrent_writers_lose_nothing)
 	int64_t		 shared;
 	pid_t		 pids[WRITERS];
 	size_t		 n, i;
-	int		 w, status, failed = 0;
+	int		 w;
 
 	make_report(&rep, "hostA", WRITERS * WRITER_POINTS);
 	ASSERT_EQ(db_run_create(db, &rep, WRITERS * WRITER_POINTS,
@@ -1561,21 +1594,8 @@ TEST(concurrent_writers_lose_nothing)
 			db_close(c);
 			_exit(0);
 		}
-		ASSERT(pids[w] > 0);
 	}
-	for (w = 0; w < WRITERS; w++) {
-		ASSERT_EQ(waitpid(pids[w], &status, 0), pids[w]);
-		if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-			continue;
-		failed++;
-		if (WIFSIGNALED(status))
-			fprintf(stderr, "writer %d: killed by signal %d\n", w,
-			    WTERMSIG(status));
-		else
-			fprintf(stderr, "writer %d: exit status %d\n", w,
-			    WEXITSTATUS(status));
-	}
-	ASSERT_EQ(failed, 0);
+	ASSERT_EQ(wait_children(pids, WRITERS), 0);
 	db = open_ok(loc);
 	ASSERT_EQ(db_run_get(db, shared, &run, err, sizeof(err)), DB_OK);
 	ASSERT_EQ(run.points_done, WRITERS * WRITER_POINTS);
@@ -1621,7 +1641,7 @@ TEST(opening_beside_writers_never_fails)
 	char		 err[512];
 	int64_t		 shared;
 	pid_t		 pids[BUSY_WRITERS + BUSY_OPENERS];
-	int		 w, status, failed = 0;
+	int		 w;
 
 	make_report(&rep, "hostA", BUSY_WRITERS * BUSY_POINTS);
 	ASSERT_EQ(db_run_create(db, &rep, BUSY_WRITERS * BUSY_POINTS,
@@ -1667,25 +1687,7 @@ TEST(opening_beside_writers_never_fails)
 		db_close(c);
 		_exit(0);
 	}
-	/* Every child waited for, a fork that failed counted. */
-	for (w = 0; w < BUSY_WRITERS + BUSY_OPENERS; w++) {
-		if (pids[w] < 0) {
-			fprintf(stderr, "child %d: fork failed\n", w);
-			failed++;
-			continue;
-		}
-		ASSERT_EQ(waitpid(pids[w], &status, 0), pids[w]);
-		if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-			continue;
-		failed++;
-		if (WIFSIGNALED(status))
-			fprintf(stderr, "child %d: killed by signal %d\n", w,
-			    WTERMSIG(status));
-		else
-			fprintf(stderr, "child %d: exit status %d\n", w,
-			    WEXITSTATUS(status));
-	}
-	ASSERT_EQ(failed, 0);
+	ASSERT_EQ(wait_children(pids, BUSY_WRITERS + BUSY_OPENERS), 0);
 	db = open_ok(loc);
 	ASSERT_EQ(db_run_get(db, shared, &run, err, sizeof(err)), DB_OK);
 	ASSERT_EQ(run.points_done, BUSY_WRITERS * BUSY_POINTS);

@@ -822,23 +822,15 @@ TEST(measured_times_and_spread_are_the_stacks_own)
 }
 
 /*
- * A probe's four points, as one measures them: a small one and three
- * where answers fall. A pause in one large point's hashes (2.2 x its
- * median, a JVM's collector) is the stack's p95 tail; the small point's
- * tick (4 x a median of a few ms) is not.
+ * A probe's four points at 0.8 x libargon2's curve, t = 1: a small one
+ * (5 hashes) and three where answers fall (3 each), p95 1.02 x median.
  */
-TEST(a_pause_in_a_large_point_is_the_stacks_tail)
+static void
+four_probe_points(struct stack_point *pts)
 {
 	static const uint32_t	ms[] = { 8192, 131072, 262144, 524288 };
-	struct stack_point	pts[4];
-	struct model_stack	st;
-	struct tune_query	q;
-	struct tune_answer	a;
-	char			err[256];
-	double			ms95;
 	size_t			i;
 
-	fit(1);
 	for (i = 0; i < 4; i++) {
 		memset(&pts[i], 0, sizeof(pts[i]));
 		pts[i].m_kib = ms[i];
@@ -851,6 +843,26 @@ TEST(a_pause_in_a_large_point_is_the_stacks_tail)
 		    1);
 		pts[i].p95_ms = pts[i].median_ms * 1.02;
 	}
+}
+
+/*
+ * A probe's four points, as one measures them: a small one and three
+ * where answers fall. A pause in one large point's hashes (2.2 x its
+ * median, a JVM's collector) is the stack's p95 tail; the small point's
+ * tick (4 x a median of a few ms) is not.
+ */
+TEST(a_pause_in_a_large_point_is_the_stacks_tail)
+{
+	struct stack_point	pts[4];
+	struct model_stack	st;
+	struct tune_query	q;
+	struct tune_answer	a;
+	char			err[256];
+	double			ms95;
+	size_t			i;
+
+	fit(1);
+	four_probe_points(pts);
 	ASSERT(pts[0].median_ms < STACK_TAIL_MIN_MS);
 	ASSERT(pts[1].median_ms >= STACK_TAIL_MIN_MS);
 	/* The small point's tick alone: the deviations' spread stands. */
@@ -930,7 +942,6 @@ TEST(a_pause_in_a_large_point_is_the_stacks_tail)
  */
 TEST(a_slow_hash_sets_the_tail_only_where_a_collector_pauses)
 {
-	static const uint32_t	ms[] = { 8192, 131072, 262144, 524288 };
 	static const char *const c_memory[] = { "python-argon2-cffi", "php",
 	    "node-argon2", "libargon2" };
 	static const char *const collected[] = { "go", "java-bouncycastle" };
@@ -942,18 +953,7 @@ TEST(a_slow_hash_sets_the_tail_only_where_a_collector_pauses)
 	size_t			i;
 
 	fit(1);
-	for (i = 0; i < 4; i++) {
-		memset(&pts[i], 0, sizeof(pts[i]));
-		pts[i].m_kib = ms[i];
-		pts[i].t = 1;
-		pts[i].p = 1;
-		pts[i].k = 1;
-		pts[i].n = i == 0 ? 5 : 3;
-		pts[i].probe = 1;
-		pts[i].median_ms = 0.8 * base_ms(KDF_BACKEND_LIBARGON2, ms[i],
-		    1);
-		pts[i].p95_ms = pts[i].median_ms * 1.02;
-	}
+	four_probe_points(pts);
 	pts[2].p95_ms = pts[2].median_ms * 1.76;
 	for (i = 0; i < sizeof(c_memory) / sizeof(c_memory[0]); i++) {
 		ASSERT_EQ(stack_fit(&mdl, c_memory[i], pts, 4, &st, err,
