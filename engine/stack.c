@@ -634,10 +634,15 @@ stack_fit(const struct model *m, const char *name,
 		mk[nx] = pts[i].m_kib;
 		/*
 		 * A cliff from the probe's medians of a few hashes only, and
-		 * of a runtime's: a C library's probe has no heap, and one of
-		 * its sizes far off is a busy moment.
+		 * of a runtime whose collector holds the hash's memory
+		 * (stack_def.pauses: a heap that grows): one that hashes in
+		 * C memory (the C libraries, PHP, Python, Node's addon) has
+		 * no heap, and one of its sizes far off is a busy moment (a
+		 * loaded CI host gave php a "cliff", and m = 7168 KiB, t = 5
+		 * for 100 ms).
 		 */
-		cliff_ok[nx] = pts[i].probe && pts[i].n >= STACK_CLIFF_SAMPLES &&
+		cliff_ok[nx] = pauses && pts[i].probe &&
+		    pts[i].n >= STACK_CLIFF_SAMPLES &&
 		    strcmp(name, kdf_backend_name(base)) != 0;
 		tail[nx] = 0;
 		/*

@@ -99,11 +99,13 @@ struct stack_def {
 	 */
 	uint32_t		 heap_kib;
 	/*
-	 * 1: its runtime's own collector can pause a hash (a JVM's, Go's):
-	 * a tail its probe's hashes showed is the stack's (STACK_TAIL_RANK).
-	 * 0: it hashes in C memory (PHP, Python, Node's addon, the C
-	 * libraries): one slow hash among a probe's few is the host's, whose
-	 * tail the library curve's many hashes measure.
+	 * 1: its runtime's own collector holds the hash's memory (a JVM's,
+	 * Go's): a tail its probe's hashes showed is the stack's
+	 * (STACK_TAIL_RANK), and a size far slower than the smaller ones a
+	 * cliff (its heap growing). 0: it hashes in C memory (PHP, Python,
+	 * Node's addon, the C libraries): one slow hash, or one slow size,
+	 * among a probe's few is the host's moment; the library curve's many
+	 * hashes measure the host's tail.
 	 */
 	int			 pauses;
 };

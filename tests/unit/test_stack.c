@@ -562,12 +562,16 @@ TEST(a_cliff_begins_where_its_hashes_showed_it)
 	pts[n - 1].median_ms *= 4;
 	pts[n - 1].p95_ms = pts[n - 1].median_ms * 2.0;
 	pts[n - 2].p95_ms = pts[n - 2].median_ms * 2.5;
-	/* A runtime without a collector's pauses (php) finds it too. */
+	/*
+	 * A runtime that hashes in C memory (php) has no heap to grow: the
+	 * same slow size is a busy moment, not a cliff.
+	 */
 	memset(&st, 0, sizeof(st));
 	ASSERT_EQ(stack_fit(&mdl, "php", pts, n, &st, err,
 	    sizeof(err)), 0);
-	ASSERT_UEQ(st.cliff_onset_kib, 262144);
-	ASSERT_UEQ(st.m_max_kib, 104448);
+	ASSERT_UEQ(st.cliff_m_kib, 0);
+	ASSERT_UEQ(st.cliff_onset_kib, 0);
+	ASSERT_UEQ(st.m_max_kib, 0);
 	memset(&st, 0, sizeof(st));
 	ASSERT_EQ(stack_fit(&mdl, "go", pts, n, &st, err,
 	    sizeof(err)), 0);
