@@ -637,9 +637,8 @@ stack_fit(const struct model *m, const char *name,
 		 * of a runtime whose collector holds the hash's memory
 		 * (stack_def.pauses: a heap that grows): one that hashes in
 		 * C memory (the C libraries, PHP, Python, Node's addon) has
-		 * no heap, and one of its sizes far off is a busy moment (a
-		 * loaded CI host gave php a "cliff", and m = 7168 KiB, t = 5
-		 * for 100 ms).
+		 * no heap to grow, and one of its sizes far off is a busy
+		 * moment, as a C library's.
 		 */
 		cliff_ok[nx] = pauses && pts[i].probe &&
 		    pts[i].n >= STACK_CLIFF_SAMPLES &&

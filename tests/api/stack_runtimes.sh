@@ -1,10 +1,13 @@
 # tests/api/stack_runtimes.sh: answers that hold in the runtime that
 # hashes. A real start-up run (memory capped at 64 MiB) with the probes of
-# PHP and Python's argon2-cffi; then for each, the answer for 100 ms at p95
+# PHP and Python's argon2-cffi; then for each, the answer for 250 ms at p95
 # with stack=NAME is timed in that runtime itself (not by pwtune): its p95
 # must stay under the target, loosely (x 1.30: the tight bound, [0.85,
 # 1.00], is bench/stacks'; this VM's hashes move 10 % from one moment to
-# the next). It runs alone (RUN_SERIAL).
+# the next). It runs alone (RUN_SERIAL). 250 ms, not 100: at 100 ms a
+# slow moment of a loaded CI host made the cheapest owasp floor (m = 7168
+# KiB, t = 5) predicted at 100.5 ms in php, an honest 422.
+TARGET=250
 . "$(dirname "$0")/lib.sh" || exit 1
 
 PY=/usr/bin/python3
@@ -24,7 +27,7 @@ start_daemon PWTUNED_STARTUP_PROFILE=quick PWTUNED_PROBES="$probes" \
 	PWTUNED_MEMORY_MAX=64MiB
 # The start-up run: libsodium, libargon2, then the probes (bounded).
 for _ in $(seq 240); do
-	req GET "/v1/recommendation?target_ms=100"
+	req GET "/v1/recommendation?target_ms=$TARGET"
 	if grep -q '"stacks"' "$TMP/body" && python3 - "$TMP/body" "$probes" <<'PY'
 import json, sys
 j = json.load(open(sys.argv[1]))
@@ -72,11 +75,11 @@ print("%.1f" % s[math.ceil(0.95 * len(s)) - 1])' "$2" "$3" "$4" ;;
 field() { python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print($1)" "$TMP/body"; }
 
 for name in ${probes//,/ }; do
-	expect_http 200 "$name: 200" GET "/v1/recommendation?target_ms=100&stack=$name"
+	expect_http 200 "$name: 200" GET "/v1/recommendation?target_ms=$TARGET&stack=$name"
 	expect_body "$name: the answer is for $name" "j['for'] == '$name'"
 	read -r m t p <<<"$(field "j['m_kib'], j['t'], j['p']")"
 	ms=$(time_in "$name" "$m" "$t" "$p")
-	echo "  $name: m=$m t=$t p=$p: p95 $ms ms in the runtime (target 100)"
+	echo "  $name: m=$m t=$t p=$p: p95 $ms ms in the runtime (target $TARGET)"
 	# A busy moment of this VM lifts one p95 of 12 by a third, and a slow
 	# phase can last seconds (in CI the run's own verifications once
 	# measured 1.10 to 1.24 x the model it had just fitted, and php took
@@ -84,15 +87,15 @@ for name in ${probes//,/ }; do
 	# to 2.83 x before answers per stack) is over every time. Over: timed
 	# once more at once, and once more after a 10 s pause.
 	for again in 1 2; do
-		awk -v v="$ms" 'BEGIN { exit !(v > 0 && v <= 130) }' && break
+		awk -v v="$ms" -v x="$TARGET" 'BEGIN { exit !(v > 0 && v <= 1.3 * x) }' && break
 		[ "$again" = 2 ] && sleep 10
 		ms=$(time_in "$name" "$m" "$t" "$p")
 		echo "  $name: timed again: p95 $ms ms"
 	done
-	if awk -v v="$ms" 'BEGIN { exit !(v > 0 && v <= 130) }'; then
-		ok "$name: its answer holds in $name ($ms ms <= 1.30 x 100)"
+	if awk -v v="$ms" -v x="$TARGET" 'BEGIN { exit !(v > 0 && v <= 1.3 * x) }'; then
+		ok "$name: its answer holds in $name ($ms ms <= 1.30 x $TARGET)"
 	else
-		bad "$name: its answer took $ms ms at p95 in $name (target 100)"
+		bad "$name: its answer took $ms ms at p95 in $name (target $TARGET)"
 	fi
 done
 stop_daemon
