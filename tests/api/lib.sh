@@ -220,6 +220,7 @@ quiet_host_or_skip() {
 wait_check() {
 	local ticks=0
 	QUIET=0
+	WANT_QUIET=$(($2 * 10))
 	while [ $QUIET -lt $(($2 * 10)) ] && [ $ticks -lt $(($2 * 30)) ]; do
 		[ -n "${3:-}" ] && [ $((ticks % 10)) = 0 ] && "$3"
 		grep -qE "$1" "$TMP/log" && return 0
@@ -228,6 +229,19 @@ wait_check() {
 		ticks=$((ticks + 1))
 		sleep 0.1
 	done
+	WAITED=$((ticks / 10))
 	grep -qE "$1" "$TMP/log"
+}
+
+# never_checked WHAT: after a wait_check that found nothing, a failure
+# when the host was quiet for all the seconds it asked (the daemon had
+# them and did not check), else a line saying the part was not tried (a
+# host busy that long is not a finding about the daemon).
+never_checked() {
+	if [ "$QUIET" -ge "$WANT_QUIET" ]; then
+		bad "$1 was never checked in $((QUIET / 10)) quiet s"
+	else
+		echo "  (not tried: $1 was not checked in $WAITED s, the host quiet $((QUIET / 10)) s of them)"
+	fi
 }
 
