@@ -133,8 +133,9 @@ api_stack_json(const struct model *m, const char *name,
 	json_object_set_new(j, "predicted_p50_ms",
 	    json_real(a.predicted_p50_ms));
 	/*
-	 * Its own answer's notes (a runtime's limit per hash that sets its
-	 * m, a cliff): the default's own stack's are the answer's.
+	 * Its own answer's notes (Java's heap bound setting its m, a
+	 * runtime not measured here): the default's own stack's are the
+	 * answer's.
 	 */
 	json_object_set_new(j, "notes", strcmp(name, api_stack_for(m,
 	    dflt)) == 0 ? json_array() : tune_notes_to_json(&a));

@@ -672,8 +672,8 @@ stack_fit(const struct model *m, const char *name,
 		 * C memory, one slow hash of a point's three is the host's
 		 * moment (python-argon2-cffi's 1.76 x its median, its
 		 * answer then timed at 0.57 of the target), and the host's
-		 * tail stands for it below. The cliff's onset reads every
-		 * runtime's (a heap growing is not a collector's pause).
+		 * tail stands for it below. tail[] is kept for every point:
+		 * the cliff's onset reads it (stack_cliff).
 		 */
 		if (pts[i].probe && pts[i].n >= 3 &&
 		    pts[i].p95_ms >= pts[i].median_ms &&
@@ -1160,16 +1160,16 @@ stack_recommend(const struct model *m, const char *name,
 	else if (sd != NULL && strcmp(name, kdf_backend_name(aim.backend)) ==
 	    0) {
 		/* The library itself: its curve is its measurement. */
+		const struct model_curve *lc = model_curve_find(m,
+		    aim.backend, q->variant, 1);
+
 		if (st != NULL && st->how != MODEL_STACK_LIBRARY)
 			stack_note(a, "For %s: the library's curve as this "
 			    "host's run%s measured it; its probe timed the "
 			    "same library at another moment, and is not "
 			    "applied (the stack's correction in an answer's "
-			    "stacks shows it).", name,
-			    model_curve_find(m, aim.backend, q->variant, 1) !=
-			    NULL && model_curve_find(m, aim.backend,
-			    q->variant, 1)->chk_n > 0 ? " and its background "
-			    "checks" : "");
+			    "stacks shows it).", name, lc != NULL &&
+			    lc->chk_n > 0 ? " and its background checks" : "");
 	} else if (sd != NULL && strcmp(stack_how_text(st),
 	    "library measured here") != 0)
 		stack_note(a, "For %s: its runtime was not measured on this "
