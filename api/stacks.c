@@ -156,6 +156,15 @@ api_stack_json(const struct model *m, const char *name,
 		    st->spread95 > 0 && stack_correction(m, name) == st ?
 		    json_real(st->spread95) : json_null());
 		/*
+		 * Whether answers apply it (a library's own stack, and a
+		 * runtime that hashed through the curve's own library file,
+		 * stand on the curve), and that file.
+		 */
+		json_object_set_new(corr, "applied", json_boolean(
+		    stack_correction(m, name) == st));
+		json_object_set_new(corr, "shares_library", st->shares[0] ?
+		    json_string(st->shares) : json_null());
+		/*
 		 * A cliff its probe showed: answers stay under it (when
 		 * the correction applies: a library's curve stands for it).
 		 */

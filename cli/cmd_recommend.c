@@ -744,6 +744,9 @@ rec_stack_probe(const struct rec_opts *o, struct model *m)
 		    sizeof(err)) == -1)
 			snprintf(st.why, sizeof(st.why), "%.180s", err);
 		snprintf(st.runtime, sizeof(st.runtime), "%s", r.runtime);
+		if (st.how == MODEL_STACK_PROBED)
+			snprintf(st.shares, sizeof(st.shares), "%s",
+			    probe_shares(sd, &r));
 	}
 	st.runtime_here = n == 0 ? MODEL_RUNTIME_UNKNOWN :
 	    probe_runtime_of(probe_status_name(r.status));

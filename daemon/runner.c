@@ -644,8 +644,8 @@ runner_probe_store(struct runner_ctx *ctx, const struct model *m,
 	if (st == DB_OK)
 		st = db_probe_put(ctx->db, ctx->run, sd->name, status, why,
 		    pr != NULL ? pr->runtime : "", pr != NULL ? pr->library :
-		    "", pr != NULL ? pr->npoints : 0, pr != NULL ? pr->seconds :
-		    0, err, sizeof(err));
+		    "", probe_shares(sd, pr), pr != NULL ? pr->npoints : 0,
+		    pr != NULL ? pr->seconds : 0, err, sizeof(err));
 	store_note(ctx->d, st, err);
 	if (st != DB_OK)
 		log_warn("run %lld: %s probe not stored: %s",
@@ -690,6 +690,9 @@ runner_stacks_here(struct model *m, const struct stack_def *all, size_t n,
 		snprintf(st.runtime, sizeof(st.runtime), "%s",
 		    prs[i].runtime);
 		snprintf(st.why, sizeof(st.why), "%s", why[i]);
+		if (st.how == MODEL_STACK_PROBED)
+			snprintf(st.shares, sizeof(st.shares), "%s",
+			    probe_shares(&all[i], &prs[i]));
 		/* Disabled or skipped: never run, its result all 0. */
 		st.runtime_here = prs[i].status == PROBE_OK &&
 		    prs[i].nasked == 0 ? MODEL_RUNTIME_UNKNOWN :

@@ -67,7 +67,7 @@
 #include "model.h"
 #include "report.h"
 
-#define DB_SCHEMA_VERSION	4
+#define DB_SCHEMA_VERSION	5
 #define DB_BUSY_TIMEOUT_MS	5000
 #define DB_RUNS_LIST_MAX	1000
 #define DB_GROUP_MAX		64	/* bytes of a group label, NUL too */
@@ -459,13 +459,15 @@ enum db_status db_stack_ratios(struct db *db, const char *host_id,
 /*
  * What stack's probe came to in run id: status ("ok", "not installed",
  * ... as probe_status_name), why it was not probed ("" when it was), the
- * runtime and library its header named, the points it measured and the
- * seconds it took. Replaces what was stored for that run and stack.
+ * runtime and library its header named, the library file it shared with
+ * the curve ("" or NULL: none, model_stack.shares), the points it
+ * measured and the seconds it took. Replaces what was stored for that run
+ * and stack.
  */
 enum db_status db_probe_put(struct db *db, int64_t id, const char *stack,
 	    const char *status, const char *why, const char *runtime,
-	    const char *library, size_t points, double seconds, char *err,
-	    size_t errlen);
+	    const char *library, const char *shares, size_t points,
+	    double seconds, char *err, size_t errlen);
 
 /*
  * m's stacks[] from the store, for host_id and the run m was fitted from

@@ -123,6 +123,9 @@
 	"  seconds " REAL " NOT NULL,"					\
 	"  created " TIME " NOT NULL,"					\
 	"  UNIQUE (run_id, stack));",					\
+	/* 4 -> 5: the library file a probe's runtime shared with the */\
+	/* curve ('' when it did not: stack_correction). */		\
+	"ALTER TABLE probes ADD COLUMN shares TEXT NOT NULL DEFAULT '';",\
 }
 
 /* SQLite: an INTEGER PRIMARY KEY is the rowid; values keep their type. */

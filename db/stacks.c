@@ -21,11 +21,11 @@ static const struct db_sql q_probe_delete = {
 };
 static const struct db_sql q_probe_insert = {
 	"INSERT INTO probes (run_id, stack, status, why, runtime, library,"
-	" points, seconds, created) VALUES ($1, $2, $3, $4, $5, $6, $7, $8,"
-	" $9)", NULL
+	" shares, points, seconds, created) VALUES ($1, $2, $3, $4, $5, $6,"
+	" $7, $8, $9, $10)", NULL
 };
 static const struct db_sql q_probe_get = {
-	"SELECT status, why, runtime FROM probes WHERE run_id = $1 AND"
+	"SELECT status, why, runtime, shares FROM probes WHERE run_id = $1 AND"
 	" stack = $2", NULL
 };
 /* The stacks only services know, on this host. */
@@ -37,8 +37,8 @@ static const struct db_sql q_service_stacks = {
 enum db_status
 db_probe_put(struct db *db, int64_t id, const char *stack,
     const char *status, const char *why, const char *runtime,
-    const char *library, size_t points, double seconds, char *err,
-    size_t errlen)
+    const char *library, const char *shares, size_t points, double seconds,
+    char *err, size_t errlen)
 {
 	struct db_args	a = { .n = 0 };
 	enum db_status	st;
@@ -59,6 +59,7 @@ db_probe_put(struct db *db, int64_t id, const char *stack,
 		a_text(&a, why != NULL ? why : "");
 		a_text(&a, runtime != NULL ? runtime : "");
 		a_text(&a, library != NULL ? library : "");
+		a_text(&a, shares != NULL ? shares : "");
 		a_int(&a, (int64_t)points);
 		a_real(&a, seconds);
 		a_text(&a, now);
@@ -105,8 +106,9 @@ db_model_stack(struct db *db, const char *host_id, struct model *m,
 	enum db_status		 rc;
 	size_t			 np = 0, ns = 0, n = 0;
 	char			 status[32], why[192], runtime[96], ferr[160];
+	char			 shares[sizeof(st.shares)];
 
-	status[0] = why[0] = runtime[0] = '\0';
+	status[0] = why[0] = runtime[0] = shares[0] = '\0';
 	if (m->run_id > 0) {
 		if ((rc = db_observations_of(db, host_id, stack, "probe",
 		    m->run_id, 32, &probe, &np, err, errlen)) != DB_OK)
@@ -119,6 +121,7 @@ db_model_stack(struct db *db, const char *host_id, struct model *m,
 			db_copy(&r, 0, status, sizeof(status));
 			db_copy(&r, 1, why, sizeof(why));
 			db_copy(&r, 2, runtime, sizeof(runtime));
+			db_copy(&r, 3, shares, sizeof(shares));
 			rc = db_rows_end(&r, err, errlen);
 		}
 		if (rc != DB_OK && rc != DB_ERR_NOTFOUND) {
@@ -150,6 +153,9 @@ db_model_stack(struct db *db, const char *host_id, struct model *m,
 		snprintf(st.runtime, sizeof(st.runtime), "%s", runtime);
 		snprintf(st.why, sizeof(st.why), "%s", np > 0 ? "" : why);
 		st.runtime_here = probe_runtime_of(status);
+		/* Of the probe whose points are fitted. */
+		snprintf(st.shares, sizeof(st.shares), "%s", np > 0 ? shares :
+		    "");
 	} else if (stack_find(stack) != NULL) {
 		/* The library's curve, and why the runtime was not measured. */
 		memset(&st, 0, sizeof(st));

@@ -2,10 +2,14 @@
  * engine/kdf.c: the front of engine/kdf. Names, defaults, validation
  * against the limits of kdf.h, and dispatch to the backends.
  */
+#include <sys/stat.h>
+
+#include <dlfcn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
+#include <argon2.h>
 #include <sodium.h>
 
 #include "kdf_impl.h"
@@ -521,4 +525,51 @@ kdf_verify(const char *encoded, const struct kdf_input *in,
 	if (kp.alg == KDF_ALG_SCRYPT)
 		return kdf_scrypt_verify(encoded, in, err, errlen);
 	return kdf_bcrypt_verify(encoded, in, err, errlen);
+}
+
+/* kdf.h */
+int
+kdf_library_file(enum kdf_backend backend, char *buf, size_t len)
+{
+	/* A function's address as dladdr() takes it (POSIX allows it). */
+	union {
+		int		(*argon2)(argon2_context *, argon2_type);
+		int		(*sodium)(unsigned char *, unsigned long long,
+				    const char *, unsigned long long,
+				    const unsigned char *, unsigned long long,
+				    size_t, int);
+		void		*p;
+	}		fn;
+	Dl_info		info;
+	const char	*want;
+
+	if (backend == KDF_BACKEND_LIBARGON2) {
+		fn.argon2 = argon2_ctx;
+		want = "libargon2";
+	} else if (backend == KDF_BACKEND_LIBSODIUM) {
+		fn.sodium = crypto_pwhash;
+		want = "libsodium";
+	} else
+		return -1;
+	memset(&info, 0, sizeof(info));
+	if (dladdr(fn.p, &info) == 0 || info.dli_fname == NULL ||
+	    strstr(info.dli_fname, want) == NULL ||
+	    strstr(info.dli_fname, ".so") == NULL)
+		return -1;
+	if (snprintf(buf, len, "%s", info.dli_fname) >= (int)len)
+		return -1;
+	return 0;
+}
+
+int
+kdf_library_is(enum kdf_backend backend, const char *path)
+{
+	struct stat	a, b;
+	char		own[4096];
+
+	if (path == NULL || path[0] != '/' ||
+	    kdf_library_file(backend, own, sizeof(own)) == -1 ||
+	    stat(own, &a) == -1 || stat(path, &b) == -1)
+		return 0;
+	return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }

@@ -202,6 +202,14 @@ struct model_stack {
 	char			runtime[96];	/* as its probe named it */
 	char			why[192];	/* not probed: why ("" if it was) */
 	enum model_stack_runtime runtime_here;
+	/*
+	 * The shared library file its probe's runtime hashed through when
+	 * it is the one this host's curve of its base measured (the same
+	 * file: kdf_library_is), else "": the runtime then adds nothing to
+	 * the library's code but a call, and its probe's ratio to the curve
+	 * is the host's speed at two moments (stack_correction).
+	 */
+	char			shares[256];
 };
 
 struct model {

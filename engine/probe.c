@@ -460,6 +460,12 @@ probe_line(struct probe_result *r, const char *line, int *header,
 		if (json_is_string(v = json_object_get(o, "library")))
 			snprintf(r->library, sizeof(r->library), "%s",
 			    json_string_value(v));
+		/* A path, whole, or nothing: it is compared as a file. */
+		if (json_is_string(v = json_object_get(o, "object")) &&
+		    json_string_value(v)[0] == '/' &&
+		    strlen(json_string_value(v)) < sizeof(r->object))
+			snprintf(r->object, sizeof(r->object), "%s",
+			    json_string_value(v));
 		*header = 1;
 		json_decref(o);
 		return 0;
@@ -900,4 +906,14 @@ probe_default_dir(const char *build_dir, char *buf, size_t len)
 	if ((slash = strrchr(exe, '/')) != NULL)
 		*slash = '\0';		/* .../sbin */
 	snprintf(buf, len, "%s/../share/pwtune/probes", exe);
+}
+
+/* probe.h */
+const char *
+probe_shares(const struct stack_def *sd, const struct probe_result *r)
+{
+	if (sd == NULL || r == NULL || r->object[0] == '\0' ||
+	    !kdf_library_is(sd->base, r->object))
+		return "";
+	return r->object;
 }

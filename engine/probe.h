@@ -11,7 +11,9 @@
  *     POINT   M_KIB:T:P:N, N timed hashes at those parameters
  *
  * and prints JSON lines on its standard output as they come: first a
- * header {"probe":..., "runtime":..., "library":...}, then one line per
+ * header {"probe":..., "runtime":..., "library":..., "object":...} ("object",
+ * optional: the path of the shared library it hashes through, as its
+ * process mapped it), then one line per
  * point {"m_kib":..., "t":..., "p":..., "samples_ms":[...]}. It exits 0
  * when done, 2 on bad usage, 3 when the runtime lacks the library (after
  * one line {"error":"why"}).
@@ -85,6 +87,12 @@ struct probe_result {
 	char			 why[192];	/* "" when ok (fits a model_stack) */
 	char			 runtime[96];	/* from the header */
 	char			 library[128];
+	/*
+	 * The shared library file it hashed through, from the header's
+	 * "object" (its process's own map: "" when it named none, as a
+	 * runtime with its own code or a bundled build)
+	 */
+	char			 object[256];
 	struct probe_point_result points[PROBE_POINTS_MAX];
 	size_t			 npoints;	/* measured, in order */
 	size_t			 nasked;	/* run (under the budget) */
@@ -111,6 +119,14 @@ void	 probe_opts_init(struct probe_opts *o);
 int	 probe_run(const struct stack_def *sd, const char *dir,
 	    const struct stack_probe_point *pts, size_t n,
 	    const struct probe_opts *o, struct probe_result *r);
+
+/*
+ * r->object when it is the very library file this process hashes sd's
+ * base through (kdf_library_is: the file the curve measured), else "":
+ * what model_stack.shares keeps.
+ */
+const char *probe_shares(const struct stack_def *sd,
+	    const struct probe_result *r);
 
 /*
  * Why a probe was killed for its memory, into buf: its resident rss_kib

@@ -884,6 +884,14 @@ stack_correction(const struct model *m, const char *name)
 		return NULL;
 	if (kdf_backend_parse(name, &b) == 0 && b == stack_base(m, name))
 		return NULL;
+	/*
+	 * A runtime that hashed through the curve's own library file: its
+	 * probe timed that code at another moment, as the library's own
+	 * probe does. Services' observations of it still count: they time
+	 * the service, where it runs.
+	 */
+	if (st->shares[0] != '\0' && st->nobs == 0)
+		return NULL;
 	return st;
 }
 
@@ -1170,6 +1178,20 @@ stack_recommend(const struct model *m, const char *name,
 			    "applied (the stack's correction in an answer's "
 			    "stacks shows it).", name, lc != NULL &&
 			    lc->chk_n > 0 ? " and its background checks" : "");
+	} else if (st != NULL && st->shares[0] != '\0' && corr == NULL &&
+	    st->how != MODEL_STACK_LIBRARY) {
+		const struct model_curve *lc = model_curve_find(m,
+		    aim.backend, q->variant, 1);
+		double			 lib = a->predicted_p50_ms;
+
+		stack_note(a, "For %s: its runtime hashed through %s, the "
+		    "library file this host's %s curve measured: the curve "
+		    "as this host's run%s measured it stands for it. Its "
+		    "probe timed the same code at another moment (%.2f x the "
+		    "curve there) and is not applied.", name, st->shares,
+		    kdf_backend_name(aim.backend), lc != NULL &&
+		    lc->chk_n > 0 ? " and its background checks" : "",
+		    lib > 0 ? stack_time(st, lib) / lib : st->c);
 	} else if (sd != NULL && strcmp(stack_how_text(st),
 	    "library measured here") != 0)
 		stack_note(a, "For %s: its runtime was not measured on this "

@@ -159,7 +159,10 @@ const struct model_stack *model_stack_find(const struct model *m,
  * x the curve in one start-up run, docs/BENCHMARKS.md), so the curve, as
  * the background checks measured it when they have, stands for it:
  * stack=libargon2 is backend=libargon2's answer, stack=libsodium the
- * default's.
+ * default's. So is a runtime whose probe hashed through the curve's own
+ * library file (model_stack.shares: PHP's password_hash and Python's
+ * argon2-cffi on Debian's libargon2) until services post observations
+ * of it: stack=php is then backend=libargon2's answer.
  */
 const struct model_stack *stack_correction(const struct model *m,
 	    const char *name);

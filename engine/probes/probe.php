@@ -34,6 +34,23 @@ function fail(string $why): void
 	exit(1);
 }
 
+/*
+ * The file of shared library lib (libargon2) this process loaded, as its
+ * map names it, or '': the daemon compares it with its own.
+ */
+function mapped(string $lib): string
+{
+	$rows = @file('/proc/self/maps', FILE_IGNORE_NEW_LINES);
+	foreach ($rows === false ? [] : $rows as $row) {
+		$f = preg_split('/\s+/', $row, 6);
+		$path = count($f) === 6 ? trim($f[5]) : '';
+		if ($path !== '' && $path[0] === '/' &&
+		    str_starts_with(basename($path), "$lib.so"))
+			return $path;
+	}
+	return '';
+}
+
 /* A decimal in [lo, hi], or null. */
 function count_in(string $s, int $lo, int $hi): ?int
 {
@@ -76,7 +93,8 @@ if ($mode === 'password_hash') {
 		exit(3);
 	}
 	line(['probe' => 'php', 'runtime' => 'PHP ' . PHP_VERSION,
-	    'library' => 'libargon2 through password_hash (its default allocator)']);
+	    'library' => 'libargon2 through password_hash (its default allocator)',
+	    'object' => mapped('libargon2')]);
 	$hash = function (int $m, int $t, int $p): void {
 		try {
 			$h = password_hash(PW, PASSWORD_ARGON2ID,
@@ -96,7 +114,7 @@ if ($mode === 'password_hash') {
 	}
 	line(['probe' => 'php-sodium', 'runtime' => 'PHP ' . PHP_VERSION,
 	    'library' => 'libsodium ' . SODIUM_LIBRARY_VERSION .
-	    ' through ext/sodium']);
+	    ' through ext/sodium', 'object' => mapped('libsodium')]);
 	$hash = function (int $m, int $t, int $p): void {
 		try {
 			sodium_crypto_pwhash_str(PW, $t, $m * 1024);

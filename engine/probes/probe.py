@@ -30,6 +30,21 @@ def line(obj):
     sys.stdout.flush()
 
 
+def mapped(lib):
+    """The file of shared library lib (libargon2) this process loaded, as
+    its map names it, or "": the daemon compares it with its own."""
+    try:
+        with open("/proc/self/maps") as f:
+            for row in f:
+                path = row.split(None, 5)[-1].strip()
+                name = path.rsplit("/", 1)[-1]
+                if path.startswith("/") and name.startswith(lib + ".so"):
+                    return path
+    except OSError:
+        pass
+    return ""
+
+
 def count_in(s, lo, hi):
     if not re.fullmatch(r"[0-9]{1,10}", s):
         return None
@@ -71,7 +86,8 @@ def main(argv):
             sys.exit(3)
         line({"probe": "python-argon2-cffi", "runtime": runtime,
               "library": "argon2-cffi %s (libargon2, its default allocator)"
-              % getattr(argon2, "__version__", "?")})
+              % getattr(argon2, "__version__", "?"),
+              "object": mapped("libargon2")})
 
         def hasher(m, t, p):
             ph = argon2.PasswordHasher(time_cost=t, memory_cost=m,
@@ -86,7 +102,8 @@ def main(argv):
             sys.exit(3)
         line({"probe": "python-pynacl", "runtime": runtime,
               "library": "PyNaCl %s (libsodium)"
-              % getattr(nacl, "__version__", "?")})
+              % getattr(nacl, "__version__", "?"),
+              "object": mapped("libsodium")})
 
         def hasher(m, t, p):
             return lambda: nacl.pwhash.argon2id.str(PW, opslimit=t,

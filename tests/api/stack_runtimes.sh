@@ -40,6 +40,13 @@ PY
 done
 expect_body "every probe ran ($probes)" \
 	"all(s.get('how') == 'probed here' for s in j['stacks'] if s['name'] in '$probes'.split(','))"
+# PHP's password_hash and Python's argon2-cffi load Debian's libargon2,
+# the file the daemon hashes with: their probes' ratio to the curve is the
+# host's speed at two moments, shown and not applied.
+expect_body "each probe hashed through the daemon's own libargon2 file: its correction shown, not applied" \
+	"all('libargon2.so' in (s['correction']['shares_library'] or '') and s['correction']['applied'] is False for s in j['stacks'] if s['name'] in '$probes'.split(','))"
+expect_body "... and each answers as libargon2: the same m and t" \
+	"all((s['m_kib'], s['t']) == [(l['m_kib'], l['t']) for l in j['stacks'] if l['name'] == 'libargon2'][0] for s in j['stacks'] if s['name'] in '$probes'.split(','))"
 
 # time_in NAME M T P: p95 (nearest rank) of 12 hashes after 2 warm-ups,
 # in the runtime of stack NAME, in ms.

@@ -5,7 +5,8 @@
 # db check only reads, and leaves it at its version) and is killed at a
 # random moment of that, KILLS times. After each kill:
 # user_version is 1 with no v2 index, 2 with all of them and no v3 table,
-# 3 with all of them and the v3 table, or 4 with the probes table too; the
+# 3 with all of them and the v3 table, 4 with the probes table too, or 5
+# with the probes' shares column; the
 # file passes integrity_check;
 # the next open migrates it to the newest version.
 . "$(dirname "$0")/../cli/lib.sh"
@@ -15,7 +16,9 @@ indices() { sqlite3 "$1" "SELECT count(*) FROM sqlite_master WHERE type = 'index
 v3() { sqlite3 "$1" "SELECT (SELECT count(*) FROM sqlite_master WHERE name = 'observations') + (SELECT count(*) FROM pragma_table_info('hosts') WHERE name = 'host_group')"; }
 # The objects of version 4: the probes table and the observations' source.
 v4() { sqlite3 "$1" "SELECT (SELECT count(*) FROM sqlite_master WHERE name = 'probes') + (SELECT count(*) FROM pragma_table_info('observations') WHERE name = 'source')"; }
-NEWEST=4
+# The object of version 5: the probes' shares column.
+v5() { sqlite3 "$1" "SELECT count(*) FROM pragma_table_info('probes') WHERE name = 'shares'"; }
+NEWEST=5
 "$PWTUNE" bench --m 1MiB --t 1 --backend libsodium --repeats 1 --no-json -q \
 	--db "$TMP/v2.db" >/dev/null 2>&1 || { echo "FAIL: cannot make a store"; exit 1; }
 "$PWTUNE" db export --db "$TMP/v2.db" >"$TMP/run.json" 2>/dev/null || { echo "FAIL: cannot export"; exit 1; }
@@ -44,8 +47,8 @@ t0=$(date +%s%N)
 "$PWTUNE" db import --db "$TMP/t.db" "$TMP/run.json" >/dev/null 2>&1
 T=$(( ($(date +%s%N) - t0) / 1000000 ))
 [ "$(sqlite3 "$TMP/t.db" 'PRAGMA user_version')" = $NEWEST ] && [ "$(indices "$TMP/t.db")" = 5 ] &&
-	[ "$(v3 "$TMP/t.db")" = 2 ] && [ "$(v4 "$TMP/t.db")" = 2 ] &&
-	ok "the migration alone: version $NEWEST, five indices, the v3 and v4 objects, $T ms" || bad "migration"
+	[ "$(v3 "$TMP/t.db")" = 2 ] && [ "$(v4 "$TMP/t.db")" = 2 ] && [ "$(v5 "$TMP/t.db")" = 1 ] &&
+	ok "the migration alone: version $NEWEST, five indices, the v3, v4 and v5 objects, $T ms" || bad "migration"
 
 old=0 mid=0 new=0 wrong=0 corrupt=0 reopen=0
 for i in $(seq "$KILLS"); do
@@ -58,18 +61,18 @@ for i in $(seq "$KILLS"); do
 	wait "$p" 2>/dev/null
 	v=$(sqlite3 "$TMP/k.db" 'PRAGMA user_version')
 	n=$(indices "$TMP/k.db")
-	o=$(v3 "$TMP/k.db")$(v4 "$TMP/k.db")
+	o=$(v3 "$TMP/k.db")$(v4 "$TMP/k.db")$(v5 "$TMP/k.db")
 	case "$v:$n:$o" in
-	1:0:00) old=$((old + 1)) ;;
-	2:5:00|3:5:20) mid=$((mid + 1)) ;;
-	4:5:22) new=$((new + 1)) ;;
-	*) wrong=$((wrong + 1)); echo "  kill $i: user_version $v with $n indices, $o v3 objects" ;;
+	1:0:000) old=$((old + 1)) ;;
+	2:5:000|3:5:200|4:5:220) mid=$((mid + 1)) ;;
+	5:5:221) new=$((new + 1)) ;;
+	*) wrong=$((wrong + 1)); echo "  kill $i: user_version $v with $n indices, $o v3, v4 and v5 objects" ;;
 	esac
 	[ "$(sqlite3 "$TMP/k.db" 'PRAGMA integrity_check')" = ok ] || corrupt=$((corrupt + 1))
 	"$PWTUNE" db import --db "$TMP/k.db" "$TMP/run.json" >/dev/null 2>&1 &&
 		[ "$(sqlite3 "$TMP/k.db" 'PRAGMA user_version')" = $NEWEST ] || reopen=$((reopen + 1))
 done
-echo "  $KILLS kills: $old left at version 1, $mid at version 2 or 3, $new at version $NEWEST"
+echo "  $KILLS kills: $old left at version 1, $mid at version 2 to 4, $new at version $NEWEST"
 [ $wrong -eq 0 ] && ok "the schema matches user_version after every kill" || bad "$wrong mismatches"
 [ $corrupt -eq 0 ] && ok "integrity_check ok after every kill" || bad "$corrupt corrupt"
 [ $reopen -eq 0 ] && ok "the next open migrates every time" || bad "$reopen failed to migrate after"

@@ -1341,15 +1341,16 @@ TEST(model_stacks_from_probe_points_and_observations)
 		probe_obs(db, &m, id, rep.host.host_id, "php", "probe",
 		    (16384u << i), 1.3, 4);
 	ASSERT_EQ(db_probe_put(db, id, "php", "ok", "", "PHP 8.2.36",
-	    "libargon2", 4, 2.5, err, sizeof(err)), DB_OK);
+	    "libargon2", "/usr/lib/libargon2.so.1", 4, 2.5, err, sizeof(err)),
+	    DB_OK);
 	ASSERT_EQ(db_probe_put(db, id, "python-argon2-cffi", "not installed",
-	    "not installed: python3 not found", "", "", 0, 0, err,
+	    "not installed: python3 not found", "", "", NULL, 0, 0, err,
 	    sizeof(err)), DB_OK);
 	/* Stored twice: the second replaces the first. */
-	ASSERT_EQ(db_probe_put(db, id, "go", "ok", "", "", "", 0, 0, err,
-	    sizeof(err)), DB_OK);
+	ASSERT_EQ(db_probe_put(db, id, "go", "ok", "", "", "", "/x.so", 0, 0,
+	    err, sizeof(err)), DB_OK);
 	ASSERT_EQ(db_probe_put(db, id, "go", "timeout", "timed out after 60 s",
-	    "go1.19", "", 0, 60, err, sizeof(err)), DB_OK);
+	    "go1.19", "", "", 0, 60, err, sizeof(err)), DB_OK);
 	for (i = 0; i < FLEET_STACK_MIN_OBS; i++)
 		probe_obs(db, &m, id, rep.host.host_id, "ruby-argon2",
 		    "service", 65536, 1.5, 0);
@@ -1374,11 +1375,15 @@ TEST(model_stacks_from_probe_points_and_observations)
 	ASSERT(st->d > 2 && st->d < 6);
 	ASSERT_STR_EQ(st->runtime, "PHP 8.2.36");
 	ASSERT_STR_EQ(st->why, "");
+	/* It shared the curve's library: its fit is kept, not applied. */
+	ASSERT_STR_EQ(st->shares, "/usr/lib/libargon2.so.1");
+	ASSERT(stack_correction(&m, "php") == NULL);
 	ASSERT((st = model_stack_find(&m, "python-argon2-cffi")) != NULL);
 	ASSERT_EQ(st->how, MODEL_STACK_LIBRARY);
 	ASSERT_STR_EQ(st->why, "not installed: python3 not found");
 	ASSERT((st = model_stack_find(&m, "go")) != NULL);
 	ASSERT_STR_EQ(st->why, "timed out after 60 s");
+	ASSERT_STR_EQ(st->shares, "");
 	ASSERT((st = model_stack_find(&m, "libsodium")) != NULL);
 	ASSERT_STR_EQ(st->why, "not probed in this run");
 	ASSERT((st = model_stack_find(&m, "ruby-argon2")) != NULL);
@@ -1493,7 +1498,7 @@ TEST(migration_to_4_keeps_observations_as_services)
 	    DB_ERR_INTERNAL);	/* no source column at version 3 */
 	db_close(db);
 	db = open_ok(store_at("v3.db"));
-	ASSERT_EQ(db_schema_version(db), 4);
+	ASSERT_EQ(db_schema_version(db), DB_SCHEMA_VERSION);
 	ASSERT_EQ(db_observation_add(db, &o, samples, 3, err, sizeof(err)),
 	    DB_OK);
 	ASSERT_EQ(db_observations_list(db, "hostA", NULL, 10, &list, &n, err,
@@ -1501,6 +1506,48 @@ TEST(migration_to_4_keeps_observations_as_services)
 	ASSERT_EQ(n, 1);
 	ASSERT_STR_EQ(list[0].source, "service");
 	free(list);
+	db_close(db);
+}
+
+/* A version-4 store's probes shared no library after the migration. */
+TEST(migration_to_5_leaves_old_probes_sharing_nothing)
+{
+	static struct model	 m;
+	const struct model_stack *st;
+	struct db		*db;
+	struct report		 rep;
+	char			 err[512];
+	int64_t			 id;
+
+	ASSERT_EQ(db_open_version(fresh_store("v4.db"), 4, &db, err,
+	    sizeof(err)), DB_OK);
+	synthetic_host(&rep, 1, 1, 8ULL << 30);
+	ASSERT_EQ(db_import_report(db, &rep, &id, err, sizeof(err)), DB_OK);
+	ASSERT_EQ(model_fit(&rep, &m, err, sizeof(err)), 0);
+	m.run_id = id;
+	probe_obs(db, &m, id, rep.host.host_id, "php", "probe", 65536, 1.3,
+	    4);
+	ASSERT_EQ(db_probe_put(db, id, "php", "ok", "", "PHP 8.2.36",
+	    "libargon2", "/usr/lib/libargon2.so.1", 1, 1, err, sizeof(err)),
+	    DB_ERR_INTERNAL);	/* no shares column at version 4 */
+	db_close(db);
+	db = open_ok(store_at("v4.db"));
+	ASSERT_EQ(db_schema_version(db), 5);
+	m.nstacks = 0;
+	ASSERT_EQ(db_model_stack(db, rep.host.host_id, &m, "php", err,
+	    sizeof(err)), DB_OK);
+	ASSERT((st = model_stack_find(&m, "php")) != NULL);
+	ASSERT_EQ(st->how, MODEL_STACK_PROBED);
+	ASSERT_STR_EQ(st->shares, "");
+	ASSERT(stack_correction(&m, "php") == st);
+	ASSERT_EQ(db_probe_put(db, id, "php", "ok", "", "PHP 8.2.36",
+	    "libargon2", "/usr/lib/libargon2.so.1", 1, 1, err, sizeof(err)),
+	    DB_OK);
+	ASSERT_EQ(db_model_stack(db, rep.host.host_id, &m, "php", err,
+	    sizeof(err)), DB_OK);
+	ASSERT_STR_EQ(model_stack_find(&m, "php")->shares,
+	    "/usr/lib/libargon2.so.1");
+	report_release(&rep);
 	db_close(db);
 }
 
@@ -1891,6 +1938,7 @@ TEST_LIST(
 	TEST_ENTRY(model_stacks_from_probe_points_and_observations),
 	TEST_ENTRY(model_checks_of_a_run),
 	TEST_ENTRY(migration_to_4_keeps_observations_as_services),
+	TEST_ENTRY(migration_to_5_leaves_old_probes_sharing_nothing),
 	TEST_ENTRY(concurrent_writers_lose_nothing),
 	TEST_ENTRY(opening_beside_writers_never_fails),
 	TEST_ENTRY(runs_of_other_machines_are_left_alone),

@@ -149,6 +149,62 @@ TEST(ok_points_parsed_and_summarised)
 	cleanup();
 }
 
+/*
+ * The header's "object": the library file the probe's runtime hashed
+ * through. It shares the curve's when it is the very file this process
+ * hashes with (a link to it counts), not another file, not a relative
+ * name.
+ */
+TEST(the_library_file_it_hashed_through)
+{
+	const struct stack_def		*sd = stack_find("libargon2");
+	struct stack_probe_point	 pt;
+	struct probe_opts		 o;
+	static struct probe_result	 r;
+	char				 own[PATH_MAX], link_[PATH_MAX];
+	char				 script[2048], path[PATH_MAX];
+	const char			*objs[3];
+	size_t				 i;
+
+	ASSERT_EQ(kdf_library_file(KDF_BACKEND_LIBARGON2, own, sizeof(own)),
+	    0);
+	ASSERT(strstr(own, "libargon2") != NULL && access(own, R_OK) == 0);
+	ASSERT_EQ(kdf_library_file(KDF_BACKEND_LIBCRYPT, own + 1, 8), -1);
+	ASSERT_EQ(kdf_library_file(KDF_BACKEND_LIBARGON2, own, sizeof(own)),
+	    0);
+	fake("#!/bin/sh\n");
+	snprintf(link_, sizeof(link_), "%s/libargon2.so.1", dir);
+	ASSERT(symlink(own, link_) == 0);
+	objs[0] = link_;		/* the same file: shared */
+	objs[1] = "/bin/sh";		/* another */
+	objs[2] = "libargon2.so.1";	/* not a path */
+	probe_opts_init(&o);
+	point(&pt, 1, 1, 1);
+	o.timeout = 10;
+	for (i = 0; i < 3; i++) {
+		snprintf(script, sizeof(script), "#!/bin/sh\n"
+		    "mode=$1; shift; warm=$1; shift\n"
+		    "echo '{\"probe\":\"c\",\"runtime\":\"fake 1.0\","
+		    "\"library\":\"libargon2\",\"object\":\"%s\"}'\n%s",
+		    objs[i], FAKE_POINTS);
+		snprintf(path, sizeof(path), "%s/probe-c", dir);
+		{
+			FILE	*fp;
+
+			ASSERT((fp = fopen(path, "w")) != NULL);
+			fputs(script, fp);
+			ASSERT(fclose(fp) == 0);
+		}
+		ASSERT_EQ(probe_run(sd, dir, &pt, 1, &o, &r), 0);
+		ASSERT_STR_EQ(r.object, i == 2 ? "" : objs[i]);
+		ASSERT_STR_EQ(probe_shares(sd, &r), i == 0 ? objs[0] : "");
+		/* Not the file of the other library. */
+		ASSERT_STR_EQ(probe_shares(stack_find("libsodium"), &r), "");
+	}
+	printf("  ok: %s shared through a link, not /bin/sh\n", own);
+	cleanup();
+}
+
 TEST(not_installed_runs_nothing)
 {
 	struct stack_def		 sd = *stack_find("php");
@@ -638,6 +694,7 @@ TEST_LIST(
 	TEST_ENTRY(runnable_threads_and_the_childs_pid),
 	TEST_ENTRY(a_probe_others_can_change_is_refused),
 	TEST_ENTRY(ok_points_parsed_and_summarised),
+	TEST_ENTRY(the_library_file_it_hashed_through),
 	TEST_ENTRY(not_installed_runs_nothing),
 	TEST_ENTRY(hang_killed_at_the_deadline_with_its_group),
 	TEST_ENTRY(crash_says_the_signal),

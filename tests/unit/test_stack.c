@@ -179,6 +179,66 @@ TEST(checks_stand_for_a_library_probe)
 		    "said 1.1", checked / base);
 }
 
+/*
+ * A runtime whose probe hashed through the curve's own library file
+ * (PHP's password_hash on Debian's libargon2): its probe at 1.35 x the
+ * curve is the host at another moment; it answers as stack=libargon2,
+ * says so, and keeps the fit to show. Services' observations of it
+ * (they time the service where it runs) are applied.
+ */
+TEST(a_runtime_on_the_curves_own_library_answers_as_the_library)
+{
+	struct stack_point		pts[16];
+	struct model_stack		st;
+	struct tune_query		q;
+	struct tune_answer		lib, php;
+	char				err[256];
+	double				ms;
+	size_t				n, i;
+
+	fit(1);
+	n = points(pts, 1.35, 0);
+	memset(&st, 0, sizeof(st));
+	snprintf(st.name, sizeof(st.name), "php");
+	snprintf(st.shares, sizeof(st.shares), "/usr/lib/libargon2.so.1");
+	ASSERT_EQ(stack_fit(&mdl, "php", pts, n, &st, err, sizeof(err)), 0);
+	ASSERT(st.c > 1.3 && st.c < 1.4);
+	ASSERT_STR_EQ(st.shares, "/usr/lib/libargon2.so.1");
+	ASSERT_EQ(model_stack_set(&mdl, &st), 0);
+	ASSERT(stack_correction(&mdl, "php") == NULL);
+	ASSERT_EQ(stack_predict(&mdl, "php", KDF_ALG_ARGON2ID, 65536, 2, 1, 1,
+	    50, &ms), 0);
+	ASSERT(fabs(ms / base_ms(KDF_BACKEND_LIBARGON2, 65536, 2) - 1) < 1e-9);
+
+	tune_query_init(&q);
+	q.target_ms = 250;
+	ASSERT(stack_recommend(&mdl, "libargon2", &q, &lib, err,
+	    sizeof(err)) >= 0);
+	ASSERT(stack_recommend(&mdl, "php", &q, &php, err, sizeof(err)) >= 0);
+	ASSERT_UEQ(php.m_kib, lib.m_kib);
+	ASSERT_UEQ(php.t, lib.t);
+	ASSERT(fabs(php.predicted_ms - lib.predicted_ms) < 1e-9);
+	ASSERT(strstr(php.notes, "hashed through /usr/lib/libargon2.so.1, "
+	    "the library file this host's libargon2 curve measured") != NULL);
+	ASSERT(strstr(php.notes, "(1.35 x the curve there) and is not "
+	    "applied") != NULL);
+
+	/* Five services' observations at 1.35 x: now it is applied. */
+	for (i = 0; i < 5; i++) {
+		pts[n + i] = pts[1];
+		pts[n + i].probe = 0;
+	}
+	memset(&st, 0, sizeof(st));
+	snprintf(st.name, sizeof(st.name), "php");
+	snprintf(st.shares, sizeof(st.shares), "/usr/lib/libargon2.so.1");
+	ASSERT_EQ(stack_fit(&mdl, "php", pts, n + 5, &st, err, sizeof(err)),
+	    0);
+	ASSERT_EQ(model_stack_set(&mdl, &st), 0);
+	ASSERT(stack_correction(&mdl, "php") != NULL);
+	ASSERT(stack_recommend(&mdl, "php", &q, &php, err, sizeof(err)) >= 0);
+	ASSERT(php.m_kib < lib.m_kib);
+}
+
 TEST(catalogue_names_and_lookup)
 {
 	const struct stack_def	*all, *meant[STACK_SUGGEST_MAX];
@@ -1282,6 +1342,7 @@ TEST_LIST(
 	TEST_ENTRY(catalogue_names_and_lookup),
 	TEST_ENTRY(checks_apply_to_a_probed_stack),
 	TEST_ENTRY(checks_stand_for_a_library_probe),
+	TEST_ENTRY(a_runtime_on_the_curves_own_library_answers_as_the_library),
 	TEST_ENTRY(how_says_installed_only_when_known),
 	TEST_ENTRY(fit_recovers_slope_and_fixed_cost),
 	TEST_ENTRY(one_far_point_does_not_bend_the_fit),
