@@ -450,8 +450,8 @@ api_stack_take(struct api_server *s, struct api_fleet *f, const char *stack,
 	if (st != NULL)
 		return st;
 	if ((db = api_db(s, err, sizeof(err))) != NULL)
-		dst = db_observations_list(db, NULL, stack, DB_RUNS_LIST_MAX,
-		    &obs, &n, err, sizeof(err));
+		dst = db_stack_observations(db, NULL, stack,
+		    DB_RUNS_LIST_MAX, &obs, &n, err, sizeof(err));
 	api_store_note(s, dst, err);
 	if (dst != DB_OK)
 		return NULL;

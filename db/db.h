@@ -430,6 +430,14 @@ enum db_status db_run_checks(struct db *db, const char *host_id, int64_t run,
 enum db_status db_observations_list(struct db *db, const char *host_id,
 	    const char *stack, size_t limit, struct db_observation **out,
 	    size_t *n, char *err, size_t errlen);
+/*
+ * The same, for what corrects a stack (fleet answers, db_stack_ratios):
+ * without the points of a probe that hashed through the curve's own
+ * library (probes.shares: they timed the host's moment, not the runtime).
+ */
+enum db_status db_stack_observations(struct db *db, const char *host_id,
+	    const char *stack, size_t limit, struct db_observation **out,
+	    size_t *n, char *err, size_t errlen);
 
 /* What fleet answers read (hosts.c, observations.c). */
 

@@ -20,6 +20,11 @@
 	" AND (CAST($2 AS TEXT) IS NULL OR stack = $2)"			\
 	" AND (CAST($4 AS TEXT) IS NULL OR source = $4)"		\
 	" AND (CAST($5 AS BIGINT) IS NULL OR model_run = $5)"		\
+	/* $6: not the points of a probe that shared the curve's code. */\
+	" AND (CAST($6 AS TEXT) IS NULL OR source <> 'probe' OR NOT"	\
+	" EXISTS (SELECT 1 FROM probes WHERE probes.run_id ="		\
+	" observations.model_run AND probes.stack = observations.stack"	\
+	" AND probes.shares <> ''))"					\
 	" ORDER BY id DESC LIMIT $3"
 
 static const struct db_sql q_observations_list =
@@ -239,6 +244,10 @@ observation_from_row(struct db_rows *r, struct db_observation *o)
 	db_copy(r, 14, o->source, sizeof(o->source));
 }
 
+static enum db_status	observations_query(struct db *, const char *,
+			    const char *, const char *, int64_t, int, size_t,
+			    struct db_observation **, size_t *, char *, size_t);
+
 enum db_status
 db_observations_list(struct db *db, const char *host_id, const char *stack,
     size_t limit, struct db_observation **out, size_t *n, char *err,
@@ -246,6 +255,15 @@ db_observations_list(struct db *db, const char *host_id, const char *stack,
 {
 	return db_observations_of(db, host_id, stack, NULL, 0, limit, out, n,
 	    err, errlen);
+}
+
+enum db_status
+db_stack_observations(struct db *db, const char *host_id, const char *stack,
+    size_t limit, struct db_observation **out, size_t *n, char *err,
+    size_t errlen)
+{
+	return observations_query(db, host_id, stack, NULL, 0, 1, limit, out,
+	    n, err, errlen);
 }
 
 enum db_status
@@ -259,6 +277,16 @@ db_run_checks(struct db *db, const char *host_id, int64_t run, size_t limit,
 enum db_status
 db_observations_of(struct db *db, const char *host_id, const char *stack,
     const char *source, int64_t model_run, size_t limit,
+    struct db_observation **out, size_t *n, char *err, size_t errlen)
+{
+	return observations_query(db, host_id, stack, source, model_run, 0,
+	    limit, out, n, err, errlen);
+}
+
+/* db_observations_of(), without a sharing probe's points when unshared. */
+static enum db_status
+observations_query(struct db *db, const char *host_id, const char *stack,
+    const char *source, int64_t model_run, int unshared, size_t limit,
     struct db_observation **out, size_t *n, char *err, size_t errlen)
 {
 	struct db_args	a = { .n = 0 };
@@ -279,6 +307,7 @@ db_observations_of(struct db *db, const char *host_id, const char *stack,
 		a_int(&a, model_run);
 	else
 		a_null(&a);
+	a_text(&a, unshared ? "unshared" : NULL);
 	if ((st = db_query(db, "list observations", &q_observations_list, &a,
 	    &r, err, errlen)) == DB_OK) {
 		while (*n < limit && db_next(&r))
@@ -303,7 +332,7 @@ db_stack_ratios(struct db *db, const char *host_id, const char *stack,
 	enum db_status		 st;
 
 	*n = 0;
-	if ((st = db_observations_list(db, host_id, stack, max, &obs, &nobs,
+	if ((st = db_stack_observations(db, host_id, stack, max, &obs, &nobs,
 	    err, errlen)) != DB_OK)
 		return st;
 	for (i = 0; i < nobs && *n < max; i++) {

@@ -134,11 +134,16 @@ db_model_stack(struct db *db, const char *host_id, struct model *m,
 		free(probe);
 		return rc;
 	}
-	n = stack_points(probe, np, pts, 0, sizeof(pts) / sizeof(pts[0]));
 	/*
 	 * Services' observations need a few before they count, with a
-	 * probe's points too: one post does not move a stack.
+	 * probe's points too: one post does not move a stack. A probe that
+	 * hashed through the curve's own library (shares) timed only the
+	 * host's moment: once services' count, theirs alone correct it.
 	 */
+	n = 0;
+	if (np > 0 && (shares[0] == '\0' || ns < FLEET_STACK_MIN_OBS))
+		n = stack_points(probe, np, pts, 0, sizeof(pts) /
+		    sizeof(pts[0]));
 	if (ns >= FLEET_STACK_MIN_OBS)
 		n = stack_points(svc, ns, pts, n, sizeof(pts) /
 		    sizeof(pts[0]));
@@ -153,7 +158,7 @@ db_model_stack(struct db *db, const char *host_id, struct model *m,
 		snprintf(st.runtime, sizeof(st.runtime), "%s", runtime);
 		snprintf(st.why, sizeof(st.why), "%s", np > 0 ? "" : why);
 		st.runtime_here = probe_runtime_of(status);
-		/* Of the probe whose points are fitted. */
+		/* Of this run's probe, when it measured. */
 		snprintf(st.shares, sizeof(st.shares), "%s", np > 0 ? shares :
 		    "");
 	} else if (stack_find(stack) != NULL) {

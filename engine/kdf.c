@@ -2,8 +2,6 @@
  * engine/kdf.c: the front of engine/kdf. Names, defaults, validation
  * against the limits of kdf.h, and dispatch to the backends.
  */
-#include <sys/stat.h>
-
 #include <dlfcn.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -527,11 +525,11 @@ kdf_verify(const char *encoded, const struct kdf_input *in,
 	return kdf_bcrypt_verify(encoded, in, err, errlen);
 }
 
-/* kdf.h */
-int
-kdf_library_file(enum kdf_backend backend, char *buf, size_t len)
+/* An entry point of backend's library, as dladdr() takes it, or NULL. */
+static void *
+kdf_library_entry(enum kdf_backend backend, const char **want)
 {
-	/* A function's address as dladdr() takes it (POSIX allows it). */
+	/* A function's address as an object pointer (POSIX allows it). */
 	union {
 		int		(*argon2)(argon2_context *, argon2_type);
 		int		(*sodium)(unsigned char *, unsigned long long,
@@ -540,19 +538,30 @@ kdf_library_file(enum kdf_backend backend, char *buf, size_t len)
 				    size_t, int);
 		void		*p;
 	}		fn;
-	Dl_info		info;
-	const char	*want;
 
 	if (backend == KDF_BACKEND_LIBARGON2) {
 		fn.argon2 = argon2_ctx;
-		want = "libargon2";
+		*want = "libargon2";
 	} else if (backend == KDF_BACKEND_LIBSODIUM) {
 		fn.sodium = crypto_pwhash;
-		want = "libsodium";
+		*want = "libsodium";
 	} else
+		return NULL;
+	return fn.p;
+}
+
+/* kdf.h */
+int
+kdf_library_file(enum kdf_backend backend, char *buf, size_t len)
+{
+	Dl_info		 info;
+	const char	*want;
+	void		*fn;
+
+	if ((fn = kdf_library_entry(backend, &want)) == NULL)
 		return -1;
 	memset(&info, 0, sizeof(info));
-	if (dladdr(fn.p, &info) == 0 || info.dli_fname == NULL ||
+	if (dladdr(fn, &info) == 0 || info.dli_fname == NULL ||
 	    strstr(info.dli_fname, want) == NULL ||
 	    strstr(info.dli_fname, ".so") == NULL)
 		return -1;
@@ -562,14 +571,42 @@ kdf_library_file(enum kdf_backend backend, char *buf, size_t len)
 }
 
 int
-kdf_library_is(enum kdf_backend backend, const char *path)
+kdf_library_id(enum kdf_backend backend, char *buf, size_t len)
 {
-	struct stat	a, b;
-	char		own[4096];
+	const char		*want;
+	char			 line[4096], dev[32], path[4096];
+	unsigned long long	 lo, hi, ino;
+	uintptr_t		 at;
+	void			*fn;
+	FILE			*fp;
+	int			 rc = -1;
 
-	if (path == NULL || path[0] != '/' ||
-	    kdf_library_file(backend, own, sizeof(own)) == -1 ||
-	    stat(own, &a) == -1 || stat(path, &b) == -1)
-		return 0;
-	return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+	if ((fn = kdf_library_entry(backend, &want)) == NULL ||
+	    (fp = fopen("/proc/self/maps", "re")) == NULL)
+		return -1;
+	at = (uintptr_t)fn;
+	while (fgets(line, sizeof(line), fp) != NULL) {
+		path[0] = '\0';
+		if (sscanf(line, "%llx-%llx %*s %*s %31s %llu %4095s", &lo, &hi,
+		    dev, &ino, path) < 4 || at < lo || at >= hi)
+			continue;
+		/* Its code, in a file of that library. */
+		if (ino != 0 && strstr(path, want) != NULL &&
+		    strstr(path, ".so") != NULL &&
+		    snprintf(buf, len, "%s %llu", dev, ino) < (int)len)
+			rc = 0;
+		break;
+	}
+	fclose(fp);
+	return rc;
+}
+
+int
+kdf_library_is(enum kdf_backend backend, const char *id)
+{
+	char	own[64];
+
+	return id != NULL && id[0] != '\0' &&
+	    kdf_library_id(backend, own, sizeof(own)) == 0 &&
+	    strcmp(own, id) == 0;
 }

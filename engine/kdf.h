@@ -166,18 +166,22 @@ const char *kdf_backend_name(enum kdf_backend backend);
 void	 kdf_argon2_libc_memory(int on);
 int	 kdf_backend_parse(const char *name, enum kdf_backend *backend);
 /*
- * The file of the shared library this process hashes backend through
- * (libargon2 or libsodium, as the dynamic linker loaded it: what the
- * model's curve of it measured), into buf. 0, or -1 when backend is
+ * The shared library this process hashes backend through (libargon2 or
+ * libsodium, as the dynamic linker loaded it: what the model's curve of
+ * it measured): its file into buf (kdf_library_file), or its identity
+ * as /proc/self/maps gives it, "DEV INODE" ("fe:01 1315133", the mapping
+ * that holds its entry point: kdf_library_id). 0, or -1 when backend is
  * another or its code is not in a shared object (a static link).
  */
 int	 kdf_library_file(enum kdf_backend backend, char *buf, size_t len);
+int	 kdf_library_id(enum kdf_backend backend, char *buf, size_t len);
 /*
- * 1 when path names the same file as kdf_library_file(backend) (a link
- * to it counts), else 0: a runtime that loaded it hashes with the very
- * code the curve measured.
+ * 1 when id ("DEV INODE", as another process's map gave it) is
+ * kdf_library_id(backend): a runtime that mapped it hashes with the very
+ * code the curve measured (an upgraded file on disk is another inode);
+ * else 0. Nothing is looked up by a name another process chose.
  */
-int	 kdf_library_is(enum kdf_backend backend, const char *path);
+int	 kdf_library_is(enum kdf_backend backend, const char *id);
 /* The backend AUTO resolves to for alg. */
 enum kdf_backend kdf_backend_resolve(enum kdf_backend backend,
 	    enum kdf_alg alg);

@@ -424,6 +424,39 @@ probe_garbage(struct probe_result *r, const char *line)
  * One line of the probe's output. Returns 0, or -1 with r's status set
  * (garbage) when it is not what the protocol has next.
  */
+/*
+ * The header's "object" and "object_id" into r, both or neither: a path
+ * of printable characters under PROBE_OBJECT_MAX (shown in a note), and
+ * "DEV INODE" as a map gives them (hex major:minor, a decimal inode).
+ */
+static void
+probe_object(json_t *o, struct probe_result *r)
+{
+	const char	*path, *id, *c;
+	unsigned	 maj, min;
+	unsigned long long ino;
+	int		 used = -1;
+
+	r->object[0] = r->object_id[0] = '\0';
+	if (!json_is_string(json_object_get(o, "object")) ||
+	    !json_is_string(json_object_get(o, "object_id")))
+		return;
+	path = json_string_value(json_object_get(o, "object"));
+	id = json_string_value(json_object_get(o, "object_id"));
+	if (path[0] != '/' || strlen(path) >= sizeof(r->object) ||
+	    strlen(id) >= sizeof(r->object_id))
+		return;
+	for (c = path; *c != '\0'; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			return;
+	if (sscanf(id, "%x:%x %llu%n", &maj, &min, &ino, &used) != 3 ||
+	    used != (int)strlen(id) || ino == 0 || strspn(id,
+	    "0123456789abcdef: ") != strlen(id))
+		return;
+	snprintf(r->object, sizeof(r->object), "%s", path);
+	snprintf(r->object_id, sizeof(r->object_id), "%s", id);
+}
+
 static int
 probe_line(struct probe_result *r, const char *line, int *header,
     char *error_line, size_t errlen)
@@ -460,12 +493,7 @@ probe_line(struct probe_result *r, const char *line, int *header,
 		if (json_is_string(v = json_object_get(o, "library")))
 			snprintf(r->library, sizeof(r->library), "%s",
 			    json_string_value(v));
-		/* A path, whole, or nothing: it is compared as a file. */
-		if (json_is_string(v = json_object_get(o, "object")) &&
-		    json_string_value(v)[0] == '/' &&
-		    strlen(json_string_value(v)) < sizeof(r->object))
-			snprintf(r->object, sizeof(r->object), "%s",
-			    json_string_value(v));
+		probe_object(o, r);
 		*header = 1;
 		json_decref(o);
 		return 0;
@@ -913,7 +941,7 @@ const char *
 probe_shares(const struct stack_def *sd, const struct probe_result *r)
 {
 	if (sd == NULL || r == NULL || r->object[0] == '\0' ||
-	    !kdf_library_is(sd->base, r->object))
+	    !kdf_library_is(sd->base, r->object_id))
 		return "";
 	return r->object;
 }

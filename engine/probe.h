@@ -11,9 +11,10 @@
  *     POINT   M_KIB:T:P:N, N timed hashes at those parameters
  *
  * and prints JSON lines on its standard output as they come: first a
- * header {"probe":..., "runtime":..., "library":..., "object":...} ("object",
- * optional: the path of the shared library it hashes through, as its
- * process mapped it), then one line per
+ * header {"probe":..., "runtime":..., "library":..., "object":...,
+ * "object_id":...} (both optional: the shared library it hashes through,
+ * as its process's map gives it, its file and "DEV INODE"), then one
+ * line per
  * point {"m_kib":..., "t":..., "p":..., "samples_ms":[...]}. It exits 0
  * when done, 2 on bad usage, 3 when the runtime lacks the library (after
  * one line {"error":"why"}).
@@ -74,6 +75,8 @@ struct probe_opts {
 						   before it is reaped; NULL */
 };
 
+#define PROBE_OBJECT_MAX	160	/* a longer "object" is none */
+
 struct probe_point_result {
 	struct stack_probe_point pt;
 	double			 samples[PROBE_SAMPLES_MAX];	/* ms */
@@ -88,11 +91,13 @@ struct probe_result {
 	char			 runtime[96];	/* from the header */
 	char			 library[128];
 	/*
-	 * The shared library file it hashed through, from the header's
-	 * "object" (its process's own map: "" when it named none, as a
-	 * runtime with its own code or a bundled build)
+	 * The shared library it hashed through, from the header's "object"
+	 * and "object_id" (its process's own map: the file, and "DEV INODE"
+	 * as kdf_library_id gives them; "" when it named none, as a
+	 * runtime with its own code or a bundled build, or named it wrong)
 	 */
-	char			 object[256];
+	char			 object[PROBE_OBJECT_MAX];
+	char			 object_id[48];
 	struct probe_point_result points[PROBE_POINTS_MAX];
 	size_t			 npoints;	/* measured, in order */
 	size_t			 nasked;	/* run (under the budget) */
@@ -121,9 +126,9 @@ int	 probe_run(const struct stack_def *sd, const char *dir,
 	    const struct probe_opts *o, struct probe_result *r);
 
 /*
- * r->object when it is the very library file this process hashes sd's
- * base through (kdf_library_is: the file the curve measured), else "":
- * what model_stack.shares keeps.
+ * r->object when r->object_id is the very library this process hashes
+ * sd's base through (kdf_library_is: the code the curve measured), else
+ * "": what model_stack.shares keeps.
  */
 const char *probe_shares(const struct stack_def *sd,
 	    const struct probe_result *r);

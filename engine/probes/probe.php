@@ -35,20 +35,20 @@ function fail(string $why): void
 }
 
 /*
- * The file of shared library lib (libargon2) this process loaded, as its
- * map names it, or '': the daemon compares it with its own.
+ * The shared library lib (libargon2) this process loaded, as its map
+ * gives it: ['object' => its file, 'object_id' => 'DEV INODE'], or []:
+ * the daemon compares the identity with its own.
  */
-function mapped(string $lib): string
+function mapped(string $lib): array
 {
 	$rows = @file('/proc/self/maps', FILE_IGNORE_NEW_LINES);
 	foreach ($rows === false ? [] : $rows as $row) {
 		$f = preg_split('/\s+/', $row, 6);
-		$path = count($f) === 6 ? trim($f[5]) : '';
-		if ($path !== '' && $path[0] === '/' &&
-		    str_starts_with(basename($path), "$lib.so"))
-			return $path;
+		if (count($f) === 6 && $f[5] !== '' && $f[5][0] === '/' &&
+		    str_starts_with(basename($f[5]), "$lib.so"))
+			return ['object' => $f[5], 'object_id' => "$f[3] $f[4]"];
 	}
-	return '';
+	return [];
 }
 
 /* A decimal in [lo, hi], or null. */
@@ -93,8 +93,8 @@ if ($mode === 'password_hash') {
 		exit(3);
 	}
 	line(['probe' => 'php', 'runtime' => 'PHP ' . PHP_VERSION,
-	    'library' => 'libargon2 through password_hash (its default allocator)',
-	    'object' => mapped('libargon2')]);
+	    'library' => 'libargon2 through password_hash (its default allocator)'] +
+	    mapped('libargon2'));
 	$hash = function (int $m, int $t, int $p): void {
 		try {
 			$h = password_hash(PW, PASSWORD_ARGON2ID,
@@ -114,7 +114,7 @@ if ($mode === 'password_hash') {
 	}
 	line(['probe' => 'php-sodium', 'runtime' => 'PHP ' . PHP_VERSION,
 	    'library' => 'libsodium ' . SODIUM_LIBRARY_VERSION .
-	    ' through ext/sodium', 'object' => mapped('libsodium')]);
+	    ' through ext/sodium'] + mapped('libsodium'));
 	$hash = function (int $m, int $t, int $p): void {
 		try {
 			sodium_crypto_pwhash_str(PW, $t, $m * 1024);

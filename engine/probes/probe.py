@@ -31,18 +31,22 @@ def line(obj):
 
 
 def mapped(lib):
-    """The file of shared library lib (libargon2) this process loaded, as
-    its map names it, or "": the daemon compares it with its own."""
+    """The shared library lib (libargon2) this process loaded, as its map
+    gives it: {"object": its file, "object_id": "DEV INODE"}, or {}: the
+    daemon compares the identity with its own."""
     try:
         with open("/proc/self/maps") as f:
             for row in f:
-                path = row.split(None, 5)[-1].strip()
-                name = path.rsplit("/", 1)[-1]
-                if path.startswith("/") and name.startswith(lib + ".so"):
-                    return path
+                fields = row.split(None, 5)
+                if len(fields) < 6 or not fields[5].startswith("/"):
+                    continue
+                path = fields[5].rstrip("\n")
+                if path.rsplit("/", 1)[-1].startswith(lib + ".so"):
+                    return {"object": path,
+                            "object_id": "%s %s" % (fields[3], fields[4])}
     except OSError:
         pass
-    return ""
+    return {}
 
 
 def count_in(s, lo, hi):
@@ -87,7 +91,7 @@ def main(argv):
         line({"probe": "python-argon2-cffi", "runtime": runtime,
               "library": "argon2-cffi %s (libargon2, its default allocator)"
               % getattr(argon2, "__version__", "?"),
-              "object": mapped("libargon2")})
+              **mapped("libargon2")})
 
         def hasher(m, t, p):
             ph = argon2.PasswordHasher(time_cost=t, memory_cost=m,
@@ -103,7 +107,7 @@ def main(argv):
         line({"probe": "python-pynacl", "runtime": runtime,
               "library": "PyNaCl %s (libsodium)"
               % getattr(nacl, "__version__", "?"),
-              "object": mapped("libsodium")})
+              **mapped("libsodium")})
 
         def hasher(m, t, p):
             return lambda: nacl.pwhash.argon2id.str(PW, opslimit=t,

@@ -1399,6 +1399,79 @@ TEST(model_stacks_from_probe_points_and_observations)
 	db_close(db);
 }
 
+/*
+ * A probe that hashed through the curve's own library (probes.shares):
+ * its points stand neither for the stack's correction nor for its fleet
+ * ratios; once services posted FLEET_STACK_MIN_OBS of it, theirs alone
+ * correct it. A probe that shared nothing keeps its points in both.
+ */
+TEST(a_probe_on_the_curves_library_gives_way_to_services)
+{
+	struct db		*db = open_ok(scratch_store("shares"));
+	const struct model_stack *st;
+	static struct model	 m;
+	struct report		 rep;
+	double			 ratios[64];
+	char			 err[512];
+	int64_t			 id;
+	size_t			 i, nr;
+
+	synthetic_host(&rep, 1, 1, 8ULL << 30);
+	ASSERT_EQ(db_import_report(db, &rep, &id, err, sizeof(err)), DB_OK);
+	ASSERT_EQ(model_fit(&rep, &m, err, sizeof(err)), 0);
+	m.run_id = id;
+	for (i = 0; i < 4; i++) {
+		probe_obs(db, &m, id, rep.host.host_id, "php", "probe",
+		    (16384u << i), 1.3, 0);
+		probe_obs(db, &m, id, rep.host.host_id, "go", "probe",
+		    (16384u << i), 0.7, 0);
+	}
+	/* Put twice: the second's shares replace the first's. */
+	ASSERT_EQ(db_probe_put(db, id, "php", "ok", "", "PHP 8.2.36",
+	    "libargon2", "/x.so", 4, 2.5, err, sizeof(err)), DB_OK);
+	ASSERT_EQ(db_probe_put(db, id, "php", "ok", "", "PHP 8.2.36",
+	    "libargon2", "/usr/lib/libargon2.so.1", 4, 2.5, err, sizeof(err)),
+	    DB_OK);
+	ASSERT_EQ(db_probe_put(db, id, "go", "ok", "", "go1.19", "", "", 4,
+	    2.5, err, sizeof(err)), DB_OK);
+	ASSERT_EQ(db_model_stacks(db, rep.host.host_id, &m, err, sizeof(err)),
+	    DB_OK);
+	ASSERT((st = model_stack_find(&m, "php")) != NULL);
+	ASSERT_STR_EQ(st->shares, "/usr/lib/libargon2.so.1");
+	ASSERT(stack_correction(&m, "php") == NULL);
+	ASSERT(stack_correction(&m, "go") != NULL);
+	ASSERT_EQ(db_stack_ratios(db, rep.host.host_id, "php", &m, ratios, 64,
+	    &nr, err, sizeof(err)), DB_OK);
+	ASSERT_UEQ(nr, 0);
+	ASSERT_EQ(db_stack_ratios(db, rep.host.host_id, "go", &m, ratios, 64,
+	    &nr, err, sizeof(err)), DB_OK);
+	ASSERT_UEQ(nr, 4);
+
+	/* Services' posts at 1.1 x: under FLEET_STACK_MIN_OBS, no change. */
+	for (i = 0; i + 1 < FLEET_STACK_MIN_OBS; i++)
+		probe_obs(db, &m, id, rep.host.host_id, "php", "service",
+		    65536, 1.1, 0);
+	ASSERT_EQ(db_model_stack(db, rep.host.host_id, &m, "php", err,
+	    sizeof(err)), DB_OK);
+	ASSERT(stack_correction(&m, "php") == NULL);
+	probe_obs(db, &m, id, rep.host.host_id, "php", "service", 131072,
+	    1.1, 0);
+	ASSERT_EQ(db_model_stack(db, rep.host.host_id, &m, "php", err,
+	    sizeof(err)), DB_OK);
+	ASSERT((st = stack_correction(&m, "php")) != NULL);
+	/* Theirs alone: 1.1, not pulled toward the probe's 1.3. */
+	ASSERT_UEQ(st->nprobe, 0);
+	ASSERT_UEQ(st->nobs, FLEET_STACK_MIN_OBS);
+	if (!(st->c > 1.05 && st->c < 1.15))
+		TEST_FAIL("php's correction %.3f with services at 1.1 and its "
+		    "sharing probe at 1.3", st->c);
+	ASSERT_EQ(db_stack_ratios(db, rep.host.host_id, "php", &m, ratios, 64,
+	    &nr, err, sizeof(err)), DB_OK);
+	ASSERT_UEQ(nr, FLEET_STACK_MIN_OBS);
+	report_release(&rep);
+	db_close(db);
+}
+
 /* A check of run id: libsodium's time at m_kib, c x its curve. */
 static void
 check_obs(struct db *db, const struct model *m, int64_t id, const char *host,
@@ -1516,9 +1589,10 @@ TEST(migration_to_5_leaves_old_probes_sharing_nothing)
 	const struct model_stack *st;
 	struct db		*db;
 	struct report		 rep;
-	char			 err[512];
+	char			 err[512], cmd[1024];
 	int64_t			 id;
 
+	SQLITE_ONLY();
 	ASSERT_EQ(db_open_version(fresh_store("v4.db"), 4, &db, err,
 	    sizeof(err)), DB_OK);
 	synthetic_host(&rep, 1, 1, 8ULL << 30);
@@ -1531,6 +1605,12 @@ TEST(migration_to_5_leaves_old_probes_sharing_nothing)
 	    "libargon2", "/usr/lib/libargon2.so.1", 1, 1, err, sizeof(err)),
 	    DB_ERR_INTERNAL);	/* no shares column at version 4 */
 	db_close(db);
+	/* A probe's row as version 4 wrote it. */
+	snprintf(cmd, sizeof(cmd), "sqlite3 '%s' \"INSERT INTO probes (run_id,"
+	    " stack, status, why, runtime, library, points, seconds, created)"
+	    " VALUES (%lld, 'php', 'ok', '', 'PHP 8.2.36', 'libargon2', 1, 1,"
+	    " '2026-12-05T00:00:00Z')\"", store_at("v4.db"), (long long)id);
+	ASSERT(system(cmd) == 0);
 	db = open_ok(store_at("v4.db"));
 	ASSERT_EQ(db_schema_version(db), 5);
 	m.nstacks = 0;
@@ -1538,6 +1618,7 @@ TEST(migration_to_5_leaves_old_probes_sharing_nothing)
 	    sizeof(err)), DB_OK);
 	ASSERT((st = model_stack_find(&m, "php")) != NULL);
 	ASSERT_EQ(st->how, MODEL_STACK_PROBED);
+	ASSERT_STR_EQ(st->runtime, "PHP 8.2.36");	/* its row was read */
 	ASSERT_STR_EQ(st->shares, "");
 	ASSERT(stack_correction(&m, "php") == st);
 	ASSERT_EQ(db_probe_put(db, id, "php", "ok", "", "PHP 8.2.36",
@@ -1936,6 +2017,7 @@ TEST_LIST(
 	TEST_ENTRY(observations_forgotten_per_host_and_stack),
 	TEST_ENTRY(observations_are_pruned_per_host_and_stack),
 	TEST_ENTRY(model_stacks_from_probe_points_and_observations),
+	TEST_ENTRY(a_probe_on_the_curves_library_gives_way_to_services),
 	TEST_ENTRY(model_checks_of_a_run),
 	TEST_ENTRY(migration_to_4_keeps_observations_as_services),
 	TEST_ENTRY(migration_to_5_leaves_old_probes_sharing_nothing),

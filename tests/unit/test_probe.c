@@ -150,10 +150,10 @@ TEST(ok_points_parsed_and_summarised)
 }
 
 /*
- * The header's "object": the library file the probe's runtime hashed
- * through. It shares the curve's when it is the very file this process
- * hashes with (a link to it counts), not another file, not a relative
- * name.
+ * The header's "object" and "object_id": the library the probe's runtime
+ * hashed through. It shares the curve's when the id is this process's
+ * own (whatever the path says), not another id, not a malformed one,
+ * not a path with a control character.
  */
 TEST(the_library_file_it_hashed_through)
 {
@@ -161,47 +161,62 @@ TEST(the_library_file_it_hashed_through)
 	struct stack_probe_point	 pt;
 	struct probe_opts		 o;
 	static struct probe_result	 r;
-	char				 own[PATH_MAX], link_[PATH_MAX];
-	char				 script[2048], path[PATH_MAX];
-	const char			*objs[3];
+	char				 own[PATH_MAX], id[64], script[4096];
+	char				 path[PATH_MAX], head[1024];
+	static const struct {
+		const char	*object, *id;
+		int		 kept, shared;
+	} cases[] = {
+		{ "/usr/lib/libargon2.so.1", NULL, 1, 1 },
+		{ "/elsewhere/libargon2.so.1", NULL, 1, 1 },
+		{ "/usr/lib/libargon2.so.1", "00:00 1", 1, 0 },
+		{ "/usr/lib/libargon2.so.1", "fe:01 12x", 0, 0 },
+		{ "/usr/lib/libargon2.so.1", "", 0, 0 },
+		{ "libargon2.so.1", NULL, 0, 0 },
+		{ "/usr/lib/lib\\nargon2.so.1", NULL, 0, 0 },
+	};
 	size_t				 i;
+	FILE				*fp;
 
 	ASSERT_EQ(kdf_library_file(KDF_BACKEND_LIBARGON2, own, sizeof(own)),
 	    0);
 	ASSERT(strstr(own, "libargon2") != NULL && access(own, R_OK) == 0);
-	ASSERT_EQ(kdf_library_file(KDF_BACKEND_LIBCRYPT, own + 1, 8), -1);
-	ASSERT_EQ(kdf_library_file(KDF_BACKEND_LIBARGON2, own, sizeof(own)),
-	    0);
+	ASSERT_EQ(kdf_library_file(KDF_BACKEND_LIBCRYPT, path, sizeof(path)),
+	    -1);
+	ASSERT_EQ(kdf_library_id(KDF_BACKEND_LIBARGON2, id, sizeof(id)), 0);
+	{
+		struct stat	sb;
+		unsigned long long ino = 0;
+
+		/* The inode its map gives is the file's. */
+		ASSERT(stat(own, &sb) == 0);
+		ASSERT(sscanf(strchr(id, ' ') + 1, "%llu", &ino) == 1);
+		ASSERT(ino == (unsigned long long)sb.st_ino);
+	}
 	fake("#!/bin/sh\n");
-	snprintf(link_, sizeof(link_), "%s/libargon2.so.1", dir);
-	ASSERT(symlink(own, link_) == 0);
-	objs[0] = link_;		/* the same file: shared */
-	objs[1] = "/bin/sh";		/* another */
-	objs[2] = "libargon2.so.1";	/* not a path */
 	probe_opts_init(&o);
 	point(&pt, 1, 1, 1);
 	o.timeout = 10;
-	for (i = 0; i < 3; i++) {
-		snprintf(script, sizeof(script), "#!/bin/sh\n"
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(head, sizeof(head), "#!/bin/sh\n"
 		    "mode=$1; shift; warm=$1; shift\n"
-		    "echo '{\"probe\":\"c\",\"runtime\":\"fake 1.0\","
-		    "\"library\":\"libargon2\",\"object\":\"%s\"}'\n%s",
-		    objs[i], FAKE_POINTS);
+		    "printf '%%s\\n' '{\"probe\":\"c\",\"runtime\":"
+		    "\"fake 1.0\",\"library\":\"libargon2\",\"object\":\"%s\","
+		    "\"object_id\":\"%s\"}'\n", cases[i].object,
+		    cases[i].id != NULL ? cases[i].id : id);
+		snprintf(script, sizeof(script), "%s%s", head, FAKE_POINTS);
 		snprintf(path, sizeof(path), "%s/probe-c", dir);
-		{
-			FILE	*fp;
-
-			ASSERT((fp = fopen(path, "w")) != NULL);
-			fputs(script, fp);
-			ASSERT(fclose(fp) == 0);
-		}
+		ASSERT((fp = fopen(path, "w")) != NULL);
+		fputs(script, fp);
+		ASSERT(fclose(fp) == 0);
 		ASSERT_EQ(probe_run(sd, dir, &pt, 1, &o, &r), 0);
-		ASSERT_STR_EQ(r.object, i == 2 ? "" : objs[i]);
-		ASSERT_STR_EQ(probe_shares(sd, &r), i == 0 ? objs[0] : "");
-		/* Not the file of the other library. */
+		ASSERT_STR_EQ(r.object, cases[i].kept ? cases[i].object : "");
+		ASSERT_STR_EQ(probe_shares(sd, &r), cases[i].shared ?
+		    cases[i].object : "");
+		/* Never the other library's. */
 		ASSERT_STR_EQ(probe_shares(stack_find("libsodium"), &r), "");
 	}
-	printf("  ok: %s shared through a link, not /bin/sh\n", own);
+	printf("  ok: %s is %s here\n", own, id);
 	cleanup();
 }
 
