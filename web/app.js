@@ -305,7 +305,10 @@ function showStackPanel(name) {
       ? 'its own times at ' + c.knots.length + ' measured points'
       : '× ' + c.c.toFixed(2) + ' ' + (c.d >= 0 ? '+ ' : '− ') + Math.abs(c.d).toFixed(1) + ' ms') +
       ', from ' + c.probe_points + ' probe points and ' + c.observations + ' observations' +
-      (c.p95_over_median ? '; p95 ' + c.p95_over_median.toFixed(2) + ' × its median' : ''));
+      (c.p95_over_median ? '; p95 ' + c.p95_over_median.toFixed(2) + ' × its median' : '') +
+      (c.applied === false ? ' (not applied: ' + (c.shares_library
+        ? 'it hashes through ' + c.shares_library + ', the library file this host\'s curve measured'
+        : 'the library\'s own curve stands for it') + ')' : '')).id = 'stack-correction';
   }
   const ratio = ratioText(st.default_answer_ratio);
   if (ratio) row(dl, 'The default answer here', ratio).className = st.default_answer_ratio > 1 ? 'error' : '';
