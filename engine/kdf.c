@@ -574,26 +574,26 @@ int
 kdf_library_id(enum kdf_backend backend, char *buf, size_t len)
 {
 	const char		*want;
-	char			 line[4096], dev[32], path[4096];
+	char			 line[4096], dev[32];
 	unsigned long long	 lo, hi, ino;
 	uintptr_t		 at;
 	void			*fn;
 	FILE			*fp;
 	int			 rc = -1;
 
+	/* In a shared object of that library (not a static link). */
 	if ((fn = kdf_library_entry(backend, &want)) == NULL ||
+	    kdf_library_file(backend, line, sizeof(line)) == -1 ||
 	    (fp = fopen("/proc/self/maps", "re")) == NULL)
 		return -1;
 	at = (uintptr_t)fn;
 	while (fgets(line, sizeof(line), fp) != NULL) {
-		path[0] = '\0';
-		if (sscanf(line, "%llx-%llx %*s %*s %31s %llu %4095s", &lo, &hi,
-		    dev, &ino, path) < 4 || at < lo || at >= hi)
+		if (sscanf(line, "%llx-%llx %*s %*s %31s %llu", &lo, &hi, dev,
+		    &ino) != 4 || at < lo || at >= hi)
 			continue;
-		/* Its code, in a file of that library. */
-		if (ino != 0 && strstr(path, want) != NULL &&
-		    strstr(path, ".so") != NULL &&
-		    snprintf(buf, len, "%s %llu", dev, ino) < (int)len)
+		/* The file that mapping is of. */
+		if (ino != 0 && snprintf(buf, len, "%s %llu", dev, ino) <
+		    (int)len)
 			rc = 0;
 		break;
 	}

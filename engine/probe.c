@@ -421,18 +421,15 @@ probe_garbage(struct probe_result *r, const char *line)
 }
 
 /*
- * One line of the probe's output. Returns 0, or -1 with r's status set
- * (garbage) when it is not what the protocol has next.
- */
-/*
  * The header's "object" and "object_id" into r, both or neither: a path
  * of printable characters under PROBE_OBJECT_MAX (shown in a note), and
- * "DEV INODE" as a map gives them (hex major:minor, a decimal inode).
+ * "DEV INODE" exactly as a map prints them ("%02x:%02x %lu").
  */
 static void
 probe_object(json_t *o, struct probe_result *r)
 {
 	const char	*path, *id, *c;
+	char		 canon[64];
 	unsigned	 maj, min;
 	unsigned long long ino;
 	int		 used = -1;
@@ -450,13 +447,20 @@ probe_object(json_t *o, struct probe_result *r)
 		if ((unsigned char)*c < 0x20 || *c == 0x7f)
 			return;
 	if (sscanf(id, "%x:%x %llu%n", &maj, &min, &ino, &used) != 3 ||
-	    used != (int)strlen(id) || ino == 0 || strspn(id,
-	    "0123456789abcdef: ") != strlen(id))
+	    used != (int)strlen(id) || ino == 0)
+		return;
+	/* Printed back the same, or it is not one (" fe:01", "0fe:01"). */
+	snprintf(canon, sizeof(canon), "%02x:%02x %llu", maj, min, ino);
+	if (strcmp(canon, id) != 0)
 		return;
 	snprintf(r->object, sizeof(r->object), "%s", path);
 	snprintf(r->object_id, sizeof(r->object_id), "%s", id);
 }
 
+/*
+ * One line of the probe's output. Returns 0, or -1 with r's status set
+ * (garbage) when it is not what the protocol has next.
+ */
 static int
 probe_line(struct probe_result *r, const char *line, int *header,
     char *error_line, size_t errlen)

@@ -44,11 +44,26 @@ expect_body "every probe ran ($probes)" \
 # Debian's libargon2, the file the daemon hashes with: their probes' ratio
 # to the curve is the host's speed at two moments, shown and not applied.
 # (A pip-installed argon2-cffi with its own build shares nothing.)
-shared=""
-[ $have_php = 1 ] && php -r 'exit(strpos(file_get_contents("/proc/self/maps"), "/libargon2.so") === false ? 1 : 0);' &&
-	shared="php"
-[ $have_py = 1 ] && "$PY" -c 'import argon2, sys; sys.exit("/libargon2.so" not in open("/proc/self/maps").read())' &&
-	shared="${shared:+$shared,}python-argon2-cffi"
+# Which do, read here from each runtime's map against the daemon's.
+libid() { awk '$6 ~ /\/libargon2\.so/ { print $4, $5; exit }' "$1"; }
+own=$(libid "/proc/$PID/maps")
+shared="" unshared=""
+for name in ${probes//,/ }; do
+	case $name in
+	php) id=$(php -r 'echo file_get_contents("/proc/self/maps");' | libid /dev/stdin) ;;
+	*) id=$("$PY" -c 'import argon2; print(open("/proc/self/maps").read(), end="")' | libid /dev/stdin) ;;
+	esac
+	if [ -n "$own" ] && [ "$id" = "$own" ]; then
+		shared="${shared:+$shared,}$name"
+	else
+		unshared="${unshared:+$unshared,}$name"
+	fi
+done
+echo "  the daemon's libargon2: ${own:-none}; sharing it: ${shared:-none}; not: ${unshared:-none}"
+if [ -n "$unshared" ]; then
+	expect_body "each probe whose runtime did not map the daemon's libargon2 ($unshared) shares nothing" \
+		"all(s['correction']['shares_library'] is None for s in j['stacks'] if s['name'] in '$unshared'.split(','))"
+fi
 if [ -n "$shared" ]; then
 	expect_body "each probe that loaded libargon2 ($shared) hashed through the daemon's own: its correction shown, not applied" \
 		"all('libargon2.so' in (s['correction']['shares_library'] or '') and s['correction']['applied'] is False for s in j['stacks'] if s['name'] in '$shared'.split(','))"

@@ -1589,10 +1589,9 @@ TEST(migration_to_5_leaves_old_probes_sharing_nothing)
 	const struct model_stack *st;
 	struct db		*db;
 	struct report		 rep;
-	char			 err[512], cmd[1024];
+	char			 err[512], cmd[1024], sql[512];
 	int64_t			 id;
 
-	SQLITE_ONLY();
 	ASSERT_EQ(db_open_version(fresh_store("v4.db"), 4, &db, err,
 	    sizeof(err)), DB_OK);
 	synthetic_host(&rep, 1, 1, 8ULL << 30);
@@ -1606,11 +1605,17 @@ TEST(migration_to_5_leaves_old_probes_sharing_nothing)
 	    DB_ERR_INTERNAL);	/* no shares column at version 4 */
 	db_close(db);
 	/* A probe's row as version 4 wrote it. */
-	snprintf(cmd, sizeof(cmd), "sqlite3 '%s' \"INSERT INTO probes (run_id,"
-	    " stack, status, why, runtime, library, points, seconds, created)"
-	    " VALUES (%lld, 'php', 'ok', '', 'PHP 8.2.36', 'libargon2', 1, 1,"
-	    " '2026-12-05T00:00:00Z')\"", store_at("v4.db"), (long long)id);
-	ASSERT(system(cmd) == 0);
+	snprintf(sql, sizeof(sql), "INSERT INTO probes (run_id, stack, status,"
+	    " why, runtime, library, points, seconds, created) VALUES (%lld,"
+	    " 'php', 'ok', '', 'PHP 8.2.36', 'libargon2', 1, 1,"
+	    " '2026-12-05T00:00:00Z')", (long long)id);
+	if (pg_base != NULL)
+		pg_sql(strrchr(store_at("v4.db"), '/') + 1, sql);
+	else {
+		snprintf(cmd, sizeof(cmd), "sqlite3 '%s' \"%s\"",
+		    store_at("v4.db"), sql);
+		ASSERT(system(cmd) == 0);
+	}
 	db = open_ok(store_at("v4.db"));
 	ASSERT_EQ(db_schema_version(db), 5);
 	m.nstacks = 0;

@@ -171,6 +171,8 @@ TEST(the_library_file_it_hashed_through)
 		{ "/elsewhere/libargon2.so.1", NULL, 1, 1 },
 		{ "/usr/lib/libargon2.so.1", "00:00 1", 1, 0 },
 		{ "/usr/lib/libargon2.so.1", "fe:01 12x", 0, 0 },
+		{ "/usr/lib/libargon2.so.1", "fe: 01 12", 0, 0 },
+		{ "/usr/lib/libargon2.so.1", "0fe:01 12", 0, 0 },
 		{ "/usr/lib/libargon2.so.1", "", 0, 0 },
 		{ "libargon2.so.1", NULL, 0, 0 },
 		{ "/usr/lib/lib\\nargon2.so.1", NULL, 0, 0 },
