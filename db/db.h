@@ -481,7 +481,9 @@ enum db_status db_probe_put(struct db *db, int64_t id, const char *stack,
  * m's stacks[] from the store, for host_id and the run m was fitted from
  * (m->run_id): each catalogue stack's probe points of that run plus the
  * newest observations services posted of it (at least
- * FLEET_STACK_MIN_OBS of them when there is no probe point), fitted with
+ * FLEET_STACK_MIN_OBS of them when there is no probe point; theirs alone
+ * when there are that many and the probe shared the curve's library,
+ * probes.shares, kept in model_stack.shares), fitted with
  * stack_fit; a stack with none is an entry MODEL_STACK_LIBRARY saying
  * why (its probe's reason as stored). Stacks only services know are
  * added as their observations allow. The daemon and the CLI answer from
