@@ -208,24 +208,36 @@ quiet_host_or_skip() {
 	fi
 }
 
-# Waits for a check: the daemon starts none while others want the CPUs,
-# so a second the host was busy (others' runnable tasks 1 or more, this
-# reader aside) does not count against the wait, up to three times its
-# seconds in all (a neighbour on a shared machine delays a check; it does
-# not make a missing one pass). A check's own hashes count as busy too:
-# they only lengthen the wait, never shorten it.
+# Waits for a check: the daemon starts none until others' runnable tasks
+# (this reader aside), averaged over two seconds, stayed under half a task
+# for five seconds in a row (daemon/checks.c, CHECK_QUIET_S), so only a
+# tenth of a second at the end of such five seconds counts against the
+# wait (a host busy one second in two never gives the daemon its quiet,
+# and is not one where a check was due), up to three times its seconds in
+# all (a neighbour on a shared machine delays a check; it does not make a
+# missing one pass). A check's own hashes count as busy too: they only
+# lengthen the wait, never shorten it.
 # wait_check REGEX SECONDS [COMMAND]: COMMAND (a function) runs once a
 # second, first at once; QUIET is left at the tenths of a second that
 # counted.
 wait_check() {
-	local ticks=0
+	local ticks=0 ring=() sum j run=0
 	QUIET=0
 	WANT_QUIET=$(($2 * 10))
 	while [ $QUIET -lt $(($2 * 10)) ] && [ $ticks -lt $(($2 * 30)) ]; do
 		[ -n "${3:-}" ] && [ $((ticks % 10)) = 0 ] && "$3"
 		grep -qE "$1" "$TMP/log" && return 0
 		others_now
-		[ $OTHERS -lt 1 ] && QUIET=$((QUIET + 1))
+		ring[$((ticks % 20))]=$OTHERS
+		sum=0
+		for j in "${ring[@]}"; do sum=$((sum + j)); done
+		# The two seconds' mean under 0.5: sum x 2 under the samples.
+		if [ $((sum * 2)) -lt "${#ring[@]}" ]; then
+			run=$((run + 1))
+		else
+			run=0
+		fi
+		[ $run -ge 50 ] && QUIET=$((QUIET + 1))
 		ticks=$((ticks + 1))
 		sleep 0.1
 	done
