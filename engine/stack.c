@@ -736,6 +736,8 @@ stack_fit(const struct model *m, const char *name,
 		if (!drop[i])
 			e[ne++] = fabs(c * x[i] + d - y[i]) / y[i];
 	snprintf(out->name, sizeof(out->name), "%s", name);
+	/* Its probe's library is the caller's to say, after the fit. */
+	out->shares[0] = '\0';
 	out->how = nprobe > 0 ? MODEL_STACK_PROBED : MODEL_STACK_OBSERVED;
 	out->c = c;
 	out->d = d;

@@ -171,7 +171,8 @@ const struct model_stack *stack_correction(const struct model *m,
  * Fit the correction of stack name (a catalogue stack, or a name only
  * observations know, whose base is libsodium when m measured it) to
  * pts[0..n) against m's base curve, into out (name, how, c, d, counts,
- * fit_error; runtime and why left as they were). 0, or -1 with err (no
+ * fit_error; shares emptied, for the caller to set from the probe whose
+ * points these are; runtime and why left as they were). 0, or -1 with err (no
  * base curve, no usable point).
  */
 int	 stack_fit(const struct model *m, const char *name,
