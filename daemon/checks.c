@@ -146,8 +146,9 @@ checks_asked(struct daemon *d, const struct tune_query *q, const char *stack)
 	size_t		 i, old = 0;
 	time_t		 now;
 
-	checks_key(q, stack, key, sizeof(key));
 	pthread_mutex_lock(&d->lock);	/* a reload writes check_budget */
+	stack = stack_checked_as(d->model, stack);
+	checks_key(q, stack, key, sizeof(key));
 	if (d->cfg.check_budget == 0 || !checks_checkable(d, stack, q)) {
 		pthread_mutex_unlock(&d->lock);
 		return;
@@ -238,8 +239,9 @@ checks_state(struct daemon *d, const struct tune_query *q, const char *stack,
 	check_state_init(out);
 	if (at != NULL && atlen > 0)
 		at[0] = '\0';
-	checks_key(q, stack, key, sizeof(key));
 	pthread_mutex_lock(&d->lock);
+	stack = stack_checked_as(d->model, stack);
+	checks_key(q, stack, key, sizeof(key));
 	if (version != NULL)
 		*version = d->model_version;
 	if (!checks_checkable(d, stack, q)) {

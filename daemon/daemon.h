@@ -264,7 +264,11 @@ uint64_t runner_memory_now(struct daemon *d, struct host_info *h,
 void	 runner_store_log(void *ctx, const char *msg);
 
 /* checks.c */
-/* A question was answered from this host's model: keep it to check. */
+/*
+ * A question was answered from this host's model: keep it to check. A
+ * runtime answered as its curve's library (stack_checked_as) is kept as
+ * that library's question, and checks_state reads it there.
+ */
 void	 checks_asked(struct daemon *d, const struct tune_query *q,
 	    const char *stack);
 /*

@@ -16,19 +16,30 @@ check_state_init(struct check_state *s)
 	s->measured_ms = -1;
 }
 
-/* The correction said in a's notes: an answer that moved says why. */
+/*
+ * The correction said in a's notes: an answer that moved says why, and
+ * where it was measured (a runtime answered as its curve's library was
+ * measured in that library, stack_checked_as).
+ */
 static void
-check_note(struct tune_answer *a, double c, const char *stack)
+check_note(const struct model *m, struct tune_answer *a, double c,
+    const char *stack)
 {
-	char	line[384];
-	size_t	len = strlen(a->notes);
-	int	runtime = !check_stack_checkable(stack);
+	const char	*as = stack_checked_as(m, stack);
+	char		 where[160] = "";
+	char		 line[480];
+	size_t		 len = strlen(a->notes);
 
+	if (as != stack && as != NULL)
+		snprintf(where, sizeof(where), " (in %s, the library file %s "
+		    "hashes through here)", as, stack);
+	else if (!check_stack_checkable(stack))
+		snprintf(where, sizeof(where), " (in %s, by its probe)",
+		    stack);
 	snprintf(line, sizeof(line), "Corrected by this host's background "
 	    "checks: they measured the answers to this question at %.2f x "
-	    "what the model predicts%s%s%s, and these parameters allow for "
-	    "it.", c, runtime ? " (in " : "", runtime ? stack : "", runtime ?
-	    ", by its probe)" : "");
+	    "what the model predicts%s, and these parameters allow for it.",
+	    c, where);
 	/* Whole or not at all, as every note. */
 	if (len + strlen(line) + 2 >= sizeof(a->notes))
 		return;
@@ -125,7 +136,7 @@ check_answer(const struct model *m, const char *stack,
 			    a->predicted_p50_ms;
 		a->met = a->met && a->predicted_ms <= q->target_ms;
 		if (fabs(c - 1) >= 0.005)
-			check_note(a, c, stack);
+			check_note(m, a, c, stack);
 		/* Said for the target asked, at the corrected time. */
 		if (rc == 1)
 			snprintf(err, errlen, "target of %.0f ms at p%d cannot "

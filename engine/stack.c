@@ -897,6 +897,22 @@ stack_correction(const struct model *m, const char *name)
 	return st;
 }
 
+const char *
+stack_checked_as(const struct model *m, const char *name)
+{
+	const struct model_stack	*st;
+	const struct stack_def		*sd;
+
+	if (m == NULL || name == NULL || (sd = stack_find(name)) == NULL ||
+	    stack_is_library(sd))
+		return name;
+	st = model_stack_find(m, name);
+	if (st == NULL || st->how == MODEL_STACK_LIBRARY ||
+	    st->shares[0] == '\0' || st->nobs > 0)
+		return name;
+	return kdf_backend_name(sd->base);
+}
+
 int
 stack_predict(const struct model *m, const char *name, enum kdf_alg variant,
     uint32_t m_kib, uint32_t t, uint32_t p, uint32_t k, int q, double *ms)

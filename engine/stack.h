@@ -168,6 +168,17 @@ const struct model_stack *stack_correction(const struct model *m,
 	    const char *name);
 
 /*
+ * The stack whose questions stand for name's in the background checks:
+ * the curve's own library stack ("libargon2") when name is a runtime
+ * answered as that library (stack_correction gives none for it because
+ * its probe hashed through the curve's own library file and no service
+ * posted observations of it), else name itself (NULL stays NULL). Its
+ * answers are the library's, so one check of the library's question
+ * corrects them all, and not three checks of one hash apart.
+ */
+const char *stack_checked_as(const struct model *m, const char *name);
+
+/*
  * Fit the correction of stack name (a catalogue stack, or a name only
  * observations know, whose base is libsodium when m measured it) to
  * pts[0..n) against m's base curve, into out (name, how, c, d, counts,

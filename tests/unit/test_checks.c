@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "test.h"
+#include "stack.h"
 #include "test_daemon.h"
 
 static struct daemon	 d;
@@ -214,7 +215,68 @@ TEST(a_refit_rebases_what_each_question_measured)
 	teardown();
 }
 
+/*
+ * A runtime whose probe hashed through the curve's own library file is
+ * answered as that library (stack_correction), so its questions are the
+ * library's: one question checked, its correction read for both, and a
+ * runtime on another library file keeps its own.
+ */
+TEST(a_runtime_on_the_curves_library_is_checked_as_the_library)
+{
+	struct model_stack	 st;
+	struct check_state	 cs;
+	struct tune_query	 q;
+	struct question		*qu;
+	char			 at[32];
+	int			 queue_run;
+
+	setup();
+	memset(&st, 0, sizeof(st));
+	snprintf(st.name, sizeof(st.name), "php-sodium");
+	st.how = MODEL_STACK_PROBED;
+	st.c = 1.3;
+	st.nprobe = 4;
+	snprintf(st.shares, sizeof(st.shares),
+	    "/usr/lib/x86_64-linux-gnu/libsodium.so.23.3.0");
+	ASSERT_EQ(model_stack_set(d.model, &st), 0);
+	ASSERT_STR_EQ(stack_checked_as(d.model, "php-sodium"), "libsodium");
+	ASSERT_STR_EQ(stack_checked_as(d.model, "libsodium"), "libsodium");
+	ASSERT(stack_checked_as(d.model, NULL) == NULL);
+
+	tune_query_init(&q);
+	q.target_ms = 250;
+	q.floor = TUNE_FLOOR_NONE;
+	checks_asked(&d, &q, "php-sodium");
+	checks_asked(&d, &q, "php-sodium");
+	checks_asked(&d, &q, "libsodium");
+	ASSERT_UEQ(d.nquestions, 1);
+	qu = &d.questions[0];
+	ASSERT_STR_EQ(qu->stack, "libsodium");
+	ASSERT_UEQ(qu->asks, 3);
+	ASSERT(measured(qu, 1.1, 1.2, &queue_run) == CHECK_CORRECTED);
+	ASSERT(qu->cs.c > 1.05);
+	ASSERT_EQ(checks_state(&d, &q, "php-sodium", &cs, at, sizeof(at),
+	    NULL), 1);
+	ASSERT(cs.c == qu->cs.c);
+	ASSERT_EQ(checks_state(&d, &q, "libsodium", &cs, at, sizeof(at),
+	    NULL), 1);
+	ASSERT(cs.c == qu->cs.c);
+
+	/* Its probe on another library file: its own question, unchecked. */
+	st.shares[0] = '\0';
+	ASSERT_EQ(model_stack_set(d.model, &st), 0);
+	ASSERT_STR_EQ(stack_checked_as(d.model, "php-sodium"), "php-sodium");
+	ASSERT_EQ(checks_state(&d, &q, "php-sodium", &cs, at, sizeof(at),
+	    NULL), 0);
+	ASSERT(cs.c == 1);
+	checks_asked(&d, &q, "php-sodium");
+	ASSERT_UEQ(d.nquestions, 2);
+	ASSERT_STR_EQ(d.questions[1].stack, "php-sodium");
+	teardown();
+}
+
 TEST_LIST(
+	TEST_ENTRY(a_runtime_on_the_curves_library_is_checked_as_the_library),
 	TEST_ENTRY(a_suspect_brings_the_others_due_but_not_those_just_checked),
 	TEST_ENTRY(a_drift_forgets_the_verifications_and_queues_a_run),
 	TEST_ENTRY(a_suspect_off_the_other_way_is_no_drift),

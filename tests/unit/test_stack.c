@@ -222,6 +222,12 @@ TEST(a_runtime_on_the_curves_own_library_answers_as_the_library)
 	    "the library file this host's libargon2 curve measured") != NULL);
 	ASSERT(strstr(php.notes, "(1.35 x the curve there) and is not "
 	    "applied") != NULL);
+	/* Checked as the library, and a correction says where. */
+	ASSERT_STR_EQ(stack_checked_as(&mdl, "php"), "libargon2");
+	ASSERT(check_answer(&mdl, "php", &q, 1.1, &php, &ms, err,
+	    sizeof(err)) >= 0);
+	ASSERT(strstr(php.notes, "at 1.10 x what the model predicts (in "
+	    "libargon2, the library file php hashes through here)") != NULL);
 
 	/* Five services' observations at 1.35 x: now it is applied. */
 	for (i = 0; i < 5; i++) {
@@ -237,6 +243,10 @@ TEST(a_runtime_on_the_curves_own_library_answers_as_the_library)
 	ASSERT(stack_correction(&mdl, "php") != NULL);
 	ASSERT(stack_recommend(&mdl, "php", &q, &php, err, sizeof(err)) >= 0);
 	ASSERT(php.m_kib < lib.m_kib);
+	ASSERT_STR_EQ(stack_checked_as(&mdl, "php"), "php");
+	ASSERT(check_answer(&mdl, "php", &q, 1.1, &php, &ms, err,
+	    sizeof(err)) >= 0);
+	ASSERT(strstr(php.notes, "(in php, by its probe)") != NULL);
 }
 
 TEST(catalogue_names_and_lookup)
