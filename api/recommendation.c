@@ -128,8 +128,9 @@ api_answer_stack_corrections(struct api_server *s, const struct tune_query *q,
 
 /* What the checks measured of the answer (daemon/checks.c): verified. */
 static void
-api_answer_checked(json_t *j, const struct api_answer_arg *a,
-    const struct tune_answer *ta, const struct api_state *st)
+api_answer_checked(json_t *j, const struct model *m,
+    const struct api_answer_arg *a, const struct tune_answer *ta,
+    const struct api_state *st)
 {
 	const struct check_state	*cs = &a->cs;
 	const struct check_verified	*v = NULL;
@@ -165,7 +166,7 @@ api_answer_checked(json_t *j, const struct api_answer_arg *a,
 		    a->checked_at, "in_band", check_in_band(cs->measured_ms,
 		    ta->target_ms), "correction", cs->c, "by", "check"));
 	else if ((v = check_verified_find(st->verified, st->nverified,
-	    st->model_run, a->stack, ta)) != NULL) {
+	    st->model_run, stack_checked_as(m, a->stack), ta)) != NULL) {
 		/* Not checked yet: what the run's verification measured. */
 		measured = 1;
 		json_object_set_new(j, "verified", json_pack("{s:f, s:i, s:I, "
@@ -445,7 +446,7 @@ api_answer_locked(const struct model *m, const struct api_state *st,
 			api_stacks_add(a->j, m, &qq, &ta, &a->corr,
 			    "stack=");
 	}
-	api_answer_checked(a->j, a, &ta, st);
+	api_answer_checked(a->j, m, a, &ta, st);
 	api_answer_measuring(a->j, st);
 	a->stale = st->model_stale;
 }

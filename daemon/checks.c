@@ -27,10 +27,13 @@
  * asked for cancels a check at once (check_cancel), and so does the
  * daemon's stop.
  *
- * Only answers of a library (libsodium, libargon2: the default answer,
- * backend= and stack=libsodium or libargon2) are checked here: the daemon
- * hashes with them; a client runtime's answers are corrected by its probe
- * and its services' observations.
+ * Answers of a library (libsodium, libargon2: the default answer,
+ * backend= and stack=libsodium or libargon2) are measured with the
+ * daemon's own code; a client runtime's, at k = 1, by its probe at the
+ * answer's exact parameters, and its services' observations refine it. A
+ * runtime answered as its curve's library (its probe hashed through the
+ * library's own file, stack_checked_as) is the library's question, at
+ * any k.
  */
 #include <sys/resource.h>
 
@@ -94,8 +97,8 @@ checks_runtime(const char *stack)
 }
 
 /*
- * Is the answer to q in stack one the daemon can measure (d->lock held)?
- * A library's, with its own code; a client runtime's at k = 1 (its probe
+ * Is the answer to q in stack one the daemon can measure (d->lock held;
+ * stack as stack_checked_as gives it)? A library's, with its own code; a client runtime's at k = 1 (its probe
  * hashes one at a time) when its probe ran here for the model in use
  * (the model decides, as it decides how the stack is answered: probes
  * turned off by a reload count from the next run): the probe, at the
@@ -515,6 +518,14 @@ checks_due_one(const struct daemon *d, const struct question *qu,
 {
 	/* Asked once (a dashboard's slider, a scan): not worth a check. */
 	if (qu->asks < 2 || now - qu->asked > CHECK_ASKED_MAX_AGE)
+		return 0;
+	/*
+	 * Its stack is now answered as its curve's library (a new run's
+	 * probe found it hashing through the library's file): its askings
+	 * go to the library's question, and its runtime is not started for
+	 * a correction no answer reads.
+	 */
+	if (strcmp(stack_checked_as(d->model, qu->stack), qu->stack) != 0)
 		return 0;
 	/*
 	 * Just answered: its client hashes with it now. Asked again and

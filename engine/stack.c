@@ -901,16 +901,22 @@ const char *
 stack_checked_as(const struct model *m, const char *name)
 {
 	const struct model_stack	*st;
-	const struct stack_def		*sd;
+	const struct stack_def		*sd, *lib;
 
 	if (m == NULL || name == NULL || (sd = stack_find(name)) == NULL ||
-	    stack_is_library(sd))
+	    stack_is_library(sd) || stack_own_code(sd) ||
+	    (lib = stack_find(kdf_backend_name(sd->base))) == NULL)
+		return name;
+	/* The library's answers only when its limits are the library's. */
+	if ((sd->t_min > 1 ? sd->t_min : 1) != (lib->t_min > 1 ?
+	    lib->t_min : 1) || sd->p1_only != lib->p1_only ||
+	    sd->heap_kib != lib->heap_kib)
 		return name;
 	st = model_stack_find(m, name);
 	if (st == NULL || st->how == MODEL_STACK_LIBRARY ||
 	    st->shares[0] == '\0' || st->nobs > 0)
 		return name;
-	return kdf_backend_name(sd->base);
+	return lib->name;
 }
 
 int

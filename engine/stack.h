@@ -172,7 +172,8 @@ const struct model_stack *stack_correction(const struct model *m,
  * the curve's own library stack ("libargon2") when name is a runtime
  * answered as that library (stack_correction gives none for it because
  * its probe hashed through the curve's own library file and no service
- * posted observations of it), else name itself (NULL stays NULL). Its
+ * posted observations of it) and its limits are the library's (t_min,
+ * p1_only, heap), else name itself (NULL stays NULL). Its
  * answers are the library's, so one check of the library's question
  * corrects them all, and not three checks of one hash apart.
  */

@@ -8,6 +8,7 @@
  */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "test.h"
@@ -257,10 +258,10 @@ TEST(a_runtime_on_the_curves_library_is_checked_as_the_library)
 	ASSERT(qu->cs.c > 1.05);
 	ASSERT_EQ(checks_state(&d, &q, "php-sodium", &cs, at, sizeof(at),
 	    NULL), 1);
-	ASSERT(cs.c == qu->cs.c);
+	ASSERT(cs.c > 1.05 && cs.nchecks == 1);
 	ASSERT_EQ(checks_state(&d, &q, "libsodium", &cs, at, sizeof(at),
 	    NULL), 1);
-	ASSERT(cs.c == qu->cs.c);
+	ASSERT(cs.c > 1.05 && cs.nchecks == 1);
 
 	/* Its probe on another library file: its own question, unchecked. */
 	st.shares[0] = '\0';
@@ -268,14 +269,58 @@ TEST(a_runtime_on_the_curves_library_is_checked_as_the_library)
 	ASSERT_STR_EQ(stack_checked_as(d.model, "php-sodium"), "php-sodium");
 	ASSERT_EQ(checks_state(&d, &q, "php-sodium", &cs, at, sizeof(at),
 	    NULL), 0);
-	ASSERT(cs.c == 1);
 	checks_asked(&d, &q, "php-sodium");
 	ASSERT_UEQ(d.nquestions, 2);
 	ASSERT_STR_EQ(d.questions[1].stack, "php-sodium");
 	teardown();
 }
 
+/*
+ * A runtime's question kept before a run found it on the curve's library
+ * file is no longer checked (its runtime is not started for a correction
+ * no answer reads); while it is its own, it is. A budget of 1 % that no
+ * check of a 4-second answer fits tells which: set aside, or not picked.
+ */
+TEST(a_runtimes_question_is_not_checked_once_it_is_the_librarys)
+{
+	struct model_stack	 st;
+	struct tune_query	 q;
+	struct question		*qu;
+
+	setup();
+	d.cfg.check_budget = 1;
+	memset(&st, 0, sizeof(st));
+	snprintf(st.name, sizeof(st.name), "php-sodium");
+	st.how = MODEL_STACK_PROBED;
+	st.c = 1.3;
+	st.nprobe = 4;
+	ASSERT_EQ(model_stack_set(d.model, &st), 0);
+	tune_query_init(&q);
+	q.target_ms = 4000;
+	q.floor = TUNE_FLOOR_NONE;
+	checks_asked(&d, &q, "php-sodium");
+	checks_asked(&d, &q, "php-sodium");
+	ASSERT_UEQ(d.nquestions, 1);
+	qu = &d.questions[0];
+	ASSERT_STR_EQ(qu->stack, "php-sodium");
+	qu->asked = qu->burst = time(NULL) - 10;	/* past its gap */
+
+	snprintf(st.shares, sizeof(st.shares),
+	    "/usr/lib/x86_64-linux-gnu/libsodium.so.23.3.0");
+	ASSERT_EQ(model_stack_set(d.model, &st), 0);
+	ASSERT_EQ(checks_tick(&d, NULL), 0);
+	ASSERT_STR_EQ(qu->cs.unmeasured, "");
+
+	st.shares[0] = '\0';
+	ASSERT_EQ(model_stack_set(d.model, &st), 0);
+	ASSERT_EQ(checks_tick(&d, NULL), 0);
+	ASSERT(strstr(qu->cs.unmeasured, "more than check_budget allows") !=
+	    NULL);
+	teardown();
+}
+
 TEST_LIST(
+	TEST_ENTRY(a_runtimes_question_is_not_checked_once_it_is_the_librarys),
 	TEST_ENTRY(a_runtime_on_the_curves_library_is_checked_as_the_library),
 	TEST_ENTRY(a_suspect_brings_the_others_due_but_not_those_just_checked),
 	TEST_ENTRY(a_drift_forgets_the_verifications_and_queues_a_run),
