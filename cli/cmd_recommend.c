@@ -892,12 +892,19 @@ rec_print_text(const struct rec_opts *o, const struct model *m,
 	    m->quality_why);
 	if (a->notes[0] != '\0') {
 		char	copy[sizeof(a->notes)], *line, *save = NULL;
+		char	poor[sizeof(m->quality_why) + 32];
+		size_t	pl;
 
+		/* The poor model's why is the Quality line's: its advice only. */
+		pl = (size_t)snprintf(poor, sizeof(poor), "the model is poor: %s. ",
+		    m->quality_why);
 		snprintf(copy, sizeof(copy), "%s", a->notes);
 		printf("\nNotes:\n");
 		for (line = strtok_r(copy, "\n", &save); line != NULL;
 		    line = strtok_r(NULL, "\n", &save))
-			printf("  - %s\n", line);
+			printf("  - %s\n", pl < sizeof(poor) &&
+			    strncmp(line, poor, pl) == 0 && line[pl] != '\0' ?
+			    line + pl : line);
 	}
 	if (o->stack != NULL) {
 		rec_print_stack(m, o->stack, &o->q, a);
