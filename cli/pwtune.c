@@ -38,7 +38,7 @@ usage(FILE *fp)
 	fputs("  help       this list, or a command's options\n"
 	    "\nOptions:\n"
 	    "  -h, --help     this list\n"
-	    "  -V, --version  print the version of pwtune and libsodium\n"
+	    "  -V, --version  print the version of pwtune, libsodium and libargon2\n"
 	    "\n'pwtune help COMMAND' (or 'pwtune COMMAND --help') describes "
 	    "each command.\n"
 	    "Exit status: 0 ok, 1 a negative answer, 2 bad usage or input, 3 "

@@ -1011,6 +1011,8 @@ stack_recommend(const struct model *m, const char *name,
 	double				 h, spread, lib50 = 0;
 	int				 rc, capped = 0;
 
+	/* stack=NAME's own answer: its notes are its own stack's. */
+	aim.stack_named = name != NULL && name[0] != '\0';
 	if (name == NULL || name[0] == '\0')
 		name = stack_default(m);
 	sd = stack_find(name);
@@ -1172,8 +1174,9 @@ stack_recommend(const struct model *m, const char *name,
 		stack_note(a, "For %s: its answers are sized on the %s curve, "
 		    "whose leave-one-out error is up to %.1f %% (over %.0f %%): "
 		    "an answer may miss its target by as much. Measure again "
-		    "on a quiet host (pwtune bench, or POST /v1/runs).", name,
-		    label, 100 * cv->loo_worst, 100 * MODEL_LOO_WORST_MAX);
+		    "on a quiet host (pwtune bench --db STORE, or POST "
+		    "/v1/runs).", name, label, 100 * cv->loo_worst,
+		    100 * MODEL_LOO_WORST_MAX);
 	}
 	if (corr != NULL && lib50 > 0)
 		stack_note(a, "For %s: %s (%zu point%s%s): a hash of these "

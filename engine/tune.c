@@ -309,8 +309,8 @@ tune_quality_note(const struct model *m, char *buf, size_t len)
 	if (m->quality != MODEL_QUALITY_POOR)
 		return 0;
 	snprintf(buf, len, "the model is poor: %s. Treat the predicted times "
-	    "as rough and measure again (pwtune bench, or POST /v1/runs) on "
-	    "a quiet host.", m->quality_why);
+	    "as rough and measure again (pwtune bench --db STORE, or POST "
+	    "/v1/runs) on a quiet host.", m->quality_why);
 	return 1;
 }
 
@@ -327,7 +327,7 @@ tune_advise(const struct model *m, const struct tune_query *q,
 	/* First: what the rest of the answer stands on. */
 	if (tune_quality_note(m, poor, sizeof(poor)))
 		tune_note(a, "%s", poor);
-	if (a->backend == KDF_BACKEND_LIBSODIUM &&
+	if (!q->stack_named && a->backend == KDF_BACKEND_LIBSODIUM &&
 	    (other = model_curve_find(m, KDF_BACKEND_LIBARGON2, q->variant,
 	    a->p)) != NULL) {
 		model_predict(m, model_curve_find(m, a->backend, q->variant,
@@ -450,6 +450,7 @@ tune_recommend(const struct model *m, const struct tune_query *q,
 	uint32_t			 p = 1, mm, t, best_m = 0, best_t = 0;
 	uint32_t			 bound_t;
 	double				 best = -1, ms;
+	char				 at_once[48] = "";
 
 	memset(a, 0, sizeof(*a));
 	if (tune_query_check(q, err, errlen) == -1)
@@ -537,14 +538,24 @@ tune_recommend(const struct model *m, const struct tune_query *q,
 	}
 	tune_fill(m, c, q, best_m, best_t, p, a);
 	tune_advise(m, q, a);
-	tune_note(a, "a target this low cannot be met above the %s floor: "
-	    "the answer is the closest admissible one.",
-	    tune_floor_name(q->floor));
-	snprintf(err, errlen, "target of %.0f ms at p%d cannot be met above "
+	/*
+	 * At k > 1 the hashes at once may be why (they share the CPUs and
+	 * the memory bandwidth): said, so that a target that one hash at a
+	 * time meets is not called low.
+	 */
+	if (q->k > 1)
+		snprintf(at_once, sizeof(at_once), " with %u hashes at once",
+		    (unsigned)q->k);
+	tune_note(a, "%s cannot be met above the %s floor%s: the answer is "
+	    "the closest admissible one%s.", q->k > 1 ? "the target" :
+	    "a target this low", tune_floor_name(q->floor), at_once,
+	    q->k > 1 ? " (fewer hashes at once, or a longer target, come "
+	    "closer)" : "");
+	snprintf(err, errlen, "target of %.0f ms at p%d%s cannot be met above "
 	    "the %s floor: the closest admissible answer, m = %u KiB, t = %u, "
 	    "p = %u, is predicted to take %.1f ms", q->target_ms,
-	    q->percentile, tune_floor_name(q->floor), (unsigned)best_m,
-	    (unsigned)best_t, (unsigned)p, best);
+	    q->percentile, at_once, tune_floor_name(q->floor),
+	    (unsigned)best_m, (unsigned)best_t, (unsigned)p, best);
 	return 1;
 }
 

@@ -75,6 +75,9 @@ struct tune_query {
 	int			headroom_percentile; /* the percentile the
 						   headroom is for; 0: percentile
 						   (a stack's p95 searched at p50) */
+	int			stack_named;	/* a named stack's own answer
+						   (stack_recommend): no advice
+						   aimed at other stacks */
 };
 
 struct tune_answer {

@@ -249,6 +249,31 @@ TEST(a_runtime_on_the_curves_own_library_answers_as_the_library)
 	ASSERT(strstr(php.notes, "(in php, by its probe)") != NULL);
 }
 
+/*
+ * The default answer advises on libargon2's clients (2 x libsodium's time
+ * here); a named stack's own answer does not: php-sodium is what that
+ * advice tells them to use, and php its own answer on libargon2.
+ */
+TEST(a_stacks_own_answer_has_no_advice_for_other_stacks)
+{
+	struct tune_query	q;
+	struct tune_answer	a;
+	char			err[256];
+	static const char	advice[] = "libargon2 as Debian builds it";
+
+	fit(1);
+	tune_query_init(&q);
+	q.target_ms = 250;
+	ASSERT(stack_recommend(&mdl, NULL, &q, &a, err, sizeof(err)) >= 0);
+	ASSERT(strstr(a.notes, advice) != NULL);
+	ASSERT(stack_recommend(&mdl, "php-sodium", &q, &a, err,
+	    sizeof(err)) >= 0);
+	ASSERT(a.m_kib > 0 && strstr(a.notes, advice) == NULL);
+	ASSERT(stack_recommend(&mdl, "libsodium", &q, &a, err,
+	    sizeof(err)) >= 0);
+	ASSERT(strstr(a.notes, advice) == NULL);
+}
+
 TEST(catalogue_names_and_lookup)
 {
 	const struct stack_def	*all, *meant[STACK_SUGGEST_MAX];
@@ -1353,6 +1378,7 @@ TEST_LIST(
 	TEST_ENTRY(checks_apply_to_a_probed_stack),
 	TEST_ENTRY(checks_stand_for_a_library_probe),
 	TEST_ENTRY(a_runtime_on_the_curves_own_library_answers_as_the_library),
+	TEST_ENTRY(a_stacks_own_answer_has_no_advice_for_other_stacks),
 	TEST_ENTRY(how_says_installed_only_when_known),
 	TEST_ENTRY(fit_recovers_slope_and_fixed_cost),
 	TEST_ENTRY(one_far_point_does_not_bend_the_fit),

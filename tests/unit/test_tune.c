@@ -798,6 +798,7 @@ TEST(impossible_target_gives_the_closest_admissible)
 	ASSERT_EQ(a.met, 0);
 	ASSERT_STR_CONTAINS(err, "cannot be met above the owasp floor");
 	ASSERT_STR_CONTAINS(err, "closest admissible answer");
+	ASSERT_STR_CONTAINS(a.notes, "a target this low cannot be met");
 	/* Admissible, and the quickest admissible on the grid. */
 	ASSERT(tune_floor_min_t(TUNE_FLOOR_OWASP, KDF_ALG_ARGON2ID, a.m_kib) <=
 	    a.t);
@@ -809,6 +810,34 @@ TEST(impossible_target_gives_the_closest_admissible)
 	q.target_ms = 5;
 	ASSERT_EQ(tune_recommend(&mdl, &q, &a, err, sizeof(err)), 0);
 	ASSERT(a.m_kib < 7168);
+}
+
+/*
+ * A target one hash at a time meets, missed with 64 at once: the hashes
+ * at once are named, not the target called low.
+ */
+TEST(a_target_missed_at_concurrency_says_so)
+{
+	struct tune_query	q;
+	struct tune_answer	a;
+	char			err[256];
+	double			least;
+
+	fit(0);
+	tune_query_init(&q);
+	q.target_ms = 1;
+	ASSERT_EQ(tune_recommend(&mdl, &q, &a, err, sizeof(err)), 1);
+	least = a.predicted_ms;		/* the floor's quickest, k = 1 */
+	q.target_ms = 2 * least;
+	ASSERT_EQ(tune_recommend(&mdl, &q, &a, err, sizeof(err)), 0);
+	q.k = 64;
+	ASSERT_EQ(tune_recommend(&mdl, &q, &a, err, sizeof(err)), 1);
+	ASSERT_STR_CONTAINS(err, "with 64 hashes at once cannot be met above "
+	    "the owasp floor");
+	ASSERT_STR_CONTAINS(a.notes, "the target cannot be met above the "
+	    "owasp floor with 64 hashes at once");
+	ASSERT_STR_CONTAINS(a.notes, "fewer hashes at once");
+	ASSERT(strstr(a.notes, "a target this low") == NULL);
 }
 
 TEST(memory_is_shared_by_k_hashes)
@@ -1307,6 +1336,7 @@ TEST_LIST(
 	TEST_ENTRY(memory_first_at_its_bound_uses_the_time),
 	TEST_ENTRY(floors),
 	TEST_ENTRY(impossible_target_gives_the_closest_admissible),
+	TEST_ENTRY(a_target_missed_at_concurrency_says_so),
 	TEST_ENTRY(memory_is_shared_by_k_hashes),
 	TEST_ENTRY(m_is_rounded_as_argon2_uses_it),
 	TEST_ENTRY(bad_queries),
