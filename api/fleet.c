@@ -370,11 +370,13 @@ api_aim_hash(const struct tune_query *q, unsigned char out[16])
 {
 	char	line[256];
 
-	snprintf(line, sizeof(line), "%.17g %d %u %llu %u %d %d %d %d",
-	    q->target_ms, q->percentile, q->k,
+	/* Every field tune_recommend() reads: a stack's limits too. */
+	snprintf(line, sizeof(line), "%.17g %d %u %llu %u %d %d %d %d %u %u "
+	    "%d %d", q->target_ms, q->percentile, q->k,
 	    (unsigned long long)q->memory_max_kib, q->parallelism,
 	    (int)q->variant, (int)q->backend, (int)q->floor,
-	    (int)q->objective);
+	    (int)q->objective, (unsigned)q->t_min, (unsigned)q->m_hash_max_kib,
+	    q->headroom_percentile, q->stack_named);
 	crypto_generichash(out, 16, (const unsigned char *)line, strlen(line),
 	    NULL, 0);
 }
@@ -1002,6 +1004,8 @@ api_recommend_scoped(struct api_server *s, const struct tune_query *q,
 	 */
 	x->qs = *q;
 	stack_query_limits(stack_find(sc->stack), &x->qs);
+	/* stack=NAME's own answer: no advice aimed at other stacks. */
+	x->qs.stack_named = sc->stack[0] != '\0';
 	x->q = &x->qs;
 	x->now = time(NULL);
 	x->mb.set.excluded = json_array();

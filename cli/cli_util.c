@@ -96,8 +96,8 @@ cli_bad_value(const char *cmd, const char *flag, const char *given,
 		    allowed);
 	api_shown(given, shown, sizeof(shown));
 	return cli_usage_error(cmd, "%s must be %s, not %s", flag, allowed,
-	    shown[0] == '\0' ? "empty" : shown[strspn(shown, " \t")] ==
-	    '\0' ? "blank (spaces only)" : shown);
+	    given[0] == '\0' ? "empty" : given[strspn(given, " \t")] ==
+	    '\0' ? "blank (spaces and tabs only)" : shown);
 }
 
 int

@@ -303,6 +303,16 @@ tune_fill(const struct model *m, const struct model_curve *c,
 	    (unsigned)p);
 }
 
+void
+tune_at_once(const struct tune_query *q, char *buf, size_t len)
+{
+	if (len == 0)
+		return;
+	buf[0] = '\0';
+	if (q->k > 1)
+		snprintf(buf, len, " with %u hashes at once", (unsigned)q->k);
+}
+
 int
 tune_quality_note(const struct model *m, char *buf, size_t len)
 {
@@ -543,9 +553,7 @@ tune_recommend(const struct model *m, const struct tune_query *q,
 	 * the memory bandwidth): said, so that a target that one hash at a
 	 * time meets is not called low.
 	 */
-	if (q->k > 1)
-		snprintf(at_once, sizeof(at_once), " with %u hashes at once",
-		    (unsigned)q->k);
+	tune_at_once(q, at_once, sizeof(at_once));
 	tune_note(a, "%s cannot be met above the %s floor%s: the answer is "
 	    "the closest admissible one%s.", q->k > 1 ? "the target" :
 	    "a target this low", tune_floor_name(q->floor), at_once,

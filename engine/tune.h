@@ -165,6 +165,13 @@ int	 tune_needs_rehash(const char *encoded, const struct tune_answer *a,
 	    struct tune_rehash *out, char *err, size_t errlen);
 
 /*
+ * " with K hashes at once" into buf when q asks for more than one at a
+ * time, else "": said in a missed target's reason, since the hashes at
+ * once may be why and one at a time may meet it.
+ */
+void	 tune_at_once(const struct tune_query *q, char *buf, size_t len);
+
+/*
  * The note every answer from a poor model starts with, into buf: 1, or 0
  * (buf untouched) when the model is good.
  */

@@ -41,9 +41,9 @@ bad_value recommend "pwtune recommend: --backend libsodium with --stack php: php
 # that the terminal is safe and '?' stays a '?'.
 bad_value recommend 'pwtune recommend: --target-ms must be a whole number from 1 to 600000 (milliseconds), not 1\x1b[31m\xc3\xa9?\x5c' -- \
 	"$PWTUNE" recommend --target-ms $'1\x1b[31m\xc3\xa9?\\'
-# Spaces alone: said so, not printed as nothing to see.
-bad_value recommend "pwtune recommend: --target-ms must be a whole number from 1 to 600000 (milliseconds), not blank (spaces only)" -- \
-	"$P" recommend --target-ms '  ' --from "$RUN"
+# Spaces and tabs alone: said so, not printed as nothing to see.
+bad_value recommend "pwtune recommend: --target-ms must be a whole number from 1 to 600000 (milliseconds), not blank (spaces and tabs only)" -- \
+	"$P" recommend --target-ms $' \t ' --from "$RUN"
 bad_value recommend "pwtune recommend: --percentile must be 50, 95 or 99, not 90" -- \
 	"$P" recommend --target-ms 250 --percentile 90 --from "$RUN"
 bad_value recommend "pwtune recommend: --memory-max must be a size such as 64MiB or 1GiB (a bare number is KiB), from 1 KiB to 1024 GiB, not 2TiB" -- \

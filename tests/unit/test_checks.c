@@ -258,10 +258,10 @@ TEST(a_runtime_on_the_curves_library_is_checked_as_the_library)
 	ASSERT(qu->cs.c > 1.05);
 	ASSERT_EQ(checks_state(&d, &q, "php-sodium", &cs, at, sizeof(at),
 	    NULL), 1);
-	ASSERT(cs.c > 1.05 && cs.nchecks == 1);
+	ASSERT(cs.c > 1.05 && cs.c == qu->cs.c && cs.nchecks == 1);
 	ASSERT_EQ(checks_state(&d, &q, "libsodium", &cs, at, sizeof(at),
 	    NULL), 1);
-	ASSERT(cs.c > 1.05 && cs.nchecks == 1);
+	ASSERT(cs.c > 1.05 && cs.c == qu->cs.c && cs.nchecks == 1);
 
 	/* Its probe on another library file: its own question, unchecked. */
 	st.shares[0] = '\0';
@@ -269,6 +269,7 @@ TEST(a_runtime_on_the_curves_library_is_checked_as_the_library)
 	ASSERT_STR_EQ(stack_checked_as(d.model, "php-sodium"), "php-sodium");
 	ASSERT_EQ(checks_state(&d, &q, "php-sodium", &cs, at, sizeof(at),
 	    NULL), 0);
+	ASSERT(cs.c == 1 && cs.nchecks == 0);
 	checks_asked(&d, &q, "php-sodium");
 	ASSERT_UEQ(d.nquestions, 2);
 	ASSERT_STR_EQ(d.questions[1].stack, "php-sodium");

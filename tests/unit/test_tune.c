@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "fleet.h"
+#include "stack.h"
 #include "synthetic.h"
 #include "tune.h"
 #include "test.h"
@@ -838,6 +839,10 @@ TEST(a_target_missed_at_concurrency_says_so)
 	    "owasp floor with 64 hashes at once");
 	ASSERT_STR_CONTAINS(a.notes, "fewer hashes at once");
 	ASSERT(strstr(a.notes, "a target this low") == NULL);
+	/* The default answer's own reason (stack.c) says it too. */
+	ASSERT_EQ(stack_recommend(&mdl, NULL, &q, &a, err, sizeof(err)), 1);
+	ASSERT_STR_CONTAINS(err, "with 64 hashes at once cannot be met above "
+	    "the owasp floor in libsodium");
 }
 
 TEST(memory_is_shared_by_k_hashes)
