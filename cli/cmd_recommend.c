@@ -895,9 +895,9 @@ rec_print_text(const struct rec_opts *o, const struct model *m,
 		char	poor[sizeof(m->quality_why) + 32];
 		size_t	pl;
 
-		/* The poor model's why is the Quality line's: its advice only. */
-		pl = (size_t)snprintf(poor, sizeof(poor), "the model is poor: %s. ",
-		    m->quality_why);
+		/* A poor model's why is the Quality line's: its advice only. */
+		pl = (size_t)snprintf(poor, sizeof(poor), "the model is poor: "
+		    "%s. ", m->quality_why);
 		snprintf(copy, sizeof(copy), "%s", a->notes);
 		printf("\nNotes:\n");
 		for (line = strtok_r(copy, "\n", &save); line != NULL;

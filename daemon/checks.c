@@ -98,7 +98,8 @@ checks_runtime(const char *stack)
 
 /*
  * Is the answer to q in stack one the daemon can measure (d->lock held;
- * stack as stack_checked_as gives it)? A library's, with its own code; a client runtime's at k = 1 (its probe
+ * stack as stack_checked_as gives it)? A library's, with its own code;
+ * a client runtime's at k = 1 (its probe
  * hashes one at a time) when its probe ran here for the model in use
  * (the model decides, as it decides how the stack is answered: probes
  * turned off by a reload count from the next run): the probe, at the

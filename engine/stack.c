@@ -1126,9 +1126,10 @@ stack_recommend(const struct model *m, const char *name,
 
 		a->met = 0;
 		tune_at_once(q, at_once, sizeof(at_once));
-		snprintf(err, errlen, "target of %.0f ms at p%d%s cannot be met "
-		    "above the %s floor in %s: the closest admissible answer, "
-		    "m = %u KiB, t = %u, p = %u, is predicted to take %.1f ms",
+		snprintf(err, errlen, "target of %.0f ms at p%d%s cannot be "
+		    "met above the %s floor in %s: the closest admissible "
+		    "answer, m = %u KiB, t = %u, p = %u, is predicted to take "
+		    "%.1f ms",
 		    q->target_ms, q->percentile, at_once,
 		    tune_floor_name(q->floor), name, (unsigned)a->m_kib,
 		    (unsigned)a->t, (unsigned)a->p, a->predicted_ms);
