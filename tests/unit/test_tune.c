@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "fleet.h"
 #include "stack.h"
 #include "synthetic.h"
@@ -822,7 +823,7 @@ TEST(a_target_missed_at_concurrency_says_so)
 	struct tune_query	q;
 	struct tune_answer	a;
 	char			err[256];
-	double			least;
+	double			least, ms;
 
 	fit(0);
 	tune_query_init(&q);
@@ -843,6 +844,12 @@ TEST(a_target_missed_at_concurrency_says_so)
 	ASSERT_EQ(stack_recommend(&mdl, NULL, &q, &a, err, sizeof(err)), 1);
 	ASSERT_STR_CONTAINS(err, "with 64 hashes at once cannot be met above "
 	    "the owasp floor in libsodium");
+	/* And a corrected answer's reason (check.c), at its corrected time. */
+	ASSERT_EQ(check_answer(&mdl, NULL, &q, 1.2, &a, &ms, err,
+	    sizeof(err)), 1);
+	ASSERT_STR_CONTAINS(err, "with 64 hashes at once cannot be met above "
+	    "the owasp floor: the closest");
+	ASSERT_STR_CONTAINS(err, "(as measured here)");
 }
 
 TEST(memory_is_shared_by_k_hashes)
