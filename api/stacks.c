@@ -71,6 +71,20 @@ api_stack_entry(const struct model *m, const char *name,
 }
 
 /* One stack's entry of "stacks"; a note into notes when the default is over. */
+/*
+ * answered_as: the library whose curve answers for a runtime probed here
+ * that hashes through that library's own file (its `how` is "probed
+ * here", its correction not applied); null for every other stack.
+ */
+static void
+api_stack_answered_as(json_t *j, const struct model *m, const char *name)
+{
+	const char	*as = stack_answered_as(m, name);
+
+	json_object_set_new(j, "answered_as", as != NULL ? json_string(as) :
+	    json_null());
+}
+
 static json_t *
 api_stack_json(const struct model *m, const char *name,
     const struct stack_def *sd, const struct tune_query *q,
@@ -119,6 +133,7 @@ api_stack_json(const struct model *m, const char *name,
 	}
 	json_object_set_new(j, "available", json_true());
 	json_object_set_new(j, "how", json_string(stack_how_text(st)));
+	api_stack_answered_as(j, m, name);
 	if (st->how != MODEL_STACK_PROBED && st->why[0] != '\0')
 		json_object_set_new(j, "why", json_string(st->why));
 	json_object_set_new(j, "met", json_boolean(rc == 0 && a.met));
@@ -426,6 +441,7 @@ api_stack_answer_json(const struct model *m, const char *name,
 	    corr));
 	json_object_set_new(j, "for", json_string(name));
 	json_object_set_new(j, "how", json_string(stack_how_text(st)));
+	api_stack_answered_as(j, m, name);
 	if (st->how != MODEL_STACK_PROBED && st->why[0] != '\0')
 		json_object_set_new(j, "why", json_string(st->why));
 	snip = sd != NULL ? stack_snippet(sd, a, stack_how_measured(st)) :

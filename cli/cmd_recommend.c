@@ -612,6 +612,7 @@ rec_print_stacks(const struct model *m, const struct tune_query *q,
 	json_t		*j, *st, *notes, *n;
 	size_t		 i, k, unmeasured = 0;
 	char		 size[32];
+	int		 shared = 0;
 
 	if ((j = json_pack("{s:[]}", "notes")) == NULL)
 		return;
@@ -622,11 +623,12 @@ rec_print_stacks(const struct model *m, const struct tune_query *q,
 	printf("  %-20s %10s %3s %3s %10s  %s\n", "stack", "m", "t", "p",
 	    "predicted", "how");
 	json_array_foreach(json_object_get(j, "stacks"), i, st) {
-		const char			*name, *why;
+		const char			*name, *why, *as;
 		const struct model_stack	*ms;
 
 		name = json_string_value(json_object_get(st, "name"));
 		why = json_string_value(json_object_get(st, "why"));
+		as = json_string_value(json_object_get(st, "answered_as"));
 		/* From cold, whether its runtime is here says what to do. */
 		ms = cold ? model_stack_find(m, name) : NULL;
 		if (!json_is_true(json_object_get(st, "available"))) {
@@ -638,14 +640,20 @@ rec_print_stacks(const struct model *m, const struct tune_query *q,
 		}
 		units_format_kib((uint64_t)json_integer_value(json_object_get(
 		    st, "m_kib")), size, sizeof(size));
-		printf("  %-20s %10s %3lld %3lld %7.1f ms  %s\n", name, size,
-		    json_integer_value(json_object_get(st, "t")),
+		printf("  %-20s %10s %3lld %3lld %7.1f ms  %s%s%s\n", name,
+		    size, json_integer_value(json_object_get(st, "t")),
 		    json_integer_value(json_object_get(st, "p")),
 		    json_real_value(json_object_get(st, "predicted_ms")),
-		    json_string_value(json_object_get(st, "how")));
+		    json_string_value(json_object_get(st, "how")),
+		    as != NULL ? ", answered as " : "", as != NULL ? as : "");
 		if (why != NULL)
 			printf("  %-20s (%s)\n", "", why);
+		shared |= as != NULL;
 	}
+	if (shared)
+		printf("  (answered as a library: its runtime hashes through "
+		    "that library's own file here, and the\n   library's "
+		    "measured curve stands for it)\n");
 	notes = json_object_get(j, "notes");
 	json_array_foreach(notes, k, n)
 		printf("  - %s\n", json_string_value(n));
@@ -664,12 +672,16 @@ rec_print_stack(const struct model *m, const char *name,
     const struct tune_query *q, const struct tune_answer *a)
 {
 	json_t		*j;
-	const char	*why, *snip;
+	const char	*why, *snip, *as;
 
 	if ((j = api_stack_answer_json(m, name, q, a, NULL)) == NULL)
 		return;
-	printf("\nStack:       %s (%s)\n", name, json_string_value(
-	    json_object_get(j, "how")));
+	/* Probed, and found on the curve's own library file (a note says
+	   more). */
+	as = json_string_value(json_object_get(j, "answered_as"));
+	printf("\nStack:       %s (%s%s%s)\n", name, json_string_value(
+	    json_object_get(j, "how")), as != NULL ? ", answered as " : "",
+	    as != NULL ? as : "");
 	if ((why = json_string_value(json_object_get(j, "why"))) != NULL)
 		printf("             %s\n", why);
 	if ((snip = json_string_value(json_object_get(j, "snippet"))) != NULL)

@@ -898,23 +898,33 @@ stack_correction(const struct model *m, const char *name)
 }
 
 const char *
-stack_checked_as(const struct model *m, const char *name)
+stack_answered_as(const struct model *m, const char *name)
 {
 	const struct model_stack	*st;
-	const struct stack_def		*sd, *lib;
+	const struct stack_def		*sd;
 
 	if (m == NULL || name == NULL || (sd = stack_find(name)) == NULL ||
 	    stack_is_library(sd) || stack_own_code(sd) ||
-	    (lib = stack_find(kdf_backend_name(sd->base))) == NULL)
+	    (st = model_stack_find(m, name)) == NULL ||
+	    st->how == MODEL_STACK_LIBRARY || st->shares[0] == '\0' ||
+	    stack_correction(m, name) != NULL)
+		return NULL;
+	return kdf_backend_name(sd->base);
+}
+
+const char *
+stack_checked_as(const struct model *m, const char *name)
+{
+	const struct stack_def	*sd, *lib;
+	const char		*as = stack_answered_as(m, name);
+
+	if (as == NULL || (sd = stack_find(name)) == NULL ||
+	    (lib = stack_find(as)) == NULL)
 		return name;
 	/* The library's answers only when its limits are the library's. */
 	if ((sd->t_min > 1 ? sd->t_min : 1) != (lib->t_min > 1 ?
 	    lib->t_min : 1) || sd->p1_only != lib->p1_only ||
 	    sd->heap_kib != lib->heap_kib)
-		return name;
-	st = model_stack_find(m, name);
-	if (st == NULL || st->how == MODEL_STACK_LIBRARY ||
-	    st->shares[0] == '\0' || st->nobs > 0)
 		return name;
 	return lib->name;
 }

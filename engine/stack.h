@@ -168,6 +168,18 @@ const struct model_stack *stack_correction(const struct model *m,
 	    const char *name);
 
 /*
+ * The library whose curve, uncorrected, answers for name ("libargon2"):
+ * a runtime whose probe found it hashing through that library's own file
+ * here (model_stack.shares: PHP's password_hash and argon2-cffi on
+ * Debian's libargon2, php-sodium and PyNaCl on libsodium), with no
+ * observations of its own, so that stack_correction gives none for it.
+ * NULL for every other stack: a library itself, a runtime with its own
+ * code or its own correction, one not probed, a name not in the catalogue.
+ * Its limits (t_min, p = 1 only, heap) are still its own.
+ */
+const char *stack_answered_as(const struct model *m, const char *name);
+
+/*
  * The stack whose questions stand for name's in the background checks:
  * the curve's own library stack ("libargon2") when name is a runtime
  * answered as that library (stack_correction gives none for it because

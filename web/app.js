@@ -296,7 +296,9 @@ function showStackPanel(name) {
     panel.hidden = false;
     return;
   }
-  row(dl, 'Measured', st.how + (st.why ? ' (' + st.why + ')' : '')).id = 'stack-how';
+  row(dl, 'Measured', st.how + (st.answered_as ? ', answered as ' + st.answered_as +
+    ' (its runtime hashes through ' + st.answered_as + '\'s own file here: that library\'s measured curve stands for it)' : '') +
+    (st.why ? ' (' + st.why + ')' : '')).id = 'stack-how';
   row(dl, 'Parameters', 'm = ' + st.m_kib + ' KiB (' + mib(st.m_kib) + '), t = ' + st.t + ', p = ' + st.p + (st.met ? '' : ' (the closest admissible: over the target)'));
   row(dl, 'Predicted', ms(st.predicted.ms) + ' (median ' + ms(st.predicted.p50_ms) + ')');
   if (st.correction) {
@@ -377,7 +379,8 @@ function showAnswer(a, out) {
   dl.id = 'answer-params';
   const st = (a.stacks || []).find((x) => x.name === a.for);
   const how = a.how || (st && st.how);
-  row(dl, 'For', a.for + (how ? ' (' + how + ')' : '') + (a.why ? ': ' + a.why : '')).id = 'answer-for';
+  const as = a.how ? a.answered_as : st && st.answered_as;
+  row(dl, 'For', a.for + (how ? ' (' + how + (as ? ', answered as ' + as : '') + ')' : '') + (a.why ? ': ' + a.why : '')).id = 'answer-for';
   row(dl, 'Parameters', 'm = ' + a.m_kib + ' KiB (' + mib(a.m_kib) + '), t = ' + a.t + ', p = ' + a.p + ' (' + a.variant + ', ' + a.backend + ')');
   const prefix = el('span');
   const code = el('code', a.phc_prefix);

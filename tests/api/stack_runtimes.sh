@@ -67,6 +67,8 @@ fi
 if [ -n "$shared" ]; then
 	expect_body "each probe that loaded libargon2 ($shared) hashed through the daemon's own: its correction shown, not applied" \
 		"all('libargon2.so' in (s['correction']['shares_library'] or '') and s['correction']['applied'] is False for s in j['stacks'] if s['name'] in '$shared'.split(','))"
+	expect_body "... each says it is answered as libargon2 (the library itself as nothing)" \
+		"all(s['answered_as'] == ('libargon2' if s['name'] in '$shared'.split(',') else None) for s in j['stacks'] if s['name'] in '$shared'.split(',') + ['libargon2', 'libsodium'])"
 	expect_body "... and each answers as libargon2: the same m and t" \
 		"all((s['m_kib'], s['t']) == [(l['m_kib'], l['t']) for l in j['stacks'] if l['name'] == 'libargon2'][0] for s in j['stacks'] if s['name'] in '$shared'.split(','))"
 fi
@@ -107,6 +109,10 @@ field() { python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print($1)
 for name in ${probes//,/ }; do
 	expect_http 200 "$name: 200" GET "/v1/recommendation?target_ms=$TARGET&stack=$name"
 	expect_body "$name: the answer is for $name" "j['for'] == '$name'"
+	case ",$shared," in
+	*",$name,"*) expect_body "$name: answered as libargon2 (stack=)" "j['answered_as'] == 'libargon2'" ;;
+	*) expect_body "$name: answered as itself (stack=)" "j['answered_as'] is None" ;;
+	esac
 	read -r m t p <<<"$(field "j['m_kib'], j['t'], j['p']")"
 	ms=$(time_in "$name" "$m" "$t" "$p")
 	echo "  $name: m=$m t=$t p=$p: p95 $ms ms in the runtime (target $TARGET)"
@@ -128,5 +134,24 @@ for name in ${probes//,/ }; do
 		bad "$name: its answer took $ms ms at p95 in $name (target $TARGET)"
 	fi
 done
+# The CLI from the daemon's store (once its run has finished) says so
+# too, in its table and its stack's line.
+if [ -n "$shared" ]; then
+	first=${shared%%,*}
+	for _ in $(seq 120); do
+		"$PWTUNE" recommend --target-ms $TARGET --db "$VAR/pwtune.db" --stack "$first" >"$TMP/cli" 2>&1 && break
+		grep -q "no finished run" "$TMP/cli" || break
+		sleep 0.5
+	done
+	if grep -qF "Stack:       $first (probed here, answered as libargon2)" "$TMP/cli" &&
+		"$PWTUNE" recommend --target-ms $TARGET --db "$VAR/pwtune.db" >"$TMP/cli" 2>&1 &&
+		grep -qE "^  $first +[0-9]+ MiB .* probed here, answered as libargon2\$" "$TMP/cli" &&
+		grep -qF "(answered as a library: its runtime hashes through that library's own file here" "$TMP/cli"; then
+		ok "pwtune recommend --db: $first probed here, answered as libargon2"
+	else
+		bad "pwtune recommend --db: $first not said to be answered as libargon2"
+		cat "$TMP/cli"
+	fi
+fi
 stop_daemon
 finish

@@ -226,6 +226,7 @@ a = json.load(open(sys.argv[1]))
 assert a["for"] == "php" and a["backend"] == "libargon2", (a["for"], a["backend"])
 assert "'memory_cost' => %d," % a["m_kib"] in a["snippet"]
 assert a["how"] == "library measured, runtime not probed here"
+assert a["answered_as"] is None, a["answered_as"]
 PY
 expect_status 0 "stack php: text" -- "$PWTUNE" recommend --target-ms 250 --db "$TMP/a2.db" --stack php
 expect_stdout "stack php: text names the stack" "Stack:       php (library measured, runtime not probed here)"

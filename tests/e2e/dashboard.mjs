@@ -354,6 +354,8 @@ try {
   check(phpApi.correction && phpApi.correction.applied === false && phpApi.correction.shares_library === '/usr/lib/x86_64-linux-gnu/libargon2.so.1' &&
     phpCorr.includes('(not applied: it hashes through /usr/lib/x86_64-linux-gnu/libargon2.so.1, the library file this host\'s curve measured)'),
     'the php tab shows its probe\'s correction, not applied: it hashes through the curve\'s own library', phpCorr + ' ' + JSON.stringify(phpApi.correction));
+  check(phpApi.answered_as === 'libargon2' && phpHow.includes('probed here, answered as libargon2 (its runtime hashes through libargon2\'s own file here'),
+    'the php tab says php is answered as libargon2, whose file it hashes through', phpHow + ' ' + JSON.stringify(phpApi.answered_as));
   await page.click('#stack-copy');
   await page.waitForFunction(() => document.getElementById('stack-copy').textContent !== 'Copy', null, { timeout: 5000 });
   const copied = await page.evaluate(async () => {

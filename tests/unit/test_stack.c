@@ -222,7 +222,10 @@ TEST(a_runtime_on_the_curves_own_library_answers_as_the_library)
 	    "the library file this host's libargon2 curve measured") != NULL);
 	ASSERT(strstr(php.notes, "(1.35 x the curve there) and is not "
 	    "applied") != NULL);
-	/* Checked as the library, and a correction says where. */
+	/* Answered and checked as the library, and a correction says where. */
+	ASSERT_STR_EQ(stack_answered_as(&mdl, "php"), "libargon2");
+	ASSERT(stack_answered_as(&mdl, "libargon2") == NULL);
+	ASSERT(stack_answered_as(&mdl, "no-such-stack") == NULL);
 	ASSERT_STR_EQ(stack_checked_as(&mdl, "php"), "libargon2");
 	ASSERT(check_answer(&mdl, "php", &q, 1.1, &php, &ms, err,
 	    sizeof(err)) >= 0);
@@ -243,6 +246,7 @@ TEST(a_runtime_on_the_curves_own_library_answers_as_the_library)
 	ASSERT(stack_correction(&mdl, "php") != NULL);
 	ASSERT(stack_recommend(&mdl, "php", &q, &php, err, sizeof(err)) >= 0);
 	ASSERT(php.m_kib < lib.m_kib);
+	ASSERT(stack_answered_as(&mdl, "php") == NULL);
 	ASSERT_STR_EQ(stack_checked_as(&mdl, "php"), "php");
 	ASSERT(check_answer(&mdl, "php", &q, 1.1, &php, &ms, err,
 	    sizeof(err)) >= 0);
