@@ -138,18 +138,9 @@ check_answer(const struct model *m, const char *stack,
 		if (fabs(c - 1) >= 0.005)
 			check_note(m, a, c, stack);
 		/* Said for the target asked, at the corrected time. */
-		if (rc == 1) {
-			char	at_once[48];
-
-			tune_at_once(q, at_once, sizeof(at_once));
-			snprintf(err, errlen, "target of %.0f ms at p%d%s "
-			    "cannot be met above the %s floor: the closest "
-			    "admissible answer, m = %u KiB, t = %u, p = %u, is "
-			    "predicted to take %.1f ms (as measured here)",
-			    q->target_ms, q->percentile, at_once,
-			    tune_floor_name(q->floor), (unsigned)a->m_kib,
-			    (unsigned)a->t, (unsigned)a->p, a->predicted_ms);
-		}
+		if (rc == 1)
+			tune_missed(q, a, "", " (as measured here)", err,
+			    errlen);
 	}
 	return rc;
 }

@@ -1132,17 +1132,11 @@ stack_recommend(const struct model *m, const char *name,
 	if (a->predicted_p50_ms > 0)
 		a->capacity_per_s = a->k * 1000.0 / a->predicted_p50_ms;
 	if (rc == 1) {
-		char	at_once[48];
+		char	where[MODEL_STACK_NAME + 8];
 
 		a->met = 0;
-		tune_at_once(q, at_once, sizeof(at_once));
-		snprintf(err, errlen, "target of %.0f ms at p%d%s cannot be "
-		    "met above the %s floor in %s: the closest admissible "
-		    "answer, m = %u KiB, t = %u, p = %u, is predicted to take "
-		    "%.1f ms",
-		    q->target_ms, q->percentile, at_once,
-		    tune_floor_name(q->floor), name, (unsigned)a->m_kib,
-		    (unsigned)a->t, (unsigned)a->p, a->predicted_ms);
+		snprintf(where, sizeof(where), " in %s", name);
+		tune_missed(q, a, where, "", err, errlen);
 	}
 	/* When it decided the answer: its cap the one reached. */
 	if (capped == 2 && a->m_cap_kib + 1024 > sd->heap_kib &&

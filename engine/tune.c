@@ -313,6 +313,21 @@ tune_at_once(const struct tune_query *q, char *buf, size_t len)
 		snprintf(buf, len, " with %u hashes at once", (unsigned)q->k);
 }
 
+void
+tune_missed(const struct tune_query *q, const struct tune_answer *a,
+    const char *where, const char *how, char *err, size_t errlen)
+{
+	char	at_once[48];
+
+	tune_at_once(q, at_once, sizeof(at_once));
+	snprintf(err, errlen, "target of %.0f ms at p%d%s cannot be met above "
+	    "the %s floor%s: the closest admissible answer, m = %u KiB, t = %u, "
+	    "p = %u, is predicted to take %.1f ms%s", q->target_ms,
+	    q->percentile, at_once, tune_floor_name(q->floor), where,
+	    (unsigned)a->m_kib, (unsigned)a->t, (unsigned)a->p,
+	    a->predicted_ms, how);
+}
+
 int
 tune_quality_note(const struct model *m, char *buf, size_t len)
 {
@@ -559,11 +574,7 @@ tune_recommend(const struct model *m, const struct tune_query *q,
 	    "a target this low", tune_floor_name(q->floor), at_once,
 	    q->k > 1 ? " (fewer hashes at once, or a longer target, come "
 	    "closer)" : "");
-	snprintf(err, errlen, "target of %.0f ms at p%d%s cannot be met above "
-	    "the %s floor: the closest admissible answer, m = %u KiB, t = %u, "
-	    "p = %u, is predicted to take %.1f ms", q->target_ms,
-	    q->percentile, at_once, tune_floor_name(q->floor),
-	    (unsigned)best_m, (unsigned)best_t, (unsigned)p, best);
+	tune_missed(q, a, "", "", err, errlen);
 	return 1;
 }
 

@@ -172,6 +172,16 @@ int	 tune_needs_rehash(const char *encoded, const struct tune_answer *a,
 void	 tune_at_once(const struct tune_query *q, char *buf, size_t len);
 
 /*
+ * A missed target's reason into err, one wording for every path: "target
+ * of X ms at pN[ with K hashes at once] cannot be met above the F
+ * floor[where]: the closest admissible answer, m = ..., t = ..., p = ...,
+ * is predicted to take Y ms[how]", a's parameters and time. where (" in
+ * php") and how (" (as measured here)") may be "".
+ */
+void	 tune_missed(const struct tune_query *q, const struct tune_answer *a,
+	    const char *where, const char *how, char *err, size_t errlen);
+
+/*
  * The note every answer from a poor model starts with, into buf: 1, or 0
  * (buf untouched) when the model is good.
  */

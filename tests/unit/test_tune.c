@@ -822,7 +822,7 @@ TEST(a_target_missed_at_concurrency_says_so)
 {
 	struct tune_query	q;
 	struct tune_answer	a;
-	char			err[256];
+	char			err[256], want[128];
 	double			least, ms;
 
 	fit(0);
@@ -850,6 +850,11 @@ TEST(a_target_missed_at_concurrency_says_so)
 	ASSERT_STR_CONTAINS(err, "with 64 hashes at once cannot be met above "
 	    "the owasp floor: the closest");
 	ASSERT_STR_CONTAINS(err, "(as measured here)");
+	/* Each reason gives its answer's own parameters and time. */
+	snprintf(want, sizeof(want), "answer, m = %u KiB, t = %u, p = %u, is "
+	    "predicted to take %.1f ms (as measured here)", (unsigned)a.m_kib,
+	    (unsigned)a.t, (unsigned)a.p, a.predicted_ms);
+	ASSERT_STR_CONTAINS(err, want);
 }
 
 TEST(memory_is_shared_by_k_hashes)
