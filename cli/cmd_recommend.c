@@ -850,24 +850,34 @@ rec_print_text(const struct rec_opts *o, const struct model *m,
 	const char		*lang;
 	json_t			*code;
 	const struct stack_def	*sd;
-	char			 size[32], flight[32], loo[160];
+	char			 size[32], flight[32], loo[160], lib[96];
 	size_t		 ok = 0, i;
 
 	for (i = 0; i < rep->n; i++)
 		ok += rep->results[i].status == MEASURE_OK;
 	units_format_kib(a->m_kib, size, sizeof(size));
 	units_format_kib(a->in_flight_kib, flight, sizeof(flight));
+	/*
+	 * A runtime's answer names the runtime: "php through libargon2",
+	 * "go sized on libargon2" (its own code, on that curve's shape).
+	 */
+	sd = o->stack != NULL ? stack_find(o->stack) : NULL;
+	if (sd != NULL && strcmp(sd->name, kdf_backend_name(a->backend)) != 0)
+		snprintf(lib, sizeof(lib), "%s %s %s", sd->name,
+		    stack_own_code(sd) ? "sized on" : "through",
+		    kdf_backend_name(a->backend));
+	else
+		snprintf(lib, sizeof(lib), "%s", kdf_backend_name(a->backend));
 	printf("%s for %s under %.0f ms at p%d with %u hash%s at once "
 	    "(%s, floor %s, %s)\n\n", a->met ? "Recommendation" :
 	    "Closest admissible answer", kdf_alg_title(a->variant),
 	    a->target_ms, a->percentile, (unsigned)a->k, a->k == 1 ? "" : "es",
-	    kdf_backend_name(a->backend), tune_floor_name(a->floor),
+	    lib, tune_floor_name(a->floor),
 	    tune_objective_name(a->objective));
 	printf("  m = %u KiB (%s), t = %u, p = %u\n", (unsigned)a->m_kib, size,
 	    (unsigned)a->t, (unsigned)a->p);
 	printf("  PHC prefix:  %s\n", a->phc_prefix);
 	/* libsodium's figures only where it may be the library that hashes. */
-	sd = o->stack != NULL ? stack_find(o->stack) : NULL;
 	if (sd == NULL || sd->base == KDF_BACKEND_LIBSODIUM) {
 		if (a->p == 1 && a->variant != KDF_ALG_ARGON2D)
 			printf("  libsodium:   opslimit %u, memlimit %llu\n",

@@ -230,8 +230,13 @@ assert a["answered_as"] is None, a["answered_as"]
 PY
 expect_status 0 "stack php: text" -- "$PWTUNE" recommend --target-ms 250 --db "$TMP/a2.db" --stack php
 expect_stdout "stack php: text names the stack" "Stack:       php (library measured, runtime not probed here)"
+expect_stdout "stack php: the header names php and the library it hashes through" \
+	"at once (php through libargon2, floor owasp, memory-first)"
 expect_stdout "stack php: text has its snippet" "password_hash(\$password, PASSWORD_ARGON2ID"
 ! grep -q "libsodium:   opslimit" "$TMP/out" && ok "stack php: text gives no libsodium figures (PHP hashes through libargon2)" || bad "stack php: text shows libsodium's opslimit"
+expect_status 0 "stack go: text" -- "$PWTUNE" recommend --target-ms 250 --db "$TMP/a2.db" --stack go
+expect_stdout "stack go: the header says go is sized on libargon2's curve (its own code)" \
+	"at once (go sized on libargon2, floor owasp, memory-first)"
 expect_status 0 "stack php-sodium: text" -- "$PWTUNE" recommend --target-ms 250 --db "$TMP/a2.db" --stack php-sodium
 expect_stdout "stack php-sodium: text gives libsodium's figures" "libsodium:   opslimit"
 # A stack the default answer is over the target in gets a note, which
