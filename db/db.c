@@ -5,6 +5,8 @@
  * files of the tables run statements and transactions through (store.h).
  */
 #include <ctype.h>
+#include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -109,8 +111,13 @@ db_owner_alive(const char *owner)
 
 	if (owner == NULL || sscanf(owner, "%ld:", &pid) != 1 || pid <= 0)
 		return 0;
+	/*
+	 * Its /proc entry unreadable (a /proc mounted with hidepid, another
+	 * user's process): alive while a process has the pid, since a live
+	 * run marked interrupted loses its end; gone only when none has.
+	 */
 	if (db_process_identity(pid, now, sizeof(now)) == -1)
-		return 0;
+		return kill((pid_t)pid, 0) == 0 || errno == EPERM;
 	return strcmp(now, owner) == 0;
 }
 

@@ -14,6 +14,8 @@
 
 #include <dirent.h>
 #include <ctype.h>
+#include <dlfcn.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
@@ -441,6 +443,93 @@ TEST(runs_of_a_dead_process_are_interrupted)
 		ASSERT_EQ(run.status, DB_RUN_INTERRUPTED);
 		db_close(db);
 	}
+	report_release(&rep);
+}
+
+/*
+ * Every /proc/PID/stat but this process's own unreadable while set, as
+ * a /proc mounted with hidepid shows other users' processes: fopen()
+ * here stands in front of the C library's for this executable.
+ */
+static int	proc_stat_hidden;
+
+FILE *
+fopen(const char *path, const char *mode)
+{
+	static FILE	*(*next)(const char *, const char *);
+	char		 own[64];
+	size_t		 n = strlen(path);
+
+	snprintf(own, sizeof(own), "/proc/%ld/stat", (long)getpid());
+	if (proc_stat_hidden && strncmp(path, "/proc/", 6) == 0 && n > 5 &&
+	    strcmp(path + n - 5, "/stat") == 0 && strcmp(path, own) != 0) {
+		errno = EACCES;
+		return NULL;
+	}
+	if (next == NULL)
+		*(void **)&next = dlsym(RTLD_NEXT, "fopen");
+	return next != NULL ? next(path, mode) : NULL;
+}
+
+/*
+ * A live process whose /proc entry this one cannot read keeps its run:
+ * marking it interrupted would lose its end. Once no process has its pid,
+ * the run is interrupted as any other.
+ */
+TEST(a_run_of_a_process_not_readable_in_proc_is_kept_while_it_lives)
+{
+	struct db	*db;
+	struct report	 rep;
+	struct db_run	 run;
+	char		 err[512];
+	int64_t		 theirs = 0;
+	int		 fds[2], status, ok;
+	pid_t		 pid;
+
+	db = open_ok(fresh_store("h.db"));
+	db_close(db);
+	make_report(&rep, "hostA", 1);
+	ASSERT_EQ(pipe(fds), 0);
+	if ((pid = fork()) == 0) {
+		struct db	*c;
+
+		if (db_open(store_at("h.db"), NULL, &c, err, sizeof(err)) !=
+		    DB_OK ||
+		    db_run_create(c, &rep, 1, DB_TRIGGER_CLI, &theirs, err,
+		    sizeof(err)) != DB_OK ||
+		    db_run_set_status(c, theirs, DB_RUN_RUNNING, NULL, err,
+		    sizeof(err)) != DB_OK)
+			_exit(1);
+		if (write(fds[1], &theirs, sizeof(theirs)) != sizeof(theirs))
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	ok = read(fds[0], &theirs, sizeof(theirs)) == sizeof(theirs);
+	if (ok) {
+		proc_stat_hidden = 1;
+		ok = db_open(store_at("h.db"), NULL, &db, err, sizeof(err)) ==
+		    DB_OK;
+		proc_stat_hidden = 0;
+		if (ok) {
+			ok = db_run_get(db, theirs, &run, err, sizeof(err)) ==
+			    DB_OK;
+			db_close(db);
+		}
+	}
+	/* The child stopped before any assertion: a failure leaves none. */
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	close(fds[0]);
+	close(fds[1]);
+	ASSERT(ok);
+	ASSERT_EQ(run.status, DB_RUN_RUNNING);
+	proc_stat_hidden = 1;
+	db = open_ok(store_at("h.db"));
+	ASSERT_EQ(db_run_get(db, theirs, &run, err, sizeof(err)), DB_OK);
+	proc_stat_hidden = 0;
+	ASSERT_EQ(run.status, DB_RUN_INTERRUPTED);
+	db_close(db);
 	report_release(&rep);
 }
 
@@ -2007,6 +2096,7 @@ TEST_LIST(
 	TEST_ENTRY(import_export_and_list),
 	TEST_ENTRY(retention_keeps_the_newest_and_the_protected),
 	TEST_ENTRY(runs_of_a_dead_process_are_interrupted),
+	TEST_ENTRY(a_run_of_a_process_not_readable_in_proc_is_kept_while_it_lives),
 	TEST_ENTRY(migrations_from_every_version),
 	TEST_ENTRY(newer_schema_is_refused),
 	TEST_ENTRY(corrupt_files_are_moved_aside),
