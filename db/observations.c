@@ -244,45 +244,6 @@ observation_from_row(struct db_rows *r, struct db_observation *o)
 	db_copy(r, 14, o->source, sizeof(o->source));
 }
 
-static enum db_status	observations_query(struct db *, const char *,
-			    const char *, const char *, int64_t, int, size_t,
-			    struct db_observation **, size_t *, char *, size_t);
-
-enum db_status
-db_observations_list(struct db *db, const char *host_id, const char *stack,
-    size_t limit, struct db_observation **out, size_t *n, char *err,
-    size_t errlen)
-{
-	return db_observations_of(db, host_id, stack, NULL, 0, limit, out, n,
-	    err, errlen);
-}
-
-enum db_status
-db_stack_observations(struct db *db, const char *host_id, const char *stack,
-    size_t limit, struct db_observation **out, size_t *n, char *err,
-    size_t errlen)
-{
-	return observations_query(db, host_id, stack, NULL, 0, 1, limit, out,
-	    n, err, errlen);
-}
-
-enum db_status
-db_run_checks(struct db *db, const char *host_id, int64_t run, size_t limit,
-    struct db_observation **out, size_t *n, char *err, size_t errlen)
-{
-	return db_observations_of(db, host_id, NULL, DB_SOURCE_CHECK, run,
-	    limit, out, n, err, errlen);
-}
-
-enum db_status
-db_observations_of(struct db *db, const char *host_id, const char *stack,
-    const char *source, int64_t model_run, size_t limit,
-    struct db_observation **out, size_t *n, char *err, size_t errlen)
-{
-	return observations_query(db, host_id, stack, source, model_run, 0,
-	    limit, out, n, err, errlen);
-}
-
 /* db_observations_of(), without a sharing probe's points when unshared. */
 static enum db_status
 observations_query(struct db *db, const char *host_id, const char *stack,
@@ -320,6 +281,41 @@ observations_query(struct db *db, const char *host_id, const char *stack,
 		*n = 0;
 	}
 	return st;
+}
+
+enum db_status
+db_observations_list(struct db *db, const char *host_id, const char *stack,
+    size_t limit, struct db_observation **out, size_t *n, char *err,
+    size_t errlen)
+{
+	return db_observations_of(db, host_id, stack, NULL, 0, limit, out, n,
+	    err, errlen);
+}
+
+enum db_status
+db_stack_observations(struct db *db, const char *host_id, const char *stack,
+    size_t limit, struct db_observation **out, size_t *n, char *err,
+    size_t errlen)
+{
+	return observations_query(db, host_id, stack, NULL, 0, 1, limit, out,
+	    n, err, errlen);
+}
+
+enum db_status
+db_run_checks(struct db *db, const char *host_id, int64_t run, size_t limit,
+    struct db_observation **out, size_t *n, char *err, size_t errlen)
+{
+	return db_observations_of(db, host_id, NULL, DB_SOURCE_CHECK, run,
+	    limit, out, n, err, errlen);
+}
+
+enum db_status
+db_observations_of(struct db *db, const char *host_id, const char *stack,
+    const char *source, int64_t model_run, size_t limit,
+    struct db_observation **out, size_t *n, char *err, size_t errlen)
+{
+	return observations_query(db, host_id, stack, source, model_run, 0,
+	    limit, out, n, err, errlen);
 }
 
 enum db_status
