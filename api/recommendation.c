@@ -126,6 +126,40 @@ api_answer_stack_corrections(struct api_server *s, const struct tune_query *q,
 	return 0;
 }
 
+/*
+ * A poor model's note on an answer measured at exactly its parameters
+ * within its target (by the run's verification or the checks): the
+ * measurement, not the model, says it holds; the advice to treat its
+ * times as rough is for the answers not measured.
+ */
+static void
+api_answer_poor_measured(json_t *j, const struct model *m,
+    const struct tune_answer *ta, double measured_ms, const char *by)
+{
+	json_t	*notes, *n;
+	char	 poor[MODEL_QUALITY_WHY + 160];
+	size_t	 i;
+
+	if (!(measured_ms > 0) || measured_ms > ta->target_ms ||
+	    !tune_quality_note(m, poor, sizeof(poor)) ||
+	    (notes = json_object_get(j, "notes")) == NULL ||
+	    !json_is_array(notes))
+		return;
+	json_array_foreach(notes, i, n) {
+		if (!json_is_string(n) || strcmp(json_string_value(n), poor) !=
+		    0)
+			continue;
+		json_array_set_new(notes, i, json_sprintf("the model is poor: "
+		    "%s. This answer was measured at exactly these parameters "
+		    "here (%.1f ms at p%d, %.2f of the target, by %s): it "
+		    "holds here. Answers not measured are rough; measure again "
+		    "(pwtune bench --db STORE, or POST /v1/runs) on a quiet "
+		    "host.", m->quality_why, measured_ms, ta->percentile,
+		    measured_ms / ta->target_ms, by));
+		break;
+	}
+}
+
 /* What the checks measured of the answer (daemon/checks.c): verified. */
 static void
 api_answer_checked(json_t *j, const struct model *m,
@@ -165,6 +199,9 @@ api_answer_checked(json_t *j, const struct model *m,
 		    cs->nmeasured > 0 ? cs->nmeasured : 1), "at",
 		    a->checked_at, "in_band", check_in_band(cs->measured_ms,
 		    ta->target_ms), "correction", cs->c, "by", "check"));
+	if (measured)
+		api_answer_poor_measured(j, m, ta, cs->measured_ms,
+		    "the background checks");
 	else if ((v = check_verified_find(st->verified, st->nverified,
 	    st->model_run, stack_checked_as(m, a->stack), ta)) != NULL) {
 		/* Not checked yet: what the run's verification measured. */
@@ -175,6 +212,8 @@ api_answer_checked(json_t *j, const struct model *m,
 		    (json_int_t)v->samples, "checks", (json_int_t)1, "at",
 		    v->at, "in_band", check_in_band(v->measured_ms,
 		    ta->target_ms), "correction", cs->c, "by", "verification"));
+		api_answer_poor_measured(j, m, ta, v->measured_ms,
+		    "the run's verification");
 	} else
 		json_object_set_new(j, "verified", json_null());
 	/* Its last check measured nothing: the answer says why. */

@@ -365,8 +365,73 @@ TEST(a_checks_verified_says_its_measurements)
 	teardown();
 }
 
+/* The note (a string of j's notes) that starts with prefix, or NULL. */
+static const char *
+note_of(json_t *j, const char *prefix)
+{
+	json_t		*n;
+	size_t		 i;
+
+	json_array_foreach(json_object_get(j, "notes"), i, n)
+		if (json_is_string(n) && strncmp(json_string_value(n), prefix,
+		    strlen(prefix)) == 0)
+			return json_string_value(n);
+	return NULL;
+}
+
+/*
+ * A poor model's note on an answer the checks measured within its target
+ * says the measurement holds, not to treat its times as rough; over the
+ * target, or not measured, the note stays as it was.
+ */
+TEST(a_poor_models_note_says_a_measured_answer_holds)
+{
+	json_t		*j;
+	const char	*n;
+
+	setup();
+	pthread_mutex_lock(&d.lock);
+	d.model->quality = MODEL_QUALITY_POOR;
+	snprintf(d.model->quality_why, sizeof(d.model->quality_why),
+	    "leave-one-out error up to 31.0 %% (over 25 %%)");
+	pthread_mutex_unlock(&d.lock);
+	j = again(Q250);
+	ASSERT((n = note_of(j, "the model is poor: ")) != NULL);
+	ASSERT_STR_CONTAINS(n, "Treat the predicted times as rough");
+	check_state_init(&fake);
+	fake.m_kib = uint_of(j, "m_kib");
+	fake.t = uint_of(j, "t");
+	fake.p = uint_of(j, "p");
+	fake.k = 1;
+	json_decref(j);
+	fake.nchecks = 1;
+	fake.measured_ms = 230.0;
+	fake.samples = 13;
+	fake.nmeasured = 1;
+	fake.verified = 1;
+	faking = 1;
+	j = again(Q250);
+	ASSERT((n = note_of(j, "the model is poor: ")) != NULL);
+	ASSERT_STR_CONTAINS(n, "leave-one-out error up to 31.0 % (over 25 %). "
+	    "This answer was measured at exactly these parameters here (230.0 "
+	    "ms at p95, 0.92 of the target, by the background checks): it "
+	    "holds here.");
+	ASSERT(strstr(n, "Treat the predicted times as rough") == NULL);
+	json_decref(j);
+	/* Measured over the target: the note as it was. */
+	fake.measured_ms = 262.0;
+	j = again(Q250);
+	ASSERT((n = note_of(j, "the model is poor: ")) != NULL);
+	ASSERT_STR_CONTAINS(n, "Treat the predicted times as rough");
+	ASSERT(strstr(n, "This answer was measured") == NULL);
+	json_decref(j);
+	faking = 0;
+	teardown();
+}
+
 TEST_LIST(
 	TEST_ENTRY(check_reads_correction_and_model_under_one_version),
+	TEST_ENTRY(a_poor_models_note_says_a_measured_answer_holds),
 	TEST_ENTRY(a_checks_verified_says_its_measurements),
 	TEST_ENTRY(a_runs_verification_verifies_the_same_answer)
 )
