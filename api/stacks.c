@@ -209,11 +209,23 @@ api_stack_json(const struct model *m, const char *name,
 		    json_real(ms / q->target_ms));
 		/* Not of the stack the answer is for: it is its own. */
 		if (ms > q->target_ms && notes != NULL &&
-		    strcmp(name, api_stack_for(m, dflt)) != 0) {
+		    strcmp(name, api_stack_for(m, dflt)) != 0 &&
+		    rc == 0 && a.met) {
 			snprintf(note, sizeof(note), "In %s the default "
 			    "answer would take %.2f x the target (%.0f ms at "
 			    "p%d): ask with %s%s.", name, ms / q->target_ms,
 			    ms, q->percentile, ask, name);
+			json_array_append_new(notes, json_string(note));
+		} else if (ms > q->target_ms && notes != NULL &&
+		    strcmp(name, api_stack_for(m, dflt)) != 0) {
+			/* Its own answer misses the target too: said. */
+			snprintf(note, sizeof(note), "In %s the default "
+			    "answer would take %.2f x the target (%.0f ms at "
+			    "p%d), and its own answer cannot meet it either "
+			    "(the closest admissible, m = %u KiB, t = %u, "
+			    "%.0f ms).", name, ms / q->target_ms, ms,
+			    q->percentile, (unsigned)a.m_kib, (unsigned)a.t,
+			    a.predicted_ms);
 			json_array_append_new(notes, json_string(note));
 		}
 	}

@@ -248,6 +248,14 @@ expect_status 0 "stacks: the default over the target in php" -- "$PWTUNE" recomm
 expect_stdout "stacks: php's note says how to ask here" "In php the default answer would take "
 expect_stdout "stacks: php's note names --stack" "): ask with --stack php."
 ! grep -q "stack=" "$TMP/out" && ok "stacks: no note names the API's stack=" || bad "stacks: a note says stack= to the CLI's user"
+# Where the stack's own answer misses the target too (the owasp floor's
+# least, 7 MiB and t = 5, takes longer than 5 ms in a libargon2 twice as
+# slow), its note says so instead of sending the user to ask for it.
+expect_status 1 "stacks: a target php's own answer cannot meet" -- "$PWTUNE" recommend --target-ms 5 --from "$TMP/a2x.json"
+expect_stdout "stacks: php's note says its own answer cannot meet it either" \
+	"and its own answer cannot meet it either (the closest admissible, m = 7168 KiB, t = 5, "
+! grep -q "ask with --stack php\." "$TMP/out" && ok "stacks: ... and does not send the user to ask for it" ||
+	bad "stacks: a note says to ask for php's answer, which misses the target too"
 # From cold: one target measured (engine/search.h), a few seconds. Small
 # (at most 64 MiB, 40 ms, no floor) so that it stays quick under load.
 expect_status 0 "from cold: measured" -- "$PWTUNE" recommend --target-ms 40 \
