@@ -6,6 +6,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -103,21 +104,54 @@ db_process_identity(long pid, char *buf, size_t len)
 	return 0;
 }
 
+/*
+ * Whether a process that started start clock ticks after boot can be of
+ * this boot: not when that is later than now (/proc/uptime, readable
+ * under hidepid too). 1 when it can, or when uptime cannot be read.
+ */
+static int
+db_started_this_boot(unsigned long long start)
+{
+	FILE	*fp;
+	double	 up = 0;
+	long	 hz = sysconf(_SC_CLK_TCK);
+	int	 ok;
+
+	if (start == 0 || hz <= 0 || (fp = fopen("/proc/uptime", "r")) ==
+	    NULL)
+		return 1;
+	ok = fscanf(fp, "%lf", &up) == 1;
+	fclose(fp);
+	return !ok || (double)start / (double)hz <= up + 1;
+}
+
 int
 db_owner_alive(const char *owner)
 {
-	char	now[64];
-	long	pid;
+	char			 now[64], *end;
+	long			 pid;
+	unsigned long long	 start = 0;
 
-	if (owner == NULL || sscanf(owner, "%ld:", &pid) != 1 || pid <= 0)
+	if (owner == NULL)
+		return 0;
+	errno = 0;
+	pid = strtol(owner, &end, 10);
+	if (errno != 0 || end == owner || *end != ':' || pid <= 0 ||
+	    pid > INT_MAX)
 		return 0;
 	/*
-	 * Its /proc entry unreadable (a /proc mounted with hidepid, another
-	 * user's process): alive while a process has the pid, since a live
-	 * run marked interrupted loses its end; gone only when none has.
+	 * Its /proc entry unreadable (a /proc mounted with hidepid, which
+	 * hides other users' processes): alive while a process of this boot
+	 * could be it and one has the pid, since a live run marked
+	 * interrupted loses its end; gone when it started after now (an
+	 * earlier boot's) or no process has the pid.
 	 */
-	if (db_process_identity(pid, now, sizeof(now)) == -1)
+	if (db_process_identity(pid, now, sizeof(now)) == -1) {
+		if (sscanf(end + 1, "%llu", &start) == 1 &&
+		    !db_started_this_boot(start))
+			return 0;
 		return kill((pid_t)pid, 0) == 0 || errno == EPERM;
+	}
 	return strcmp(now, owner) == 0;
 }
 

@@ -389,9 +389,12 @@ TEST(runs_of_a_dead_process_are_interrupted)
 
 	/* Another process starts a run and dies without finishing it. */
 	ASSERT_EQ(pipe(fds), 0);
-	if ((pid = fork()) == 0) {
+	pid = fork();
+	ASSERT(pid != -1);
+	if (pid == 0) {
 		struct db	*c;
 
+		close(fds[0]);
 		if (db_open(store_at("s.db"), NULL, &c, err, sizeof(err)) !=
 		    DB_OK ||
 		    db_run_create(c, &rep, 1, DB_TRIGGER_CLI, &theirs, err,
@@ -404,6 +407,7 @@ TEST(runs_of_a_dead_process_are_interrupted)
 		pause();
 		_exit(0);
 	}
+	close(fds[1]);		/* a child that fails ends the read */
 	ASSERT_EQ(read(fds[0], &theirs, sizeof(theirs)), sizeof(theirs));
 	/* While it lives, opening the store leaves its run alone. */
 	db = open_ok(store_at("s.db"));
@@ -413,7 +417,6 @@ TEST(runs_of_a_dead_process_are_interrupted)
 	kill(pid, SIGKILL);
 	waitpid(pid, &status, 0);
 	close(fds[0]);
-	close(fds[1]);
 
 	db = open_ok(store_at("s.db"));
 	ASSERT_EQ(db_run_get(db, theirs, &run, err, sizeof(err)), DB_OK);
@@ -457,12 +460,13 @@ FILE *
 fopen(const char *path, const char *mode)
 {
 	static FILE	*(*next)(const char *, const char *);
-	char		 own[64];
-	size_t		 n = strlen(path);
+	char		*end;
+	long		 pid;
 
-	snprintf(own, sizeof(own), "/proc/%ld/stat", (long)getpid());
-	if (proc_stat_hidden && strncmp(path, "/proc/", 6) == 0 && n > 5 &&
-	    strcmp(path + n - 5, "/stat") == 0 && strcmp(path, own) != 0) {
+	/* /proc/<digits>/stat of another process only. */
+	if (proc_stat_hidden && strncmp(path, "/proc/", 6) == 0 &&
+	    isdigit((unsigned char)path[6]) && (pid = strtol(path + 6, &end,
+	    10)) > 0 && strcmp(end, "/stat") == 0 && pid != (long)getpid()) {
 		errno = EACCES;
 		return NULL;
 	}
@@ -471,28 +475,51 @@ fopen(const char *path, const char *mode)
 	return next != NULL ? next(path, mode) : NULL;
 }
 
+/* The status of run id in the store at path, opened with /proc hidden. */
+static enum db_run_status
+status_hidden(const char *path, int64_t id)
+{
+	struct db	*db;
+	struct db_run	 run;
+	char		 err[512];
+	int		 ok;
+
+	proc_stat_hidden = 1;
+	ok = db_open(path, NULL, &db, err, sizeof(err)) == DB_OK;
+	proc_stat_hidden = 0;
+	if (!ok)
+		return (enum db_run_status)-1;
+	ok = db_run_get(db, id, &run, err, sizeof(err)) == DB_OK;
+	db_close(db);
+	return ok ? run.status : (enum db_run_status)-1;
+}
+
 /*
  * A live process whose /proc entry this one cannot read keeps its run:
  * marking it interrupted would lose its end. Once no process has its pid,
- * the run is interrupted as any other.
+ * or the owner started later after boot than the host's uptime (a run of
+ * an earlier boot whose pid is taken again), the run is interrupted.
  */
 TEST(a_run_of_a_process_not_readable_in_proc_is_kept_while_it_lives)
 {
-	struct db	*db;
-	struct report	 rep;
-	struct db_run	 run;
-	char		 err[512];
-	int64_t		 theirs = 0;
-	int		 fds[2], status, ok;
-	pid_t		 pid;
+	struct db		*db;
+	struct report		 rep;
+	char			 err[512];
+	int64_t			 theirs = 0, mine = 0;
+	int			 fds[2], status, got;
+	enum db_run_status	 alive;
+	pid_t			 pid;
 
 	db = open_ok(fresh_store("h.db"));
 	db_close(db);
 	make_report(&rep, "hostA", 1);
 	ASSERT_EQ(pipe(fds), 0);
-	if ((pid = fork()) == 0) {
+	pid = fork();
+	ASSERT(pid != -1);
+	if (pid == 0) {
 		struct db	*c;
 
+		close(fds[0]);
 		if (db_open(store_at("h.db"), NULL, &c, err, sizeof(err)) !=
 		    DB_OK ||
 		    db_run_create(c, &rep, 1, DB_TRIGGER_CLI, &theirs, err,
@@ -505,31 +532,47 @@ TEST(a_run_of_a_process_not_readable_in_proc_is_kept_while_it_lives)
 		pause();
 		_exit(0);
 	}
-	ok = read(fds[0], &theirs, sizeof(theirs)) == sizeof(theirs);
-	if (ok) {
-		proc_stat_hidden = 1;
-		ok = db_open(store_at("h.db"), NULL, &db, err, sizeof(err)) ==
-		    DB_OK;
-		proc_stat_hidden = 0;
-		if (ok) {
-			ok = db_run_get(db, theirs, &run, err, sizeof(err)) ==
-			    DB_OK;
-			db_close(db);
-		}
-	}
+	close(fds[1]);		/* a child that fails ends the read */
+	got = read(fds[0], &theirs, sizeof(theirs)) == sizeof(theirs);
+	alive = got ? status_hidden(store_at("h.db"), theirs) :
+	    (enum db_run_status)-1;
 	/* The child stopped before any assertion: a failure leaves none. */
 	kill(pid, SIGKILL);
 	waitpid(pid, &status, 0);
 	close(fds[0]);
-	close(fds[1]);
-	ASSERT(ok);
-	ASSERT_EQ(run.status, DB_RUN_RUNNING);
-	proc_stat_hidden = 1;
-	db = open_ok(store_at("h.db"));
-	ASSERT_EQ(db_run_get(db, theirs, &run, err, sizeof(err)), DB_OK);
-	proc_stat_hidden = 0;
-	ASSERT_EQ(run.status, DB_RUN_INTERRUPTED);
-	db_close(db);
+	ASSERT(got);
+	ASSERT_EQ(alive, DB_RUN_RUNNING);
+	ASSERT_EQ(status_hidden(store_at("h.db"), theirs),
+	    DB_RUN_INTERRUPTED);
+	/*
+	 * SQLite (its owners are edited by hand here): pid 1, alive in any
+	 * pid namespace, as the owner of a run of this boot (started a
+	 * tick after it) and of an earlier one (started later after boot
+	 * than this host has been up).
+	 */
+	if (pg_base == NULL) {
+		sqlite3	*c;
+		char	 sql[160];
+
+		db = open_ok(store_at("h.db"));
+		ASSERT_EQ(db_run_create(db, &rep, 1, DB_TRIGGER_CLI, &mine,
+		    err, sizeof(err)), DB_OK);
+		ASSERT_EQ(db_run_set_status(db, mine, DB_RUN_RUNNING, NULL,
+		    err, sizeof(err)), DB_OK);
+		db_close(db);
+		ASSERT_EQ(sqlite3_open(store_at("h.db"), &c), SQLITE_OK);
+		snprintf(sql, sizeof(sql), "UPDATE runs SET owner = '1:1' "
+		    "WHERE id = %lld", (long long)mine);
+		ASSERT_EQ(sqlite3_exec(c, sql, NULL, NULL, NULL), SQLITE_OK);
+		ASSERT_EQ(status_hidden(store_at("h.db"), mine),
+		    DB_RUN_RUNNING);
+		snprintf(sql, sizeof(sql), "UPDATE runs SET owner = "
+		    "'1:99999999999999' WHERE id = %lld", (long long)mine);
+		ASSERT_EQ(sqlite3_exec(c, sql, NULL, NULL, NULL), SQLITE_OK);
+		sqlite3_close(c);
+		ASSERT_EQ(status_hidden(store_at("h.db"), mine),
+		    DB_RUN_INTERRUPTED);
+	}
 	report_release(&rep);
 }
 
