@@ -127,8 +127,8 @@ api_answer_stack_corrections(struct api_server *s, const struct tune_query *q,
 }
 
 /*
- * A poor model's note on an answer measured at exactly its parameters
- * within its target (by the run's verification or the checks): the
+ * A poor model's note on an answer met and measured at exactly its
+ * parameters within its target (by the run's verification or the checks): the
  * measurement, not the model, says it holds; the advice to treat its
  * times as rough is for the answers not measured.
  */
@@ -140,7 +140,7 @@ api_answer_poor_measured(json_t *j, const struct model *m,
 	char	 poor[MODEL_QUALITY_WHY + 160];
 	size_t	 i;
 
-	if (!(measured_ms > 0) || measured_ms > ta->target_ms ||
+	if (!ta->met || !(measured_ms > 0) || measured_ms > ta->target_ms ||
 	    !tune_quality_note(m, poor, sizeof(poor)) ||
 	    (notes = json_object_get(j, "notes")) == NULL ||
 	    !json_is_array(notes))

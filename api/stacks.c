@@ -223,7 +223,7 @@ api_stack_json(const struct model *m, const char *name,
 			    "answer would take %.2f x the target (%.0f ms at "
 			    "p%d), and its own answer cannot meet it either "
 			    "(the closest admissible, m = %u KiB, t = %u, "
-			    "%.0f ms).", name, ms / q->target_ms, ms,
+			    "%.1f ms).", name, ms / q->target_ms, ms,
 			    q->percentile, (unsigned)a.m_kib, (unsigned)a.t,
 			    a.predicted_ms);
 			json_array_append_new(notes, json_string(note));

@@ -168,11 +168,13 @@ const struct model_stack *stack_correction(const struct model *m,
 	    const char *name);
 
 /*
- * The library whose curve, uncorrected, answers for name ("libargon2"):
- * a runtime whose probe found it hashing through that library's own file
- * here (model_stack.shares: PHP's password_hash and argon2-cffi on
- * Debian's libargon2, php-sodium and PyNaCl on libsodium), with no
- * observations of its own, so that stack_correction gives none for it.
+ * The library whose curve answers for name ("libargon2"), without the
+ * stack's own correction: a runtime whose probe found it hashing through
+ * that library's own file here (model_stack.shares: PHP's password_hash
+ * and argon2-cffi on Debian's libargon2, php-sodium and PyNaCl on
+ * libsodium), with no observations of its own, so that stack_correction
+ * gives none for it (the checks' correction of the library's question,
+ * stack_checked_as, still applies to its answers).
  * NULL for every other stack: a library itself, a runtime with its own
  * code or its own correction, one not probed, a name not in the catalogue.
  * Its limits (t_min, p = 1 only, heap) are still its own.

@@ -386,8 +386,11 @@ note_of(json_t *j, const char *prefix)
  */
 TEST(a_poor_models_note_says_a_measured_answer_holds)
 {
-	json_t		*j;
-	const char	*n;
+	struct tune_query	 q;
+	struct tune_answer	 ta;
+	json_t			*j;
+	const char		*n;
+	char			 err[512];
 
 	setup();
 	pthread_mutex_lock(&d.lock);
@@ -426,6 +429,18 @@ TEST(a_poor_models_note_says_a_measured_answer_holds)
 	ASSERT(strstr(n, "This answer was measured") == NULL);
 	json_decref(j);
 	faking = 0;
+	/* Measured by the run's verification: said so. */
+	tune_query_init(&q);
+	q.target_ms = 250;
+	pthread_mutex_lock(&d.lock);
+	ASSERT_EQ(tune_recommend(d.model, &q, &ta, err, sizeof(err)), 0);
+	checks_verified_add(&d, d.model_run, &ta, 240.5, 5);
+	pthread_mutex_unlock(&d.lock);
+	j = again(Q250);
+	ASSERT((n = note_of(j, "the model is poor: ")) != NULL);
+	ASSERT_STR_CONTAINS(n, "(240.5 ms at p95, 0.96 of the target, by the "
+	    "run's verification): it holds here.");
+	json_decref(j);
 	teardown();
 }
 

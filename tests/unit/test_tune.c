@@ -855,6 +855,12 @@ TEST(a_target_missed_at_concurrency_says_so)
 	    "predicted to take %.1f ms (as measured here)", (unsigned)a.m_kib,
 	    (unsigned)a.t, (unsigned)a.p, a.predicted_ms);
 	ASSERT_STR_CONTAINS(err, want);
+	/* A named stack's corrected reason names the stack too. */
+	ASSERT_EQ(check_answer(&mdl, "libsodium", &q, 1.2, &a, &ms, err,
+	    sizeof(err)), 1);
+	ASSERT_STR_CONTAINS(err, "with 64 hashes at once cannot be met above "
+	    "the owasp floor in libsodium: the closest");
+	ASSERT_STR_CONTAINS(err, "(as measured here)");
 }
 
 TEST(memory_is_shared_by_k_hashes)
