@@ -128,9 +128,9 @@ api_answer_stack_corrections(struct api_server *s, const struct tune_query *q,
 
 /*
  * A poor model's note on an answer met and measured at exactly its
- * parameters within its target (by the run's verification or the checks): the
- * measurement, not the model, says it holds; the advice to treat its
- * times as rough is for the answers not measured.
+ * parameters within its target (by the run's verification or the
+ * checks): the measurement, not the model, says it holds; the advice to
+ * treat its times as rough is for the answers not measured.
  */
 static void
 api_answer_poor_measured(json_t *j, const struct model *m,

@@ -70,11 +70,10 @@ api_stack_entry(const struct model *m, const char *name,
 	return tmp;
 }
 
-/* One stack's entry of "stacks"; a note into notes when the default is over. */
 /*
  * answered_as: the library whose curve answers for a runtime probed here
  * that hashes through that library's own file (its `how` is "probed
- * here", its correction not applied); null for every other stack.
+ * here", its probe's correction not applied); null for every other stack.
  */
 static void
 api_stack_answered_as(json_t *j, const struct model *m, const char *name)
@@ -85,6 +84,7 @@ api_stack_answered_as(json_t *j, const struct model *m, const char *name)
 	    json_null());
 }
 
+/* One stack's entry of "stacks"; a note into notes when the default is over. */
 static json_t *
 api_stack_json(const struct model *m, const char *name,
     const struct stack_def *sd, const struct tune_query *q,

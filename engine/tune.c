@@ -321,8 +321,8 @@ tune_missed(const struct tune_query *q, const struct tune_answer *a,
 
 	tune_at_once(q, at_once, sizeof(at_once));
 	snprintf(err, errlen, "target of %.0f ms at p%d%s cannot be met above "
-	    "the %s floor%s: the closest admissible answer, m = %u KiB, t = %u, "
-	    "p = %u, is predicted to take %.1f ms%s", q->target_ms,
+	    "the %s floor%s: the closest admissible answer, m = %u KiB, "
+	    "t = %u, p = %u, is predicted to take %.1f ms%s", q->target_ms,
 	    q->percentile, at_once, tune_floor_name(q->floor), where,
 	    (unsigned)a->m_kib, (unsigned)a->t, (unsigned)a->p,
 	    a->predicted_ms, how);

@@ -178,8 +178,9 @@ void	 tune_at_once(const struct tune_query *q, char *buf, size_t len);
  * is predicted to take Y ms[how]", a's parameters and time. where (" in
  * php") and how (" (as measured here)") may be "".
  */
-void	 tune_missed(const struct tune_query *q, const struct tune_answer *a,
-	    const char *where, const char *how, char *err, size_t errlen);
+void	 tune_missed(const struct tune_query *q,
+	    const struct tune_answer *a, const char *where, const char *how,
+	    char *err, size_t errlen);
 
 /*
  * The note every answer from a poor model starts with, into buf: 1, or 0

@@ -500,7 +500,7 @@ status_hidden(const char *path, int64_t id)
  * or the owner started later after boot than the host's uptime (a run of
  * an earlier boot whose pid is taken again), the run is interrupted.
  */
-TEST(a_run_of_a_process_not_readable_in_proc_is_kept_while_it_lives)
+TEST(a_run_of_an_unreadable_process_is_kept_while_it_lives)
 {
 	struct db		*db;
 	struct report		 rep;
@@ -2139,7 +2139,7 @@ TEST_LIST(
 	TEST_ENTRY(import_export_and_list),
 	TEST_ENTRY(retention_keeps_the_newest_and_the_protected),
 	TEST_ENTRY(runs_of_a_dead_process_are_interrupted),
-	TEST_ENTRY(a_run_of_a_process_not_readable_in_proc_is_kept_while_it_lives),
+	TEST_ENTRY(a_run_of_an_unreadable_process_is_kept_while_it_lives),
 	TEST_ENTRY(migrations_from_every_version),
 	TEST_ENTRY(newer_schema_is_refused),
 	TEST_ENTRY(corrupt_files_are_moved_aside),
