@@ -89,6 +89,26 @@ checks_key(const struct tune_query *q, const char *stack, char *buf,
 	    stack != NULL ? stack : "");
 }
 
+/*
+ * The stack a question is checked under (d->lock held): the library's for
+ * a runtime answered as it (stack_checked_as), and none (the default
+ * question's) for the default stack's own when the default question is
+ * answered as that stack (backend auto, p at most 1): stack=libsodium,
+ * php-sodium and python-pynacl are then one question with the default,
+ * and not two measurements of one hash corrected apart.
+ */
+static const char *
+checks_as(const struct daemon *d, const struct tune_query *q,
+    const char *stack)
+{
+	stack = stack_checked_as(d->model, stack);
+	if (stack != NULL && d->model != NULL &&
+	    q->backend == KDF_BACKEND_AUTO && q->parallelism <= 1 &&
+	    strcmp(stack, stack_default(d->model)) == 0)
+		return NULL;
+	return stack;
+}
+
 /* A client runtime's stack (not a library the daemon hashes with)? */
 static int
 checks_runtime(const char *stack)
@@ -151,7 +171,7 @@ checks_asked(struct daemon *d, const struct tune_query *q, const char *stack)
 	time_t		 now;
 
 	pthread_mutex_lock(&d->lock);	/* a reload writes check_budget */
-	stack = stack_checked_as(d->model, stack);
+	stack = checks_as(d, q, stack);
 	checks_key(q, stack, key, sizeof(key));
 	if (d->cfg.check_budget == 0 || !checks_checkable(d, stack, q)) {
 		pthread_mutex_unlock(&d->lock);
@@ -244,7 +264,7 @@ checks_state(struct daemon *d, const struct tune_query *q, const char *stack,
 	if (at != NULL && atlen > 0)
 		at[0] = '\0';
 	pthread_mutex_lock(&d->lock);
-	stack = stack_checked_as(d->model, stack);
+	stack = checks_as(d, q, stack);
 	checks_key(q, stack, key, sizeof(key));
 	if (version != NULL)
 		*version = d->model_version;
@@ -517,16 +537,19 @@ static int
 checks_due_one(const struct daemon *d, const struct question *qu,
     time_t now)
 {
+	const char	*as;
+
 	/* Asked once (a dashboard's slider, a scan): not worth a check. */
 	if (qu->asks < 2 || now - qu->asked > CHECK_ASKED_MAX_AGE)
 		return 0;
 	/*
 	 * Its stack is now answered as its curve's library (a new run's
-	 * probe found it hashing through the library's file): its askings
-	 * go to the library's question, and its runtime is not started for
-	 * a correction no answer reads.
+	 * probe found it hashing through the library's file), or as the
+	 * default question: its askings go to that question, and its
+	 * runtime is not started for a correction no answer reads.
 	 */
-	if (strcmp(stack_checked_as(d->model, qu->stack), qu->stack) != 0)
+	if (qu->stack[0] != '\0' && ((as = checks_as(d, &qu->q,
+	    qu->stack)) == NULL || strcmp(as, qu->stack) != 0))
 		return 0;
 	/*
 	 * Just answered: its client hashes with it now. Asked again and

@@ -247,13 +247,19 @@ TEST(a_runtime_on_the_curves_library_is_checked_as_the_library)
 	tune_query_init(&q);
 	q.target_ms = 250;
 	q.floor = TUNE_FLOOR_NONE;
+	/*
+	 * libsodium is the default stack here: its question is the
+	 * default's (no stack), whose answer is its.
+	 */
+	ASSERT_STR_EQ(stack_default(d.model), "libsodium");
 	checks_asked(&d, &q, "php-sodium");
 	checks_asked(&d, &q, "php-sodium");
 	checks_asked(&d, &q, "libsodium");
+	checks_asked(&d, &q, NULL);
 	ASSERT_UEQ(d.nquestions, 1);
 	qu = &d.questions[0];
-	ASSERT_STR_EQ(qu->stack, "libsodium");
-	ASSERT_UEQ(qu->asks, 3);
+	ASSERT_STR_EQ(qu->stack, "");
+	ASSERT_UEQ(qu->asks, 4);
 	ASSERT(measured(qu, 1.1, 1.2, &queue_run) == CHECK_CORRECTED);
 	ASSERT(qu->cs.c > 1.05);
 	ASSERT_EQ(checks_state(&d, &q, "php-sodium", &cs, at, sizeof(at),
@@ -262,6 +268,28 @@ TEST(a_runtime_on_the_curves_library_is_checked_as_the_library)
 	ASSERT_EQ(checks_state(&d, &q, "libsodium", &cs, at, sizeof(at),
 	    NULL), 1);
 	ASSERT(cs.c > 1.05 && cs.c == qu->cs.c && cs.nchecks == 1);
+	ASSERT_EQ(checks_state(&d, &q, NULL, &cs, at, sizeof(at), NULL), 1);
+	ASSERT(cs.c > 1.05 && cs.c == qu->cs.c && cs.nchecks == 1);
+	/* ... and one answer: the default's is libsodium's, corrected. */
+	{
+		struct tune_answer	a1, a2;
+		double			ms;
+		char			err[256];
+
+		ASSERT(check_answer(d.model, NULL, &q, cs.c, &a1, &ms, err,
+		    sizeof(err)) >= 0);
+		ASSERT(check_answer(d.model, "libsodium", &q, cs.c, &a2, &ms,
+		    err, sizeof(err)) >= 0);
+		ASSERT_UEQ(a1.m_kib, a2.m_kib);
+		ASSERT_UEQ(a1.t, a2.t);
+		ASSERT_UEQ(a1.p, a2.p);
+	}
+	/* An explicit backend is its own question. */
+	q.backend = KDF_BACKEND_LIBSODIUM;
+	checks_asked(&d, &q, NULL);
+	ASSERT_UEQ(d.nquestions, 2);
+	ASSERT_EQ(checks_state(&d, &q, NULL, &cs, at, sizeof(at), NULL), 0);
+	q.backend = KDF_BACKEND_AUTO;
 
 	/* Its probe on another library file: its own question, unchecked. */
 	st.shares[0] = '\0';
@@ -271,8 +299,8 @@ TEST(a_runtime_on_the_curves_library_is_checked_as_the_library)
 	    NULL), 0);
 	ASSERT(cs.c == 1 && cs.nchecks == 0);
 	checks_asked(&d, &q, "php-sodium");
-	ASSERT_UEQ(d.nquestions, 2);
-	ASSERT_STR_EQ(d.questions[1].stack, "php-sodium");
+	ASSERT_UEQ(d.nquestions, 3);
+	ASSERT_STR_EQ(d.questions[2].stack, "php-sodium");
 	teardown();
 }
 
