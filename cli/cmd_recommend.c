@@ -912,6 +912,13 @@ rec_print_text(const struct rec_opts *o, const struct model *m,
 	    rep->profile, rep->created, ok, loo);
 	printf("  Quality:     %s (%s)\n", model_quality_name(m->quality),
 	    m->quality_why);
+	/* A daemon's store: its answers can still differ, and say why. */
+	if (o->db != NULL && o->scope == NULL)
+		printf("  Daemon:      a pwtuned on this store answers from the "
+		    "same model, each question\n               corrected by "
+		    "what its background checks measured of that question's\n"
+		    "               answer: its answer (GET /v1/recommendation, "
+		    "with verified) can differ\n");
 	if (a->notes[0] != '\0') {
 		char	copy[sizeof(a->notes)], *line, *save = NULL;
 		char	poor[sizeof(m->quality_why) + 32];

@@ -232,6 +232,8 @@ expect_status 0 "stack php: text" -- "$PWTUNE" recommend --target-ms 250 --db "$
 expect_stdout "stack php: text names the stack" "Stack:       php (library measured, runtime not probed here)"
 expect_stdout "stack php: the header names php and the library it hashes through" \
 	"at once (php through libargon2, floor owasp, memory-first)"
+expect_stdout "from a store: says the daemon's answer can differ, and why" \
+	"Daemon:      a pwtuned on this store answers from the same model, each question"
 expect_stdout "stack php: text has its snippet" "password_hash(\$password, PASSWORD_ARGON2ID"
 ! grep -q "libsodium:   opslimit" "$TMP/out" && ok "stack php: text gives no libsodium figures (PHP hashes through libargon2)" || bad "stack php: text shows libsodium's opslimit"
 expect_status 0 "stack go: text" -- "$PWTUNE" recommend --target-ms 250 --db "$TMP/a2.db" --stack go
@@ -246,6 +248,7 @@ python3 "$(dirname "$0")/../data/slow_backend.py" "$TMP/a2.json" "$TMP/a2x.json"
 	bad "cannot make the slow libargon2 run"
 expect_status 0 "stacks: the default over the target in php" -- "$PWTUNE" recommend --target-ms 100 --floor none --from "$TMP/a2x.json"
 expect_stdout "stacks: php's note says how to ask here" "In php the default answer would take "
+! grep -q "^  Daemon:" "$TMP/out" && ok "from a run's file (--from): no daemon line" || bad "--from prints the daemon line"
 expect_stdout "stacks: php's note names --stack" "): ask with --stack php."
 ! grep -q "stack=" "$TMP/out" && ok "stacks: no note names the API's stack=" || bad "stacks: a note says stack= to the CLI's user"
 # Where the stack's own answer misses the target too (the owasp floor's
