@@ -914,11 +914,11 @@ rec_print_text(const struct rec_opts *o, const struct model *m,
 	    m->quality_why);
 	/* A daemon's store: its answers can still differ, and say why. */
 	if (o->db != NULL && o->scope == NULL)
-		printf("  Daemon:      a pwtuned on this store answers from the "
-		    "same model, each question\n               corrected by "
-		    "what its background checks measured of that question's\n"
-		    "               answer: its answer (GET /v1/recommendation, "
-		    "with verified) can differ\n");
+		printf("  Daemon:      this host's pwtuned, when it serves this "
+		    "run (GET /v1/model), also\n               corrects each "
+		    "question by what its background checks measured of\n"
+		    "               its answer: its answer (GET "
+		    "/v1/recommendation, with verified) can differ\n");
 	if (a->notes[0] != '\0') {
 		char	copy[sizeof(a->notes)], *line, *save = NULL;
 		char	poor[sizeof(m->quality_why) + 32];

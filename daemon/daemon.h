@@ -267,7 +267,9 @@ void	 runner_store_log(void *ctx, const char *msg);
 /*
  * A question was answered from this host's model: keep it to check. A
  * runtime answered as its curve's library (stack_checked_as) is kept as
- * that library's question, and checks_state reads it there.
+ * that library's question, the default stack's own (with the automatic
+ * backend, p at most 1) as the default question (checks_as), and
+ * checks_state reads it there.
  */
 void	 checks_asked(struct daemon *d, const struct tune_query *q,
 	    const char *stack);

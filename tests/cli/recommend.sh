@@ -233,7 +233,7 @@ expect_stdout "stack php: text names the stack" "Stack:       php (library measu
 expect_stdout "stack php: the header names php and the library it hashes through" \
 	"at once (php through libargon2, floor owasp, memory-first)"
 expect_stdout "from a store: says the daemon's answer can differ, and why" \
-	"Daemon:      a pwtuned on this store answers from the same model, each question"
+	"Daemon:      this host's pwtuned, when it serves this run (GET /v1/model), also"
 expect_stdout "stack php: text has its snippet" "password_hash(\$password, PASSWORD_ARGON2ID"
 ! grep -q "libsodium:   opslimit" "$TMP/out" && ok "stack php: text gives no libsodium figures (PHP hashes through libargon2)" || bad "stack php: text shows libsodium's opslimit"
 expect_status 0 "stack go: text" -- "$PWTUNE" recommend --target-ms 250 --db "$TMP/a2.db" --stack go

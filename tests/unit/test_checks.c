@@ -284,12 +284,21 @@ TEST(a_runtime_on_the_curves_library_is_checked_as_the_library)
 		ASSERT_UEQ(a1.t, a2.t);
 		ASSERT_UEQ(a1.p, a2.p);
 	}
-	/* An explicit backend is its own question. */
+	/* An explicit backend is its own question, named or not. */
 	q.backend = KDF_BACKEND_LIBSODIUM;
 	checks_asked(&d, &q, NULL);
 	ASSERT_UEQ(d.nquestions, 2);
 	ASSERT_EQ(checks_state(&d, &q, NULL, &cs, at, sizeof(at), NULL), 0);
+	checks_asked(&d, &q, "libsodium");
+	ASSERT_UEQ(d.nquestions, 3);
+	ASSERT_STR_EQ(d.questions[2].stack, "libsodium");
 	q.backend = KDF_BACKEND_AUTO;
+	/* ... and so is more than one lane. */
+	q.parallelism = 2;
+	checks_asked(&d, &q, "libsodium");
+	ASSERT_UEQ(d.nquestions, 4);
+	ASSERT_STR_EQ(d.questions[3].stack, "libsodium");
+	q.parallelism = 0;
 
 	/* Its probe on another library file: its own question, unchecked. */
 	st.shares[0] = '\0';
@@ -299,8 +308,8 @@ TEST(a_runtime_on_the_curves_library_is_checked_as_the_library)
 	    NULL), 0);
 	ASSERT(cs.c == 1 && cs.nchecks == 0);
 	checks_asked(&d, &q, "php-sodium");
-	ASSERT_UEQ(d.nquestions, 3);
-	ASSERT_STR_EQ(d.questions[2].stack, "php-sodium");
+	ASSERT_UEQ(d.nquestions, 5);
+	ASSERT_STR_EQ(d.questions[4].stack, "php-sodium");
 	teardown();
 }
 
