@@ -569,6 +569,18 @@ TEST(a_run_of_an_unreadable_process_is_kept_while_it_lives)
 		snprintf(sql, sizeof(sql), "UPDATE runs SET owner = "
 		    "'1:99999999999999' WHERE id = %lld", (long long)mine);
 		ASSERT_EQ(sqlite3_exec(c, sql, NULL, NULL, NULL), SQLITE_OK);
+		ASSERT_EQ(status_hidden(store_at("h.db"), mine),
+		    DB_RUN_INTERRUPTED);
+		/*
+		 * A pid past any pid_t (written by another program): gone,
+		 * not cut down to -1 (every process) for kill().
+		 */
+		ASSERT_EQ(db_run_set_status(db = open_ok(store_at("h.db")),
+		    mine, DB_RUN_RUNNING, NULL, err, sizeof(err)), DB_OK);
+		db_close(db);
+		snprintf(sql, sizeof(sql), "UPDATE runs SET owner = "
+		    "'4294967295:1' WHERE id = %lld", (long long)mine);
+		ASSERT_EQ(sqlite3_exec(c, sql, NULL, NULL, NULL), SQLITE_OK);
 		sqlite3_close(c);
 		ASSERT_EQ(status_hidden(store_at("h.db"), mine),
 		    DB_RUN_INTERRUPTED);
