@@ -138,14 +138,9 @@ check_answer(const struct model *m, const char *stack,
 		if (fabs(c - 1) >= 0.005)
 			check_note(m, a, c, stack);
 		/* Said for the target asked, at the corrected time. */
-		if (rc == 1) {
-			char	where[MODEL_STACK_NAME + 8] = "";
-
-			if (stack != NULL)
-				snprintf(where, sizeof(where), " in %s", stack);
-			tune_missed(q, a, where, " (as measured here)", err,
+		if (rc == 1)
+			tune_missed(q, a, stack, " (as measured here)", err,
 			    errlen);
-		}
 	}
 	return rc;
 }

@@ -1132,11 +1132,8 @@ stack_recommend(const struct model *m, const char *name,
 	if (a->predicted_p50_ms > 0)
 		a->capacity_per_s = a->k * 1000.0 / a->predicted_p50_ms;
 	if (rc == 1) {
-		char	where[MODEL_STACK_NAME + 8];
-
 		a->met = 0;
-		snprintf(where, sizeof(where), " in %s", name);
-		tune_missed(q, a, where, "", err, errlen);
+		tune_missed(q, a, name, "", err, errlen);
 	}
 	/* When it decided the answer: its cap the one reached. */
 	if (capped == 2 && a->m_cap_kib + 1024 > sd->heap_kib &&

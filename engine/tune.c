@@ -315,15 +315,16 @@ tune_at_once(const struct tune_query *q, char *buf, size_t len)
 
 void
 tune_missed(const struct tune_query *q, const struct tune_answer *a,
-    const char *where, const char *how, char *err, size_t errlen)
+    const char *stack, const char *how, char *err, size_t errlen)
 {
 	char	at_once[48];
 
 	tune_at_once(q, at_once, sizeof(at_once));
 	snprintf(err, errlen, "target of %.0f ms at p%d%s cannot be met above "
-	    "the %s floor%s: the closest admissible answer, m = %u KiB, "
+	    "the %s floor%s%s: the closest admissible answer, m = %u KiB, "
 	    "t = %u, p = %u, is predicted to take %.1f ms%s", q->target_ms,
-	    q->percentile, at_once, tune_floor_name(q->floor), where,
+	    q->percentile, at_once, tune_floor_name(q->floor),
+	    stack != NULL ? " in " : "", stack != NULL ? stack : "",
 	    (unsigned)a->m_kib, (unsigned)a->t, (unsigned)a->p,
 	    a->predicted_ms, how);
 }
@@ -574,7 +575,7 @@ tune_recommend(const struct model *m, const struct tune_query *q,
 	    "a target this low", tune_floor_name(q->floor), at_once,
 	    q->k > 1 ? " (fewer hashes at once, or a longer target, come "
 	    "closer)" : "");
-	tune_missed(q, a, "", "", err, errlen);
+	tune_missed(q, a, NULL, "", err, errlen);
 	return 1;
 }
 

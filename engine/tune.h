@@ -174,12 +174,12 @@ void	 tune_at_once(const struct tune_query *q, char *buf, size_t len);
 /*
  * A missed target's reason into err, one wording for every path: "target
  * of X ms at pN[ with K hashes at once] cannot be met above the F
- * floor[where]: the closest admissible answer, m = ..., t = ..., p = ...,
- * is predicted to take Y ms[how]", a's parameters and time. where (" in
- * php") and how (" (as measured here)") may be "".
+ * floor[ in STACK]: the closest admissible answer, m = ..., t = ..., p = ...,
+ * is predicted to take Y ms[how]", a's parameters and time. stack may be
+ * NULL (the library's own answer), how (" (as measured here)") "".
  */
 void	 tune_missed(const struct tune_query *q,
-	    const struct tune_answer *a, const char *where, const char *how,
+	    const struct tune_answer *a, const char *stack, const char *how,
 	    char *err, size_t errlen);
 
 /*

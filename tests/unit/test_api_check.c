@@ -320,6 +320,28 @@ TEST(a_runs_verification_verifies_the_same_answer)
 }
 
 /*
+ * The checks' state faked from here on (faking): the answer j verified at
+ * its parameters, after nchecks checks, measured_ms the mean of nmeasured
+ * measurements of samples hashes in all.
+ */
+static void
+fake_verified(json_t *j, unsigned nchecks, double measured_ms,
+    unsigned samples, unsigned nmeasured)
+{
+	check_state_init(&fake);
+	fake.m_kib = uint_of(j, "m_kib");
+	fake.t = uint_of(j, "t");
+	fake.p = uint_of(j, "p");
+	fake.k = 1;
+	fake.nchecks = nchecks;
+	fake.measured_ms = measured_ms;
+	fake.samples = samples;
+	fake.nmeasured = nmeasured;
+	fake.verified = 1;
+	faking = 1;
+}
+
+/*
  * A check's `verified` says how many measurements its measured_ms is the
  * mean of, their hashes in all, and in_band of that figure (not of the
  * state's verdict: a suspect measurement is shown as measured).
@@ -330,18 +352,8 @@ TEST(a_checks_verified_says_its_measurements)
 
 	setup();
 	ASSERT((j = get(Q250)) != NULL);
-	check_state_init(&fake);
-	fake.m_kib = uint_of(j, "m_kib");
-	fake.t = uint_of(j, "t");
-	fake.p = uint_of(j, "p");
-	fake.k = 1;
+	fake_verified(j, 3, 237.5, 26, 2);
 	json_decref(j);
-	fake.nchecks = 3;
-	fake.measured_ms = 237.5;
-	fake.samples = 26;
-	fake.nmeasured = 2;
-	fake.verified = 1;
-	faking = 1;
 	j = again(Q250);
 	v = json_object_get(j, "verified");
 	ASSERT(json_is_object(v));
@@ -401,18 +413,8 @@ TEST(a_poor_models_note_says_a_measured_answer_holds)
 	j = again(Q250);
 	ASSERT((n = note_of(j, "the model is poor: ")) != NULL);
 	ASSERT_STR_CONTAINS(n, "Treat the predicted times as rough");
-	check_state_init(&fake);
-	fake.m_kib = uint_of(j, "m_kib");
-	fake.t = uint_of(j, "t");
-	fake.p = uint_of(j, "p");
-	fake.k = 1;
+	fake_verified(j, 1, 230.0, 13, 1);
 	json_decref(j);
-	fake.nchecks = 1;
-	fake.measured_ms = 230.0;
-	fake.samples = 13;
-	fake.nmeasured = 1;
-	fake.verified = 1;
-	faking = 1;
 	j = again(Q250);
 	ASSERT((n = note_of(j, "the model is poor: ")) != NULL);
 	ASSERT_STR_CONTAINS(n, "leave-one-out error up to 31.0 % (over 25 %). "

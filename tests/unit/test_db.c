@@ -369,6 +369,48 @@ TEST(retention_keeps_the_newest_and_the_protected)
 	db_close(db);
 }
 
+/*
+ * A child process that opens the store file, starts a run there and holds
+ * it (pause()) until killed: its pid and the run's id. -1 when it could
+ * not (the child, if any, has exited or is to be killed by the caller).
+ */
+static int
+run_holder(const char *file, const struct report *rep, pid_t *pid,
+    int64_t *theirs)
+{
+	char	err[512];
+	int	fds[2], got;
+
+	*pid = -1;
+	if (pipe(fds) != 0)
+		return -1;
+	if ((*pid = fork()) == -1) {
+		close(fds[0]);
+		close(fds[1]);
+		return -1;
+	}
+	if (*pid == 0) {
+		struct db	*c;
+
+		close(fds[0]);
+		if (db_open(store_at(file), NULL, &c, err, sizeof(err)) !=
+		    DB_OK ||
+		    db_run_create(c, rep, 1, DB_TRIGGER_CLI, theirs, err,
+		    sizeof(err)) != DB_OK ||
+		    db_run_set_status(c, *theirs, DB_RUN_RUNNING, NULL, err,
+		    sizeof(err)) != DB_OK)
+			_exit(1);
+		if (write(fds[1], theirs, sizeof(*theirs)) != sizeof(*theirs))
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	close(fds[1]);		/* a child that fails ends the read */
+	got = read(fds[0], theirs, sizeof(*theirs)) == sizeof(*theirs);
+	close(fds[0]);
+	return got ? 0 : -1;
+}
+
 TEST(runs_of_a_dead_process_are_interrupted)
 {
 	struct db	*db;
@@ -376,7 +418,7 @@ TEST(runs_of_a_dead_process_are_interrupted)
 	struct db_run	 run;
 	char		 err[512];
 	int64_t		 mine, theirs = 0;
-	int		 fds[2], status;
+	int		 status;
 	pid_t		 pid;
 
 	db = open_ok(fresh_store("s.db"));
@@ -388,27 +430,7 @@ TEST(runs_of_a_dead_process_are_interrupted)
 	db_close(db);
 
 	/* Another process starts a run and dies without finishing it. */
-	ASSERT_EQ(pipe(fds), 0);
-	pid = fork();
-	ASSERT(pid != -1);
-	if (pid == 0) {
-		struct db	*c;
-
-		close(fds[0]);
-		if (db_open(store_at("s.db"), NULL, &c, err, sizeof(err)) !=
-		    DB_OK ||
-		    db_run_create(c, &rep, 1, DB_TRIGGER_CLI, &theirs, err,
-		    sizeof(err)) != DB_OK ||
-		    db_run_set_status(c, theirs, DB_RUN_RUNNING, NULL, err,
-		    sizeof(err)) != DB_OK)
-			_exit(1);
-		if (write(fds[1], &theirs, sizeof(theirs)) != sizeof(theirs))
-			_exit(1);
-		pause();
-		_exit(0);
-	}
-	close(fds[1]);		/* a child that fails ends the read */
-	ASSERT_EQ(read(fds[0], &theirs, sizeof(theirs)), sizeof(theirs));
+	ASSERT_EQ(run_holder("s.db", &rep, &pid, &theirs), 0);
 	/* While it lives, opening the store leaves its run alone. */
 	db = open_ok(store_at("s.db"));
 	ASSERT_EQ(db_run_get(db, theirs, &run, err, sizeof(err)), DB_OK);
@@ -416,7 +438,6 @@ TEST(runs_of_a_dead_process_are_interrupted)
 	db_close(db);
 	kill(pid, SIGKILL);
 	waitpid(pid, &status, 0);
-	close(fds[0]);
 
 	db = open_ok(store_at("s.db"));
 	ASSERT_EQ(db_run_get(db, theirs, &run, err, sizeof(err)), DB_OK);
@@ -506,40 +527,21 @@ TEST(a_run_of_an_unreadable_process_is_kept_while_it_lives)
 	struct report		 rep;
 	char			 err[512];
 	int64_t			 theirs = 0, mine = 0;
-	int			 fds[2], status, got;
+	int			 status, got;
 	enum db_run_status	 alive;
 	pid_t			 pid;
 
 	db = open_ok(fresh_store("h.db"));
 	db_close(db);
 	make_report(&rep, "hostA", 1);
-	ASSERT_EQ(pipe(fds), 0);
-	pid = fork();
-	ASSERT(pid != -1);
-	if (pid == 0) {
-		struct db	*c;
-
-		close(fds[0]);
-		if (db_open(store_at("h.db"), NULL, &c, err, sizeof(err)) !=
-		    DB_OK ||
-		    db_run_create(c, &rep, 1, DB_TRIGGER_CLI, &theirs, err,
-		    sizeof(err)) != DB_OK ||
-		    db_run_set_status(c, theirs, DB_RUN_RUNNING, NULL, err,
-		    sizeof(err)) != DB_OK)
-			_exit(1);
-		if (write(fds[1], &theirs, sizeof(theirs)) != sizeof(theirs))
-			_exit(1);
-		pause();
-		_exit(0);
-	}
-	close(fds[1]);		/* a child that fails ends the read */
-	got = read(fds[0], &theirs, sizeof(theirs)) == sizeof(theirs);
+	got = run_holder("h.db", &rep, &pid, &theirs) == 0;
 	alive = got ? status_hidden(store_at("h.db"), theirs) :
 	    (enum db_run_status)-1;
 	/* The child stopped before any assertion: a failure leaves none. */
-	kill(pid, SIGKILL);
-	waitpid(pid, &status, 0);
-	close(fds[0]);
+	if (pid > 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+	}
 	ASSERT(got);
 	ASSERT_EQ(alive, DB_RUN_RUNNING);
 	ASSERT_EQ(status_hidden(store_at("h.db"), theirs),
