@@ -236,6 +236,20 @@ class Daemon:
         if self.state:
             shutil.rmtree(self.state, ignore_errors=True)
 
+    def print_verifications(self):
+        """Our own daemon's log lines for its run's verifications and its
+        checks' results: what it measured at its answers itself."""
+        if self.proc is None:
+            return
+        self.log.seek(0)
+        lines = [ln.rstrip() for ln in self.log
+                 if re.search(r"verification of|measured .* of the "
+                              r"target|refitted", ln)]
+        if lines:
+            print("\nThe daemon's own measurements (its log):")
+            for ln in lines:
+                print("  " + ln)
+
     def get(self, path):
         """(status, JSON body or None)."""
         try:
@@ -471,7 +485,10 @@ def main():
                     row["error"] = "HTTP %d: %s" % (
                         st, json.dumps(j)[:200] if j else "no answer")
                 else:
-                    row.update(m_kib=j["m_kib"], t=j["t"], p=j["p"])
+                    lat = j.get("latency") or {}
+                    row.update(m_kib=j["m_kib"], t=j["t"], p=j["p"],
+                               pred=lat.get("predicted_ms"),
+                               pred50=lat.get("predicted_p50_ms"))
                 rows.append(row)
         per_round = -(-a.samples // a.rounds)
         for tgt in targets:
@@ -504,9 +521,9 @@ def main():
                   " " + checks_note if checks_note else "",
                   "%d rounds of " % a.rounds if a.rounds > 1 else "",
                   WARMUP, per_round if a.rounds > 1 else a.samples))
-        print("%-20s %6s %8s %3s %3s %9s %8s %8s %8s" % (
+        print("%-20s %6s %8s %3s %3s %9s %8s %8s %8s %9s %9s" % (
             "stack", "target", "m_kib", "t", "p", "p95 ms", "p95/tgt",
-            "vs sodium", "in range"))
+            "vs sodium", "in range", "predicted", "med/model"))
         bad = 0
         for r in rows:
             if r["error"]:
@@ -518,13 +535,21 @@ def main():
             bad += not ok
             vs = "%.2f" % (r["ratio"] / base[r["target"]]) \
                 if r["target"] in base else "-"
-            print("%-20s %6d %8d %3d %3d %9.1f %8.2f %8s %8s" % (
+            # What the daemon predicted (its p95), and the median timed
+            # here over its predicted median: which of the two was off.
+            pred = "%.1f" % r["pred"] if isinstance(
+                r.get("pred"), (int, float)) else "-"
+            medm = "%.2f" % (median(r["ms"]) / r["pred50"]) if isinstance(
+                r.get("pred50"), (int, float)) and r["pred50"] > 0 else "-"
+            print("%-20s %6d %8d %3d %3d %9.1f %8.2f %8s %8s %9s %9s" % (
                 r["stack"], r["target"], r["m_kib"], r["t"], r["p"],
-                r["p95"], r["ratio"], vs, "yes" if ok else "no"))
+                r["p95"], r["ratio"], vs, "yes" if ok else "no", pred,
+                medm))
         print("%d of %d stack x target within [%.2f, %.2f] of the target%s"
               % (len(rows) - bad, len(rows), RANGE[0], RANGE[1],
                  "" if per_stack else
                  " (the daemon answers no stacks yet: expected out)"))
+        d.print_verifications()
         return 1 if bad else 0
     finally:
         d.stop()
