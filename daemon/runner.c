@@ -455,6 +455,46 @@ runner_open(struct daemon *d)
  * refitted with them, so the answers after the run stand on what was
  * measured at them. Runs on the runner thread; a cancel stops it.
  */
+/*
+ * A verification of a whose median was ratio x the model's, further off
+ * than agree: a second measurement at once. It confirms the first when
+ * it is off the same way by more than half of agree and within agree of
+ * the first (a host's moment seldom lasts both); then both are kept as
+ * measured answers (1; this one kept here as such, the point of the model
+ * at these parameters as the newest), else neither (0; this one kept as a
+ * suspect).
+ */
+static int
+runner_verify_again(struct daemon *d, struct db *db, int64_t id, int cpus,
+    const struct tune_answer *a, double ratio, double agree)
+{
+	struct measure_result	r;
+	double			r2;
+	char			err[512];
+	int			ok;
+
+	if (verify_measure(a, cpus, RUNNER_VERIFY_ROUNDS, &d->cancel, &r, err,
+	    sizeof(err)) != 0) {
+		if (!d->cancel)
+			log_warn("run %lld: verify %.0f ms again: %s",
+			    (long long)id, a->target_ms, err);
+		return 0;
+	}
+	r2 = r.st.median / a->predicted_p50_ms;
+	ok = !r.noisy && r2 >= CHECK_C_MIN && r2 <= CHECK_C_MAX &&
+	    (r2 - 1) * (ratio - 1) > 0 && fabs(r2 - 1) > agree / 2 &&
+	    fabs(log(r2 / ratio)) <= agree;
+	log_info("run %lld: verification of %.0f ms again: median %.2f x the "
+	    "model's%s", (long long)id, a->target_ms, r2, ok ? ", as the "
+	    "first: a point of the model" : r.noisy ? ", noisy: neither "
+	    "a point of the model" : ", not as the first: neither a point of "
+	    "the model");
+	checks_keep(d, db, a, "", &r, a->predicted_p50_ms, id, ok ?
+	    DB_SOURCE_CHECK : DB_SOURCE_CHECK_SUSPECT);
+	measure_result_release(&r);
+	return ok;
+}
+
 static void
 runner_verify(struct daemon *d, struct db *db, const struct model *m,
     int64_t id)
@@ -465,7 +505,7 @@ runner_verify(struct daemon *d, struct db *db, const struct model *m,
 	double			 measured, ratio, agree;
 	char			 params[256], err[512];
 	size_t			 i, taken = 0;
-	int			 take;
+	int			 usable, take, again;
 
 	agree = check_drift(m->loo_median);
 	pthread_mutex_lock(&d->lock);
@@ -512,17 +552,29 @@ runner_verify(struct daemon *d, struct db *db, const struct model *m,
 		 */
 		ratio = a.predicted_p50_ms > 0 ? r.st.median /
 		    a.predicted_p50_ms : 0;
-		take = a.k == 1 && !r.noisy && ratio >= CHECK_C_MIN &&
-		    ratio <= CHECK_C_MAX && fabs(ratio - 1) <= agree;
+		usable = a.k == 1 && !r.noisy && ratio >= CHECK_C_MIN &&
+		    ratio <= CHECK_C_MAX;
+		take = usable && fabs(ratio - 1) <= agree;
+		/*
+		 * Further off: measured again at once (an answer past the
+		 * sizes the run measured is where the model is least sure,
+		 * and a client may ask before any background check). Both
+		 * are points when the second agrees with the first.
+		 */
+		again = usable && !take && !d->cancel;
 		log_info("run %lld: verification of %.0f ms: %s predicted "
 		    "%.1f ms, measured %.1f ms (p%d, %.2f of the target; "
 		    "median %.2f x the model's%s)", (long long)id, q.target_ms,
 		    a.phc_prefix, a.predicted_ms, measured, a.percentile,
 		    measured / q.target_ms, ratio, take ? ", a point of the "
-		    "model" : r.noisy ? ", noisy: not a point of the model" :
-		    !(ratio > 0) ? ", the model predicts no median there: not "
-		    "a point of the model" : ", further off than the model's "
-		    "error: not a point of the model");
+		    "model" : again ? ", further off than the model's error: "
+		    "measured again" : r.noisy ? ", noisy: not a point of the "
+		    "model" : !(ratio > 0) ? ", the model predicts no median "
+		    "there: not a point of the model" : ", further off than "
+		    "the model's error: not a point of the model");
+		if (again)
+			take = runner_verify_again(d, db, id,
+			    m->effective_cpus, &a, ratio, agree);
 		if (measured > 0) {
 			checks_keep(d, db, &a, "", &r, a.predicted_p50_ms, id,
 			    take ? DB_SOURCE_CHECK : DB_SOURCE_CHECK_SUSPECT);
