@@ -197,6 +197,7 @@ struct model_stack {
 						   median */
 	uint32_t		m_max_kib;	/* STACK_CLIFF_MARGIN of it */
 	size_t			nprobe;		/* probe points fitted */
+	uint32_t		m_probed_kib;	/* the largest m of those */
 	size_t			nobs;		/* observations fitted */
 	double			fit_error;	/* median relative, 0.03 = 3 % */
 	char			runtime[96];	/* as its probe named it */

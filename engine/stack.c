@@ -610,6 +610,7 @@ stack_fit(const struct model *m, const char *name,
 	int				 drop[64];
 	size_t				 i, nx = 0, nprobe = 0, nobs = 0, ne, wi;
 	size_t				 nsp = 0, ntl = 0;
+	uint32_t			 m_probed = 0;
 	const struct stack_def		*sd = stack_find(name);
 	/* A name only observations know: its runtime is not known. */
 	int				 pauses = sd == NULL || sd->pauses;
@@ -684,9 +685,11 @@ stack_fit(const struct model *m, const char *name,
 				tl[ntl++] = tail[nx - 1];
 			}
 		}
-		if (pts[i].probe)
+		if (pts[i].probe) {
 			nprobe++;
-		else
+			if (pts[i].m_kib > m_probed)
+				m_probed = pts[i].m_kib;
+		} else
 			nobs++;
 	}
 	if (nx == 0) {
@@ -742,6 +745,7 @@ stack_fit(const struct model *m, const char *name,
 	out->c = c;
 	out->d = d;
 	out->nprobe = nprobe;
+	out->m_probed_kib = m_probed;
 	out->nobs = nobs;
 	out->fit_error = ne > 0 ? stats_median_sort(e, ne) : 0;
 	stack_cliff(x, y, mk, tail, cliff_ok, nx, out);
@@ -1069,6 +1073,14 @@ stack_recommend(const struct model *m, const char *name,
 		return -1;
 	}
 	if (corr != NULL) {
+		/*
+		 * Its probe's largest size is a size measured: a runtime
+		 * faster than its curve goes past the curve's sizes at one
+		 * pass, not to a second pass at twice them (Go's 500 ms at
+		 * t = 2 took 1.37 x its prediction: its correction, measured
+		 * at t = 1, does not hold at t = 2, docs/BENCHMARKS.md).
+		 */
+		aim.m_measured_kib = corr->m_probed_kib;
 		/*
 		 * Searched on the curve for the time whose stack time fits:
 		 * at p50 with the stack's own spread when it has one, else

@@ -474,7 +474,7 @@ tune_recommend(const struct model *m, const struct tune_query *q,
 	struct tune_query		 aim = *q;
 	uint64_t			 cap, raw;
 	uint32_t			 p = 1, mm, t, best_m = 0, best_t = 0;
-	uint32_t			 bound_t;
+	uint32_t			 bound_t, measured;
 	double				 best = -1, ms;
 	char				 at_once[48] = "";
 
@@ -504,8 +504,12 @@ tune_recommend(const struct model *m, const struct tune_query *q,
 		a->bound_why = q->k > 1 ? "memory_max over the hashes at once" :
 		    "memory_max";
 	}
-	if (cap > (uint64_t)(MODEL_EXTRAPOLATE * model_curve_max_m(c))) {
-		cap = (uint64_t)(MODEL_EXTRAPOLATE * model_curve_max_m(c));
+	/* A runtime's probe measured its library's code at its own sizes. */
+	measured = model_curve_max_m(c);
+	if (q->m_measured_kib > measured)
+		measured = q->m_measured_kib;
+	if (cap > (uint64_t)(MODEL_EXTRAPOLATE * measured)) {
+		cap = (uint64_t)(MODEL_EXTRAPOLATE * measured);
 		a->bound_why = "twice the largest m measured";
 	}
 	if (cap > KDF_ARGON2_M_MAX) {

@@ -72,6 +72,11 @@ struct tune_query {
 						   in the client's runtime (a
 						   JVM's heap: stack_def.
 						   heap_kib); 0: no such limit */
+	uint32_t		m_measured_kib;	/* the largest m the client's
+						   runtime was measured at (its
+						   probe): the bound of twice
+						   the largest m measured counts
+						   it; 0: the curve's alone */
 	int			headroom_percentile; /* the percentile the
 						   headroom is for; 0: percentile
 						   (a stack's p95 searched at p50) */

@@ -1376,6 +1376,65 @@ TEST(snippets_carry_the_stack_and_its_parameters)
 	free(s);
 }
 
+/*
+ * A runtime faster than its curve whose probe measured past the curve's
+ * largest size: its answers may go to twice the probe's largest size at
+ * one pass, not to a second pass at twice the curve's (Go's 500 ms
+ * answer at t = 2 took 1.37 x its prediction, its correction measured at
+ * t = 1 only); a stack probed within the curve's sizes keeps the curve's
+ * bound.
+ */
+TEST(a_probes_largest_size_counts_as_measured)
+{
+	static const uint32_t	sizes[] = { 262144, 524288, 1572864 };
+	struct stack_point	pts[3];
+	struct model_stack	st;
+	struct tune_query	q;
+	struct tune_answer	a;
+	char			err[256];
+	double			target;
+	uint32_t		top;
+	size_t			i;
+
+	fit(1);
+	top = model_curve_max_m(model_curve_find(&mdl, KDF_BACKEND_LIBARGON2,
+	    KDF_ALG_ARGON2ID, 1));
+	ASSERT_UEQ(top, 1048576);
+	for (i = 0; i < 3; i++) {
+		memset(&pts[i], 0, sizeof(pts[i]));
+		pts[i].m_kib = sizes[i];
+		pts[i].t = 1;
+		pts[i].p = 1;
+		pts[i].k = 1;
+		pts[i].n = 5;
+		pts[i].probe = 1;
+		pts[i].median_ms = 0.5 * base_ms(KDF_BACKEND_LIBARGON2,
+		    sizes[i], 1);
+		pts[i].p95_ms = pts[i].median_ms * 1.05;
+	}
+	ASSERT_EQ(stack_fit(&mdl, "go", pts, 3, &st, err, sizeof(err)), 0);
+	ASSERT_UEQ(st.m_probed_kib, 1572864);
+	ASSERT_EQ(model_stack_set(&mdl, &st), 0);
+	/* The time of 2.5 GiB at one pass, in Go. */
+	ASSERT_EQ(stack_predict(&mdl, "go", KDF_ALG_ARGON2ID, 2621440, 1, 1,
+	    1, 95, &target), 0);
+	tune_query_init(&q);
+	q.target_ms = target;
+	ASSERT_EQ(stack_recommend(&mdl, "go", &q, &a, err, sizeof(err)), 0);
+	ASSERT_UEQ(a.t, 1);
+	ASSERT(a.m_kib > 2 * top);
+	ASSERT(a.m_kib <= 2 * 1572864);
+	ASSERT(a.predicted_ms <= target);
+	/* Probed within the curve's sizes: twice the curve's largest. */
+	pts[2].m_kib = 786432;
+	pts[2].median_ms = 0.5 * base_ms(KDF_BACKEND_LIBARGON2, 786432, 1);
+	pts[2].p95_ms = pts[2].median_ms * 1.05;
+	ASSERT_EQ(stack_fit(&mdl, "go", pts, 3, &st, err, sizeof(err)), 0);
+	ASSERT_EQ(model_stack_set(&mdl, &st), 0);
+	ASSERT_EQ(stack_recommend(&mdl, "go", &q, &a, err, sizeof(err)), 0);
+	ASSERT(a.m_kib <= 2 * top);
+}
+
 TEST_LIST(
 	TEST_ENTRY(observations_of_a_size_are_not_a_noisy_knot),
 	TEST_ENTRY(catalogue_names_and_lookup),
@@ -1400,5 +1459,6 @@ TEST_LIST(
 	TEST_ENTRY(default_and_library_only_stacks),
 	TEST_ENTRY(probe_points_where_answers_fall),
 	TEST_ENTRY(a_runtimes_heap_bounds_its_answers_and_its_probe),
+	TEST_ENTRY(a_probes_largest_size_counts_as_measured),
 	TEST_ENTRY(snippets_carry_the_stack_and_its_parameters)
 )
