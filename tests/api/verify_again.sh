@@ -22,7 +22,7 @@ wait_run "$id" '"status":"(done|failed|cancelled)"' 1200 ||
 	bad "the run did not end in 120 s"
 expect_body "the run is done" "j['status'] == 'done'"
 
-first=$(grep -E "run $id: verification of 200 ms: " "$TMP/log")
+first=$(grep -E "run $id: verification of 200 ms: " "$TMP/log" | grep -v "noisy (median")
 again=$(grep -E "run $id: verification of 200 ms again: " "$TMP/log")
 echo "       $first"
 echo "       $again"
@@ -57,5 +57,31 @@ expect_body "both measurements kept as measured answers at its parameters" "
 expect_http 200 "the answer for 200 ms after the run" GET "/v1/recommendation?target_ms=200"
 expect_body "it takes at most 0.8 of the verified answer's work (m (t + 1))" "
     j['m_kib'] * (j['t'] + 1) <= 0.8 * $vm * ($vt + 1)"
+stop_daemon
+
+# A noisy verification (every other hash of many passes 3 x as long: a
+# spread no measurement is taken with) is kept as a suspect and measured
+# again once, not more; the second, noisy too, is not a point either.
+rm -f "$VAR"/pwtune.db*
+start_daemon PWTUNED_MEMORY_MAX=32MiB PWTUNED_VERIFY_TARGETS=200 \
+	LD_PRELOAD="$SLOW_LIB" PWTUNE_TEST_SLOWDOWN=3 \
+	PWTUNE_TEST_SLOWDOWN_T_MIN=4 PWTUNE_TEST_SLOWDOWN_EVERY=2 --
+expect_http 202 "a small run on a host whose long hashes spread wide" POST /v1/runs "${A[@]}"
+id=$(python3 -c "import json; print(json.load(open('$TMP/body'))['id'])")
+wait_run "$id" '"status":"(done|failed|cancelled)"' 1200 ||
+	bad "the run did not end in 120 s"
+expect_body "the run is done" "j['status'] == 'done'"
+n=$(grep -cE "run $id: verification of 200 ms: \S+ noisy \(median [0-9.]+ ms\): measured again" "$TMP/log")
+[ "$n" = 1 ] && ok "the noisy verification was measured again, once" ||
+	bad "measured again $n times: $(grep -E "run $id: verification" "$TMP/log")"
+grep -qE "run $id: verification of 200 ms: .*noisy: not a point of the model\)" "$TMP/log" &&
+	ok "the second, noisy too, is not a point of the model" ||
+	bad "the second measurement's verdict: $(grep -E "run $id: verification" "$TMP/log" | tail -1)"
+grep -q "run $id: verified, model refitted" "$TMP/log" &&
+	bad "refitted with a noisy verification" || ok "no refit without a verification taken"
+expect_http 200 "the observations" GET /v1/observations
+expect_body "both kept as suspects" "
+    len([o for o in j['observations'] if o['source'] == 'check-suspect' and o['k'] == 1]) == 2
+    and not any(o['source'] == 'check' for o in j['observations'])"
 stop_daemon
 finish

@@ -9,7 +9,9 @@
  * hash instead (a host that becomes slower while a daemon runs). A
  * fraction (1.5) sleeps that part of one hash's time after the whole
  * ones. With PWTUNE_TEST_SLOWDOWN_T_MIN=N only hashes of N passes or more
- * are slowed (a host slower where a model has not measured it).
+ * are slowed (a host slower where a model has not measured it); with
+ * PWTUNE_TEST_SLOWDOWN_EVERY=N only every Nth of those in a process (a
+ * host whose hashes spread wide: measurements flagged noisy).
  */
 #include <dlfcn.h>
 #include <math.h>
@@ -26,11 +28,16 @@ slowdown(unsigned long long t)
 	const char	*v = getenv("PWTUNE_TEST_SLOWDOWN");
 	const char	*f = getenv("PWTUNE_TEST_SLOWDOWN_FILE");
 	const char	*tm = getenv("PWTUNE_TEST_SLOWDOWN_T_MIN");
+	const char	*ev = getenv("PWTUNE_TEST_SLOWDOWN_EVERY");
+	static unsigned long	 seen;
 	char		 buf[16];
 	FILE		*fp;
 	double		 n = v != NULL ? strtod(v, NULL) : 3;
 
 	if (tm != NULL && t < strtoull(tm, NULL, 10))
+		return 1;
+	if (ev != NULL && strtoul(ev, NULL, 10) > 1 &&
+	    seen++ % strtoul(ev, NULL, 10) != 0)
 		return 1;
 	if (f != NULL && (fp = fopen(f, "r")) != NULL) {
 		n = fgets(buf, sizeof(buf), fp) != NULL ? strtod(buf, NULL) : 3;
