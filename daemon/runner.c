@@ -21,7 +21,8 @@
 #include "stack.h"
 #include "verify.h"
 
-/* Rounds per verified answer: 5 latencies each, a few seconds in all. */
+/* Rounds per verified answer: 5 latencies each, a few seconds in all
+   (a noisy one or one far off measured again: up to three times). */
 #define RUNNER_VERIFY_ROUNDS	5
 /* A probe's runtime may always hold this much besides its hashes. */
 #define RUNNER_PROBE_RSS_MIN	(UINT64_C(64) << 20)
@@ -446,6 +447,41 @@ runner_open(struct daemon *d)
 }
 
 /*
+ * A verification of a whose median was ratio x the model's, further off
+ * than agree: a second measurement at once, into r (nsamples 0 when none
+ * was made). It confirms the first when it is off the same way by more
+ * than half of agree and within agree of the first (a host's moment
+ * seldom lasts both): 1, both then points of the model; else 0.
+ */
+static int
+runner_verify_again(struct daemon *d, int64_t id, int cpus,
+    const struct tune_answer *a, double ratio, double agree,
+    struct measure_result *r)
+{
+	double	r2;
+	char	err[512];
+	int	ok;
+
+	if (verify_measure(a, cpus, RUNNER_VERIFY_ROUNDS, &d->cancel, r, err,
+	    sizeof(err)) != 0) {
+		if (!d->cancel)
+			log_warn("run %lld: verify %.0f ms again: %s",
+			    (long long)id, a->target_ms, err);
+		return 0;
+	}
+	r2 = r->st.median / a->predicted_p50_ms;
+	ok = !r->noisy && r2 >= CHECK_C_MIN && r2 <= CHECK_C_MAX &&
+	    (r2 - 1) * (ratio - 1) > 0 && fabs(r2 - 1) > agree / 2 &&
+	    fabs(log(r2 / ratio)) <= agree;
+	log_info("run %lld: verification of %.0f ms again: median %.2f x the "
+	    "model's%s", (long long)id, a->target_ms, r2, ok ? ", as the "
+	    "first: a point of the model" : r->noisy ? ", noisy: neither "
+	    "a point of the model" : ", not as the first: neither a point of "
+	    "the model");
+	return ok;
+}
+
+/*
  * After a run: measure the answers for the configured targets (k = 1,
  * p95, the default floor) and keep predicted against measured beside the
  * run, so the dashboard and the operator see whether the model holds.
@@ -453,55 +489,18 @@ runner_open(struct daemon *d)
  * of the run's model (source "check") unless the host was busy or it is
  * further from the model than a correction may go, and the model is
  * refitted with them, so the answers after the run stand on what was
- * measured at them. Runs on the runner thread; a cancel stops it.
+ * measured at them. A noisy measurement is measured again once; one
+ * further off than the model's error too (runner_verify_again()): up to
+ * three measurements of a target. Runs on the runner thread; a cancel
+ * stops it.
  */
-/*
- * A verification of a whose median was ratio x the model's, further off
- * than agree: a second measurement at once. It confirms the first when
- * it is off the same way by more than half of agree and within agree of
- * the first (a host's moment seldom lasts both); then both are kept as
- * measured answers (1; this one kept here as such, the point of the model
- * at these parameters as the newest), else neither (0; this one kept as a
- * suspect).
- */
-static int
-runner_verify_again(struct daemon *d, struct db *db, int64_t id, int cpus,
-    const struct tune_answer *a, double ratio, double agree)
-{
-	struct measure_result	r;
-	double			r2;
-	char			err[512];
-	int			ok;
-
-	if (verify_measure(a, cpus, RUNNER_VERIFY_ROUNDS, &d->cancel, &r, err,
-	    sizeof(err)) != 0) {
-		if (!d->cancel)
-			log_warn("run %lld: verify %.0f ms again: %s",
-			    (long long)id, a->target_ms, err);
-		return 0;
-	}
-	r2 = r.st.median / a->predicted_p50_ms;
-	ok = !r.noisy && r2 >= CHECK_C_MIN && r2 <= CHECK_C_MAX &&
-	    (r2 - 1) * (ratio - 1) > 0 && fabs(r2 - 1) > agree / 2 &&
-	    fabs(log(r2 / ratio)) <= agree;
-	log_info("run %lld: verification of %.0f ms again: median %.2f x the "
-	    "model's%s", (long long)id, a->target_ms, r2, ok ? ", as the "
-	    "first: a point of the model" : r.noisy ? ", noisy: neither "
-	    "a point of the model" : ", not as the first: neither a point of "
-	    "the model");
-	checks_keep(d, db, a, "", &r, a->predicted_p50_ms, id, ok ?
-	    DB_SOURCE_CHECK : DB_SOURCE_CHECK_SUSPECT);
-	measure_result_release(&r);
-	return ok;
-}
-
 static void
 runner_verify(struct daemon *d, struct db *db, const struct model *m,
     int64_t id)
 {
 	struct tune_query	 q;
 	struct tune_answer	 a;
-	struct measure_result	 r;
+	struct measure_result	 r, r2;
 	double			 measured, ratio, agree;
 	char			 params[256], err[512];
 	size_t			 i, taken = 0;
@@ -564,9 +563,9 @@ runner_verify(struct daemon *d, struct db *db, const struct model *m,
 			    (long long)id, err);
 		/*
 		 * The median against the model's, as a check's point is;
-		 * taken on one measurement only within the model's own error
-		 * (twice its median, CHECK_DRIFT_MIN at least): one further
-		 * off is for the background checks to confirm.
+		 * taken on one measurement within the model's own error
+		 * (twice its median, CHECK_DRIFT_MIN at least); one further
+		 * off on two that agree.
 		 */
 		ratio = a.predicted_p50_ms > 0 ? r.st.median /
 		    a.predicted_p50_ms : 0;
@@ -590,14 +589,21 @@ runner_verify(struct daemon *d, struct db *db, const struct model *m,
 		    "model" : !(ratio > 0) ? ", the model predicts no median "
 		    "there: not a point of the model" : ", further off than "
 		    "the model's error: not a point of the model");
+		memset(&r2, 0, sizeof(r2));
 		if (again)
-			take = runner_verify_again(d, db, id,
-			    m->effective_cpus, &a, ratio, agree);
+			take = runner_verify_again(d, id, m->effective_cpus,
+			    &a, ratio, agree, &r2);
+		/* The second kept after the first: the store's newest at
+		   these parameters is the model's point (db_model_checks). */
 		if (measured > 0) {
 			checks_keep(d, db, &a, "", &r, a.predicted_p50_ms, id,
 			    take ? DB_SOURCE_CHECK : DB_SOURCE_CHECK_SUSPECT);
 			taken += take;
 		}
+		if (r2.nsamples > 0)
+			checks_keep(d, db, &a, "", &r2, a.predicted_p50_ms, id,
+			    take ? DB_SOURCE_CHECK : DB_SOURCE_CHECK_SUSPECT);
+		measure_result_release(&r2);
 		measure_result_release(&r);
 	}
 	/*

@@ -605,7 +605,7 @@ stack_fit(const struct model *m, const char *name,
 	double				 x[64], y[64], w[64], e[64], sp[64];
 	double				 tl[64], tail[64];
 	uint32_t			 mk[64], spm[64], tlm[64];
-	int				 cliff_ok[64];
+	int				 cliff_ok[64], probed[64];
 	double				 c, d;
 	int				 drop[64];
 	size_t				 i, nx = 0, nprobe = 0, nobs = 0, ne, wi;
@@ -633,6 +633,7 @@ stack_fit(const struct model *m, const char *name,
 		x[nx] = pr.p50_ms;
 		y[nx] = pts[i].median_ms;
 		mk[nx] = pts[i].m_kib;
+		probed[nx] = pts[i].probe;
 		/*
 		 * A cliff from the probe's medians of a few hashes only, and
 		 * of a runtime whose collector holds the hash's memory
@@ -685,11 +686,9 @@ stack_fit(const struct model *m, const char *name,
 				tl[ntl++] = tail[nx - 1];
 			}
 		}
-		if (pts[i].probe) {
+		if (pts[i].probe)
 			nprobe++;
-			if (pts[i].m_kib > m_probed)
-				m_probed = pts[i].m_kib;
-		} else
+		else
 			nobs++;
 	}
 	if (nx == 0) {
@@ -736,8 +735,12 @@ stack_fit(const struct model *m, const char *name,
 	if (!isfinite(d))
 		d = 0;
 	for (i = 0, ne = 0; i < nx; i++)
-		if (!drop[i])
+		if (!drop[i]) {
 			e[ne++] = fabs(c * x[i] + d - y[i]) / y[i];
+			/* A size measured: not one the line left out. */
+			if (probed[i] && mk[i] > m_probed)
+				m_probed = mk[i];
+		}
 	snprintf(out->name, sizeof(out->name), "%s", name);
 	/* Its probe's library is the caller's to say, after the fit. */
 	out->shares[0] = '\0';

@@ -200,7 +200,9 @@ class Daemon:
             return
         self.state = tempfile.mkdtemp(prefix="pwtune-bench-stacks-")
         os.chmod(self.state, 0o700)
-        logf = open(os.path.join(self.state, "log"), "w+")
+        # Appended to (O_APPEND): our seeks to read it do not move where
+        # the daemon writes.
+        logf = open(os.path.join(self.state, "log"), "a+")
         env = dict(os.environ, PWTUNED_COOLDOWN="0")
         if self.check_budget:
             env["PWTUNED_CHECK_BUDGET"] = str(self.check_budget)

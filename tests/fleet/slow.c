@@ -14,6 +14,7 @@
  * host whose hashes spread wide: measurements flagged noisy).
  */
 #include <dlfcn.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,11 +63,13 @@ slowdown_rest(double n, double one)
 	double		rest = (n - floor(n)) * one;
 	struct timespec	ts;
 
-	if (!(rest > 0))
+	if (!(rest > 0) || !(rest < 3600))
 		return;
 	ts.tv_sec = (time_t)rest;
 	ts.tv_nsec = (long)((rest - (double)ts.tv_sec) * 1e9);
-	while (nanosleep(&ts, &ts) == -1)
+	if (ts.tv_nsec > 999999999)
+		ts.tv_nsec = 999999999;
+	while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
 		;
 }
 
@@ -83,7 +86,9 @@ crypto_pwhash(unsigned char *const out, unsigned long long outlen,
 	int	i, rc = -1;
 
 	*(void **)&real = dlsym(RTLD_NEXT, "crypto_pwhash");
-	for (i = 0; real != NULL && i < (int)n; i++) {
+	if (real == NULL)
+		return -1;
+	for (i = 0; i < (int)n; i++) {
 		t0 = now();
 		rc = real(out, outlen, passwd, passwdlen, salt, opslimit,
 		    memlimit, alg);
@@ -100,7 +105,9 @@ argon2_ctx(argon2_context *context, argon2_type type)
 	int	i, rc = ARGON2_INCORRECT_PARAMETER;
 
 	*(void **)&real = dlsym(RTLD_NEXT, "argon2_ctx");
-	for (i = 0; real != NULL && i < (int)n; i++) {
+	if (real == NULL)
+		return rc;
+	for (i = 0; i < (int)n; i++) {
 		t0 = now();
 		rc = real(context, type);
 	}
