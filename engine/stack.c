@@ -2,6 +2,7 @@
  * engine/stack.c: the catalogue of client stacks, their corrections, and
  * answers that hold in each (see stack.h).
  */
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -87,9 +88,36 @@ stack_find(const char *name)
 }
 
 /*
+ * Whether a and b, in any case, differ by one letter added, dropped or
+ * changed, or two next to each other swapped ("phpp", "pph" for php).
+ */
+static int
+stack_one_edit(const char *a, const char *b)
+{
+	size_t	la = strlen(a), lb = strlen(b), i = 0;
+
+	while (i < la && i < lb && tolower((unsigned char)a[i]) ==
+	    tolower((unsigned char)b[i]))
+		i++;
+	if (la == lb)
+		return i < la && (strcasecmp(a + i + 1, b + i + 1) == 0 ||
+		    (i + 1 < la && tolower((unsigned char)a[i]) ==
+		    tolower((unsigned char)b[i + 1]) &&
+		    tolower((unsigned char)a[i + 1]) ==
+		    tolower((unsigned char)b[i]) &&
+		    strcasecmp(a + i + 2, b + i + 2) == 0));
+	if (la == lb + 1)
+		return strcasecmp(a + i + 1, b + i) == 0;
+	if (lb == la + 1)
+		return strcasecmp(a + i, b + i + 1) == 0;
+	return 0;
+}
+
+/*
  * The catalogue's stacks a mistyped name most likely meant: the same name
  * in another case ("PHP"), else those whose names begin with it and a
- * '-' ("node" for node-argon2, "python" for both Python stacks), up to
+ * '-' ("node" for node-argon2, "python" for both Python stacks), else
+ * those one letter away ("phpp", "pyhton-pynacl"), up to
  * STACK_SUGGEST_MAX; how many into out.
  */
 size_t
@@ -109,6 +137,14 @@ stack_suggest(const char *name, const struct stack_def **out, size_t max)
 		    catalogue[i].name[len] == '-') {
 			if (n == max)
 				return 0;	/* too many to be meant */
+			out[n++] = &catalogue[i];
+		}
+	if (n > 0)
+		return n;
+	for (i = 0; i < NCATALOGUE; i++)
+		if (stack_one_edit(catalogue[i].name, name)) {
+			if (n == max)
+				return 0;
 			out[n++] = &catalogue[i];
 		}
 	return n;

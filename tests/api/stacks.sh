@@ -20,6 +20,9 @@ expect_body "... naming stack and listing the known names" \
 expect_http 400 "a stack in capitals: 400" GET "/v1/recommendation?target_ms=250&stack=PHP"
 expect_body "... asking whether php was meant" \
 	"j['param'] == 'stack' and 'unknown stack PHP (did you mean php?)' in j['detail']"
+expect_http 400 "a stack one letter off: 400" GET "/v1/recommendation?target_ms=250&stack=phpp"
+expect_body "... asking whether php was meant" \
+	"j['param'] == 'stack' and 'unknown stack phpp (did you mean php?)' in j['detail']"
 expect_http 400 "stack=python: 400" GET "/v1/recommendation?target_ms=250&stack=python"
 expect_body "... asking which of the two Python stacks was meant" \
 	"'unknown stack python (did you mean python-argon2-cffi or python-pynacl?)' in j['detail']"

@@ -304,12 +304,25 @@ TEST(catalogue_names_and_lookup)
 	ASSERT(meant[1] == stack_find("python-pynacl"));
 	/* More than max: none is likely. */
 	ASSERT_EQ(stack_suggest("python", meant, 1), 0);
-	/* "php-" begins no name before a '-'; the others mean nothing. */
-	ASSERT_EQ(stack_suggest("php-", meant, 3), 0);
+	/* One letter added, dropped, changed or two swapped: meant. */
+	ASSERT_EQ(stack_suggest("phpp", meant, 3), 1);
+	ASSERT(meant[0] == stack_find("php"));
+	ASSERT_EQ(stack_suggest("ph", meant, 3), 1);
+	ASSERT(meant[0] == stack_find("php"));
+	ASSERT_EQ(stack_suggest("php-", meant, 3), 1);
+	ASSERT(meant[0] == stack_find("php"));
+	ASSERT_EQ(stack_suggest("Pyhton-PyNaCl", meant, 3), 1);
+	ASSERT(meant[0] == stack_find("python-pynacl"));
+	ASSERT_EQ(stack_suggest("libsodiun", meant, 3), 1);
+	ASSERT(meant[0] == stack_find("libsodium"));
+	ASSERT_EQ(stack_suggest("gi", meant, 3), 1);
+	ASSERT(meant[0] == stack_find("go"));
+	/* Two letters off, or nothing like a name: none. */
+	ASSERT_EQ(stack_suggest("phppp", meant, 3), 0);
+	ASSERT_EQ(stack_suggest("pjq", meant, 3), 0);
 	ASSERT_EQ(stack_suggest("cobol", meant, 3), 0);
 	ASSERT_EQ(stack_suggest("", meant, 3), 0);
 	ASSERT_EQ(stack_suggest(NULL, meant, 3), 0);
-	ASSERT_EQ(stack_suggest("ph", meant, 3), 0);
 	stack_suggest_text("python", text, sizeof(text));
 	ASSERT_STR_EQ(text, " (did you mean python-argon2-cffi or "
 	    "python-pynacl?)");
@@ -317,6 +330,8 @@ TEST(catalogue_names_and_lookup)
 	ASSERT_STR_EQ(text, " (did you mean php?)");
 	stack_suggest_text("cobol", text, sizeof(text));
 	ASSERT_STR_EQ(text, "");
+	stack_suggest_text("phpp", text, sizeof(text));
+	ASSERT_STR_EQ(text, " (did you mean php?)");
 	/* A buffer too small: nothing written past it (ASan watches
 	   small's end), nothing half said. */
 	stack_suggest_text("python", small, sizeof(small));
