@@ -38,8 +38,11 @@ api_run_json(struct api_server *s, const struct db_run *run)
 	 * done and total: the old names of points_done and points_total.
 	 */
 	/* Just queued: the runner has not counted its points yet. */
-	if (hs.running_run == run->id && hs.points_total == 0)
+	if (hs.running_run == run->id && hs.points_total == 0 &&
+	    run->points_total > 0) {
 		hs.points_total = (size_t)run->points_total;
+		hs.step_total = hs.points_total;
+	}
 	if (hs.running_run == run->id)
 		json_object_set_new(j, "progress", json_pack("{s:I, s:I, s:I, "
 		    "s:s, s:I, s:I, s:o, s:I, s:I}",

@@ -132,7 +132,8 @@ const struct stack_def *stack_find(const char *name);
 
 /*
  * The catalogue's stacks a name that is not one most likely meant: the
- * same name in another case, else those it begins before a '-' (at most
+ * same name in another case, else those it begins before a '-', else
+ * those one letter added, dropped, changed or two swapped away (at most
  * max, none when there are more); how many, into out. stack_suggest_text:
  * " (did you mean a or b?)" into buf, or "" (none, or len too small for
  * all of it; for a 400's detail).

@@ -317,6 +317,12 @@ TEST(catalogue_names_and_lookup)
 	ASSERT(meant[0] == stack_find("libsodium"));
 	ASSERT_EQ(stack_suggest("gi", meant, 3), 1);
 	ASSERT(meant[0] == stack_find("go"));
+	ASSERT_EQ(stack_suggest("g", meant, 3), 1);
+	ASSERT(meant[0] == stack_find("go"));
+	ASSERT_EQ(stack_suggest("pph", meant, 3), 1);
+	ASSERT(meant[0] == stack_find("php"));
+	ASSERT_EQ(stack_suggest("hpp", meant, 3), 1);
+	ASSERT(meant[0] == stack_find("php"));
 	/* Two letters off, or nothing like a name: none. */
 	ASSERT_EQ(stack_suggest("phppp", meant, 3), 0);
 	ASSERT_EQ(stack_suggest("pjq", meant, 3), 0);
