@@ -447,16 +447,17 @@ runner_open(struct daemon *d)
 }
 
 /*
- * A verification of a whose median was ratio x the model's, further off
- * than agree: a second measurement at once, into r (nsamples 0 when none
- * was made). It confirms the first when it is off the same way by more
- * than half of agree and within agree of the first (a host's moment
- * seldom lasts both): 1, both then points of the model; else 0.
+ * A verification of a (lab: "" or " (libargon2)", for the log) whose
+ * median was ratio x the model's, further off than agree: a second
+ * measurement at once, into r (nsamples 0 when none was made). It
+ * confirms the first when it is off the same way by more than half of
+ * agree and within agree of the first (a host's moment seldom lasts
+ * both): 1, both then points of the model; else 0.
  */
 static int
 runner_verify_again(struct daemon *d, int64_t id, int cpus,
-    const struct tune_answer *a, double ratio, double agree,
-    struct measure_result *r)
+    const struct tune_answer *a, const char *lab, double ratio,
+    double agree, struct measure_result *r)
 {
 	double	r2;
 	char	err[512];
@@ -465,19 +466,19 @@ runner_verify_again(struct daemon *d, int64_t id, int cpus,
 	if (verify_measure(a, cpus, RUNNER_VERIFY_ROUNDS, &d->cancel, r, err,
 	    sizeof(err)) != 0) {
 		if (!d->cancel)
-			log_warn("run %lld: verify %.0f ms again: %s",
-			    (long long)id, a->target_ms, err);
+			log_warn("run %lld: verify %.0f ms%s again: %s",
+			    (long long)id, a->target_ms, lab, err);
 		return 0;
 	}
 	r2 = r->st.median / a->predicted_p50_ms;
 	ok = !r->noisy && r2 >= CHECK_C_MIN && r2 <= CHECK_C_MAX &&
 	    (r2 - 1) * (ratio - 1) > 0 && fabs(r2 - 1) > agree / 2 &&
 	    fabs(log(r2 / ratio)) <= agree;
-	log_info("run %lld: verification of %.0f ms again: median %.2f x the "
-	    "model's%s", (long long)id, a->target_ms, r2, ok ? ", as the "
-	    "first: a point of the model" : r->noisy ? ", noisy: neither "
-	    "a point of the model" : ", not as the first: neither a point of "
-	    "the model");
+	log_info("run %lld: verification of %.0f ms%s again: median %.2f x "
+	    "the model's%s", (long long)id, a->target_ms, lab, r2, ok ?
+	    ", as the first: a point of the model" : r->noisy ? ", noisy: "
+	    "neither a point of the model" : ", not as the first: neither a "
+	    "point of the model");
 	return ok;
 }
 
@@ -503,24 +504,42 @@ runner_verify(struct daemon *d, struct db *db, const struct model *m,
 	struct measure_result	 r, r2;
 	double			 measured, ratio, agree;
 	char			 params[256], err[512];
-	size_t			 i, taken = 0;
-	int			 usable, take, again, tries;
+	const char		*lab;
+	size_t			 i, j, taken = 0;
+	int			 usable, take, again, tries, lib2, on2;
 
 	agree = check_drift(m->loo_median);
+	/*
+	 * The libargon2 curve's answers too, when the default answers on
+	 * libsodium's: PHP's and Python's stacks stand on it (answered as
+	 * the library, stack_answered_as()), and nothing else measures its
+	 * answers before a client asks twice. Kept as points of the model
+	 * only, under "(libargon2)": the run's verifications (the answer's
+	 * `verified`, the store's) are the default answer's.
+	 */
+	lib2 = model_curve_find(m, KDF_BACKEND_LIBARGON2, KDF_ALG_ARGON2ID,
+	    1) != NULL && model_curve_find(m, KDF_BACKEND_LIBSODIUM,
+	    KDF_ALG_ARGON2ID, 1) != NULL;
 	pthread_mutex_lock(&d->lock);
 	checks_verified_clear(d);
 	pthread_mutex_unlock(&d->lock);
-	for (i = 0; i < d->cfg.nverify_targets && !d->cancel; i++) {
+	for (j = 0; j < d->cfg.nverify_targets * (lib2 ? 2 : 1) &&
+	    !d->cancel; j++) {
+		i = j % d->cfg.nverify_targets;
+		on2 = j >= d->cfg.nverify_targets;
+		lab = on2 ? " (libargon2)" : "";
 		pthread_mutex_lock(&d->lock);
 		d->step = "verifications";
-		d->step_done = i;
-		d->step_total = d->cfg.nverify_targets;
+		d->step_done = j;
+		d->step_total = d->cfg.nverify_targets * (lib2 ? 2 : 1);
 		pthread_mutex_unlock(&d->lock);
 		tune_query_init(&q);
 		q.target_ms = d->cfg.verify_targets[i];
+		if (on2)
+			q.backend = KDF_BACKEND_LIBARGON2;
 		if (tune_recommend(m, &q, &a, err, sizeof(err)) != 0) {
-			log_info("run %lld: nothing to verify at %u ms: %s",
-			    (long long)id, d->cfg.verify_targets[i], err);
+			log_info("run %lld: nothing to verify at %u ms%s: %s",
+			    (long long)id, d->cfg.verify_targets[i], lab, err);
 			continue;
 		}
 		/*
@@ -535,29 +554,29 @@ runner_verify(struct daemon *d, struct db *db, const struct model *m,
 				break;
 			if (!r.noisy || tries > 0 || a.k != 1 || d->cancel)
 				break;
-			log_info("run %lld: verification of %.0f ms: %s noisy "
+			log_info("run %lld: verification of %.0f ms%s: %s noisy "
 			    "(median %.1f ms): measured again", (long long)id,
-			    q.target_ms, a.phc_prefix, r.st.median);
+			    q.target_ms, lab, a.phc_prefix, r.st.median);
 			checks_keep(d, db, &a, "", &r, a.predicted_p50_ms, id,
 			    DB_SOURCE_CHECK_SUSPECT);
 			measure_result_release(&r);
 		}
 		if (r.nsamples == 0) {
 			if (!d->cancel)
-				log_warn("run %lld: verify %u ms: %s",
+				log_warn("run %lld: verify %u ms%s: %s",
 				    (long long)id, d->cfg.verify_targets[i],
-				    err);
+				    lab, err);
 			continue;
 		}
 		measured = verify_percentile(&r, a.percentile);
 		/* Shown by the same answer: not when noisy, as a check. */
-		if (measured > 0 && !r.noisy) {
+		if (measured > 0 && !r.noisy && !on2) {
 			pthread_mutex_lock(&d->lock);
 			checks_verified_add(d, id, &a, measured, r.nsamples);
 			pthread_mutex_unlock(&d->lock);
 		}
 		verify_params_json(&a, params, sizeof(params));
-		if (db_verification_add(db, id, q.target_ms, params,
+		if (!on2 && db_verification_add(db, id, q.target_ms, params,
 		    a.predicted_ms, measured, err, sizeof(err)) != DB_OK)
 			log_warn("run %lld: verification not stored: %s",
 			    (long long)id, err);
@@ -579,10 +598,10 @@ runner_verify(struct daemon *d, struct db *db, const struct model *m,
 		 * are points when the second agrees with the first.
 		 */
 		again = usable && !take && !d->cancel;
-		log_info("run %lld: verification of %.0f ms: %s predicted "
+		log_info("run %lld: verification of %.0f ms%s: %s predicted "
 		    "%.1f ms, measured %.1f ms (p%d, %.2f of the target; "
 		    "median %.2f x the model's%s)", (long long)id, q.target_ms,
-		    a.phc_prefix, a.predicted_ms, measured, a.percentile,
+		    lab, a.phc_prefix, a.predicted_ms, measured, a.percentile,
 		    measured / q.target_ms, ratio, take ? ", a point of the "
 		    "model" : again ? ", further off than the model's error: "
 		    "measured again" : r.noisy ? ", noisy: not a point of the "
@@ -592,7 +611,7 @@ runner_verify(struct daemon *d, struct db *db, const struct model *m,
 		memset(&r2, 0, sizeof(r2));
 		if (again)
 			take = runner_verify_again(d, id, m->effective_cpus,
-			    &a, ratio, agree, &r2);
+			    &a, lab, ratio, agree, &r2);
 		/* The second kept after the first: the store's newest at
 		   these parameters is the model's point (db_model_checks). */
 		if (measured > 0) {

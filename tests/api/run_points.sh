@@ -64,7 +64,9 @@ for p in prog:
         bad.append("step " + p["step"])
     if p["step"] != "points" and p["points_done"] != p["points_total"]:
         bad.append("%s with %d of %d points" % (p["step"], p["points_done"], p["points_total"]))
-    if p["step"] == "verifications" and p["step_total"] != 1:
+    # One target: libsodium's answer, and libargon2's when its curve was
+    # measured too (under 16 MiB, its 8 MiB points).
+    if p["step"] == "verifications" and p["step_total"] not in (1, 2):
         bad.append("verifications: step_total %d" % p["step_total"])
 print("progress=%d steps=%s" % (len(prog), ",".join(sorted({p["step"] for p in prog}))))
 print("total=%d done=%d" % (last["points_total"], last["points_done"]))
