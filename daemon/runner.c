@@ -535,8 +535,10 @@ runner_verify(struct daemon *d, struct db *db, const struct model *m,
 		pthread_mutex_unlock(&d->lock);
 		tune_query_init(&q);
 		q.target_ms = d->cfg.verify_targets[i];
-		if (on2)
+		if (on2) {
 			q.backend = KDF_BACKEND_LIBARGON2;
+			q.parallelism = 1;	/* the curve php's stands on */
+		}
 		if (tune_recommend(m, &q, &a, err, sizeof(err)) != 0) {
 			log_info("run %lld: nothing to verify at %u ms%s: %s",
 			    (long long)id, d->cfg.verify_targets[i], lab, err);
