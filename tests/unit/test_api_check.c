@@ -446,9 +446,55 @@ TEST(a_poor_models_note_says_a_measured_answer_holds)
 	teardown();
 }
 
+/*
+ * A run just started (the runner has set it running, not yet counted its
+ * points): its progress counts the run's own points, not 0.
+ */
+TEST(a_run_just_started_counts_its_points)
+{
+	json_t		*runs, *j, *pr;
+	json_int_t	 id, total;
+
+	setup();
+	ASSERT((runs = get("/v1/runs")) != NULL);
+	j = json_array_get(json_object_get(runs, "runs"), 0);
+	ASSERT(json_is_object(j));
+	id = json_integer_value(json_object_get(j, "id"));
+	total = json_integer_value(json_object_get(j, "points_total"));
+	json_decref(runs);
+	ASSERT(id > 0 && total > 0);
+	pthread_mutex_lock(&d.lock);
+	d.running_run = id;
+	d.points_total = d.points_done = 0;
+	d.step = "points";
+	d.step_total = 0;
+	pthread_mutex_unlock(&d.lock);
+	{
+		char	path[64];
+
+		snprintf(path, sizeof(path), "/v1/runs/%lld", (long long)id);
+		j = get(path);
+	}
+	pthread_mutex_lock(&d.lock);
+	d.running_run = 0;
+	d.step = NULL;
+	pthread_mutex_unlock(&d.lock);
+	ASSERT(j != NULL);
+	pr = json_object_get(j, "progress");
+	ASSERT(json_is_object(pr));
+	ASSERT_EQ(json_integer_value(json_object_get(pr, "points_total")),
+	    total);
+	ASSERT_EQ(json_integer_value(json_object_get(pr, "total")), total);
+	ASSERT_EQ(json_integer_value(json_object_get(pr, "step_total")),
+	    total);
+	json_decref(j);
+	teardown();
+}
+
 TEST_LIST(
 	TEST_ENTRY(check_reads_correction_and_model_under_one_version),
 	TEST_ENTRY(a_poor_models_note_says_a_measured_answer_holds),
 	TEST_ENTRY(a_checks_verified_says_its_measurements),
-	TEST_ENTRY(a_runs_verification_verifies_the_same_answer)
+	TEST_ENTRY(a_runs_verification_verifies_the_same_answer),
+	TEST_ENTRY(a_run_just_started_counts_its_points)
 )
