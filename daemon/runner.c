@@ -483,6 +483,32 @@ runner_verify_again(struct daemon *d, int64_t id, int cpus,
 }
 
 /*
+ * Measure a for a verification into r: once, and when that was noisy
+ * (others took the CPUs, or the spread was wide) kept as a suspect and
+ * measured again once, the second standing for the verification. 0, or
+ * -1 with err (r empty) when none was made (a cancel among them).
+ */
+static int
+runner_verify_measure(struct daemon *d, struct db *db, int64_t id, int cpus,
+    const struct tune_answer *a, const char *lab, struct measure_result *r,
+    char *err, size_t errlen)
+{
+	if (verify_measure(a, cpus, RUNNER_VERIFY_ROUNDS, &d->cancel, r, err,
+	    errlen) != 0)
+		return -1;
+	if (!r->noisy || a->k != 1 || d->cancel)
+		return 0;
+	log_info("run %lld: verification of %.0f ms%s: %s noisy (median "
+	    "%.1f ms): measured again", (long long)id, a->target_ms, lab,
+	    a->phc_prefix, r->st.median);
+	checks_keep(d, db, a, "", r, a->predicted_p50_ms, id,
+	    DB_SOURCE_CHECK_SUSPECT);
+	measure_result_release(r);
+	return verify_measure(a, cpus, RUNNER_VERIFY_ROUNDS, &d->cancel, r,
+	    err, errlen) != 0 ? -1 : 0;
+}
+
+/*
  * After a run: measure the answers for the configured targets (k = 1,
  * p95, the default floor) and keep predicted against measured beside the
  * run, so the dashboard and the operator see whether the model holds.
@@ -505,8 +531,8 @@ runner_verify(struct daemon *d, struct db *db, const struct model *m,
 	double			 measured, ratio, agree;
 	char			 params[256], err[512];
 	const char		*lab;
-	size_t			 i, j, taken = 0;
-	int			 usable, take, again, tries, lib2, on2;
+	size_t			 i, j, nj, taken = 0;
+	int			 usable, take, again, on2;
 
 	agree = check_drift(m->loo_median);
 	/*
@@ -517,21 +543,22 @@ runner_verify(struct daemon *d, struct db *db, const struct model *m,
 	 * only, under "(libargon2)": the run's verifications (the answer's
 	 * `verified`, the store's) are the default answer's.
 	 */
-	lib2 = model_curve_find(m, KDF_BACKEND_LIBARGON2, KDF_ALG_ARGON2ID,
+	nj = d->cfg.nverify_targets;
+	if (model_curve_find(m, KDF_BACKEND_LIBARGON2, KDF_ALG_ARGON2ID,
 	    1) != NULL && model_curve_find(m, KDF_BACKEND_LIBSODIUM,
-	    KDF_ALG_ARGON2ID, 1) != NULL;
+	    KDF_ALG_ARGON2ID, 1) != NULL)
+		nj *= 2;
 	pthread_mutex_lock(&d->lock);
 	checks_verified_clear(d);
 	pthread_mutex_unlock(&d->lock);
-	for (j = 0; j < d->cfg.nverify_targets * (lib2 ? 2 : 1) &&
-	    !d->cancel; j++) {
+	for (j = 0; j < nj && !d->cancel; j++) {
 		i = j % d->cfg.nverify_targets;
 		on2 = j >= d->cfg.nverify_targets;
 		lab = on2 ? " (libargon2)" : "";
 		pthread_mutex_lock(&d->lock);
 		d->step = "verifications";
 		d->step_done = j;
-		d->step_total = d->cfg.nverify_targets * (lib2 ? 2 : 1);
+		d->step_total = nj;
 		pthread_mutex_unlock(&d->lock);
 		tune_query_init(&q);
 		q.target_ms = d->cfg.verify_targets[i];
@@ -544,26 +571,8 @@ runner_verify(struct daemon *d, struct db *db, const struct model *m,
 			    (long long)id, d->cfg.verify_targets[i], lab, err);
 			continue;
 		}
-		/*
-		 * A noisy measurement (others took the CPUs, or the spread
-		 * was wide) is kept as a suspect and measured again once: the
-		 * second stands for the verification.
-		 */
-		for (tries = 0;; tries++) {
-			if (verify_measure(&a, m->effective_cpus,
-			    RUNNER_VERIFY_ROUNDS, &d->cancel, &r, err,
-			    sizeof(err)) != 0)
-				break;
-			if (!r.noisy || tries > 0 || a.k != 1 || d->cancel)
-				break;
-			log_info("run %lld: verification of %.0f ms%s: %s noisy "
-			    "(median %.1f ms): measured again", (long long)id,
-			    q.target_ms, lab, a.phc_prefix, r.st.median);
-			checks_keep(d, db, &a, "", &r, a.predicted_p50_ms, id,
-			    DB_SOURCE_CHECK_SUSPECT);
-			measure_result_release(&r);
-		}
-		if (r.nsamples == 0) {
+		if (runner_verify_measure(d, db, id, m->effective_cpus, &a,
+		    lab, &r, err, sizeof(err)) == -1) {
 			if (!d->cancel)
 				log_warn("run %lld: verify %u ms%s: %s",
 				    (long long)id, d->cfg.verify_targets[i],
