@@ -13,10 +13,11 @@
  *     pass cost and a_i from the point);
  *   - between sizes, the per-MiB costs a_i/m_i and b_i/m_i are
  *     interpolated linearly in log m;
- *   - below the smallest or above the largest size, the nearest per-MiB
- *     costs are used and the prediction is flagged extrapolated; the
- *     recommender never goes past MODEL_EXTRAPOLATE times the largest
- *     measured m.
+ *   - below the smallest size, its per-MiB costs are used; above the
+ *     largest, its per-MiB costs grown as the sizes from an eighth of it
+ *     up grew (a line in log m, never falling); either way the prediction
+ *     is flagged extrapolated, and the recommender never goes past
+ *     MODEL_EXTRAPOLATE times the largest measured m.
  *
  * Concurrency: a factor per k and m (median latency at k over the median
  * at k = 1 at the same m, t), interpolated in log m between the sizes
@@ -62,6 +63,10 @@
 #define MODEL_ROWS_MAX		64
 #define MODEL_CONC_MAX		64
 #define MODEL_EXTRAPOLATE	2.0	/* at most 2 x the largest m measured */
+#define MODEL_GROW_ROWS		3	/* sizes the growth above the largest
+					   is fitted to, at least */
+#define MODEL_GROW_MAX		0.25	/* its ceiling: relative, per unit
+					   of ln m */
 #define MODEL_STACKS_MAX	16
 #define MODEL_STACK_NAME	64	/* bytes of a stack name, NUL too */
 #define MODEL_LOO_MIN_POINTS	6	/* k = 1 points for a leave-one-out

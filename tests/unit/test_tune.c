@@ -637,6 +637,75 @@ TEST(fit_a_linear_model_would_miss)
 	}
 }
 
+/* t = 1 per KiB, as the model holds it at m, from its prediction. */
+static double
+per_kib(const struct model_curve *c, uint32_t m_kib, uint32_t t)
+{
+	struct model_prediction	pr;
+
+	model_predict(&mdl, c, m_kib, t, 1, 50, &pr);
+	return pr.p50_ms / m_kib;
+}
+
+TEST(past_the_largest_size_the_cost_grows_on)
+{
+	struct report		 rep;
+	struct model_curve	 cc;
+	const struct model_curve *c;
+	struct model_prediction	 pr;
+	char			 err[256];
+	uint32_t		 m;
+	size_t			 i;
+	double			 flat, want, top;
+
+	/* Measured from 8 to 256 MiB; the truth's per-KiB cost grows in log m. */
+	small_report(&rep, 12);
+	if (model_fit(&rep, &mdl, err, sizeof(err)) != 0)
+		TEST_FAIL("model_fit: %s", err);
+	report_release(&rep);
+	c = model_curve_find(&mdl, KDF_BACKEND_LIBSODIUM, KDF_ALG_ARGON2ID, 1);
+	ASSERT(c != NULL);
+	ASSERT_EQ(model_curve_max_m(c), 262144);
+	for (m = 327680; m <= 524288; m += 65536) {
+		want = synthetic_truth(m, 1);
+		flat = synthetic_truth(262144, 1) / 262144 * m;
+		model_predict(&mdl, c, m, 1, 1, 50, &pr);
+		ASSERT_EQ(pr.extrapolated, 1);
+		/* The largest size's cost held flat would be this far under. */
+		ASSERT(flat < 0.985 * want);
+		if (fabs(pr.p50_ms - want) / want > 0.005)
+			TEST_FAIL("m=%u t=1: %.3f ms, the truth %.3f (flat %.3f)",
+			    m, pr.p50_ms, want, flat);
+		want = synthetic_truth(m, 3);
+		model_predict(&mdl, c, m, 3, 1, 50, &pr);
+		if (fabs(pr.p50_ms - want) / want > 0.02)
+			TEST_FAIL("m=%u t=3: %.3f ms, the truth %.3f", m,
+			    pr.p50_ms, want);
+	}
+	/* Below the smallest size, flat as before. */
+	ASSERT(fabs(per_kib(c, 4096, 1) - per_kib(c, 8192, 1)) < 1e-12);
+
+	/* A cost per KiB falling with m is held flat, never extrapolated down. */
+	cc = *c;
+	for (i = 0; i < cc.nrows; i++) {
+		cc.rows[i].a_ms = cc.rows[i].m_kib * (0.004 - 0.0001 * i);
+		cc.rows[i].b_ms = cc.rows[i].m_kib * 0.001;
+	}
+	top = per_kib(&cc, 262144, 1);
+	ASSERT(fabs(per_kib(&cc, 524288, 1) - top) / top < 1e-9);
+	/* A steep rise is capped at MODEL_GROW_MAX per unit of ln m. */
+	for (i = 0; i < cc.nrows; i++)
+		cc.rows[i].a_ms = cc.rows[i].m_kib * 0.0001 * (1u << (2 * i));
+	top = per_kib(&cc, 262144, 1);
+	ASSERT(fabs(per_kib(&cc, 524288, 1) / top - (1 + MODEL_GROW_MAX *
+	    log(2))) < 1e-9);
+	/* Too few sizes for a trend: flat. */
+	cc.nrows = MODEL_GROW_ROWS - 1;
+	top = per_kib(&cc, cc.rows[cc.nrows - 1].m_kib, 1);
+	ASSERT(fabs(per_kib(&cc, 2 * cc.rows[cc.nrows - 1].m_kib, 1) - top) /
+	    top < 1e-9);
+}
+
 TEST(monotone_in_the_target)
 {
 	struct tune_query	q;
@@ -1354,6 +1423,7 @@ TEST_LIST(
 	TEST_ENTRY(the_tail_is_every_hash_pooled),
 	TEST_ENTRY(headroom_less_what_the_tail_holds),
 	TEST_ENTRY(fit_a_linear_model_would_miss),
+	TEST_ENTRY(past_the_largest_size_the_cost_grows_on),
 	TEST_ENTRY(monotone_in_the_target),
 	TEST_ENTRY(memory_first_takes_the_most_memory),
 	TEST_ENTRY(memory_first_at_its_bound_uses_the_time),
