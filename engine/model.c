@@ -310,9 +310,10 @@ curve_growth(const struct model_curve *c)
  * Per-KiB costs at m (interpolated in log m); 1 when extrapolated. Below
  * the smallest size, the smallest's; above the largest, the largest's
  * grown as the sizes under it grew (curve_growth(), linear in log m):
- * measured here, libsodium's cost per KiB rose about 10 % for each
- * doubling of m from 64 to 640 MiB, and a flat cost put answers past the
- * largest size measured 4-10 % over their time (docs/BENCHMARKS.md).
+ * measured here, libsodium's cost per KiB of a pass rose about 8 % for
+ * each doubling of m from 64 to 640 MiB, and a flat cost put the medians
+ * of answers past the largest size measured 4-6 % over the model's
+ * (docs/BENCHMARKS.md).
  */
 static int
 curve_costs(const struct model_curve *c, uint32_t m_kib, double *A, double *B)
