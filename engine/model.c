@@ -309,7 +309,9 @@ curve_growth(const struct model_curve *c)
 /*
  * Per-KiB costs at m (interpolated in log m); 1 when extrapolated. Below
  * the smallest size, the smallest's; above the largest, the largest's
- * grown as the sizes under it grew (curve_growth(), linear in log m):
+ * grown as the sizes under it grew (curve_growth(), linear in log m; the
+ * t = 1 cost's growth, both costs grown by it), up to MODEL_EXTRAPOLATE
+ * x the largest and held there (a preset or a hash checked past it):
  * measured here, libsodium's cost per KiB of a pass rose about 8 % for
  * each doubling of m from 64 to 640 MiB, and a flat cost put the medians
  * of answers past the largest size measured 4-6 % over the model's
@@ -334,7 +336,10 @@ curve_costs(const struct model_curve *c, uint32_t m_kib, double *A, double *B)
 		return m_kib < lo->m_kib;
 	}
 	if (m_kib >= hi->m_kib) {
-		x = 1 + curve_growth(c) * log((double)m_kib / hi->m_kib);
+		/* Grown up to MODEL_EXTRAPOLATE x the largest, held past it. */
+		x = (double)m_kib / hi->m_kib;
+		x = 1 + curve_growth(c) * log(x < MODEL_EXTRAPOLATE ? x :
+		    MODEL_EXTRAPOLATE);
 		*A = hi->a_ms / hi->m_kib * x;
 		*B = hi->b_ms / hi->m_kib * x;
 		return m_kib > hi->m_kib;

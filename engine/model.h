@@ -14,10 +14,13 @@
  *   - between sizes, the per-MiB costs a_i/m_i and b_i/m_i are
  *     interpolated linearly in log m;
  *   - below the smallest size, its per-MiB costs are used; above the
- *     largest, its per-MiB costs grown as the sizes from an eighth of it
- *     up grew (a line in log m, never falling); either way the prediction
- *     is flagged extrapolated, and the recommender never goes past
- *     MODEL_EXTRAPOLATE times the largest measured m.
+ *     largest, its per-MiB costs grown as the t = 1 cost of the sizes from
+ *     an eighth of it up grew (a line in log m over MODEL_GROW_ROWS sizes
+ *     at least, never falling, at most MODEL_GROW_MAX per unit of ln m),
+ *     up to MODEL_EXTRAPOLATE times the largest and held past it; either
+ *     way the prediction is flagged extrapolated, and the recommender
+ *     never goes past MODEL_EXTRAPOLATE times the largest measured m. The
+ *     leave-one-out error of the largest size tests that growth.
  *
  * Concurrency: a factor per k and m (median latency at k over the median
  * at k = 1 at the same m, t), interpolated in log m between the sizes

@@ -15,6 +15,14 @@
 : "${SLOW_LIB:?SLOW_LIB must name the slow-host library}"
 export ASAN_OPTIONS="${ASAN_OPTIONS:-}${ASAN_OPTIONS:+:}verify_asan_link_order=0"
 part=${1:?verify_again.sh far or noisy}
+# Nothing to judge here: a skip, unless something failed before it (the
+# daemon's stop included).
+skip() {
+	echo "skipped: $*"
+	stop_daemon
+	[ "$failed" -eq 0 ] || { finish; exit 1; }
+	exit 77
+}
 # The daemon's token, once it has written one.
 auth() { A=(-H "Content-Type: application/json" -H "Authorization: Bearer $(TOKEN)"); }
 
@@ -35,9 +43,7 @@ again=$(grep -E "run $id: verification of 200 ms again: " "$TMP/log")
 echo "       $first"
 echo "       $again"
 if grep -q "noisy" <<<"$first$again"; then
-	echo "skipped: a verification was noisy here (the host got busy): nothing to judge"
-	stop_daemon
-	exit 77
+	skip "a verification was noisy here (the host got busy): nothing to judge"
 fi
 # Past twice the model's, a verification is no point at all (CHECK_C_MAX):
 # the slowdown is 1.6 x, so the model itself was that far off, fitted to
@@ -45,9 +51,7 @@ fi
 # judge either.
 if grep -qE "median ([2-9]|[1-9][0-9]+)\.[0-9]+ x the model's, further off than the model's error: not a point" <<<"$first" &&
 	grep -qE "model from run $id in use: .*flagged noisy" "$TMP/log"; then
-	echo "skipped: the model was fitted to noisy points here (the host got busy): nothing to judge"
-	stop_daemon
-	exit 77
+	skip "the model was fitted to noisy points here (the host got busy): nothing to judge"
 fi
 grep -q "further off than the model's error: measured again" <<<"$first" &&
 	ok "a verification far over the model's is measured again at once" ||

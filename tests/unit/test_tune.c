@@ -671,9 +671,8 @@ TEST(past_the_largest_size_the_cost_grows_on)
 		flat = synthetic_truth(262144, 1) / 262144 * m;
 		model_predict(&mdl, c, m, 1, 1, 50, &pr);
 		ASSERT_EQ(pr.extrapolated, 1);
-		/* The largest size's cost held flat would be this far under. */
-		ASSERT(flat < 0.985 * want);
-		if (fabs(pr.p50_ms - want) / want > 0.005)
+		/* The truth is linear in log m at t = 1: met exactly. */
+		if (fabs(pr.p50_ms - want) / want > 1e-9)
 			TEST_FAIL("m=%u t=1: %.3f ms, the truth %.3f (flat %.3f)",
 			    m, pr.p50_ms, want, flat);
 		want = synthetic_truth(m, 3);
@@ -693,12 +692,36 @@ TEST(past_the_largest_size_the_cost_grows_on)
 	}
 	top = per_kib(&cc, 262144, 1);
 	ASSERT(fabs(per_kib(&cc, 524288, 1) - top) / top < 1e-9);
-	/* A steep rise is capped at MODEL_GROW_MAX per unit of ln m. */
+	/* A steep rise is capped at MODEL_GROW_MAX per unit of ln m... */
 	for (i = 0; i < cc.nrows; i++)
 		cc.rows[i].a_ms = cc.rows[i].m_kib * 0.0001 * (1u << (2 * i));
 	top = per_kib(&cc, 262144, 1);
 	ASSERT(fabs(per_kib(&cc, 524288, 1) / top - (1 + MODEL_GROW_MAX *
 	    log(2))) < 1e-9);
+	/* ...and held past MODEL_EXTRAPOLATE x the largest size. */
+	ASSERT(fabs(per_kib(&cc, 2097152, 1) - per_kib(&cc, 524288, 1)) /
+	    top < 1e-9);
+
+	/*
+	 * Only the sizes from an eighth of the largest up make the trend:
+	 * costs falling below 32 MiB, rising 10 % from there to 256 MiB in
+	 * equal steps of log m, grow on at that rate.
+	 */
+	for (i = 0; i < cc.nrows; i++) {
+		double	k = cc.rows[i].m_kib < 32768 ? 3.0 - i :
+			    1 + 0.1 * (i - 2) / 3;
+
+		cc.rows[i].a_ms = cc.rows[i].m_kib * 0.001 * k;
+		cc.rows[i].b_ms = 0;
+	}
+	cc.nrows = 6;
+	ASSERT_EQ(cc.rows[cc.nrows - 1].m_kib, 262144);
+	ASSERT_EQ(cc.rows[2].m_kib, 32768);
+	top = per_kib(&cc, 262144, 1);
+	want = 1 + 0.1 / 3 / 1.1;	/* a tenth over three doublings, of 1.1 */
+	if (fabs(per_kib(&cc, 524288, 1) / top - want) > 1e-9)
+		TEST_FAIL("grown x %.6f, want x %.6f", per_kib(&cc, 524288, 1) /
+		    top, want);
 	/* Too few sizes for a trend: flat. */
 	cc.nrows = MODEL_GROW_ROWS - 1;
 	top = per_kib(&cc, cc.rows[cc.nrows - 1].m_kib, 1);
