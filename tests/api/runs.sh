@@ -132,7 +132,9 @@ for t in $verified; do
 	python3 - "$TMP/verified-model.json" "$TMP/body" "$id" "$t" "$TMP/log" >"$TMP/vres" <<'PY'
 import json, re, sys
 model, ans, run, t = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), int(sys.argv[3]), float(sys.argv[4])
-noisy = re.search(r"run %d: verification of %d ms: .*noisy" % (run, t), open(sys.argv[5]).read()) is not None
+# The verdict's line (a noisy first measurement, measured again, has its
+# own line before it; the second stands for the verification).
+noisy = re.search(r"run %d: verification of %d ms: \S+ predicted .*noisy" % (run, t), open(sys.argv[5]).read()) is not None
 v = [v for v in model["verifications"] if v["run_id"] == run and v["target_ms"] == t][0]
 same = all(ans[k] == v["params"][k] for k in ("m_kib", "t", "p"))
 got = ans["verified"]
