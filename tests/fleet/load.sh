@@ -139,14 +139,18 @@ while time.monotonic() < deadline:
 stop.set()
 for a in attackers:
     a.join()
-print("first=%d asked=%d ok=%d n429=%d stale=%d max_age=%d" % (first, len(statuses),
-      statuses.count(200), statuses.count(429), len(ages), max(ages) if ages else -1))
+print("first=%d asked=%d ok=%d n429=%d stale=%d max_age=%d ms_each=%d" % (first, len(statuses),
+      statuses.count(200), statuses.count(429), len(ages), max(ages) if ages else -1,
+      int(1000 * (time.monotonic() - start) / max(1, len(statuses)))))
 PY
 eval "$(tr ' ' '\n' <"$TMP/victim.out" | sed 's/^/v_/')"
-# In a sanitizer build the loop asks too slowly to take every search: the
-# kept answer need not be served there, but no asking may be refused.
+# In a sanitizer build, or on a machine so busy that each asking took a
+# second or more (seen once in CI: 34 in 40 s), the loop asks too slowly
+# to take every search: the kept answer need not be served there, but no
+# asking may be refused.
 if [ "${v_first:-0}" = 200 ] && [ "${v_ok:-0}" -gt 0 ] && [ "${v_ok}" = "${v_asked}" ] &&
-	{ [ -n "${SANITIZED:-}" ] || { [ "${v_stale:-0}" -gt 0 ] && [ "${v_max_age:-0}" -ge 5 ]; }; }; then
+	{ [ -n "${SANITIZED:-}" ] || [ "${v_ms_each:-0}" -ge 1000 ] ||
+	{ [ "${v_stale:-0}" -gt 0 ] && [ "${v_max_age:-0}" -ge 5 ]; }; }; then
 	ok "a question asked again while another client takes every search: $v_ok of $v_asked answered 200, $v_stale from the kept answer$([ "$v_stale" -gt 0 ] && echo " (Age up to $v_max_age s)")"
 else
 	bad "a question asked again under another's new questions: $(cat "$TMP/victim.out")"
