@@ -60,6 +60,14 @@ if grep -qE "median ([2-9]|[1-9][0-9]+)\.[0-9]+ x the model's, further off than 
 	grep -qE "model from run $id in use: .*flagged noisy" "$TMP/log"; then
 	skip "the model was fitted to noisy points here (the host got busy): nothing to judge"
 fi
+# The other way (seen under the sanitizers' stage: 4 of 11 points noisy,
+# the 200 ms answer's median 1.09 x the model's): a model fitted to points
+# a busy moment slowed already predicts the slowed hashes, and the
+# verification is rightly no further off than its error.
+if ! grep -q "further off than the model's error" <<<"$first" &&
+	grep -qE "model from run $id in use: .*flagged noisy \(over a third\)" "$TMP/log"; then
+	skip "the model was fitted to noisy points here and predicts the slow hashes (the host got busy): nothing to judge"
+fi
 grep -q "further off than the model's error: measured again" <<<"$first" &&
 	ok "a verification far over the model's is measured again at once" ||
 	bad "the far verification was not measured again"
