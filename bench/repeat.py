@@ -1,28 +1,38 @@
 #!/usr/bin/env python3
 """bench/repeat: how far the same parameters' p95 moves from one timing to
-the next on this host, and so the most any answer can reach of a band.
+the next on this host, and so the most of a band any answer can reach.
 
 The benches judge an answer by one timing of it: bench/stacks/time.c, 15
 hashes after 3 warm-ups, k timers at once for k > 1, the p95 at the
-nearest rank (of 15 hashes the largest). This times fixed parameters
-(libsodium, t = 1, p = 1, the sizes of --sizes) that way --reps times,
-each size and k in turn within a round so that the host's moments fall on
-all of them alike, and prints per size and k: the median of the medians,
-the p95s (least, median, largest), their spread (largest over least),
-and the ceiling: the largest share of the p95s that one band as wide as
-each band of --bands (0.90 to 1.00, then 0.85 to 1.00: issue 18's and
-issue 17's) can hold, placed where it holds the most. No answer, however right, is in the band more
-often than that: an answer aimed at the band's middle is timed as these
-timings of fixed parameters are, and the share "aimed" counts them in a
-band whose middle is their median. Then every p95, in the order timed.
+nearest rank of the hashes pooled (of 15 the largest, of 2 x 15 the
+second largest). This times fixed parameters that way (libsodium, t = 1,
+p = 1, each size of --sizes at each k of --k) --reps times, every size
+and k in turn within a round so that the host's moments fall on all of
+them alike. Per size and k it prints:
 
-Usage: bench/repeat.py [--sizes 64,256,512,1024] [--k 1,2] [--reps 8]
-       [--n 15] [--warmup 3] [--bands 0.90,0.85]
+  median ms       the median of the timings' medians
+  p95 ms          the timings' p95s: least, median, largest
+  spread          the largest p95 over the least
+  p95 / median    the median p95 over the median ms
+  ceiling         for each band of --bands (its bottom over its top:
+                  0.90 is [0.90, 1.00] of a target, issue 18's; 0.85 is
+                  issue 17's), the largest share of the p95s that one
+                  band that wide holds, moved to wherever it holds the
+                  most: no answer, however right, is timed in the band
+                  more often than the parameters it names are
+  aimed           the share in the band whose middle is the p95s' median
+                  (where the daemon's checks aim a corrected answer)
+
+then each band's ceiling and aimed share averaged over the rows, and
+every p95 in the order timed. The defaults take about ten minutes and up
+to 2 GiB at once (1024 MiB at k = 2).
 """
 import argparse
 import os
 import shutil
+import signal
 import statistics
+import subprocess
 import sys
 import tempfile
 
@@ -46,37 +56,74 @@ def aimed(values, lo):
     return sum(1 for v in values if lo * top <= v <= top) / len(values)
 
 
+def parse_list(ap, name, text, conv, lo, hi):
+    """text as a comma-separated list of conv values, each in [lo, hi] (or
+    (lo, hi) for floats), none twice; an error naming the option and the
+    value otherwise."""
+    out = []
+    for item in text.split(","):
+        try:
+            v = conv(item)
+        except ValueError:
+            ap.error("%s: %r is not a %s (a comma-separated list)" % (
+                name, item, "whole number" if conv is int else "number"))
+        if not (lo <= v <= hi if conv is int else lo < v < hi):
+            ap.error("%s: %s is out of %s%s, %s%s" % (
+                name, item, "[" if conv is int else "(", lo, hi,
+                "]" if conv is int else ")"))
+        if v in out:
+            ap.error("%s: %s is given twice" % (name, item))
+        out.append(v)
+    return out
+
+
+def on_term(signum, frame):
+    raise SystemExit(128 + signum)  # the temporary folder goes as well
+
+
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--sizes", default="64,256,512,1024",
-                    help="m in MiB, comma-separated")
-    ap.add_argument("--k", default="1,2", help="hashes at once")
-    ap.add_argument("--reps", type=int, default=8)
-    ap.add_argument("--n", type=int, default=15, help="hashes per timer")
-    ap.add_argument("--warmup", type=int, default=3)
+                    help="m in MiB, comma-separated, each 1..4096 "
+                    "(default %(default)s)")
+    ap.add_argument("--k", default="1,2",
+                    help="hashes at once, comma-separated, each 1..16 "
+                    "(default %(default)s)")
+    ap.add_argument("--reps", type=int, default=8,
+                    help="timings of each size and k, 2 or more "
+                    "(default %(default)s)")
+    ap.add_argument("--n", type=int, default=15,
+                    help="hashes per timer, 2 or more (default "
+                    "%(default)s)")
+    ap.add_argument("--warmup", type=int, default=3,
+                    help="hashes per timer before the timed ones "
+                    "(default %(default)s)")
     ap.add_argument("--bands", default="0.90,0.85",
-                    help="each band's bottom over its top, comma-separated")
+                    help="each band's bottom over its top, comma-separated, "
+                    "each in (0, 1) (default %(default)s)")
     args = ap.parse_args()
-    try:
-        sizes = [int(s) for s in args.sizes.split(",")]
-        ks = [int(s) for s in args.k.split(",")]
-    except ValueError:
-        ap.error("--sizes and --k take whole numbers, comma-separated")
-    try:
-        bands = [float(s) for s in args.bands.split(",")]
-    except ValueError:
-        ap.error("--bands takes numbers, comma-separated")
-    if (any(s < 1 or s > 4096 for s in sizes) or any(k < 1 or k > 16
-                                                     for k in ks)):
-        ap.error("--sizes in 1..4096 MiB, --k in 1..16")
-    if args.reps < 2 or args.n < 2 or args.warmup < 0:
-        ap.error("--reps and --n at least 2, --warmup at least 0")
-    if not all(0 < b < 1 for b in bands):
-        ap.error("--bands: each between 0 and 1")
+    sizes = parse_list(ap, "--sizes", args.sizes, int, 1, 4096)
+    ks = parse_list(ap, "--k", args.k, int, 1, 16)
+    bands = parse_list(ap, "--bands", args.bands, float, 0, 1)
+    if args.reps < 2:
+        ap.error("--reps: %d is under 2" % args.reps)
+    if args.n < 2:
+        ap.error("--n: %d is under 2" % args.n)
+    if args.warmup < 0:
+        ap.error("--warmup: %d is under 0" % args.warmup)
+    signal.signal(signal.SIGTERM, on_term)
 
     tmp = tempfile.mkdtemp(prefix="pwtune-repeat-")
     try:
-        timer = timer_mod.build(tmp)
+        try:
+            timer = timer_mod.build(tmp)
+        except (OSError, subprocess.CalledProcessError) as e:
+            sys.exit("bench/repeat.py: cannot build bench/stacks/time.c (it "
+                     "needs cc, pkg-config and the libsodium and libargon2 "
+                     "development files: make deps): %s%s" % (
+                         e, (": " + e.stderr.strip()) if getattr(
+                             e, "stderr", None) else ""))
         rows = {}
         for rnd in range(args.reps):
             for m in sizes:
