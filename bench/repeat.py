@@ -11,6 +11,7 @@ and k in turn within a round so that the host's moments fall on all of
 them alike. Per size and k it prints:
 
   median ms       the median of the timings' medians
+  medians' spread the largest of the timings' medians over the least
   p95 ms          the timings' p95s: least, median, largest
   spread          the largest p95 over the least
   p95 / median    the median p95 over the median ms
@@ -21,7 +22,8 @@ them alike. Per size and k it prints:
                   most: no answer, however right, is timed in the band
                   more often than the parameters it names are
   aimed           the share in the band whose middle is the p95s' median
-                  (where the daemon's checks aim a corrected answer)
+                  (the daemon's checks aim a corrected answer at 0.95 of
+                  the target: the middle of [0.90, 1.00])
 
 then each band's ceiling and aimed share averaged over the rows, and
 every p95 in the order timed. The defaults take about ten minutes and up
@@ -77,6 +79,23 @@ def parse_list(ap, name, text, conv, lo, hi):
     return out
 
 
+def ratio(a, b):
+    """a / b to three places, or "-" where b is 0."""
+    return "%.3f" % (a / b) if b > 0 else "-"
+
+
+def mem_available_mib():
+    """MemAvailable of /proc/meminfo in MiB, or None where unknown."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) // 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
 def on_term(signum, frame):
     raise SystemExit(128 + signum)  # the temporary folder goes as well
 
@@ -94,11 +113,11 @@ def main():
                     help="timings of each size and k, 2 or more "
                     "(default %(default)s)")
     ap.add_argument("--n", type=int, default=15,
-                    help="hashes per timer, 2 or more (default "
+                    help="hashes per timer, 2 to 1000 (default "
                     "%(default)s)")
     ap.add_argument("--warmup", type=int, default=3,
-                    help="hashes per timer before the timed ones "
-                    "(default %(default)s)")
+                    help="hashes per timer before the timed ones, 0 to "
+                    "1000 (default %(default)s)")
     ap.add_argument("--bands", default="0.90,0.85",
                     help="each band's bottom over its top, comma-separated, "
                     "each in (0, 1) (default %(default)s)")
@@ -108,10 +127,15 @@ def main():
     bands = parse_list(ap, "--bands", args.bands, float, 0, 1)
     if args.reps < 2:
         ap.error("--reps: %d is under 2" % args.reps)
-    if args.n < 2:
-        ap.error("--n: %d is under 2" % args.n)
-    if args.warmup < 0:
-        ap.error("--warmup: %d is under 0" % args.warmup)
+    if not 2 <= args.n <= 1000:
+        ap.error("--n: %d is out of [2, 1000]" % args.n)
+    if not 0 <= args.warmup <= 1000:
+        ap.error("--warmup: %d is out of [0, 1000]" % args.warmup)
+    avail = mem_available_mib()
+    if avail is not None and max(sizes) * max(ks) > avail:
+        ap.error("--sizes and --k: %d MiB at k = %d is %d MiB at once, "
+                 "more than this host has available (%d MiB)" % (
+                     max(sizes), max(ks), max(sizes) * max(ks), avail))
     signal.signal(signal.SIGTERM, on_term)
 
     tmp = tempfile.mkdtemp(prefix="pwtune-repeat-")
@@ -136,17 +160,18 @@ def main():
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
-    print("\n| m MiB | k | median ms | p95 ms: least, median, largest | "
-          "spread | p95 / median | %s |" % " | ".join(
+    print("\n| m MiB | k | median ms | medians' spread | p95 ms: least, "
+          "median, largest | spread | p95 / median | %s |" % " | ".join(
               "ceiling in [%.2f, 1.00] | aimed at its middle" % b
               for b in bands))
-    print("|---|---|---|---|---|---|%s" % ("---|---|" * len(bands)))
+    print("|---|---|---|---|---|---|---|%s" % ("---|---|" * len(bands)))
     ceils = [[] for _ in bands]
     aims = [[] for _ in bands]
     for m in sizes:
         for k in ks:
             r = rows[(m, k)]
-            med = statistics.median(x[0] for x in r)
+            meds = [x[0] for x in r]
+            med = statistics.median(meds)
             p95s = [x[1] for x in r]
             cells = []
             for i, b in enumerate(bands):
@@ -154,10 +179,11 @@ def main():
                 aims[i].append(aimed(p95s, b))
                 cells.append("%.0f %% | %.0f %%" % (100 * ceils[i][-1],
                                                     100 * aims[i][-1]))
-            print("| %d | %d | %.1f | %.1f, %.1f, %.1f | %.3f | %.3f | "
-                  "%s |" % (m, k, med, min(p95s), statistics.median(p95s),
-                            max(p95s), max(p95s) / min(p95s),
-                            statistics.median(p95s) / med,
+            print("| %d | %d | %.1f | %s | %.1f, %.1f, %.1f | %s | %s | "
+                  "%s |" % (m, k, med, ratio(max(meds), min(meds)),
+                            min(p95s), statistics.median(p95s), max(p95s),
+                            ratio(max(p95s), min(p95s)),
+                            ratio(statistics.median(p95s), med),
                             " | ".join(cells)))
     print()
     for i, b in enumerate(bands):
@@ -171,6 +197,7 @@ def main():
         for k in ks:
             print("  %d MiB, k = %d: %s" % (m, k, " ".join(
                 "%.1f" % x[1] for x in rows[(m, k)])))
+
 
 if __name__ == "__main__":
     main()

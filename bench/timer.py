@@ -31,10 +31,16 @@ def times(timer, lib, m_kib, t, p, n=15, warmup=3, k=1):
                                str(warmup), str(n)], stdout=subprocess.PIPE,
                               text=True) for _ in range(k)]
     out = []
-    for pr in procs:
-        o, _ = pr.communicate()
-        if pr.returncode != 0:
-            raise RuntimeError("time.c %s m=%d t=%d p=%d failed" % (
-                lib, m_kib, t, p))
-        out += [float(x) for x in o.split()]
+    try:
+        for pr in procs:
+            o, _ = pr.communicate()
+            if pr.returncode != 0:
+                raise RuntimeError("time.c %s m=%d t=%d p=%d failed" % (
+                    lib, m_kib, t, p))
+            out += [float(x) for x in o.split()]
+    finally:
+        for pr in procs:    # a timer left after a failure: not hashing on
+            if pr.poll() is None:
+                pr.kill()
+                pr.wait()
     return out
