@@ -34,6 +34,8 @@
 #include "model.h"
 
 #define TUNE_T_MAX		1000
+#define TUNE_T_MAX_NOTE		0.90	/* an answer at TUNE_T_MAX taking less
+					   of the target says so */
 #define TUNE_TARGET_MIN_MS	1
 #define TUNE_TARGET_MAX_MS	600000
 #define TUNE_GPU_BANDWIDTH	960e9	/* bytes/s, a high-end 2023 GPU */

@@ -986,6 +986,35 @@ TEST(memory_is_shared_by_k_hashes)
 	    "once is too little");
 }
 
+TEST(t_at_its_largest_says_the_time_left)
+{
+	struct tune_query	q;
+	struct tune_answer	a;
+	char			err[256];
+
+	fit(0);
+	tune_query_init(&q);
+	/* Ten minutes within 8 MiB: t reaches its largest long before. */
+	q.target_ms = 600000;
+	q.memory_max_kib = 8192;
+	ASSERT_EQ(tune_recommend(&mdl, &q, &a, err, sizeof(err)), 0);
+	ASSERT_EQ(a.t, TUNE_T_MAX);
+	ASSERT_EQ(a.m_kib, 8192);
+	ASSERT(a.predicted_ms < 0.9 * q.target_ms);
+	ASSERT_STR_CONTAINS(a.notes, "t is at its largest, 1000, with m = "
+	    "8192 KiB (the most memory here: 8192 KiB, memory_max)");
+	ASSERT_STR_CONTAINS(a.notes, "the rest is left unused");
+	/* A target t = 1000 nearly fills: no such note. */
+	q.target_ms = a.predicted_ms * 1.05;
+	ASSERT_EQ(tune_recommend(&mdl, &q, &a, err, sizeof(err)), 0);
+	ASSERT(strstr(a.notes, "t is at its largest") == NULL);
+	/* Nor an answer under t = 1000. */
+	q.target_ms = 2000;
+	ASSERT_EQ(tune_recommend(&mdl, &q, &a, err, sizeof(err)), 0);
+	ASSERT(a.t < TUNE_T_MAX);
+	ASSERT(strstr(a.notes, "t is at its largest") == NULL);
+}
+
 TEST(m_is_rounded_as_argon2_uses_it)
 {
 	struct tune_query	q;
@@ -1454,6 +1483,7 @@ TEST_LIST(
 	TEST_ENTRY(impossible_target_gives_the_closest_admissible),
 	TEST_ENTRY(a_target_missed_at_concurrency_says_so),
 	TEST_ENTRY(memory_is_shared_by_k_hashes),
+	TEST_ENTRY(t_at_its_largest_says_the_time_left),
 	TEST_ENTRY(m_is_rounded_as_argon2_uses_it),
 	TEST_ENTRY(bad_queries),
 	TEST_ENTRY(advice_on_a_slower_backend),
