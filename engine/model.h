@@ -25,7 +25,9 @@
  * Concurrency: a factor per k and m (median latency at k over the median
  * at k = 1 at the same m, t), interpolated in log m between the sizes
  * measured at that k and then linearly between measured k, and percentile
- * factors (p95 / median, p99 / median) from the spread measured there.
+ * factors (p95 / median, p99 / median) from the spread measured there,
+ * never under k = 1's (every hash pooled): a point at k > 1 has too few
+ * hashes to show the host's slow seconds.
  * The fit's error is measured on points it did not see: each k = 1 point
  * is left out in turn, the rest refitted, the point predicted.
  *

@@ -538,6 +538,17 @@ TEST(the_tail_is_every_hash_pooled)
 	ASSERT(fabs(pr.ms / pr.p50_ms - 1.4) < 1e-9);
 	/* The points' own p95, median over them, was 1.0: a gain of 1.4. */
 	ASSERT(fabs(mdl.tail_gain - 1.4) < 1e-9);
+	/* Hashes at once spread no narrower than one alone (their points'
+	   own said 1.0 at some sizes, too few hashes for a pool). */
+	for (i = 0, nbig = 0; i < mdl.nconc; i++)
+		if (mdl.conc[i].k > 1) {
+			ASSERT(mdl.conc[i].f95 >= 1.4 - 1e-9);
+			ASSERT(mdl.conc[i].f99 >= 1.4 - 1e-9);
+			nbig++;
+		}
+	ASSERT(nbig >= 1);
+	model_predict(&mdl, c, 65536, 1, 2, 95, &pr);
+	ASSERT(pr.ms / pr.p50_ms >= 1.4 - 1e-9);
 	/* Which an answer at p95 says, and aims its p95 with. */
 	{
 		struct tune_query	q;
