@@ -406,13 +406,25 @@ tune_advise(const struct model *m, const struct tune_query *q,
 		    ((double)a->m_cap_kib * (3.0 * a->bound_t - 1)));
 	/* t at its largest: the rest of the time is left unused. */
 	if (a->met && a->t >= TUNE_T_MAX && a->predicted_ms <
-	    TUNE_T_MAX_NOTE * q->target_ms)
+	    TUNE_T_MAX_NOTE * q->target_ms) {
+		double	share = 100 * a->predicted_ms / q->target_ms;
+		char	used[32];
+
+		/* Never rounded up to the threshold, nor down to nothing. */
+		if (share < 1)
+			snprintf(used, sizeof(used), "under 1 %%");
+		else
+			snprintf(used, sizeof(used), "about %d %%",
+			    (int)share);
 		tune_note(a, "t is at its largest, %u, with m = %u KiB (the "
-		    "most memory here: %llu KiB, %s): the answer takes about "
-		    "%.0f %% of the time asked, and the rest is left unused; "
-		    "more memory would use it.", (unsigned)TUNE_T_MAX,
-		    (unsigned)a->m_kib, (unsigned long long)a->m_cap_kib,
-		    a->bound_why, 100 * a->predicted_ms / q->target_ms);
+		    "most memory here: %llu KiB, %s): the answer takes %s "
+		    "of the time asked, and the rest is left unused; %s.",
+		    (unsigned)TUNE_T_MAX, (unsigned)a->m_kib,
+		    (unsigned long long)a->m_cap_kib, a->bound_why, used,
+		    strstr(a->bound_why, "measured") != NULL ?
+		    "a run measuring larger sizes (pwtune bench --profile "
+		    "full) would let m use it" : "more memory would use it");
+	}
 	if (a->floor_decided)
 		tune_note(a, "the %s floor decided this answer: the target "
 		    "alone would allow m = %u KiB, t = %u, which is below it.",

@@ -1014,7 +1014,16 @@ TEST(t_at_its_largest_says_the_time_left)
 	ASSERT(a.predicted_ms < 0.9 * q.target_ms);
 	ASSERT_STR_CONTAINS(a.notes, "t is at its largest, 1000, with m = "
 	    "8192 KiB (the most memory here: 8192 KiB, memory_max)");
-	ASSERT_STR_CONTAINS(a.notes, "the rest is left unused");
+	ASSERT_STR_CONTAINS(a.notes, "the rest is left unused; more memory "
+	    "would use it");
+	/* Under 1 % is said so, not "0 %". */
+	ASSERT(a.predicted_ms < 0.01 * q.target_ms);
+	ASSERT_STR_CONTAINS(a.notes, "takes under 1 % of the time asked");
+	/* A share just under the threshold is not rounded up to it. */
+	q.target_ms = a.predicted_ms / 0.8999;
+	ASSERT_EQ(tune_recommend(&mdl, &q, &a, err, sizeof(err)), 0);
+	ASSERT_EQ(a.t, TUNE_T_MAX);
+	ASSERT_STR_CONTAINS(a.notes, "takes about 89 % of the time asked");
 	/* A target t = 1000 nearly fills: no such note. */
 	q.target_ms = a.predicted_ms * 1.05;
 	ASSERT_EQ(tune_recommend(&mdl, &q, &a, err, sizeof(err)), 0);
