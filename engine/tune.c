@@ -109,17 +109,20 @@ tune_note(struct tune_answer *a, const char *fmt, ...)
 {
 	size_t	len = strlen(a->notes);
 	va_list	ap;
+	int	n;
 
 	if (len + 2 >= sizeof(a->notes))
 		return;
 	va_start(ap, fmt);
-	vsnprintf(a->notes + len, sizeof(a->notes) - len, fmt, ap);
+	n = vsnprintf(a->notes + len, sizeof(a->notes) - len, fmt, ap);
 	va_end(ap);
-	len = strlen(a->notes);
-	if (len + 1 < sizeof(a->notes)) {
-		a->notes[len] = '\n';
-		a->notes[len + 1] = '\0';
+	/* A note whole, with its newline, or none: never cut mid-way. */
+	if (n < 0 || (size_t)n + 1 >= sizeof(a->notes) - len) {
+		a->notes[len] = '\0';
+		return;
 	}
+	a->notes[len + (size_t)n] = '\n';
+	a->notes[len + (size_t)n + 1] = '\0';
 }
 
 const struct model_curve *
@@ -421,6 +424,8 @@ tune_advise(const struct model *m, const struct tune_query *q,
 		    "of the time asked, and the rest is left unused; %s.",
 		    (unsigned)TUNE_T_MAX, (unsigned)a->m_kib,
 		    (unsigned long long)a->m_cap_kib, a->bound_why, used,
+		    strstr(a->bound_why, "heap") != NULL ? "the runtime's "
+		    "heap bound keeps m there (docs/STACKS.md)" :
 		    strstr(a->bound_why, "measured") != NULL ?
 		    "a run measuring larger sizes (pwtune bench --profile "
 		    "full) would let m use it" : "more memory would use it");
