@@ -9,8 +9,9 @@
  *
  *   - at each measured memory size m_i, a line in t through the k = 1
  *     medians: T(m_i, t) = a_i + b_i·t (least squares over the t values
- *     measured there; with one t, b_i comes from the neighbours' per-MiB
- *     pass cost and a_i from the point);
+ *     measured there; with one t, the neighbours' fixed and pass costs
+ *     per MiB in the same proportion, scaled to the point, or no fixed
+ *     cost where their pass cost alone takes the point's time);
  *   - between sizes, the per-MiB costs a_i/m_i and b_i/m_i are
  *     interpolated linearly in log m;
  *   - below the smallest size, its per-MiB costs are used; above the

@@ -740,6 +740,102 @@ TEST(past_the_largest_size_the_cost_grows_on)
 	    top < 1e-9);
 }
 
+/* A host whose fixed and pass costs per KiB grow together, 26 % a doubling. */
+static double
+grown_truth(uint32_t m_kib, uint32_t t)
+{
+	double	g = pow(2, 0.33 * log2((double)m_kib / 8192));
+
+	return m_kib * g * (0.002 + 0.0008 * t);
+}
+
+static void
+grown_point(struct report *rep, uint32_t m_kib, uint32_t t, double ms)
+{
+	struct measure_result	*r = &rep->results[rep->n];
+
+	synthetic_point(rep, KDF_BACKEND_LIBSODIUM, m_kib, t, 1, 1);
+	r->st.mean = r->st.median = r->st.min = ms;
+	r->st.p95 = ms * 1.05;
+	r->st.p99 = r->st.max = ms * 1.10;
+}
+
+/* 8 to 256 MiB at t = 1 and 3, 512 MiB at t = 1 only; 4 MiB at t = 3. */
+static void
+grown_fit(int with_4mib)
+{
+	struct report	rep;
+	char		err[256];
+	uint32_t	m;
+
+	memset(&rep, 0, sizeof(rep));
+	snprintf(rep.host.host_id, sizeof(rep.host.host_id), "synth");
+	snprintf(rep.host.fingerprint, sizeof(rep.host.fingerprint), "fp");
+	rep.effective_cpus = 1;
+	rep.mem_budget = 8ULL << 30;
+	rep.results = calloc(32, sizeof(*rep.results));
+	if (rep.results == NULL)
+		TEST_FAIL("out of memory");
+	for (m = 8192; m <= 262144; m *= 2) {
+		grown_point(&rep, m, 1, grown_truth(m, 1));
+		grown_point(&rep, m, 3, grown_truth(m, 3));
+	}
+	grown_point(&rep, 524288, 1, grown_truth(524288, 1));
+	/*
+	 * Faster than 8 MiB's pass cost per KiB alone allows (an allocator
+	 * reusing its memory, as libargon2's at 8 MiB).
+	 */
+	if (with_4mib)
+		grown_point(&rep, 4096, 3, 0.9 * 3 * 4096 * 0.0008);
+	if (model_fit(&rep, &mdl, err, sizeof(err)) != 0)
+		TEST_FAIL("model_fit: %s", err);
+	report_release(&rep);
+}
+
+TEST(a_size_measured_at_one_t_takes_its_neighbours_shape)
+{
+	const struct model_curve	*c;
+	struct model_prediction		 pr;
+	uint32_t			 t;
+	double				 want;
+
+	/*
+	 * 512 MiB's t = 3 is 256 MiB's fixed and pass costs per KiB in the
+	 * same proportion, scaled to its t = 1: the truth here. Taking 256
+	 * MiB's pass cost per KiB alone, the rest a fixed cost, puts it 7 %
+	 * under.
+	 */
+	grown_fit(0);
+	c = model_curve_find(&mdl, KDF_BACKEND_LIBSODIUM, KDF_ALG_ARGON2ID, 1);
+	ASSERT(c != NULL);
+	ASSERT_EQ(model_curve_max_m(c), 524288);
+	for (t = 1; t <= 4; t++) {
+		want = grown_truth(524288, t);
+		model_predict(&mdl, c, 524288, t, 1, 50, &pr);
+		if (fabs(pr.p50_ms - want) / want > 1e-9)
+			TEST_FAIL("512 MiB t=%u: %.3f ms, the truth %.3f", t,
+			    pr.p50_ms, want);
+	}
+	/*
+	 * Each point left out, its size left with one t, is predicted from
+	 * the rest: exactly but for 512 MiB's, from the growth past 256 MiB
+	 * (at its ceiling, MODEL_GROW_MAX: 17 % a doubling, not 26 %).
+	 */
+	if (c->loo_n != 13 || !(c->loo_worst < 0.08) ||
+	    !(c->loo_median < 1e-9))
+		TEST_FAIL("leave-one-out over %zu points: median %.2f %%, "
+		    "worst %.2f %%", (size_t)c->loo_n, 100 * c->loo_median,
+		    100 * c->loo_worst);
+
+	/* Where the pass cost alone takes the point's time: no fixed cost. */
+	grown_fit(1);
+	c = model_curve_find(&mdl, KDF_BACKEND_LIBSODIUM, KDF_ALG_ARGON2ID, 1);
+	ASSERT(c != NULL);
+	ASSERT_EQ(c->rows[0].m_kib, 4096);
+	ASSERT(c->rows[0].a_ms == 0);
+	ASSERT(fabs(c->rows[0].b_ms - 0.9 * 4096 * 0.0008) < 1e-12);
+}
+
 TEST(monotone_in_the_target)
 {
 	struct tune_query	q;
@@ -1506,6 +1602,7 @@ TEST_LIST(
 	TEST_ENTRY(headroom_less_what_the_tail_holds),
 	TEST_ENTRY(fit_a_linear_model_would_miss),
 	TEST_ENTRY(past_the_largest_size_the_cost_grows_on),
+	TEST_ENTRY(a_size_measured_at_one_t_takes_its_neighbours_shape),
 	TEST_ENTRY(monotone_in_the_target),
 	TEST_ENTRY(memory_first_takes_the_most_memory),
 	TEST_ENTRY(memory_first_at_its_bound_uses_the_time),

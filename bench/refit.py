@@ -1,0 +1,171 @@
+#!/usr/bin/env python3
+"""bench/refit: how a change to the model moves its leave-one-out error,
+refitting runs already stored, beside a baseline built in the same run.
+
+For each finished run of each store named (a SQLite file of pwtuned or
+pwtune bench --db), the run is exported (pwtune db export) and split per
+backend (its Argon2id points, every k), and each part is refitted by this
+build's pwtune and by --baseline's: `pwtune recommend --from PART
+--target-ms 250 --backend B --floor none --json`, whose model object
+carries the fit's leave-one-out error (each k = 1 point left out, the
+rest refitted, the point predicted: pwtuned_model_loo_error_ratio). One
+curve per part, so the figures are that curve's. It prints, per run and
+backend, the points, the median and the worst error of each build, then
+per backend the medians over the runs and how many meet issue 18's
+figures (median <= 5 %, worst <= 15 %).
+
+  python3 bench/refit.py --baseline caa5bb7 var/pwtune.db other.db
+
+--baseline REV builds that revision's pwtune in a temporary folder (git
+archive, cmake, about a minute); --baseline-bin names one already built.
+Nothing is measured: the points are the stores', so the same runs give
+the same figures on any host. The stores are read, never written.
+"""
+import argparse
+import json
+import os
+import shutil
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+
+def die(msg):
+    print("refit: " + msg, file=sys.stderr)
+    sys.exit(2)
+
+
+def build_baseline(rev, tmp):
+    src = os.path.join(tmp, "src")
+    os.mkdir(src)
+    try:
+        arch = subprocess.run(["git", "-C", ROOT, "archive", rev],
+                              capture_output=True, check=True).stdout
+    except subprocess.CalledProcessError as e:
+        die("--baseline %s: git archive failed: %s" %
+            (rev, e.stderr.decode(errors="replace").strip()))
+    subprocess.run(["tar", "-x", "-C", src], input=arch, check=True)
+    bld = os.path.join(tmp, "build")
+    for cmd in (["cmake", "-S", src, "-B", bld, "-DCMAKE_BUILD_TYPE=Release"],
+                ["cmake", "--build", bld, "--target", "pwtune", "-j2"]):
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        if r.returncode != 0:
+            die("--baseline %s: %s failed:\n%s" % (rev, " ".join(cmd[:2]),
+                                                   r.stdout[-2000:] +
+                                                   r.stderr[-2000:]))
+    return os.path.join(bld, "cli", "pwtune")
+
+
+def finished_runs(store):
+    """The ids of a store's finished runs (read only)."""
+    try:
+        con = sqlite3.connect("file:%s?mode=ro" % store, uri=True)
+        ids = [r[0] for r in con.execute(
+            "SELECT id FROM runs WHERE status = 'done' ORDER BY id")]
+        con.close()
+    except sqlite3.Error as e:
+        die("%s: not a pwtune store (%s)" % (store, e))
+    return ids
+
+
+def loo(pwtune, part, backend):
+    r = subprocess.run([pwtune, "recommend", "--from", part, "--target-ms",
+                        "250", "--backend", backend, "--floor", "none",
+                        "--json"], capture_output=True, text=True)
+    try:
+        m = json.loads(r.stdout)["model"]
+    except (ValueError, KeyError):
+        return None
+    if m.get("loo_median_error") is None:
+        return None
+    return m["loo_median_error"], m["loo_worst_error"]
+
+
+def main():
+    ap = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("stores", nargs="+", metavar="STORE")
+    ap.add_argument("--pwtune", default=os.path.join(ROOT, "build", "cli",
+                                                     "pwtune"),
+                    help="this build's pwtune (default build/cli/pwtune)")
+    g = ap.add_mutually_exclusive_group(required=True)
+    g.add_argument("--baseline", metavar="REV",
+                   help="a git revision to build and compare against")
+    g.add_argument("--baseline-bin", metavar="BIN",
+                   help="a baseline pwtune already built")
+    a = ap.parse_args()
+    if not os.access(a.pwtune, os.X_OK):
+        die("--pwtune %s: not an executable (make build first)" % a.pwtune)
+    for s in a.stores:
+        if not os.path.isfile(s):
+            die("%s: no such file" % s)
+    tmp = tempfile.mkdtemp(prefix="pwtune-refit-")
+    try:
+        base = a.baseline_bin or build_baseline(a.baseline, tmp)
+        if not os.access(base, os.X_OK):
+            die("--baseline-bin %s: not an executable" % base)
+        rows, seen = [], set()
+        for si, store in enumerate(a.stores, 1):
+            for run in finished_runs(store):
+                r = subprocess.run([a.pwtune, "db", "export", "--db", store,
+                                    "--run", str(run)], capture_output=True,
+                                   text=True)
+                if r.returncode != 0:
+                    print("# %s run %d: export failed: %s" %
+                          (store, run, r.stderr.strip()))
+                    continue
+                doc = json.loads(r.stdout)
+                for be in sorted({p["backend"] for p in doc["points"]}):
+                    pts = [p for p in doc["points"] if p["backend"] == be and
+                           p["variant"] == "argon2id" and p["p"] == 1]
+                    k1 = [p for p in pts if p["k"] == 1 and
+                          p["status"] == "ok"]
+                    key = (be, tuple(sorted((p["m_kib"], p["t"],
+                                             round(p["stats"]["median_ms"],
+                                                   4)) for p in k1)))
+                    if len(k1) < 5 or key in seen:
+                        continue        # too few to refit; a copy
+                    seen.add(key)
+                    part = os.path.join(tmp, "part.json")
+                    with open(part, "w") as f:
+                        json.dump(dict(doc, points=pts), f)
+                    old, new = loo(base, part, be), loo(a.pwtune, part, be)
+                    if old is None or new is None:
+                        continue
+                    rows.append((si, run, be, len(k1), old, new))
+        print("| store (its place in the arguments) | run | curve | points | baseline median / worst |"
+              " this build median / worst |")
+        print("|---|---|---|---|---|---|")
+        for st, run, be, n, old, new in rows:
+            print("| %d | %d | %s | %d | %.1f / %.1f %% | %.1f / %.1f %% |" %
+                  (st, run, be, n, 100 * old[0], 100 * old[1],
+                   100 * new[0], 100 * new[1]))
+        print()
+        print("| curve | runs | build | median of medians | median of "
+              "worsts | median <= 5 % | worst <= 15 % |")
+        print("|---|---|---|---|---|---|---|")
+        for be in sorted({r[2] for r in rows}):
+            rs = [r for r in rows if r[2] == be]
+            for name, i in (("baseline", 4), ("this build", 5)):
+                print("| %s | %d | %s | %.1f %% | %.1f %% | %d | %d |" % (
+                    be, len(rs), name,
+                    100 * statistics.median(r[i][0] for r in rs),
+                    100 * statistics.median(r[i][1] for r in rs),
+                    sum(r[i][0] <= 0.05 for r in rs),
+                    sum(r[i][1] <= 0.15 for r in rs)))
+        if not rows:
+            print("no run with 5 or more points at k = 1 to refit")
+            return 1
+        return 0
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
