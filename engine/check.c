@@ -27,8 +27,6 @@ check_note(const struct model *m, struct tune_answer *a, double c,
 {
 	const char	*as = stack_checked_as(m, stack);
 	char		 where[160] = "";
-	char		 line[480];
-	size_t		 len = strlen(a->notes);
 
 	if (as != stack && as != NULL)
 		snprintf(where, sizeof(where), " (in %s, the library file %s "
@@ -36,15 +34,9 @@ check_note(const struct model *m, struct tune_answer *a, double c,
 	else if (!check_stack_checkable(stack))
 		snprintf(where, sizeof(where), " (in %s, by its probe)",
 		    stack);
-	snprintf(line, sizeof(line), "Corrected by this host's background "
-	    "checks: they measured the answers to this question at %.2f x "
-	    "what the model predicts%s, and these parameters allow for it.",
-	    c, where);
-	/* Whole or not at all, as every note. */
-	if (len + strlen(line) + 2 >= sizeof(a->notes))
-		return;
-	snprintf(a->notes + len, sizeof(a->notes) - len, "%s%s\n", len > 0 &&
-	    a->notes[len - 1] != '\n' ? "\n" : "", line);
+	tune_note(a, "Corrected by this host's background checks: they "
+	    "measured the answers to this question at %.2f x what the model "
+	    "predicts%s, and these parameters allow for it.", c, where);
 }
 
 double
@@ -142,6 +134,8 @@ check_answer(const struct model *m, const char *stack,
 			tune_missed(q, a, stack, " (as measured here)", err,
 			    errlen);
 	}
+	/* Said for the target asked, at the time as corrected. */
+	tune_note_t_max(a);
 	return rc;
 }
 

@@ -208,14 +208,10 @@ fleet_recommend(const struct fleet_host *hosts, size_t n,
 	out->holds = any_holds;
 	/* The chosen host's answer says if its model is poor; the others'
 	   say it here, each predicted time standing on its host's model. */
-	for (j = 0; j < n; j++) {
-		size_t	len = strlen(out->a.notes);
-
+	for (j = 0; j < n; j++)
 		if (j != chosen && hosts[j].m->quality == MODEL_QUALITY_POOR)
-			snprintf(out->a.notes + len, sizeof(out->a.notes) -
-			    len, "host %s's model is poor: %s.\n",
+			tune_note(&out->a, "host %s's model is poor: %s.",
 			    hosts[j].host_id, hosts[j].m->quality_why);
-	}
 	decider = chosen;
 	worst = -1;
 	for (j = 0; j < n; j++) {
@@ -236,6 +232,8 @@ fleet_recommend(const struct fleet_host *hosts, size_t n,
 	out->a.target_ms = q->target_ms;
 	out->decider = decider;
 	out->a.met = any_holds;
+	/* Said of the slowest host's time. */
+	tune_note_t_max(&out->a);
 	free(cand);
 	free(headroom);
 	free(rank);

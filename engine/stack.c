@@ -988,27 +988,6 @@ stack_predict(const struct model *m, const char *name, enum kdf_alg variant,
 	return 0;
 }
 
-/* Append a line to a's notes, when it fits. */
-static void
-stack_note(struct tune_answer *a, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static void
-stack_note(struct tune_answer *a, const char *fmt, ...)
-{
-	char	line[512];
-	size_t	len = strlen(a->notes);
-	va_list	ap;
-
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	if (len + strlen(line) + 2 >= sizeof(a->notes))
-		return;
-	snprintf(a->notes + len, sizeof(a->notes) - len, "%s%s\n",
-	    len > 0 && a->notes[len - 1] != '\n' ? "\n" : "", line);
-}
-
 #define STACK_LIMIT_SAID	"and its answers stay there: "
 #define STACK_HEAP_REFUSED	"%s: no parameters at or below m = %u KiB " \
 	"meet the %s floor here, " STACK_LIMIT_SAID "a fresh process of its " \
@@ -1180,6 +1159,8 @@ stack_recommend(const struct model *m, const char *name,
 		a->predicted_p50_ms = stack_time(corr, lib50);
 		a->met = a->met && a->predicted_ms <= q->target_ms;
 	}
+	/* Said of the stack's time, against the target asked. */
+	tune_note_t_max(a);
 	if (a->predicted_p50_ms > 0)
 		a->capacity_per_s = a->k * 1000.0 / a->predicted_p50_ms;
 	if (rc == 1) {
@@ -1189,7 +1170,7 @@ stack_recommend(const struct model *m, const char *name,
 	/* When it decided the answer: its cap the one reached. */
 	if (capped == 2 && a->m_cap_kib + 1024 > sd->heap_kib &&
 	    (a->m_kib + 1024 > a->m_cap_kib || a->bound_t > 0))
-		stack_note(a, "For %s: its answers stay at or below m = %u "
+		tune_note(a, "For %s: its answers stay at or below m = %u "
 		    "KiB, t making up the time: a fresh process of its "
 		    "runtime with its defaults (a JVM just started, as a "
 		    "service after a deploy) hashing more grows its heap into "
@@ -1206,7 +1187,7 @@ stack_recommend(const struct model *m, const char *name,
 			    "hash already took %.1f x the others)",
 			    (unsigned)corr->cliff_onset_kib,
 			    corr->cliff_onset_tail);
-		stack_note(a, "For %s: a hash of m = %u KiB took %.1f x what "
+		tune_note(a, "For %s: a hash of m = %u KiB took %.1f x what "
 		    "its smaller sizes gave against the curve (a limit of "
 		    "the runtime, as a JVM's heap growing into memory this "
 		    "host is slow to give: docs/STACKS.md says how to start "
@@ -1227,7 +1208,7 @@ stack_recommend(const struct model *m, const char *name,
 		char	label[64];
 
 		model_curve_label(cv, label, sizeof(label));
-		stack_note(a, "For %s: its answers are sized on the %s curve, "
+		tune_note(a, "For %s: its answers are sized on the %s curve, "
 		    "whose leave-one-out error is up to %.1f %% (over %.0f %%): "
 		    "an answer may miss its target by as much. Measure again "
 		    "on a quiet host (pwtune bench --db STORE, or POST "
@@ -1235,7 +1216,7 @@ stack_recommend(const struct model *m, const char *name,
 		    100 * MODEL_LOO_WORST_MAX);
 	}
 	if (corr != NULL && lib50 > 0)
-		stack_note(a, "For %s: %s (%zu point%s%s): a hash of these "
+		tune_note(a, "For %s: %s (%zu point%s%s): a hash of these "
 		    "parameters takes %.2f x what %s's curve gives%s.", name,
 		    corr->how == MODEL_STACK_PROBED ? "measured here by its "
 		    "probe" : "corrected by its services' observations",
@@ -1255,7 +1236,7 @@ stack_recommend(const struct model *m, const char *name,
 		    aim.backend, q->variant, 1);
 
 		if (st != NULL && st->how != MODEL_STACK_LIBRARY)
-			stack_note(a, "For %s: the library's curve as this "
+			tune_note(a, "For %s: the library's curve as this "
 			    "host's run%s measured it; its probe timed the "
 			    "same library at another moment, and is not "
 			    "applied (the stack's correction in an answer's "
@@ -1267,7 +1248,7 @@ stack_recommend(const struct model *m, const char *name,
 		    aim.backend, q->variant, 1);
 		double			 lib = a->predicted_p50_ms;
 
-		stack_note(a, "For %s: its runtime hashed through %s, the "
+		tune_note(a, "For %s: its runtime hashed through %s, the "
 		    "library file this host's %s curve measured: the curve "
 		    "as this host's run%s measured it stands for it. Its "
 		    "probe timed the same code at another moment (%.2f x the "
@@ -1277,7 +1258,7 @@ stack_recommend(const struct model *m, const char *name,
 		    lib > 0 ? stack_time(st, lib) / lib : st->c);
 	} else if (sd != NULL && strcmp(stack_how_text(st),
 	    "library measured here") != 0)
-		stack_note(a, "For %s: its runtime was not measured on this "
+		tune_note(a, "For %s: its runtime was not measured on this "
 		    "host; the answer is sized on %s's curve as measured "
 		    "here%s. Time it where it runs and POST /v1/observations "
 		    "(docs/STACKS.md).", name, kdf_backend_name(aim.backend),
@@ -1286,7 +1267,7 @@ stack_recommend(const struct model *m, const char *name,
 	/* Its least t, when it decided the answer. */
 	if (rc >= 0 && sd != NULL && sd->t_min > 1 && a->t == sd->t_min &&
 	    q->t_min < sd->t_min)
-		stack_note(a, "For %s: t is %u at least (%s takes no fewer "
+		tune_note(a, "For %s: t is %u at least (%s takes no fewer "
 		    "passes).", name, (unsigned)sd->t_min,
 		    sd->runtime);
 	return rc;

@@ -100,29 +100,88 @@ tune_floor_min_t(enum tune_floor f, enum kdf_alg variant, uint32_t m_kib)
 	}
 }
 
-static void
-tune_note(struct tune_answer *a, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static void
+void
 tune_note(struct tune_answer *a, const char *fmt, ...)
 {
-	size_t	len = strlen(a->notes);
+	size_t	len = strlen(a->notes), sep;
 	va_list	ap;
 	int	n;
 
-	if (len + 2 >= sizeof(a->notes))
+	/* After the last line's newline, should a caller have left none. */
+	sep = len > 0 && a->notes[len - 1] != '\n';
+	if (len + sep + 2 >= sizeof(a->notes))
 		return;
 	va_start(ap, fmt);
-	n = vsnprintf(a->notes + len, sizeof(a->notes) - len, fmt, ap);
+	n = vsnprintf(a->notes + len + sep, sizeof(a->notes) - len - sep,
+	    fmt, ap);
 	va_end(ap);
 	/* A note whole, with its newline, or none: never cut mid-way. */
-	if (n < 0 || (size_t)n + 1 >= sizeof(a->notes) - len) {
+	if (n < 0 || (size_t)n + 1 >= sizeof(a->notes) - len - sep) {
 		a->notes[len] = '\0';
 		return;
 	}
-	a->notes[len + (size_t)n] = '\n';
-	a->notes[len + (size_t)n + 1] = '\0';
+	if (sep)
+		a->notes[len] = '\n';
+	a->notes[len + sep + (size_t)n] = '\n';
+	a->notes[len + sep + (size_t)n + 1] = '\0';
+}
+
+const char *
+tune_bound_why(enum tune_bound b, uint32_t k)
+{
+	switch (b) {
+	case TUNE_BOUND_BUDGET:
+		return k > 1 ? "the host's memory budget over the hashes at "
+		    "once" : "the host's memory budget";
+	case TUNE_BOUND_MEMORY_MAX:
+		return k > 1 ? "memory_max over the hashes at once" :
+		    "memory_max";
+	case TUNE_BOUND_MEASURED:
+		return "twice the largest m measured";
+	case TUNE_BOUND_ARGON2:
+		return "Argon2's largest m";
+	case TUNE_BOUND_HEAP:
+		return "the heap bound pwtune keeps its runtime within";
+	}
+	return "?";
+}
+
+#define TUNE_T_MAX_SAID	"t is at its largest, "
+
+void
+tune_note_t_max(struct tune_answer *a)
+{
+	char	*line, *end, used[32];
+	double	 share;
+
+	/* The note said before, from figures since corrected: out. */
+	for (line = a->notes; *line != '\0'; line = end) {
+		end = strchr(line, '\n');
+		end = end != NULL ? end + 1 : line + strlen(line);
+		if (strncmp(line, TUNE_T_MAX_SAID,
+		    strlen(TUNE_T_MAX_SAID)) == 0) {
+			memmove(line, end, strlen(end) + 1);
+			break;
+		}
+	}
+	if (!(a->met && a->t >= TUNE_T_MAX && a->target_ms > 0 &&
+	    a->predicted_ms < TUNE_T_MAX_NOTE * a->target_ms))
+		return;
+	share = 100 * a->predicted_ms / a->target_ms;
+	/* Never rounded up to the threshold, nor down to nothing. */
+	if (share < 1)
+		snprintf(used, sizeof(used), "under 1 %%");
+	else
+		snprintf(used, sizeof(used), "about %d %%", (int)share);
+	tune_note(a, TUNE_T_MAX_SAID "%u, with m = %u KiB (the most memory "
+	    "here: %llu KiB, %s): the answer takes %s of the time asked, and "
+	    "the rest is left unused; %s.", (unsigned)TUNE_T_MAX,
+	    (unsigned)a->m_kib, (unsigned long long)a->m_cap_kib,
+	    tune_bound_why(a->bound, a->k), used,
+	    a->bound == TUNE_BOUND_HEAP ? "the runtime's heap bound keeps m "
+	    "there (docs/STACKS.md)" : a->bound == TUNE_BOUND_MEASURED ?
+	    "a run measuring larger sizes (pwtune bench --profile full) would "
+	    "let m use it" : "more memory would use it");
 }
 
 const struct model_curve *
@@ -404,32 +463,12 @@ tune_advise(const struct model *m, const struct tune_query *q,
 		    "so one pass more at the most memory that holds it uses "
 		    "the time, and costs an attacker %.2f x more per guess "
 		    "(m (3t - 1)).", (unsigned long long)a->m_cap_kib,
-		    a->bound_why, (unsigned)a->bound_t, 100 * a->bound_ms / q->target_ms,
+		    tune_bound_why(a->bound, q->k), (unsigned)a->bound_t,
+		    100 * a->bound_ms / q->target_ms,
 		    (double)a->m_kib * (3.0 * a->t - 1) /
 		    ((double)a->m_cap_kib * (3.0 * a->bound_t - 1)));
 	/* t at its largest: the rest of the time is left unused. */
-	if (a->met && a->t >= TUNE_T_MAX && a->predicted_ms <
-	    TUNE_T_MAX_NOTE * q->target_ms) {
-		double	share = 100 * a->predicted_ms / q->target_ms;
-		char	used[32];
-
-		/* Never rounded up to the threshold, nor down to nothing. */
-		if (share < 1)
-			snprintf(used, sizeof(used), "under 1 %%");
-		else
-			snprintf(used, sizeof(used), "about %d %%",
-			    (int)share);
-		tune_note(a, "t is at its largest, %u, with m = %u KiB (the "
-		    "most memory here: %llu KiB, %s): the answer takes %s "
-		    "of the time asked, and the rest is left unused; %s.",
-		    (unsigned)TUNE_T_MAX, (unsigned)a->m_kib,
-		    (unsigned long long)a->m_cap_kib, a->bound_why, used,
-		    strstr(a->bound_why, "heap") != NULL ? "the runtime's "
-		    "heap bound keeps m there (docs/STACKS.md)" :
-		    strstr(a->bound_why, "measured") != NULL ?
-		    "a run measuring larger sizes (pwtune bench --profile "
-		    "full) would let m use it" : "more memory would use it");
-	}
+	tune_note_t_max(a);
 	if (a->floor_decided)
 		tune_note(a, "the %s floor decided this answer: the target "
 		    "alone would allow m = %u KiB, t = %u, which is below it.",
@@ -523,12 +562,10 @@ tune_recommend(const struct model *m, const struct tune_query *q,
 
 	/* Memory each hash may have: the limit and the budget, over k. */
 	cap = m->mem_budget / 1024 / q->k;
-	a->bound_why = q->k > 1 ? "the host's memory budget over the hashes "
-	    "at once" : "the host's memory budget";
+	a->bound = TUNE_BOUND_BUDGET;
 	if (q->memory_max_kib > 0 && q->memory_max_kib / q->k < cap) {
 		cap = q->memory_max_kib / q->k;
-		a->bound_why = q->k > 1 ? "memory_max over the hashes at once" :
-		    "memory_max";
+		a->bound = TUNE_BOUND_MEMORY_MAX;
 	}
 	/* A runtime's probe measured its library's code at its own sizes. */
 	measured = model_curve_max_m(c);
@@ -536,16 +573,15 @@ tune_recommend(const struct model *m, const struct tune_query *q,
 		measured = q->m_measured_kib;
 	if (cap > (uint64_t)(MODEL_EXTRAPOLATE * measured)) {
 		cap = (uint64_t)(MODEL_EXTRAPOLATE * measured);
-		a->bound_why = "twice the largest m measured";
+		a->bound = TUNE_BOUND_MEASURED;
 	}
 	if (cap > KDF_ARGON2_M_MAX) {
 		cap = KDF_ARGON2_M_MAX;
-		a->bound_why = "Argon2's largest m";
+		a->bound = TUNE_BOUND_ARGON2;
 	}
 	if (q->m_hash_max_kib > 0 && q->m_hash_max_kib < cap) {
 		cap = q->m_hash_max_kib;
-		a->bound_why = "the heap bound pwtune keeps its runtime "
-		    "within";
+		a->bound = TUNE_BOUND_HEAP;
 	}
 	raw = cap;	/* what there is, before the MiB m moves by */
 	cap -= cap % MIB_KIB;

@@ -59,6 +59,15 @@ enum tune_objective {
 	TUNE_ATTACKER_COST
 };
 
+/* What set an answer's m_cap_kib: the most memory one hash could get. */
+enum tune_bound {
+	TUNE_BOUND_BUDGET,	/* the host's memory budget (over k) */
+	TUNE_BOUND_MEMORY_MAX,	/* the query's memory_max (over k) */
+	TUNE_BOUND_MEASURED,	/* MODEL_EXTRAPOLATE x the largest measured */
+	TUNE_BOUND_ARGON2,	/* Argon2's largest m */
+	TUNE_BOUND_HEAP		/* the heap bound kept for a runtime */
+};
+
 struct tune_query {
 	double			target_ms;
 	int			percentile;	/* 50, 95 (default) or 99 */
@@ -108,7 +117,7 @@ struct tune_answer {
 						   bound: the t it took there
 						   (TUNE_FILL), 0: not so */
 	double			bound_ms;	/* and its predicted time */
-	const char		*bound_why;	/* what set m_cap_kib */
+	enum tune_bound		bound;		/* what set m_cap_kib */
 	int			extrapolated;
 	double			gpu_guesses_per_s;
 	double			usd_per_1e9_guesses;
@@ -152,6 +161,25 @@ uint32_t tune_floor_min_t(enum tune_floor f, enum kdf_alg variant,
 double	 tune_headroom(const struct model *m, int q);
 int	 tune_recommend(const struct model *m, const struct tune_query *q,
 	    struct tune_answer *a, char *err, size_t errlen);
+
+/* The bound b in words, for an answer of k hashes at once. */
+const char *tune_bound_why(enum tune_bound b, uint32_t k);
+
+/*
+ * Append a line to a's notes: whole, with its newline, or not at all
+ * (notes are a fixed buffer; a note is never cut mid-sentence).
+ */
+void	 tune_note(struct tune_answer *a, const char *fmt, ...)
+	    __attribute__((format(printf, 2, 3)));
+
+/*
+ * The note of an answer at t's largest (TUNE_T_MAX) that takes under
+ * TUNE_T_MAX_NOTE of its target: said from a's figures as they stand
+ * (predicted_ms, target_ms, met), replacing the one said before. A
+ * caller that corrects an answer after tune_recommend (a stack's runtime,
+ * the background checks, a fleet's slowest host) calls it again.
+ */
+void	 tune_note_t_max(struct tune_answer *a);
 
 /* The curve tune_recommend would use for q, or NULL (err says why). */
 const struct model_curve *tune_curve(const struct model *m,

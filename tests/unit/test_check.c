@@ -180,6 +180,42 @@ TEST(a_corrected_answer_gives_back_the_models_headroom)
 }
 
 /*
+ * An answer at t's largest, corrected by the checks, says the share of
+ * the target its corrected time takes, not the model's share of the
+ * target it searched (which the headroom and the aim move by 2-8 %).
+ */
+TEST(a_corrected_answer_at_t_largest_says_its_own_share)
+{
+	struct tune_query	q;
+	struct tune_answer	a;
+	double			model_ms, one;
+	char			err[256], want[64];
+	int			share;
+
+	fit();
+	tune_query_init(&q);
+	q.floor = TUNE_FLOOR_NONE;
+	q.memory_max_kib = 8192;
+	q.target_ms = 600000;
+	ASSERT(check_answer(&mdl, NULL, &q, 1, &a, &model_ms, err,
+	    sizeof(err)) == 0);
+	ASSERT_EQ(a.t, TUNE_T_MAX);
+	one = a.predicted_ms;
+	/* The host 1.5 x the model: its hashes take 1.5 / 3.3 of this. */
+	q.target_ms = 3.3 * one;
+	ASSERT(check_answer(&mdl, NULL, &q, 1.5, &a, &model_ms, err,
+	    sizeof(err)) == 0);
+	ASSERT_EQ(a.t, TUNE_T_MAX);
+	ASSERT(fabs(a.predicted_ms - 1.5 * one) < 1e-6 * one);
+	share = (int)(100 * a.predicted_ms / q.target_ms);
+	ASSERT_EQ(share, 45);
+	snprintf(want, sizeof(want), "takes about %d %% of the time", share);
+	ASSERT_STR_CONTAINS(a.notes, want);
+	ASSERT(strstr(strstr(a.notes, "t is at its largest") + 1,
+	    "t is at its largest") == NULL);
+}
+
+/*
  * A corrected answer aims at the band's middle (CHECK_AIM), not its top
  * (0.971 before): at 20 % fast or slow, the loop's last answer takes 0.95
  * of its target on the host as measured, or one step of m under it.
@@ -552,6 +588,7 @@ TEST_LIST(
 	TEST_ENTRY(model_20_percent_slow_is_corrected),
 	TEST_ENTRY(corrected_at_concurrency_and_other_targets),
 	TEST_ENTRY(a_corrected_answer_gives_back_the_models_headroom),
+	TEST_ENTRY(a_corrected_answer_at_t_largest_says_its_own_share),
 	TEST_ENTRY(a_corrected_answer_aims_at_the_bands_middle),
 	TEST_ENTRY(one_lucky_measurement_does_not_verify),
 	TEST_ENTRY(a_correction_past_its_bound_is_not_in_band),

@@ -1141,6 +1141,77 @@ TEST(t_at_its_largest_says_the_time_left)
 	ASSERT(strstr(a.notes, "t is at its largest") == NULL);
 }
 
+/* How many times needle occurs in hay. */
+static int
+occurrences(const char *hay, const char *needle)
+{
+	int	n = 0;
+
+	while ((hay = strstr(hay, needle)) != NULL) {
+		n++;
+		hay++;
+	}
+	return n;
+}
+
+TEST(notes_are_whole_and_the_t_note_said_again)
+{
+	struct tune_answer	a;
+	char			big[64];
+	size_t			len;
+
+	/* A note that does not fit is left out whole; one that fits is
+	   added after a newline the notes lacked. */
+	memset(&a, 0, sizeof(a));
+	memset(a.notes, 'x', sizeof(a.notes) - 40);
+	len = strlen(a.notes);
+	memset(big, 'y', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	tune_note(&a, "%s", big);
+	ASSERT_EQ(strlen(a.notes), len);
+	tune_note(&a, "short.");
+	ASSERT_EQ(strcmp(a.notes + len, "\nshort.\n"), 0);
+
+	/* The t note from the figures as they stand, said once. */
+	memset(&a, 0, sizeof(a));
+	a.met = 1;
+	a.t = TUNE_T_MAX;
+	a.k = 1;
+	a.m_kib = a.m_cap_kib = 8192;
+	a.bound = TUNE_BOUND_MEASURED;
+	a.target_ms = 1000;
+	a.predicted_ms = 500;
+	tune_note(&a, "before.");
+	tune_note_t_max(&a);
+	tune_note(&a, "after.");
+	ASSERT_STR_CONTAINS(a.notes, "takes about 50 % of the time asked");
+	ASSERT_STR_CONTAINS(a.notes, "(the most memory here: 8192 KiB, twice "
+	    "the largest m measured)");
+	ASSERT_STR_CONTAINS(a.notes, "a run measuring larger sizes");
+	/* Corrected after: replaced, not said twice. */
+	a.predicted_ms = 700;
+	a.bound = TUNE_BOUND_ARGON2;
+	tune_note_t_max(&a);
+	ASSERT_EQ(occurrences(a.notes, "t is at its largest"), 1);
+	ASSERT_STR_CONTAINS(a.notes, "takes about 70 % of the time asked");
+	ASSERT_STR_CONTAINS(a.notes, "Argon2's largest m): ");
+	ASSERT_STR_CONTAINS(a.notes, "more memory would use it");
+	ASSERT_STR_CONTAINS(a.notes, "before.\nafter.\nt is at its largest");
+	/* Corrected into the band, or missed: gone. */
+	a.predicted_ms = 950;
+	tune_note_t_max(&a);
+	ASSERT_EQ(strcmp(a.notes, "before.\nafter.\n"), 0);
+	a.predicted_ms = 500;
+	a.met = 0;
+	tune_note_t_max(&a);
+	ASSERT_EQ(strcmp(a.notes, "before.\nafter.\n"), 0);
+	/* The bound's words at k > 1. */
+	ASSERT_EQ(strcmp(tune_bound_why(TUNE_BOUND_MEMORY_MAX, 2),
+	    "memory_max over the hashes at once"), 0);
+	ASSERT_EQ(strcmp(tune_bound_why(TUNE_BOUND_BUDGET, 1),
+	    "the host's memory budget"), 0);
+}
+
 TEST(m_is_rounded_as_argon2_uses_it)
 {
 	struct tune_query	q;
@@ -1611,6 +1682,7 @@ TEST_LIST(
 	TEST_ENTRY(a_target_missed_at_concurrency_says_so),
 	TEST_ENTRY(memory_is_shared_by_k_hashes),
 	TEST_ENTRY(t_at_its_largest_says_the_time_left),
+	TEST_ENTRY(notes_are_whole_and_the_t_note_said_again),
 	TEST_ENTRY(m_is_rounded_as_argon2_uses_it),
 	TEST_ENTRY(bad_queries),
 	TEST_ENTRY(advice_on_a_slower_backend),
