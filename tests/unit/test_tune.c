@@ -74,18 +74,26 @@ TEST(fit_recovers_known_costs)
 	ASSERT(mdl.loo_worst < 0.05);
 }
 
+/* A report with no points yet, room for 32, of a host with cpus. */
+static void
+empty_report(struct report *rep, int cpus)
+{
+	memset(rep, 0, sizeof(*rep));
+	snprintf(rep->host.host_id, sizeof(rep->host.host_id), "synth");
+	snprintf(rep->host.fingerprint, sizeof(rep->host.fingerprint), "fp");
+	rep->effective_cpus = cpus;
+	rep->mem_budget = 8ULL << 30;
+	if ((rep->results = calloc(32, sizeof(*rep->results))) == NULL)
+		TEST_FAIL("out of memory");
+}
+
 /* A small report: n points (m = 8 MiB up, t = 1 and 3), no noise. */
 static void
 small_report(struct report *rep, size_t n)
 {
 	size_t	i;
 
-	memset(rep, 0, sizeof(*rep));
-	snprintf(rep->host.host_id, sizeof(rep->host.host_id), "synth");
-	snprintf(rep->host.fingerprint, sizeof(rep->host.fingerprint), "fp");
-	rep->effective_cpus = 1;
-	rep->mem_budget = 8ULL << 30;
-	rep->results = calloc(32, sizeof(*rep->results));
+	empty_report(rep, 1);
 	for (i = 0; i < n; i++)
 		synthetic_point(rep, KDF_BACKEND_LIBSODIUM,
 		    8192u << (i / 2), i % 2 ? 3 : 1, 1, 1);
@@ -458,12 +466,7 @@ TEST(concurrency_depends_on_m)
 	char				 err[256];
 	uint32_t			 m;
 
-	memset(&rep, 0, sizeof(rep));
-	snprintf(rep.host.host_id, sizeof(rep.host.host_id), "synth");
-	snprintf(rep.host.fingerprint, sizeof(rep.host.fingerprint), "fp");
-	rep.effective_cpus = 2;
-	rep.mem_budget = 8ULL << 30;
-	rep.results = calloc(32, sizeof(*rep.results));
+	empty_report(&rep, 2);
 	for (m = 8192; m <= 524288; m *= 2)
 		synthetic_point(&rep, KDF_BACKEND_LIBSODIUM, m, 1, 1, 1);
 	synthetic_point(&rep, KDF_BACKEND_LIBSODIUM, 8192, 1, 2, 1.2);
@@ -768,14 +771,7 @@ grown_fit(int with_4mib)
 	char		err[256];
 	uint32_t	m;
 
-	memset(&rep, 0, sizeof(rep));
-	snprintf(rep.host.host_id, sizeof(rep.host.host_id), "synth");
-	snprintf(rep.host.fingerprint, sizeof(rep.host.fingerprint), "fp");
-	rep.effective_cpus = 1;
-	rep.mem_budget = 8ULL << 30;
-	rep.results = calloc(32, sizeof(*rep.results));
-	if (rep.results == NULL)
-		TEST_FAIL("out of memory");
+	empty_report(&rep, 1);
 	for (m = 8192; m <= 262144; m *= 2) {
 		grown_point(&rep, m, 1, grown_truth(m, 1));
 		grown_point(&rep, m, 3, grown_truth(m, 3));
