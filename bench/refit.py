@@ -4,27 +4,32 @@ refitting runs already stored, beside a baseline built in the same run.
 
 For each finished run of each store named (a SQLite file of pwtuned or
 pwtune bench --db), the run is exported (pwtune db export) and split per
-backend (its Argon2id points, every k), and each part is refitted by this
-build's pwtune and by --baseline's: `pwtune recommend --from PART
+backend (its Argon2id points, every k), and each part with 6 points or
+more at k = 1 is refitted by this build's pwtune and by --baseline's:
+`pwtune recommend --from PART
 --target-ms 250 --backend B --floor none --json`, whose model object
 carries the fit's leave-one-out error (each k = 1 point left out, the
 rest refitted, the point predicted: pwtuned_model_loo_error_ratio). One
 curve per part, so the figures are that curve's. It prints, per run and
 backend, the points, the median and the worst error of each build, then
 per backend the medians over the runs and how many meet issue 18's
-figures (median <= 5 %, worst <= 15 %).
+figures (median <= 5 %, worst <= 15 %). A part either build could not
+refit is named with why, and the exit status is 1.
 
   python3 bench/refit.py --baseline caa5bb7 var/pwtune.db other.db
 
 --baseline REV builds that revision's pwtune in a temporary folder (git
-archive, cmake, about a minute); --baseline-bin names one already built.
+archive, cmake: from seconds to a minute); --baseline-bin names one
+already built.
 Nothing is measured: the points are the stores', so the same runs give
 the same figures on any host. The stores are read, never written.
 """
 import argparse
 import json
 import os
+import pathlib
 import shutil
+import signal
 import sqlite3
 import statistics
 import subprocess
@@ -33,6 +38,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
+LOO_MIN_POINTS = 6      # engine/model.h MODEL_LOO_MIN_POINTS
 
 
 def die(msg):
@@ -43,8 +49,15 @@ def die(msg):
 def build_baseline(rev, tmp):
     src = os.path.join(tmp, "src")
     os.mkdir(src)
+    # A commit, never an option: resolved first.
+    r = subprocess.run(["git", "-C", ROOT, "rev-parse", "--verify", "--quiet",
+                        "--end-of-options", rev + "^{commit}"],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        die("--baseline %s: not a commit of this repository" % rev)
+    commit = r.stdout.strip()
     try:
-        arch = subprocess.run(["git", "-C", ROOT, "archive", rev],
+        arch = subprocess.run(["git", "-C", ROOT, "archive", commit],
                               capture_output=True, check=True).stdout
     except subprocess.CalledProcessError as e:
         die("--baseline %s: git archive failed: %s" %
@@ -64,7 +77,10 @@ def build_baseline(rev, tmp):
 def finished_runs(store):
     """The ids of a store's finished runs (read only)."""
     try:
-        con = sqlite3.connect("file:%s?mode=ro" % store, uri=True)
+        # As a file: URI of its absolute path (a '#', '?' or '%' in the
+        # name escaped), read only: the store is never written.
+        con = sqlite3.connect(pathlib.Path(store).resolve().as_uri() +
+                              "?mode=ro", uri=True)
         ids = [r[0] for r in con.execute(
             "SELECT id FROM runs WHERE status = 'done' ORDER BY id")]
         con.close()
@@ -74,23 +90,28 @@ def finished_runs(store):
 
 
 def loo(pwtune, part, backend):
+    """(median, worst), or the reason there is none."""
     r = subprocess.run([pwtune, "recommend", "--from", part, "--target-ms",
                         "250", "--backend", backend, "--floor", "none",
                         "--json"], capture_output=True, text=True)
     try:
         m = json.loads(r.stdout)["model"]
-    except (ValueError, KeyError):
-        return None
+    except (ValueError, KeyError, TypeError):
+        last = (r.stderr.strip().splitlines() or ["no output"])[-1]
+        return "exit %d, %s" % (r.returncode, last)
     if m.get("loo_median_error") is None:
-        return None
+        return "no leave-one-out error"
     return m["loo_median_error"], m["loo_worst_error"]
 
 
 def main():
     ap = argparse.ArgumentParser(
         description=__doc__.split("\n\n")[0],
+        epilog="Exit status: 0 compared; 1 a part either build could not "
+        "refit, or nothing to compare; 2 bad usage or input (named).",
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("stores", nargs="+", metavar="STORE")
+    ap.add_argument("stores", nargs="+", metavar="STORE",
+                    help="a pwtune SQLite store (opened read only)")
     ap.add_argument("--pwtune", default=os.path.join(ROOT, "build", "cli",
                                                      "pwtune"),
                     help="this build's pwtune (default build/cli/pwtune)")
@@ -100,25 +121,35 @@ def main():
     g.add_argument("--baseline-bin", metavar="BIN",
                    help="a baseline pwtune already built")
     a = ap.parse_args()
-    if not os.access(a.pwtune, os.X_OK):
-        die("--pwtune %s: not an executable (make build first)" % a.pwtune)
+    # The file checked is the file run (not one found on PATH).
+    a.pwtune = os.path.abspath(a.pwtune)
+    if a.baseline_bin:
+        a.baseline_bin = os.path.abspath(a.baseline_bin)
+    if not (os.path.isfile(a.pwtune) and os.access(a.pwtune, os.X_OK)):
+        die("--pwtune %s: not an executable file (make build first)" %
+            a.pwtune)
     for s in a.stores:
+        if os.path.isdir(s):
+            die("%s: a directory, not a store" % s)
         if not os.path.isfile(s):
             die("%s: no such file" % s)
+        finished_runs(s)        # every store checked before any work
+    # SIGTERM as Ctrl-C: the temporary folder is removed either way.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     tmp = tempfile.mkdtemp(prefix="pwtune-refit-")
     try:
         base = a.baseline_bin or build_baseline(a.baseline, tmp)
-        if not os.access(base, os.X_OK):
-            die("--baseline-bin %s: not an executable" % base)
-        rows, seen = [], set()
+        if not (os.path.isfile(base) and os.access(base, os.X_OK)):
+            die("--baseline-bin %s: not an executable file" % base)
+        rows, failed, seen = [], [], set()
         for si, store in enumerate(a.stores, 1):
             for run in finished_runs(store):
                 r = subprocess.run([a.pwtune, "db", "export", "--db", store,
                                     "--run", str(run)], capture_output=True,
                                    text=True)
                 if r.returncode != 0:
-                    print("# %s run %d: export failed: %s" %
-                          (store, run, r.stderr.strip()))
+                    failed.append("store %d run %d: export failed: %s" %
+                                  (si, run, r.stderr.strip()))
                     continue
                 doc = json.loads(r.stdout)
                 for be in sorted({p["backend"] for p in doc["points"]}):
@@ -129,14 +160,18 @@ def main():
                     key = (be, tuple(sorted((p["m_kib"], p["t"],
                                              round(p["stats"]["median_ms"],
                                                    4)) for p in k1)))
-                    if len(k1) < 5 or key in seen:
+                    if len(k1) < LOO_MIN_POINTS or key in seen:
                         continue        # too few to refit; a copy
                     seen.add(key)
                     part = os.path.join(tmp, "part.json")
                     with open(part, "w") as f:
                         json.dump(dict(doc, points=pts), f)
                     old, new = loo(base, part, be), loo(a.pwtune, part, be)
-                    if old is None or new is None:
+                    for name, got in (("baseline", old), ("this build", new)):
+                        if isinstance(got, str):
+                            failed.append("store %d run %d %s: %s: %s" % (
+                                si, run, be, name, got))
+                    if isinstance(old, str) or isinstance(new, str):
                         continue
                     rows.append((si, run, be, len(k1), old, new))
         print("| store (its place in the arguments) | run | curve | points | baseline median / worst |"
@@ -159,8 +194,13 @@ def main():
                     100 * statistics.median(r[i][1] for r in rs),
                     sum(r[i][0] <= 0.05 for r in rs),
                     sum(r[i][1] <= 0.15 for r in rs)))
+        for f in failed:
+            print("not compared, %s" % f)
+        if failed:
+            return 1
         if not rows:
-            print("no run with 5 or more points at k = 1 to refit")
+            print("no run with %d or more points at k = 1 to refit" %
+                  LOO_MIN_POINTS)
             return 1
         return 0
     finally:
