@@ -919,21 +919,14 @@ rec_print_text(const struct rec_opts *o, const struct model *m,
 		    "question by what its background checks measured of\n"
 		    "               its answer: its answer (GET "
 		    "/v1/recommendation, with verified) can differ\n");
-	if (a->notes[0] != '\0') {
-		char	copy[sizeof(a->notes)], *line, *save = NULL;
+	{
 		char	poor[sizeof(m->quality_why) + 32];
-		size_t	pl;
 
 		/* A poor model's why is the Quality line's: its advice only. */
-		pl = (size_t)snprintf(poor, sizeof(poor), "the model is poor: "
-		    "%s. ", m->quality_why);
-		snprintf(copy, sizeof(copy), "%s", a->notes);
-		printf("\nNotes:\n");
-		for (line = strtok_r(copy, "\n", &save); line != NULL;
-		    line = strtok_r(NULL, "\n", &save))
-			printf("  - %s\n", pl < sizeof(poor) &&
-			    strncmp(line, poor, pl) == 0 && line[pl] != '\0' ?
-			    line + pl : line);
+		if ((size_t)snprintf(poor, sizeof(poor), "the model is poor: "
+		    "%s. ", m->quality_why) >= sizeof(poor))
+			poor[0] = '\0';
+		rec_print_notes(a->notes, poor);
 	}
 	if (o->stack != NULL) {
 		rec_print_stack(m, o->stack, &o->q, a);
@@ -996,6 +989,23 @@ rec_memory_hint(const struct tune_query *q)
 		return " (--memory-max: a size without a unit is KiB, "
 		    "--memory-max 64MiB is 64 MiB)";
 	return "";
+}
+
+void
+rec_print_notes(const char *notes, const char *drop)
+{
+	char		copy[sizeof(((struct tune_answer *)0)->notes)], *line,
+			*save = NULL;
+	size_t		dl = drop != NULL ? strlen(drop) : 0;
+
+	if (notes[0] == '\0')
+		return;
+	snprintf(copy, sizeof(copy), "%s", notes);
+	printf("\nNotes:\n");
+	for (line = strtok_r(copy, "\n", &save); line != NULL;
+	    line = strtok_r(NULL, "\n", &save))
+		printf("  - %s\n", dl > 0 && strncmp(line, drop, dl) == 0 &&
+		    line[dl] != '\0' ? line + dl : line);
 }
 
 void

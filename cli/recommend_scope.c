@@ -74,6 +74,7 @@ scope_text(const struct api_scope_set *set, const struct fleet_answer *fa,
 		printf("  %-32s  left out: %s\n", json_string_value(
 		    json_object_get(ex, "host_id")), json_string_value(
 		    json_object_get(ex, "reason")));
+	rec_print_notes(fa->a.notes, NULL);
 }
 
 int

@@ -74,6 +74,9 @@ rec_search_why(const struct search_result *r)
 		return "within 90-100 % of the target";
 	switch (r->stop) {
 	case SEARCH_AT_CAP:
+		if (r->a.t >= TUNE_T_MAX)
+			return "under 90 % of the target: m is at its memory "
+			    "cap and t at its largest (see the note)";
 		return "under 90 % of the target: m is at its memory cap, "
 		    "and one more pass of t would be over 97.5 % of the "
 		    "target";
@@ -127,6 +130,7 @@ rec_search_print(const struct search_result *r)
 	    (unsigned)a->k, size);
 	printf("  Attacker:    about %.0f guesses per second on one GPU with "
 	    "960 GB/s of memory bandwidth\n", a->gpu_guesses_per_s);
+	rec_print_notes(a->notes, NULL);
 	printf("\nMeasured with %s in this process's children. For a client "
 	    "stack (PHP, Python,\nNode, Go, Java) use --stack NAME; for a model "
 	    "of the whole host, --profile quick.\n", kdf_backend_name(

@@ -41,6 +41,7 @@ struct search_run {
 	struct measure_opts		 mo;
 	enum kdf_backend		 backend;
 	uint32_t			 p, cap;
+	enum tune_bound			 bound;	/* what set cap */
 	double				 z;
 	double				 pooled[MEASURE_SAMPLES_MAX];
 	size_t				 npooled;
@@ -272,6 +273,7 @@ search_fill(const struct search_run *s, uint32_t m_kib, uint32_t t,
 	a->floor = s->q->floor;
 	a->objective = TUNE_MEMORY_FIRST;
 	a->m_cap_kib = s->cap;
+	a->bound = s->bound;
 	a->m_kib = m_kib;
 	a->t = t;
 	a->p = s->p;
@@ -611,10 +613,15 @@ search_target(const struct tune_query *q, const struct search_opts *o,
 		return -2;
 	}
 	cap = o->mem_budget / 1024 / q->k;
-	if (q->memory_max_kib > 0 && q->memory_max_kib / q->k < cap)
+	s->bound = TUNE_BOUND_BUDGET;
+	if (q->memory_max_kib > 0 && q->memory_max_kib / q->k < cap) {
 		cap = q->memory_max_kib / q->k;
-	if (cap > KDF_ARGON2_M_MAX)
+		s->bound = TUNE_BOUND_MEMORY_MAX;
+	}
+	if (cap > KDF_ARGON2_M_MAX) {
 		cap = KDF_ARGON2_M_MAX;
+		s->bound = TUNE_BOUND_ARGON2;
+	}
 	s->cap = (uint32_t)(cap - cap % MIB_KIB);
 	if (s->cap < MIB_KIB || s->cap < 8 * s->p) {
 		snprintf(err, errlen, "a memory limit of %llu KiB for %u "
@@ -691,6 +698,8 @@ search_target(const struct tune_query *q, const struct search_opts *o,
 			    (unsigned)r->a.t, (unsigned)r->a.p,
 			    r->a.predicted_ms);
 		rc = r->a.met ? 0 : 1;
+		/* t at its largest, the time asked not used: said so. */
+		tune_note_t_max(&r->a);
 	}
 	r->seconds = measure_now() - t0;
 	free(s);

@@ -303,6 +303,30 @@ TEST(fake_cap_grows_t)
 	ASSERT(next > 170);
 }
 
+/* At the cap with t at its largest: the answer says what is left unused. */
+TEST(fake_cap_and_t_largest_says_so)
+{
+	struct fake_host	f = { 779, 1, 0.01, 0, 0, 0 };
+	struct search_result	r;
+	char			want[160];
+
+	ASSERT_EQ(fake_search(&f, 60000, 8 * MIB_KIB, &r), 0);
+	printf("# cap 8 MiB, 60 s: t = %u, p95 %.1f ms, stopped %s\n",
+	    (unsigned)r.a.t, r.a.predicted_ms, search_stop_name(r.stop));
+	ASSERT_EQ(r.a.m_kib, 8 * MIB_KIB);
+	ASSERT_EQ(r.a.t, TUNE_T_MAX);
+	ASSERT_EQ(r.stop, SEARCH_AT_CAP);
+	ASSERT(r.a.met && r.a.predicted_ms < 0.9 * 60000);
+	snprintf(want, sizeof(want), "t is at its largest, 1000, with m = "
+	    "8192 KiB (the most memory here: 8192 KiB, memory_max): the answer "
+	    "takes about %d %%", (int)lround(100 * r.a.predicted_ms / 60000));
+	ASSERT_STR_CONTAINS(r.a.notes, want);
+	/* Under the cap's t: no such note. */
+	ASSERT_EQ(fake_search(&f, 170, 32 * MIB_KIB, &r), 0);
+	ASSERT(r.a.t < TUNE_T_MAX);
+	ASSERT(strstr(r.a.notes, "t is at its largest") == NULL);
+}
+
 /*
  * 6 ms, where a MiB is a third of the target: 2 MiB is 0.76 of it, 3 MiB
  * 1.15; the search stops at 2 MiB and says it was the grain.
@@ -546,6 +570,7 @@ TEST_LIST(
 	TEST_ENTRY(fake_noisy_host_stays_near_the_target),
 	TEST_ENTRY(fake_wild_host_runs_out_of_steps),
 	TEST_ENTRY(fake_cap_grows_t),
+	TEST_ENTRY(fake_cap_and_t_largest_says_so),
 	TEST_ENTRY(fake_grain_decides_a_small_target),
 	TEST_ENTRY(fake_many_at_once_take_rounds),
 	TEST_ENTRY(fake_small_targets_use_their_last_mib),
