@@ -140,10 +140,11 @@ fit_rows(const struct obs *o, size_t n, long skip, uint32_t skip_m,
 	 * point. Where their pass cost alone already takes the point's time,
 	 * no fixed cost: a pass of the point's time over its t (libargon2 at
 	 * 8 MiB, its memory reused by the allocator, has next to none).
-	 * Measured on 11 stored quick runs: the libsodium curves' worst
-	 * leave-one-out error 17.0 % at the median, where taking the pass cost
-	 * per KiB alone from them, the rest a fixed cost, gave 27.8 % (the
-	 * cost per KiB grows with m, the fixed one with it: docs/BENCHMARKS.md).
+	 * Refitted on 9 stored quick runs (bench/refit.py): the libsodium
+	 * curves' worst leave-one-out error 15.0 % at the median, where taking
+	 * the pass cost per KiB alone from them, the rest a fixed cost, gave
+	 * 26.6 % (the cost per KiB grows with m, the fixed one with it:
+	 * docs/BENCHMARKS.md).
 	 */
 	for (r = 0; r < c->nrows; r++) {
 		if (fitted[r])
@@ -161,7 +162,8 @@ fit_rows(const struct obs *o, size_t n, long skip, uint32_t skip_m,
 		T_one /= sw;
 		if (shape_near(c, fitted, c->rows[r].m_kib, &A, &B) == 0 &&
 		    B * c->rows[r].m_kib * t_one < T_one) {
-			/* A + B t_one > 0: B's pass alone is under T_one. */
+			/* A + B t_one > 0: fitted rows have b > 0 and a >= 0,
+			   so B > 0 and A >= 0; t_one >= 1. */
 			scale = T_one / (c->rows[r].m_kib * (A + B * t_one));
 			c->rows[r].a_ms = scale * A * c->rows[r].m_kib;
 			c->rows[r].b_ms = scale * B * c->rows[r].m_kib;

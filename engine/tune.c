@@ -168,11 +168,12 @@ tune_note_t_max(struct tune_answer *a)
 	    a->predicted_ms < TUNE_T_MAX_NOTE * a->target_ms))
 		return;
 	share = 100 * a->predicted_ms / a->target_ms;
-	/* Never rounded up to the threshold, nor down to nothing. */
+	/* The nearest, but never up to the threshold, nor down to nothing. */
 	if (share < 1)
 		snprintf(used, sizeof(used), "under 1 %%");
 	else
-		snprintf(used, sizeof(used), "about %d %%", (int)share);
+		snprintf(used, sizeof(used), "about %d %%", (int)fmin(
+		    lround(share), 100 * TUNE_T_MAX_NOTE - 1));
 	tune_note(a, TUNE_T_MAX_SAID "%u, with m = %u KiB (the most memory "
 	    "here: %llu KiB, %s): the answer takes %s of the time asked, and "
 	    "the rest is left unused; %s.", (unsigned)TUNE_T_MAX,
@@ -579,7 +580,8 @@ tune_recommend(const struct model *m, const struct tune_query *q,
 		cap = KDF_ARGON2_M_MAX;
 		a->bound = TUNE_BOUND_ARGON2;
 	}
-	if (q->m_hash_max_kib > 0 && q->m_hash_max_kib < cap) {
+	/* Named where it ties: a larger memory_max would not move it. */
+	if (q->m_hash_max_kib > 0 && q->m_hash_max_kib <= cap) {
 		cap = q->m_hash_max_kib;
 		a->bound = TUNE_BOUND_HEAP;
 	}

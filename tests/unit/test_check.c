@@ -207,7 +207,7 @@ TEST(a_corrected_answer_at_t_largest_says_its_own_share)
 	    sizeof(err)) == 0);
 	ASSERT_EQ(a.t, TUNE_T_MAX);
 	ASSERT(fabs(a.predicted_ms - 1.5 * one) < 1e-6 * one);
-	share = (int)(100 * a.predicted_ms / q.target_ms);
+	share = (int)lround(100 * a.predicted_ms / q.target_ms);
 	ASSERT_EQ(share, 45);
 	snprintf(want, sizeof(want), "takes about %d %% of the time", share);
 	ASSERT_STR_CONTAINS(a.notes, want);

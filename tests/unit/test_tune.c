@@ -1124,6 +1124,12 @@ TEST(t_at_its_largest_says_the_time_left)
 	ASSERT_EQ(a.t, TUNE_T_MAX);
 	ASSERT_STR_CONTAINS(a.notes, "the rest is left unused; the runtime's "
 	    "heap bound keeps m there");
+	/* memory_max at the heap bound: the bound still named (more
+	   memory_max would not move m). */
+	q.memory_max_kib = 8192;
+	ASSERT_EQ(tune_recommend(&mdl, &q, &a, err, sizeof(err)), 0);
+	ASSERT_EQ(a.bound, TUNE_BOUND_HEAP);
+	ASSERT_STR_CONTAINS(a.notes, "heap bound keeps m there");
 	q.m_hash_max_kib = 0;
 	q.memory_max_kib = 8192;
 	/* A target t = 1000 nearly fills: no such note. */
