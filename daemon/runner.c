@@ -875,7 +875,7 @@ runner_probes(struct runner_ctx *ctx, const struct model *m,
 		pthread_mutex_unlock(&d->lock);
 		if (!on) {
 			snprintf(why[i], sizeof(why[i]), "its probe disabled "
-			    "by configuration (probes in pwtuned.conf)");
+			    "by configuration: probes in pwtuned.conf");
 			runner_probe_store(ctx, m, sd, NULL, "disabled",
 			    why[i]);
 			runner_list_add(not, sizeof(not), sd->name, why[i]);
