@@ -39,6 +39,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 LOO_MIN_POINTS = 6      # engine/model.h MODEL_LOO_MIN_POINTS
+CHILD = None            # the build step running, in its own group
 
 
 def die(msg):
@@ -46,7 +47,20 @@ def die(msg):
     sys.exit(2)
 
 
+def on_term(*_):
+    """SIGTERM as Ctrl-C: the build's whole group stopped, then out (the
+    finally of main removes the temporary folder)."""
+    if CHILD is not None and CHILD.poll() is None:
+        try:
+            os.killpg(CHILD.pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+        CHILD.wait()
+    sys.exit(143)
+
+
 def build_baseline(rev, tmp):
+    global CHILD
     src = os.path.join(tmp, "src")
     os.mkdir(src)
     # A commit, never an option: resolved first.
@@ -66,11 +80,15 @@ def build_baseline(rev, tmp):
     bld = os.path.join(tmp, "build")
     for cmd in (["cmake", "-S", src, "-B", bld, "-DCMAKE_BUILD_TYPE=Release"],
                 ["cmake", "--build", bld, "--target", "pwtune", "-j2"]):
-        r = subprocess.run(cmd, capture_output=True, text=True)
-        if r.returncode != 0:
+        # Its own group: make and the compilers stop with it.
+        CHILD = subprocess.Popen(cmd, stdout=subprocess.PIPE,
+                                 stderr=subprocess.STDOUT, text=True,
+                                 start_new_session=True)
+        out, _ = CHILD.communicate()
+        rc, CHILD = CHILD.returncode, None
+        if rc != 0:
             die("--baseline %s: %s failed:\n%s" % (rev, " ".join(cmd[:2]),
-                                                   r.stdout[-2000:] +
-                                                   r.stderr[-2000:]))
+                                                   out[-4000:]))
     return os.path.join(bld, "cli", "pwtune")
 
 
@@ -96,12 +114,13 @@ def loo(pwtune, part, backend):
                         "--json"], capture_output=True, text=True)
     try:
         m = json.loads(r.stdout)["model"]
+        med, worst = m["loo_median_error"], m["loo_worst_error"]
     except (ValueError, KeyError, TypeError):
         last = (r.stderr.strip().splitlines() or ["no output"])[-1]
         return "exit %d, %s" % (r.returncode, last)
-    if m.get("loo_median_error") is None:
-        return "no leave-one-out error"
-    return m["loo_median_error"], m["loo_worst_error"]
+    if med is None or worst is None:
+        return None     # too few points left after those set aside
+    return med, worst
 
 
 def main():
@@ -134,10 +153,10 @@ def main():
         if not os.path.isfile(s):
             die("%s: no such file" % s)
         finished_runs(s)        # every store checked before any work
-    # SIGTERM as Ctrl-C: the temporary folder is removed either way.
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-    tmp = tempfile.mkdtemp(prefix="pwtune-refit-")
+    signal.signal(signal.SIGTERM, on_term)
+    tmp = None
     try:
+        tmp = tempfile.mkdtemp(prefix="pwtune-refit-")
         base = a.baseline_bin or build_baseline(a.baseline, tmp)
         if not (os.path.isfile(base) and os.access(base, os.X_OK)):
             die("--baseline-bin %s: not an executable file" % base)
@@ -151,7 +170,13 @@ def main():
                     failed.append("store %d run %d: export failed: %s" %
                                   (si, run, r.stderr.strip()))
                     continue
-                doc = json.loads(r.stdout)
+                try:
+                    doc = json.loads(r.stdout)
+                    doc["points"]
+                except (ValueError, KeyError, TypeError):
+                    failed.append("store %d run %d: export not a pwtune "
+                                  "bench document" % (si, run))
+                    continue
                 for be in sorted({p["backend"] for p in doc["points"]}):
                     pts = [p for p in doc["points"] if p["backend"] == be and
                            p["variant"] == "argon2id" and p["p"] == 1]
@@ -167,11 +192,15 @@ def main():
                     with open(part, "w") as f:
                         json.dump(dict(doc, points=pts), f)
                     old, new = loo(base, part, be), loo(a.pwtune, part, be)
+                    if old is None and new is None:
+                        continue        # neither build has an error to give
                     for name, got in (("baseline", old), ("this build", new)):
+                        if got is None:
+                            got = "no leave-one-out error"
                         if isinstance(got, str):
                             failed.append("store %d run %d %s: %s: %s" % (
                                 si, run, be, name, got))
-                    if isinstance(old, str) or isinstance(new, str):
+                    if not isinstance(old, tuple) or not isinstance(new, tuple):
                         continue
                     rows.append((si, run, be, len(k1), old, new))
         print("| store (its place in the arguments) | run | curve | points | baseline median / worst |"
@@ -204,7 +233,9 @@ def main():
             return 1
         return 0
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
 
 
 if __name__ == "__main__":
