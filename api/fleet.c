@@ -372,12 +372,12 @@ api_aim_hash(const struct tune_query *q, unsigned char out[16])
 
 	/* Every field tune_recommend() reads: a stack's limits too. */
 	snprintf(line, sizeof(line), "%.17g %d %u %llu %u %d %d %d %d %u %u "
-	    "%u %d %d", q->target_ms, q->percentile, q->k,
+	    "%d %u %d %d", q->target_ms, q->percentile, q->k,
 	    (unsigned long long)q->memory_max_kib, q->parallelism,
 	    (int)q->variant, (int)q->backend, (int)q->floor,
 	    (int)q->objective, (unsigned)q->t_min, (unsigned)q->m_hash_max_kib,
-	    (unsigned)q->m_measured_kib, q->headroom_percentile,
-	    q->stack_named);
+	    q->m_hash_cliff, (unsigned)q->m_measured_kib,
+	    q->headroom_percentile, q->stack_named);
 	crypto_generichash(out, 16, (const unsigned char *)line, strlen(line),
 	    NULL, 0);
 }

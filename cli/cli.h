@@ -185,7 +185,8 @@ enum rec_format {
 
 struct tune_answer;
 /* An answer's notes as text, one "  - " line each, under "Notes:" (none:
-   nothing); a line starting with drop (NULL: none) is printed without it. */
+   nothing); a line starting with drop (NULL: none) and going on after it
+   is printed without it. */
 void	 rec_print_notes(const char *notes, const char *drop);
 /* The one line of --format phc or env. */
 void	 rec_print_terse(const struct tune_answer *a, enum rec_format f);

@@ -1073,6 +1073,7 @@ stack_recommend(const struct model *m, const char *name,
 	    q->m_hash_max_kib > corr->m_max_kib) && (aim.m_hash_max_kib == 0 ||
 	    aim.m_hash_max_kib >= corr->m_max_kib)) {
 		aim.m_hash_max_kib = corr->m_max_kib;
+		aim.m_hash_cliff = 1;
 		capped = 1;
 	} else if (aim.m_hash_max_kib != q->m_hash_max_kib)
 		capped = 2;
@@ -1134,6 +1135,7 @@ stack_recommend(const struct model *m, const char *name,
 		 * caller's memory, a curve not measured, a bad k).
 		 */
 		free_q.m_hash_max_kib = q->m_hash_max_kib;
+		free_q.m_hash_cliff = q->m_hash_cliff;
 		if (tune_recommend(m, &free_q, &free_a, free_err,
 		    sizeof(free_err)) == -1) {
 			snprintf(err, errlen, "%s", free_err);

@@ -142,6 +142,9 @@ tune_bound_why(enum tune_bound b, uint32_t k)
 		return "Argon2's largest m";
 	case TUNE_BOUND_HEAP:
 		return "the heap bound pwtune keeps its runtime within";
+	case TUNE_BOUND_CLIFF:
+		return "the size past which its runtime's probe measured a "
+		    "cliff";
 	}
 	return "?";
 }
@@ -180,7 +183,9 @@ tune_note_t_max(struct tune_answer *a)
 	    (unsigned)a->m_kib, (unsigned long long)a->m_cap_kib,
 	    tune_bound_why(a->bound, a->k), used,
 	    a->bound == TUNE_BOUND_HEAP ? "the runtime's heap bound keeps m "
-	    "there (docs/STACKS.md)" : a->bound == TUNE_BOUND_MEASURED ?
+	    "there (docs/STACKS.md)" : a->bound == TUNE_BOUND_CLIFF ?
+	    "the runtime slows past that size, as its probe measured "
+	    "(docs/STACKS.md)" : a->bound == TUNE_BOUND_MEASURED ?
 	    "a run measuring larger sizes (pwtune bench --profile full) would "
 	    "let m use it" : "more memory would use it");
 }
@@ -580,10 +585,16 @@ tune_recommend(const struct model *m, const struct tune_query *q,
 		cap = KDF_ARGON2_M_MAX;
 		a->bound = TUNE_BOUND_ARGON2;
 	}
-	/* Named where it ties: a larger memory_max would not move it. */
-	if (q->m_hash_max_kib > 0 && q->m_hash_max_kib <= cap) {
-		cap = q->m_hash_max_kib;
-		a->bound = TUNE_BOUND_HEAP;
+	/*
+	 * Named where it ties in whole MiB (what m moves by): a larger
+	 * memory_max would not move m.
+	 */
+	if (q->m_hash_max_kib > 0 && q->m_hash_max_kib / MIB_KIB <=
+	    cap / MIB_KIB) {
+		if (q->m_hash_max_kib < cap)
+			cap = q->m_hash_max_kib;
+		a->bound = q->m_hash_cliff ? TUNE_BOUND_CLIFF :
+		    TUNE_BOUND_HEAP;
 	}
 	raw = cap;	/* what there is, before the MiB m moves by */
 	cap -= cap % MIB_KIB;

@@ -65,7 +65,8 @@ enum tune_bound {
 	TUNE_BOUND_MEMORY_MAX,	/* the query's memory_max (over k) */
 	TUNE_BOUND_MEASURED,	/* MODEL_EXTRAPOLATE x the largest measured */
 	TUNE_BOUND_ARGON2,	/* Argon2's largest m */
-	TUNE_BOUND_HEAP		/* the heap bound kept for a runtime */
+	TUNE_BOUND_HEAP,	/* the heap bound kept for a runtime */
+	TUNE_BOUND_CLIFF	/* a cliff its runtime's probe measured */
 };
 
 struct tune_query {
@@ -83,6 +84,9 @@ struct tune_query {
 						   in the client's runtime (a
 						   JVM's heap: stack_def.
 						   heap_kib); 0: no such limit */
+	int			m_hash_cliff;	/* m_hash_max_kib is where the
+						   runtime's probe measured a
+						   cliff, not its heap */
 	uint32_t		m_measured_kib;	/* the largest m the client's
 						   runtime was measured at (its
 						   probe): the bound of twice

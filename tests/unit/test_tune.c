@@ -1130,6 +1130,20 @@ TEST(t_at_its_largest_says_the_time_left)
 	ASSERT_EQ(tune_recommend(&mdl, &q, &a, err, sizeof(err)), 0);
 	ASSERT_EQ(a.bound, TUNE_BOUND_HEAP);
 	ASSERT_STR_CONTAINS(a.notes, "heap bound keeps m there");
+	/* Equal in whole MiB (what m moves by): the heap's too. */
+	q.m_hash_max_kib = 8192 + 8;
+	ASSERT_EQ(tune_recommend(&mdl, &q, &a, err, sizeof(err)), 0);
+	ASSERT_EQ(a.bound, TUNE_BOUND_HEAP);
+	ASSERT_EQ(a.m_kib, 8192);
+	/* A cliff its probe measured is named as such, not as a heap. */
+	q.m_hash_max_kib = 8192;
+	q.m_hash_cliff = 1;
+	ASSERT_EQ(tune_recommend(&mdl, &q, &a, err, sizeof(err)), 0);
+	ASSERT_EQ(a.bound, TUNE_BOUND_CLIFF);
+	ASSERT_STR_CONTAINS(a.notes, "8192 KiB, the size past which its "
+	    "runtime's probe measured a cliff): ");
+	ASSERT_STR_CONTAINS(a.notes, "the runtime slows past that size");
+	q.m_hash_cliff = 0;
 	q.m_hash_max_kib = 0;
 	q.memory_max_kib = 8192;
 	/* A target t = 1000 nearly fills: no such note. */
