@@ -23,16 +23,24 @@ synthetic(struct report *rep, int with_argon2)
 
 static struct model	mdl;
 
+/* Fit rep into mdl (a test failure if it cannot be), then release rep. */
+static void
+fit_report(struct report *rep)
+{
+	char	err[256];
+
+	if (model_fit(rep, &mdl, err, sizeof(err)) != 0)
+		TEST_FAIL("model_fit: %s", err);
+	report_release(rep);
+}
+
 static void
 fit(int with_argon2)
 {
 	struct report	rep;
-	char		err[256];
 
 	synthetic(&rep, with_argon2);
-	if (model_fit(&rep, &mdl, err, sizeof(err)) != 0)
-		TEST_FAIL("model_fit: %s", err);
-	report_release(&rep);
+	fit_report(&rep);
 }
 
 TEST(fit_recovers_known_costs)
@@ -667,16 +675,13 @@ TEST(past_the_largest_size_the_cost_grows_on)
 	struct model_curve	 cc;
 	const struct model_curve *c;
 	struct model_prediction	 pr;
-	char			 err[256];
 	uint32_t		 m;
 	size_t			 i;
 	double			 flat, want, top;
 
 	/* Measured from 8 to 256 MiB; the truth's per-KiB cost grows in log m. */
 	small_report(&rep, 12);
-	if (model_fit(&rep, &mdl, err, sizeof(err)) != 0)
-		TEST_FAIL("model_fit: %s", err);
-	report_release(&rep);
+	fit_report(&rep);
 	c = model_curve_find(&mdl, KDF_BACKEND_LIBSODIUM, KDF_ALG_ARGON2ID, 1);
 	ASSERT(c != NULL);
 	ASSERT_EQ(model_curve_max_m(c), 262144);
@@ -768,7 +773,6 @@ static void
 grown_fit(int with_4mib)
 {
 	struct report	rep;
-	char		err[256];
 	uint32_t	m;
 
 	empty_report(&rep, 1);
@@ -783,9 +787,7 @@ grown_fit(int with_4mib)
 	 */
 	if (with_4mib)
 		grown_point(&rep, 4096, 3, 0.9 * 3 * 4096 * 0.0008);
-	if (model_fit(&rep, &mdl, err, sizeof(err)) != 0)
-		TEST_FAIL("model_fit: %s", err);
-	report_release(&rep);
+	fit_report(&rep);
 }
 
 TEST(a_size_measured_at_one_t_takes_its_neighbours_shape)
