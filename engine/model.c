@@ -287,8 +287,15 @@ set_aside_outliers(struct obs *o, size_t n, struct model_curve *c)
  * How the per-KiB cost of a hash grows with m above the largest size: the
  * least-squares slope of the rows' t = 1 per-KiB costs against log m,
  * over the rows from an eighth of the largest m up (the top
- * MODEL_GROW_ROWS at least), relative to the largest row's cost. 0 with
- * fewer rows or a falling cost; at most MODEL_GROW_MAX.
+ * MODEL_GROW_WINDOW at least), relative to the largest row's cost. 0 with
+ * fewer than MODEL_GROW_ROWS rows or a falling cost; at most
+ * MODEL_GROW_MAX. Two rows in the window make a line: reaching further
+ * down takes in sizes whose costs differ for other reasons (libargon2's
+ * 8 MiB, under glibc's mmap threshold, has next to no fixed cost: with
+ * its 256 MiB left out, 8, 32 and 128 MiB put the growth at its ceiling).
+ * Refitted on 12 quick runs, the libargon2 curve's worst leave-one-out
+ * error 11.5 % at the median, 13.3 % with three rows at least
+ * (docs/BENCHMARKS.md).
  */
 static double
 curve_growth(const struct model_curve *c)
@@ -301,7 +308,8 @@ curve_growth(const struct model_curve *c)
 		return 0;
 	hi = &c->rows[c->nrows - 1];
 	for (i = c->nrows; i-- > 0;) {
-		if (n >= MODEL_GROW_ROWS && c->rows[i].m_kib < hi->m_kib / 8)
+		if (n >= MODEL_GROW_WINDOW &&
+		    c->rows[i].m_kib < hi->m_kib / 8)
 			break;
 		x = log((double)c->rows[i].m_kib / hi->m_kib);
 		y = (c->rows[i].a_ms + c->rows[i].b_ms) / c->rows[i].m_kib;

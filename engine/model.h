@@ -16,8 +16,9 @@
  *     interpolated linearly in log m;
  *   - below the smallest size, its per-MiB costs are used; above the
  *     largest, its per-MiB costs grown as the t = 1 cost of the sizes from
- *     an eighth of it up grew (a line in log m over MODEL_GROW_ROWS sizes
- *     at least, never falling, at most MODEL_GROW_MAX per unit of ln m),
+ *     an eighth of it up grew (a line in log m over MODEL_GROW_WINDOW
+ *     sizes at least, of a curve of MODEL_GROW_ROWS or more, never
+ *     falling, at most MODEL_GROW_MAX per unit of ln m),
  *     up to MODEL_EXTRAPOLATE times the largest and held past it; either
  *     way the prediction is flagged extrapolated, and the recommender
  *     never goes past MODEL_EXTRAPOLATE times the largest measured m. The
@@ -69,8 +70,10 @@
 #define MODEL_ROWS_MAX		64
 #define MODEL_CONC_MAX		64
 #define MODEL_EXTRAPOLATE	2.0	/* at most 2 x the largest m measured */
-#define MODEL_GROW_ROWS		3	/* sizes the growth above the largest
-					   is fitted to, at least */
+#define MODEL_GROW_ROWS		3	/* sizes a curve needs for a growth
+					   above the largest */
+#define MODEL_GROW_WINDOW	2	/* sizes the growth is fitted to, at
+					   least */
 #define MODEL_GROW_MAX		0.25	/* its ceiling: relative, per unit
 					   of ln m */
 #define MODEL_STACKS_MAX	16

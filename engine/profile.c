@@ -103,18 +103,24 @@ profile_points(enum profile_kind kind, int cpus,
 		/*
 		 * Then Debian's libargon2 (its memory through libc's malloc
 		 * in the benchmark children, as its clients take it) at
-		 * fewer sizes
-		 * (t = 3 where it is cheap; above, the pass cost comes from
-		 * the neighbours): the curve the stacks standing on it are
-		 * corrected against, after the libsodium points so the first
-		 * answers do not wait for it.
+		 * fewer sizes, t = 3 as well up to 128 MiB (at 256 MiB the
+		 * pass cost comes from the neighbours): the curve the stacks
+		 * standing on it are corrected against, after the libsodium
+		 * points so the first answers do not wait for it. 8 MiB is
+		 * under glibc's mmap threshold (reused memory, next to no
+		 * fixed cost), 32 MiB and up over it (memory faulted in
+		 * afresh each hash), so only a second two-t size over it
+		 * gives 32 MiB a shape when one of its points is left out:
+		 * without 128 MiB's t = 3, the curve's worst leave-one-out
+		 * error was 37 % (median of four quick runs), with it 14 %
+		 * (docs/BENCHMARKS.md), for about a second more.
 		 */
 		if (backends == NULL || nb == 0)
 			for (i = 0; i < sizeof(quick_argon2_m) /
 			    sizeof(quick_argon2_m[0]); i++) {
 				profile_add(v, n, KDF_BACKEND_LIBARGON2,
 				    quick_argon2_m[i] * MIB, 1, 1, 1);
-				if (quick_argon2_m[i] < 128)
+				if (quick_argon2_m[i] < 256)
 					profile_add(v, n,
 					    KDF_BACKEND_LIBARGON2,
 					    quick_argon2_m[i] * MIB, 3, 1, 1);
