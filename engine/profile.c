@@ -112,8 +112,8 @@ profile_points(enum profile_kind kind, int cpus,
 		 * afresh each hash), so only a second two-t size over it
 		 * gives 32 MiB a shape when one of its points is left out:
 		 * without 128 MiB's t = 3, the curve's worst leave-one-out
-		 * error was 37 % (median of four quick runs), with it 14 %
-		 * (docs/BENCHMARKS.md), for about a second more.
+		 * error was 43.5 % (median of twelve quick runs), with it
+		 * 11.5 % (docs/BENCHMARKS.md), for about a second more.
 		 */
 		if (backends == NULL || nb == 0)
 			for (i = 0; i < sizeof(quick_argon2_m) /
