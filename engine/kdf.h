@@ -162,7 +162,12 @@ const char *kdf_backend_name(enum kdf_backend backend);
  * take it, or mmap'd afresh for every hash (the default: a long-running
  * process gives it back at once). For the benchmark children, whose hashes
  * must cost what the clients' do. Process-wide; not thread-safe to change.
+ * Through malloc, a size under KDF_MALLOC_REUSE_KIB (glibc's largest
+ * mmap threshold on 64 bits) is reused hash to hash once the heap holds
+ * it (the third hash of a process on), where a larger one is mapped and
+ * faulted in afresh each hash.
  */
+#define KDF_MALLOC_REUSE_KIB	32768
 void	 kdf_argon2_libc_memory(int on);
 int	 kdf_backend_parse(const char *name, enum kdf_backend *backend);
 /*
