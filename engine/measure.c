@@ -468,6 +468,32 @@ measure_describe_death(struct measure_result *r, int sig, int code)
 	}
 }
 
+int
+measure_libc_memory(void)
+{
+	return MEASURE_RLIMIT_AS;
+}
+
+int
+measure_warmups(const struct measure_point *pt, const struct measure_opts *o)
+{
+	if (o->warmup_max_kib > 0 && pt->kp.m_kib > o->warmup_max_kib)
+		return 0;
+	/*
+	 * libargon2's memory through libc's malloc (measure_child): under
+	 * glibc's mmap threshold the first hash maps its memory afresh and
+	 * raises the threshold, the second extends the heap (faulted in
+	 * afresh too), the third reuses it, as a service's hashes do; both
+	 * first took twice the time (16 MiB: 14.8 and 7.4 ms, 28 MiB: 28.4
+	 * and 15.2 ms), and the second was a sample. One round more.
+	 */
+	if (o->warmup_rounds > 0 && measure_libc_memory() &&
+	    pt->kp.backend == KDF_BACKEND_LIBARGON2 &&
+	    pt->kp.m_kib < KDF_MALLOC_REUSE_KIB)
+		return o->warmup_rounds + 1;
+	return o->warmup_rounds;
+}
+
 static int
 measure_attempt(const struct measure_point *pt, const struct measure_opts *o,
     struct measure_progress *prog, struct measure_result *r)
@@ -477,24 +503,8 @@ measure_attempt(const struct measure_point *pt, const struct measure_opts *o,
 	double			 busy = 0;
 	unsigned long long	 tot0, st0, tot1, st1;
 	size_t			 i, measured_rounds = 0;
-	int			 warm = o->warmup_rounds, sig = 0, code = 0;
-
+	int			 warm = measure_warmups(pt, o), sig = 0, code = 0;
 	int			 rc = -1;
-
-	if (o->warmup_max_kib > 0 && pt->kp.m_kib > o->warmup_max_kib)
-		warm = 0;
-	/*
-	 * libargon2's memory through libc's malloc (measure_child): under
-	 * glibc's mmap threshold the first hash maps its memory afresh and
-	 * raises the threshold, the second extends the heap (faulted in
-	 * afresh too), the third reuses it, as a service's hashes do; both
-	 * first took twice the time (16 MiB: 14.8 and 7.4 ms, 28 MiB: 28.4
-	 * and 15.2 ms), and the second was a sample. One round more.
-	 */
-	if (warm > 0 && MEASURE_RLIMIT_AS &&
-	    pt->kp.backend == KDF_BACKEND_LIBARGON2 &&
-	    pt->kp.m_kib < KDF_MALLOC_REUSE_KIB)
-		warm++;
 
 	memset(&mr, 0, sizeof(mr));
 	mr.o = o;

@@ -119,6 +119,20 @@ struct measure_result {
 void	 measure_opts_init(struct measure_opts *o, int cpus);
 
 /*
+ * Whether the benchmark children take libargon2's memory through libc's
+ * malloc (1; 0 in sanitizer builds, whose malloc is not libc's).
+ */
+int	 measure_libc_memory(void);
+
+/*
+ * The warm-up rounds before pt's samples: o's, none over its
+ * warmup_max_kib, one more for libargon2 under KDF_MALLOC_REUSE_KIB
+ * through libc's malloc (its second hash extends the heap).
+ */
+int	 measure_warmups(const struct measure_point *pt,
+	    const struct measure_opts *o);
+
+/*
  * Measure one point into *r (which the caller releases with
  * measure_result_release). Returns 0 when the point was measured (status
  * OK), -1 otherwise, with the status and reason in *r; the parent process

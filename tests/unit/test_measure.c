@@ -94,6 +94,33 @@ TEST(concurrency_records_every_latency)
 	assert_no_children();
 }
 
+TEST(warmups_until_the_heap_holds_the_memory)
+{
+	struct measure_point	pt;
+	struct measure_opts	o;
+	int			libc = measure_libc_memory();
+
+	measure_opts_init(&o, 2);
+	o.warmup_rounds = 1;
+	o.warmup_max_kib = 128 * 1024;
+	/* libargon2 under glibc's mmap threshold: a second one. */
+	point(&pt, KDF_BACKEND_LIBARGON2, 16 * 1024, 1, 1);
+	ASSERT_EQ(measure_warmups(&pt, &o), 1 + libc);
+	point(&pt, KDF_BACKEND_LIBARGON2, KDF_MALLOC_REUSE_KIB - 8, 1, 1);
+	ASSERT_EQ(measure_warmups(&pt, &o), 1 + libc);
+	/* Mapped afresh each hash (over it, or libsodium's own): one. */
+	point(&pt, KDF_BACKEND_LIBARGON2, KDF_MALLOC_REUSE_KIB, 1, 1);
+	ASSERT_EQ(measure_warmups(&pt, &o), 1);
+	point(&pt, KDF_BACKEND_LIBSODIUM, 16 * 1024, 1, 1);
+	ASSERT_EQ(measure_warmups(&pt, &o), 1);
+	/* Over warmup_max_kib, or none asked: none. */
+	point(&pt, KDF_BACKEND_LIBARGON2, 256 * 1024, 1, 1);
+	ASSERT_EQ(measure_warmups(&pt, &o), 0);
+	o.warmup_rounds = 0;
+	point(&pt, KDF_BACKEND_LIBARGON2, 16 * 1024, 1, 1);
+	ASSERT_EQ(measure_warmups(&pt, &o), 0);
+}
+
 TEST(bcrypt_point)
 {
 	struct measure_point	pt;
@@ -403,6 +430,7 @@ TEST(effective_parallelism)
 TEST_LIST(
 	TEST_ENTRY(one_point),
 	TEST_ENTRY(concurrency_records_every_latency),
+	TEST_ENTRY(warmups_until_the_heap_holds_the_memory),
 	TEST_ENTRY(bcrypt_point),
 	TEST_ENTRY(child_over_its_memory_limit),
 	TEST_ENTRY(child_killed_with_sigkill),
