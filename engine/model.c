@@ -32,10 +32,12 @@ struct obs {
  * under glibc's largest mmap threshold a hash reuses the memory the last
  * one faulted in, from it up the memory is mapped and faulted in afresh
  * each hash (measured here: 30 MiB 16.9 ms at t = 1, 32 MiB 35.4 ms). A
- * curve with two sizes or more on each side is two curves: no cost or
- * shape is taken across the step. With fewer under it (runs before the
- * quick profile measured 16 and 28 MiB), the sizes between are
- * interpolated across it, over the time (the safe side).
+ * curve with two sizes or more under it and one or more over it is two
+ * curves: no cost or shape is taken across the step. With fewer under it
+ * (runs before the quick profile measured 16 and 28 MiB), the sizes
+ * between are interpolated across it, over the time (the safe side).
+ * The times under it are a warm heap's: a process's first two hashes,
+ * or a client whose malloc is not glibc's, take up to twice as long.
  */
 static uint32_t
 curve_step(const struct model_curve *c)
@@ -366,17 +368,6 @@ curve_growth(const struct model_curve *c)
 }
 
 /*
- * Per-KiB costs at m (interpolated in log m); 1 when extrapolated. Below
- * the smallest size, the smallest's; above the largest, the largest's
- * grown as the sizes under it grew (curve_growth(), linear in log m; the
- * t = 1 cost's growth, both costs grown by it), up to MODEL_EXTRAPOLATE
- * x the largest and held there (a preset or a hash checked past it):
- * measured here, libsodium's cost per KiB of a pass rose about 8 % for
- * each doubling of m from 64 to 640 MiB, and a flat cost put the medians
- * of answers past the largest size measured 4-6 % over the model's
- * (docs/BENCHMARKS.md).
- */
-/*
  * A cost per KiB x units of ln m past a size whose cost is c1, on the
  * line through c1 and c0, the cost lr units of ln m under it (never
  * falling; rising at most MODEL_GROW_MAX of c1 per unit of ln m).
@@ -408,6 +399,19 @@ step_under(const struct model_row *r0, const struct model_row *r1,
 	*B = step_line(r0->b_ms / r0->m_kib, r1->b_ms / r1->m_kib, lr, x);
 }
 
+/*
+ * Per-KiB costs at m (interpolated in log m); 1 when extrapolated. Below
+ * the smallest size, the smallest's; above the largest, the largest's
+ * grown as the sizes under it grew (curve_growth(), linear in log m; the
+ * t = 1 cost's growth, both costs grown by it), up to MODEL_EXTRAPOLATE
+ * x the largest and held there (a preset or a hash checked past it):
+ * measured here, libsodium's cost per KiB of a pass rose about 8 % for
+ * each doubling of m from 64 to 640 MiB, and a flat cost put the medians
+ * of answers past the largest size measured 4-6 % over the model's
+ * (docs/BENCHMARKS.md). Never across the curve's step (curve_step()):
+ * under it, past its largest size under it, step_under(); from it to
+ * the first size over it, that size's.
+ */
 static int
 curve_costs(const struct model_curve *c, uint32_t m_kib, double *A, double *B)
 {
