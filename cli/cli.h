@@ -44,6 +44,14 @@ void	 cli_warnx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int	 cli_parse_u32(const char *s, uint32_t min, uint32_t max,
 	    uint32_t *out);
 /*
+ * Rewrite, in place within len bytes, the API's parameter names in a
+ * text the engine wrote (a note, an error) as the options that set them
+ * here: "memory_max" as "--memory-max", "lower concurrency" as "lower
+ * --concurrency". Only for the engine's own texts: never one that
+ * carries a name the user gave (a file's).
+ */
+void	 cli_spell_options(char *s, size_t len);
+/*
  * Usage errors, one line each, as pwtuned's configuration errors are:
  * "pwtune CMD: WHAT", then one line saying where the help is. cmd is the
  * subcommand as typed ("hash", "db list"). Each returns -1.

@@ -49,6 +49,41 @@ cli_warnx(const char *fmt, ...)
 	    " " : ": ", msg);
 }
 
+void
+cli_spell_options(char *s, size_t len)
+{
+	static const struct {
+		const char	*api, *cli;
+	} spell[] = {
+		{ "memory_max", "--memory-max" },
+		{ "lower concurrency", "lower --concurrency" }
+	};
+	char	out[4096];
+	size_t	i = 0, o = 0, j, al, cl;
+
+	while (s[i] != '\0') {
+		for (j = 0; j < sizeof(spell) / sizeof(spell[0]); j++)
+			if (strncmp(s + i, spell[j].api,
+			    strlen(spell[j].api)) == 0)
+				break;
+		if (j == sizeof(spell) / sizeof(spell[0])) {
+			if (o + 1 >= sizeof(out))
+				break;
+			out[o++] = s[i++];
+			continue;
+		}
+		al = strlen(spell[j].api);
+		cl = strlen(spell[j].cli);
+		if (o + cl >= sizeof(out))
+			break;
+		memcpy(out + o, spell[j].cli, cl);
+		o += cl;
+		i += al;
+	}
+	out[o] = '\0';
+	snprintf(s, len, "%s", out);
+}
+
 int
 cli_parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out)
 {

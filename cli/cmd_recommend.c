@@ -1001,6 +1001,7 @@ rec_print_notes(const char *notes, const char *drop)
 	if (notes[0] == '\0')
 		return;
 	snprintf(copy, sizeof(copy), "%s", notes);
+	cli_spell_options(copy, sizeof(copy));
 	printf("\nNotes:\n");
 	for (line = strtok_r(copy, "\n", &save); line != NULL;
 	    line = strtok_r(NULL, "\n", &save))
@@ -1155,6 +1156,7 @@ cmd_recommend(int argc, char **argv)
 	else
 		rc = tune_recommend(&m, &o.q, &a, err, sizeof(err));
 	if (rc == -1) {
+		cli_spell_options(err, sizeof(err));
 		cli_warnx("recommend: %s%s", err, rec_memory_hint(&o.q));
 		report_release(&rep);
 		/*
@@ -1171,8 +1173,10 @@ cmd_recommend(int argc, char **argv)
 		if (measured >= 0 && o.db != NULL && run_id > 0)
 			rec_store_verification(o.db, run_id, &a, measured);
 	}
-	if (rc == 1 && o.format != REC_JSON)
+	if (rc == 1 && o.format != REC_JSON) {
+		cli_spell_options(err, sizeof(err));
 		cli_warnx("recommend: %s", err);
+	}
 	switch (o.format) {
 	case REC_JSON:
 		rec_print_json(&o, &m, &a, rc == 1 ? err : NULL, measured,

@@ -170,6 +170,7 @@ rec_search(const struct tune_query *q, int quiet, volatile int *cancel,
 	rc = search_target(q, &so, r, err, sizeof(err));
 	if (sp.tty)
 		fprintf(stderr, "\r%-60s\r", "");
+	cli_spell_options(err, sizeof(err));
 	if (rc == -2 && strstr(err, "memory limit") != NULL)
 		cli_warnx("recommend: --memory-max (or the host's budget): %s%s",
 		    err, rec_memory_hint(q));

@@ -23,6 +23,16 @@ else
 	bad "250 ms: php snippet: $(head -3 "$TMP/php.txt" | tr '\n' '|')"
 fi
 
+# The engine's notes and errors name this command's options, not the
+# API's parameters (memory_max, concurrency).
+expect_status 0 "8 at once in 128 MiB" -- "$PWTUNE" recommend --target-ms 250 \
+	--concurrency 8 --memory-max 128MiB --from "$RUN"
+expect_stdout "... its note names --memory-max" "more memory (--memory-max) or fewer hashes"
+! grep -q "memory_max" "$TMP/out" && ok "... and not memory_max" || bad "the note says memory_max"
+expect_status 2 "64 at once in 128 MiB: under the floor" -- "$PWTUNE" recommend \
+	--target-ms 250 --concurrency 64 --memory-max 128MiB --from "$RUN"
+expect_stderr "... the error names the options" "raise --memory-max or lower --concurrency"
+
 expect_status 0 "json" -- "$PWTUNE" recommend --target-ms 250 --concurrency 2 \
 	--memory-max 1GiB --from "$RUN" --json
 cp "$TMP/out" "$TMP/answer.json"
