@@ -477,20 +477,21 @@ measure_libc_memory(void)
 int
 measure_warmups(const struct measure_point *pt, const struct measure_opts *o)
 {
-	if (o->warmup_max_kib > 0 && pt->kp.m_kib > o->warmup_max_kib)
-		return 0;
 	/*
 	 * libargon2's memory through libc's malloc (measure_child): under
 	 * glibc's mmap threshold the first hash maps its memory afresh and
 	 * raises the threshold, the second extends the heap (faulted in
 	 * afresh too), the third reuses it, as a service's hashes do; both
 	 * first took twice the time (16 MiB: 14.8 and 7.4 ms, 28 MiB: 28.4
-	 * and 15.2 ms), and the second was a sample. One round more.
+	 * and 15.2 ms), and the second was a sample. One round more, and
+	 * those two whatever o asks (a cold search's steps ask none): a
+	 * service's hashes there are the third's.
 	 */
-	if (o->warmup_rounds > 0 && measure_libc_memory() &&
-	    pt->kp.backend == KDF_BACKEND_LIBARGON2 &&
+	if (measure_libc_memory() && pt->kp.backend == KDF_BACKEND_LIBARGON2 &&
 	    pt->kp.m_kib < KDF_MALLOC_REUSE_KIB)
-		return o->warmup_rounds + 1;
+		return o->warmup_rounds > 1 ? o->warmup_rounds + 1 : 2;
+	if (o->warmup_max_kib > 0 && pt->kp.m_kib > o->warmup_max_kib)
+		return 0;
 	return o->warmup_rounds;
 }
 

@@ -126,8 +126,9 @@ int	 measure_libc_memory(void);
 
 /*
  * The warm-up rounds before pt's samples: o's, none over its
- * warmup_max_kib, one more for libargon2 under KDF_MALLOC_REUSE_KIB
- * through libc's malloc (its second hash extends the heap).
+ * warmup_max_kib; for libargon2 under KDF_MALLOC_REUSE_KIB through libc's
+ * malloc one more, two at least (its first hash maps its memory, its
+ * second extends the heap).
  */
 int	 measure_warmups(const struct measure_point *pt,
 	    const struct measure_opts *o);

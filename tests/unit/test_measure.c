@@ -113,12 +113,18 @@ TEST(warmups_until_the_heap_holds_the_memory)
 	ASSERT_EQ(measure_warmups(&pt, &o), 1);
 	point(&pt, KDF_BACKEND_LIBSODIUM, 16 * 1024, 1, 1);
 	ASSERT_EQ(measure_warmups(&pt, &o), 1);
-	/* Over warmup_max_kib, or none asked: none. */
+	/* Over warmup_max_kib, or none asked: none... */
 	point(&pt, KDF_BACKEND_LIBARGON2, 256 * 1024, 1, 1);
 	ASSERT_EQ(measure_warmups(&pt, &o), 0);
 	o.warmup_rounds = 0;
-	point(&pt, KDF_BACKEND_LIBARGON2, 16 * 1024, 1, 1);
+	point(&pt, KDF_BACKEND_LIBSODIUM, 16 * 1024, 1, 1);
 	ASSERT_EQ(measure_warmups(&pt, &o), 0);
+	/* ...but libargon2's two under the threshold (a cold search's). */
+	point(&pt, KDF_BACKEND_LIBARGON2, 16 * 1024, 1, 1);
+	ASSERT_EQ(measure_warmups(&pt, &o), libc ? 2 : 0);
+	o.warmup_rounds = 2;
+	o.warmup_max_kib = 8 * 1024;
+	ASSERT_EQ(measure_warmups(&pt, &o), libc ? 3 : 0);
 }
 
 TEST(bcrypt_point)
