@@ -728,7 +728,9 @@ tune_snippets(const struct tune_answer *a)
 	    "iterations\n    static final Argon2PasswordEncoder ENCODER =\n"
 	    "        new Argon2PasswordEncoder(16, 32, %u, %u, %u);\n}\n",
 	    p, m, t);
-	if (p == 1 && a->variant != KDF_ALG_ARGON2D)
+	/* The library the answer was measured with, when it is libargon2. */
+	if (p == 1 && a->variant != KDF_ALG_ARGON2D &&
+	    a->backend != KDF_BACKEND_LIBARGON2)
 		snprintf(c, sizeof(c),
 		    "#include <sodium.h>\n\n"
 		    "int\nhash_password(char out[crypto_pwhash_STRBYTES], "
@@ -737,16 +739,16 @@ tune_snippets(const struct tune_answer *a)
 		    "\t    (size_t)%u * 1024, crypto_pwhash_ALG_%s13);\n}\n", t,
 		    m, a->variant == KDF_ALG_ARGON2I ? "ARGON2I" : "ARGON2ID");
 	else
-		/* crypto_pwhash has no p: libargon2 instead. */
+		/* crypto_pwhash has no p (nor Argon2d): libargon2 instead. */
 		snprintf(c, sizeof(c),
-		    "#include <argon2.h>\n\n"
-		    "/* libsodium computes p = 1 only: libargon2 for p = %u. */\n"
+		    "#include <argon2.h>\n\n%s"
 		    "int\nhash_password(char *out, size_t outlen, "
 		    "const char *password,\n    size_t len, const unsigned "
 		    "char salt[16])\n{\n"
 		    "\treturn %s_hash_encoded(%u, %u, %u, password, len, salt, "
-		    "16,\n\t    32, out, outlen);\n}\n", p,
-		    kdf_alg_name(a->variant), t, m, p);
+		    "16,\n\t    32, out, outlen);\n}\n", p > 1 ?
+		    "/* libsodium computes p = 1 only: libargon2 for p > 1. */\n"
+		    : "", kdf_alg_name(a->variant), t, m, p);
 	j = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "php", php,
 	    "python", py, "go", go, "node", node, "java", java, "c", c);
 	return j;

@@ -1451,6 +1451,46 @@ TEST(answer_json)
 	ASSERT(json_object_get(json_object_get(j, "model"),
 	    "loo_worst_error") != NULL);
 	json_decref(j);
+	/*
+	 * The C snippet hashes through the library the answer was measured
+	 * with: libsodium's crypto_pwhash at p = 1, libargon2 for an answer
+	 * of libargon2's (it was libsodium's call with libargon2's m) and
+	 * for p > 1 (crypto_pwhash has no p), saying why only then.
+	 */
+	{
+		static const struct {
+			enum kdf_backend	b;
+			uint32_t		p;
+			const char		*has, *not;
+		} cs[] = {
+			{ KDF_BACKEND_LIBSODIUM, 1, "crypto_pwhash_str_alg(",
+			  "argon2.h" },
+			{ KDF_BACKEND_LIBARGON2, 1, "argon2id_hash_encoded(1, "
+			  "65536, 1,", "sodium" },
+			{ KDF_BACKEND_LIBSODIUM, 2, "computes p = 1 only",
+			  "crypto_pwhash" }
+		};
+		struct tune_answer	b = a;
+		size_t			i;
+		const char		*c;
+
+		for (i = 0; i < sizeof(cs) / sizeof(cs[0]); i++) {
+			b.backend = cs[i].b;
+			b.variant = KDF_ALG_ARGON2ID;
+			b.m_kib = 65536;
+			b.t = 1;
+			b.p = cs[i].p;
+			j = tune_snippets(&b);
+			ASSERT(j != NULL);
+			c = json_string_value(json_object_get(j, "c"));
+			ASSERT(c != NULL);
+			if (strstr(c, cs[i].has) == NULL ||
+			    strstr(c, cs[i].not) != NULL)
+				TEST_FAIL("backend %d, p = %u: %s", cs[i].b,
+				    cs[i].p, c);
+			json_decref(j);
+		}
+	}
 	/* The attacker estimate follows REFERENCE.md: 19 MiB, t = 2. */
 	a.m_kib = 19456;
 	a.t = 2;
