@@ -27,42 +27,8 @@ struct obs {
 #define SKIP_NO_M	0u
 
 /*
- * The size where c's costs step up, or 0. libargon2's points are
- * measured through libc's malloc (engine/measure.c), as its clients hash:
- * under glibc's largest mmap threshold a hash reuses the memory the last
- * one faulted in, from it up the memory is mapped and faulted in afresh
- * each hash (measured here: 30 MiB 16.9 ms at t = 1, 32 MiB 35.4 ms). A
- * curve with two sizes or more under it and one or more over it is two
- * curves: no cost or shape is taken across the step. With fewer under it
- * (runs before the quick profile measured 16 and 28 MiB), the sizes
- * between are interpolated across it, over the time (the safe side).
- * The times under it are a warm heap's: a process's first two hashes,
- * or a client whose malloc is not glibc's, take up to twice as long.
- */
-static uint32_t
-curve_step(const struct model_curve *c)
-{
-	size_t	i, under = 0;
-
-	if (c->backend != KDF_BACKEND_LIBARGON2)
-		return 0;
-	for (i = 0; i < c->nrows; i++)
-		under += c->rows[i].m_kib < KDF_MALLOC_REUSE_KIB;
-	return under >= 2 && c->nrows - under >= 1 ?
-	    KDF_MALLOC_REUSE_KIB : 0;
-}
-
-/* Whether sizes a and b are on either side of step (0: none). */
-static int
-across_step(uint32_t step, uint32_t a, uint32_t b)
-{
-	return step != 0 && (a < step) != (b < step);
-}
-
-/*
  * Per-KiB costs, fixed and per pass, of the rows with a two-t fit,
- * interpolated at m in log m (the nearest's outside them); those on m's
- * side of the curve's step when there are any.
+ * interpolated at m in log m (the nearest's outside them).
  */
 static int
 shape_near(const struct model_curve *c, const int *fitted, uint32_t m_kib,
@@ -70,20 +36,16 @@ shape_near(const struct model_curve *c, const int *fitted, uint32_t m_kib,
 {
 	const struct model_row	*lo = NULL, *hi = NULL;
 	size_t			 i;
-	uint32_t		 step = curve_step(c);
-	int			 across;
 	double			 x;
 
-	for (across = 0; across < 2 && lo == NULL && hi == NULL; across++)
-		for (i = 0; i < c->nrows; i++) {
-			if (!fitted[i] || (!across && across_step(step,
-			    c->rows[i].m_kib, m_kib)))
-				continue;
-			if (c->rows[i].m_kib <= m_kib)
-				lo = &c->rows[i];
-			if (c->rows[i].m_kib >= m_kib && hi == NULL)
-				hi = &c->rows[i];
-		}
+	for (i = 0; i < c->nrows; i++) {
+		if (!fitted[i])
+			continue;
+		if (c->rows[i].m_kib <= m_kib)
+			lo = &c->rows[i];
+		if (c->rows[i].m_kib >= m_kib && hi == NULL)
+			hi = &c->rows[i];
+	}
 	if (lo == NULL && hi == NULL)
 		return -1;
 	if (lo == NULL)
@@ -346,9 +308,8 @@ curve_growth(const struct model_curve *c)
 		return 0;
 	hi = &c->rows[c->nrows - 1];
 	for (i = c->nrows; i-- > 0;) {
-		if ((n >= MODEL_GROW_WINDOW &&
-		    c->rows[i].m_kib < hi->m_kib / 8) ||
-		    across_step(curve_step(c), c->rows[i].m_kib, hi->m_kib))
+		if (n >= MODEL_GROW_WINDOW &&
+		    c->rows[i].m_kib < hi->m_kib / 8)
 			break;
 		x = log((double)c->rows[i].m_kib / hi->m_kib);
 		y = (c->rows[i].a_ms + c->rows[i].b_ms) / c->rows[i].m_kib;
@@ -368,38 +329,6 @@ curve_growth(const struct model_curve *c)
 }
 
 /*
- * A cost per KiB x units of ln m past a size whose cost is c1, on the
- * line through c1 and c0, the cost lr units of ln m under it (never
- * falling; rising at most MODEL_GROW_MAX of c1 per unit of ln m).
- */
-static double
-step_line(double c0, double c1, double lr, double x)
-{
-	double	g = (c1 - c0) / lr;
-
-	if (!(g > 0))
-		return c1;
-	if (g > MODEL_GROW_MAX * c1)
-		g = MODEL_GROW_MAX * c1;
-	return c1 + g * x;
-}
-
-/*
- * Costs per KiB at m between r1, the largest size under the step, and the
- * step: r0's and r1's, each on its line (step_line()).
- */
-static void
-step_under(const struct model_row *r0, const struct model_row *r1,
-    uint32_t m_kib, double *A, double *B)
-{
-	double	lr = log((double)r1->m_kib / r0->m_kib),
-		x = log((double)m_kib / r1->m_kib);
-
-	*A = step_line(r0->a_ms / r0->m_kib, r1->a_ms / r1->m_kib, lr, x);
-	*B = step_line(r0->b_ms / r0->m_kib, r1->b_ms / r1->m_kib, lr, x);
-}
-
-/*
  * Per-KiB costs at m (interpolated in log m); 1 when extrapolated. Below
  * the smallest size, the smallest's; above the largest, the largest's
  * grown as the sizes under it grew (curve_growth(), linear in log m; the
@@ -408,9 +337,7 @@ step_under(const struct model_row *r0, const struct model_row *r1,
  * measured here, libsodium's cost per KiB of a pass rose about 8 % for
  * each doubling of m from 64 to 640 MiB, and a flat cost put the medians
  * of answers past the largest size measured 4-6 % over the model's
- * (docs/BENCHMARKS.md). Never across the curve's step (curve_step()):
- * under it, past its largest size under it, step_under(); from it to
- * the first size over it, that size's.
+ * (docs/BENCHMARKS.md).
  */
 static int
 curve_costs(const struct model_curve *c, uint32_t m_kib, double *A, double *B)
@@ -444,16 +371,6 @@ curve_costs(const struct model_curve *c, uint32_t m_kib, double *A, double *B)
 		hi = &c->rows[i + 1];
 		if (m_kib >= lo->m_kib && m_kib <= hi->m_kib)
 			break;
-	}
-	if (across_step(curve_step(c), lo->m_kib, hi->m_kib)) {
-		/* i >= 1: two sizes or more under the step. */
-		if (m_kib < KDF_MALLOC_REUSE_KIB)
-			step_under(&c->rows[i - 1], lo, m_kib, A, B);
-		else {
-			*A = hi->a_ms / hi->m_kib;
-			*B = hi->b_ms / hi->m_kib;
-		}
-		return 0;
 	}
 	x = (log(m_kib) - log(lo->m_kib)) / (log(hi->m_kib) - log(lo->m_kib));
 	*A = lo->a_ms / lo->m_kib + x * (hi->a_ms / hi->m_kib -

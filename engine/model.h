@@ -13,12 +13,7 @@
  *     per MiB in the same proportion, scaled to the point, or no fixed
  *     cost where their pass cost alone takes the point's time);
  *   - between sizes, the per-MiB costs a_i/m_i and b_i/m_i are
- *     interpolated linearly in log m; libargon2's curve (through libc's
- *     malloc) with two sizes or more under KDF_MALLOC_REUSE_KIB is two
- *     curves, under it and from it up (memory reused hash to hash, or
- *     faulted in afresh): nothing is interpolated across, the sizes
- *     between the largest under it and it take the line of the two
- *     largest under it, those from it to the next size that size's;
+ *     interpolated linearly in log m;
  *   - below the smallest size, its per-MiB costs are used; above the
  *     largest, its per-MiB costs grown as the t = 1 cost of the sizes from
  *     an eighth of it up grew (a line in log m over MODEL_GROW_WINDOW

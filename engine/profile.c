@@ -62,12 +62,7 @@ profile_points(enum profile_kind kind, int cpus,
     size_t *n)
 {
 	static const uint32_t	quick_m[] = { 8, 16, 32, 64, 128, 256, 512 };
-	/* libargon2's sizes, and whether at t = 3 too. */
-	static const struct {
-		uint32_t	m;
-		int		t3;
-	}			quick_argon2[] = { { 8, 1 }, { 16, 0 }, { 28, 0 },
-				    { 32, 1 }, { 128, 1 }, { 256, 0 } };
+	static const uint32_t	quick_argon2_m[] = { 8, 32, 128, 256 };
 	static const uint32_t	full_m[] = { 32, 64, 128, 256, 512, 1024 };
 	static const uint32_t	full_t[] = { 1, 3, 6 };
 	static const enum kdf_backend all[] = { KDF_BACKEND_LIBARGON2,
@@ -119,20 +114,16 @@ profile_points(enum profile_kind kind, int cpus,
 		 * without 128 MiB's t = 3, the curve's worst leave-one-out
 		 * error was 43.5 % (median of twelve quick runs), with it
 		 * 11.5 % (docs/BENCHMARKS.md), for about a second more.
-		 * 16 and 28 MiB at t = 1 (a third of a second) make the part
-		 * under the threshold a curve of its own (model.c,
-		 * curve_step()): interpolated across it, 30 MiB was put at
-		 * 1.5 x its time, so answers there took half their target.
 		 */
 		if (backends == NULL || nb == 0)
-			for (i = 0; i < sizeof(quick_argon2) /
-			    sizeof(quick_argon2[0]); i++) {
+			for (i = 0; i < sizeof(quick_argon2_m) /
+			    sizeof(quick_argon2_m[0]); i++) {
 				profile_add(v, n, KDF_BACKEND_LIBARGON2,
-				    quick_argon2[i].m * MIB, 1, 1, 1);
-				if (quick_argon2[i].t3)
+				    quick_argon2_m[i] * MIB, 1, 1, 1);
+				if (quick_argon2_m[i] < 256)
 					profile_add(v, n,
 					    KDF_BACKEND_LIBARGON2,
-					    quick_argon2[i].m * MIB, 3, 1, 1);
+					    quick_argon2_m[i] * MIB, 3, 1, 1);
 			}
 	} else {
 		uint32_t	ps[2] = { 1, (uint32_t)cpus };

@@ -6,10 +6,9 @@
  *          (below every floor) to 512 MiB in steps of 2, t = 1 and 3 (512
  *          MiB at t = 1 only), few samples each; and k = cores at 16, 64
  *          and 256 MiB (contention grows with m); then Debian's
- *          libargon2 at m = 8, 16, 28, 32, 128 and 256 MiB, t = 1 (and 3
- *          at 8, 32 and 128 MiB), about 6 s: the curve the stacks on it
- *          are corrected against (16 and 28 MiB: under glibc's mmap
- *          threshold its costs are another curve, model.c).
+ *          libargon2 at m = 8, 32, 128 and 256 MiB, t = 1 (and 3 at 8,
+ *          32 and 128 MiB), about 6 s: the curve the stacks on it are
+ *          corrected against.
  *          Points over 128 MiB skip the warm-up round, which there costs
  *          seconds. With a backend asked for, that backend's points only.
  *   full   the grid users know from the seeds: m = 32, 64, 128, 256, 512,
