@@ -252,7 +252,7 @@ static const struct {
  * which has no answer of its own (why): said so in the code, after PHP's
  * opening tag (text before it is output). A stack that cannot take a's t
  * (node-argon2: 2 at least) gets its least t with m cut to keep m x t
- * (at most the same work, in whole MiB), so that the code runs. NULL: out
+ * (about the same work, in whole MiB), so that the code runs. NULL: out
  * of memory.
  */
 static char *
@@ -265,6 +265,8 @@ api_snippet_not_own(const struct stack_def *sd, const char *lang,
 	const char		*code, *tag = "";
 	char			 how[256], *snip = NULL;
 
+	/* The code of sd's own library (libsodium's C for libsodium). */
+	b.backend = sd->base;
 	snprintf(how, sizeof(how), "these are the %s answer's parameters",
 	    answer_stack);
 	if (sd->t_min > a->t) {
@@ -280,7 +282,7 @@ api_snippet_not_own(const struct stack_def *sd, const char *lang,
 		b.m_kib = (uint32_t)m;
 		snprintf(how, sizeof(how), "these are the %s answer's "
 		    "parameters with t = %u and m = %u KiB (%s takes t = %u at "
-		    "least; m x t at most the answer's, in whole MiB)",
+		    "least; m x t about the answer's, in whole MiB)",
 		    answer_stack, (unsigned)b.t, (unsigned)b.m_kib, sd->name,
 		    (unsigned)sd->t_min);
 	}
@@ -298,7 +300,7 @@ api_snippet_not_own(const struct stack_def *sd, const char *lang,
 		snprintf(how, sizeof(how), "these are the %s answer's "
 		    "parameters with m = %u KiB and t = %u (%s's answers stay "
 		    "at or below its heap bound, m = %u KiB: docs/STACKS.md; "
-		    "m x t at most the answer's)", answer_stack,
+		    "m x t about the answer's)", answer_stack,
 		    (unsigned)b.m_kib, (unsigned)b.t, sd->name,
 		    (unsigned)sd->heap_kib);
 	}

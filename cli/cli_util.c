@@ -49,6 +49,15 @@ cli_warnx(const char *fmt, ...)
 	    " " : ": ", msg);
 }
 
+/* A character of a name a user can give (a stack's, a file's). */
+static int
+cli_name_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	    (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '+' ||
+	    c == '-' || c == '/';
+}
+
 void
 cli_spell_options(char *s, size_t len)
 {
@@ -62,9 +71,12 @@ cli_spell_options(char *s, size_t len)
 	size_t	i = 0, o = 0, j, al, cl;
 
 	while (s[i] != '\0') {
+		/* Whole words only: never inside a name ("my_memory_max"). */
 		for (j = 0; j < sizeof(spell) / sizeof(spell[0]); j++)
-			if (strncmp(s + i, spell[j].api,
-			    strlen(spell[j].api)) == 0)
+			if ((i == 0 || !cli_name_char(s[i - 1])) &&
+			    strncmp(s + i, spell[j].api,
+			    strlen(spell[j].api)) == 0 &&
+			    !cli_name_char(s[i + strlen(spell[j].api)]))
 				break;
 		if (j == sizeof(spell) / sizeof(spell[0])) {
 			if (o + 1 >= sizeof(out))

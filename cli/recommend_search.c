@@ -167,6 +167,7 @@ rec_search(const struct tune_query *q, int quiet, volatile int *cancel,
 	if (!quiet)
 		fprintf(stderr, "pwtune recommend: measuring near %.0f ms "
 		    "(--profile quick measures the whole host)\n", q->target_ms);
+	err[0] = '\0';
 	rc = search_target(q, &so, r, err, sizeof(err));
 	if (sp.tty)
 		fprintf(stderr, "\r%-60s\r", "");
