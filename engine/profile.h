@@ -1,7 +1,7 @@
 /*
  * engine/profile: the lists of points a benchmark run measures.
  *
- *   quick  what the model needs for targets up to about 1 s, in about 25 s
+ *   quick  what the model needs for targets up to about 1 s, in about 20 s
  *          on a 2-core machine: libsodium Argon2id, p = 1, m from 8 MiB
  *          (below every floor) to 512 MiB in steps of 2, t = 1 and 3 (512
  *          MiB at t = 1 only), few samples each; and k = cores at 16, 64

@@ -1298,16 +1298,18 @@ stack_snippet(const struct stack_def *sd, const struct tune_answer *a,
 	} else if (strcmp(sd->name, "python-pynacl") == 0) {
 		cm = "#";
 		snprintf(body, sizeof(body), "from nacl import pwhash\n\n"
-		    "hash = pwhash.argon2id.str(password, opslimit=%u, "
-		    "memlimit=%u * 1024)\n", t, m);
+		    "hash = pwhash.%s.str(password, opslimit=%u, "
+		    "memlimit=%u * 1024)\n", a->variant == KDF_ALG_ARGON2I ?
+		    "argon2i" : "argon2id", t, m);
 	} else if (strcmp(sd->name, "libargon2") == 0) {
 		cm = NULL;
 		snprintf(body, sizeof(body), "#include <argon2.h>\n\n"
 		    "int\nhash_password(char *out, size_t outlen, "
 		    "const char *password,\n    size_t len, const unsigned "
 		    "char salt[16])\n{\n"
-		    "\treturn argon2id_hash_encoded(%u, %u, %u, password, len, "
-		    "salt, 16,\n\t    32, out, outlen);\n}\n", t, m, p);
+		    "\treturn %s_hash_encoded(%u, %u, %u, password, len, "
+		    "salt, 16,\n\t    32, out, outlen);\n}\n",
+		    kdf_alg_name(a->variant), t, m, p);
 	} else {
 		const char	*s;
 

@@ -14,6 +14,30 @@ verify_rounds(uint32_t k)
 	return k >= 10 ? 2 : (10 + k - 1) / k + 1;
 }
 
+/* The point a measures: its exact parameters, k hashes at once. */
+static void
+verify_point(const struct tune_answer *a, struct measure_point *pt)
+{
+	memset(pt, 0, sizeof(*pt));
+	kdf_params_init(&pt->kp, a->variant);
+	pt->kp.backend = a->backend;
+	pt->kp.m_kib = a->m_kib;
+	pt->kp.t = a->t;
+	pt->kp.p = a->p;
+	pt->k = a->k > 0 ? a->k : 1;
+}
+
+int
+verify_warmups(const struct tune_answer *a, int cpus)
+{
+	struct measure_opts	 mo;
+	struct measure_point	 pt;
+
+	measure_opts_init(&mo, cpus);
+	verify_point(a, &pt);
+	return measure_warmups(&pt, &mo);
+}
+
 int
 verify_measure(const struct tune_answer *a, int cpus, size_t rounds,
     volatile int *cancel, struct measure_result *r, char *err, size_t errlen)
@@ -25,13 +49,7 @@ verify_measure(const struct tune_answer *a, int cpus, size_t rounds,
 	mo.fixed_rounds = rounds > 0 ? rounds : verify_rounds(a->k);
 	mo.remeasure_noisy = 0;
 	mo.cancel = cancel;
-	memset(&pt, 0, sizeof(pt));
-	kdf_params_init(&pt.kp, a->variant);
-	pt.kp.backend = a->backend;
-	pt.kp.m_kib = a->m_kib;
-	pt.kp.t = a->t;
-	pt.kp.p = a->p;
-	pt.k = a->k > 0 ? a->k : 1;
+	verify_point(a, &pt);
 	memset(r, 0, sizeof(*r));
 	if (measure_point_run(&pt, &mo, r) != 0 || r->nsamples == 0) {
 		snprintf(err, errlen, "%s", r->reason[0] ? r->reason :

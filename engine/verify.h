@@ -34,6 +34,13 @@ int	 verify_measure(const struct tune_answer *a, int cpus, size_t rounds,
 	    size_t errlen);
 
 /*
+ * The warm-up rounds verify_measure runs before a's samples (measure.h's
+ * measure_warmups: two for libargon2 under glibc's mmap threshold), for
+ * what a measurement of a costs.
+ */
+int	 verify_warmups(const struct tune_answer *a, int cpus);
+
+/*
  * r's time at a percentile (50, 95, 99), as verifications and checks take
  * it: p95 and p99 at the nearest rank of r's samples (of 20 or fewer,
  * the p95 is the largest or the second largest), as the benches and

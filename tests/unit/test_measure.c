@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "measure.h"
+#include "verify.h"
 #include "test.h"
 
 static void
@@ -125,6 +126,27 @@ TEST(warmups_until_the_heap_holds_the_memory)
 	o.warmup_rounds = 2;
 	o.warmup_max_kib = 8 * 1024;
 	ASSERT_EQ(measure_warmups(&pt, &o), libc ? 3 : 0);
+}
+
+/* What a check of an answer costs counts the warm-ups it will run. */
+TEST(an_answers_warmups_as_its_measurement_runs_them)
+{
+	struct tune_answer	a;
+	int			libc = measure_libc_memory();
+
+	memset(&a, 0, sizeof(a));
+	a.variant = KDF_ALG_ARGON2ID;
+	a.backend = KDF_BACKEND_LIBARGON2;
+	a.m_kib = 19 * 1024;
+	a.t = 2;
+	a.p = 1;
+	a.k = 1;
+	ASSERT_EQ(verify_warmups(&a, 2), 1 + libc);
+	a.m_kib = 64 * 1024;
+	ASSERT_EQ(verify_warmups(&a, 2), 1);
+	a.backend = KDF_BACKEND_LIBSODIUM;
+	a.m_kib = 19 * 1024;
+	ASSERT_EQ(verify_warmups(&a, 2), 1);
 }
 
 TEST(bcrypt_point)
@@ -437,6 +459,7 @@ TEST_LIST(
 	TEST_ENTRY(one_point),
 	TEST_ENTRY(concurrency_records_every_latency),
 	TEST_ENTRY(warmups_until_the_heap_holds_the_memory),
+	TEST_ENTRY(an_answers_warmups_as_its_measurement_runs_them),
 	TEST_ENTRY(bcrypt_point),
 	TEST_ENTRY(child_over_its_memory_limit),
 	TEST_ENTRY(child_killed_with_sigkill),

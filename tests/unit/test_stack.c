@@ -1392,6 +1392,15 @@ TEST(snippets_carry_the_stack_and_its_parameters)
 	s = stack_snippet(stack_find("libargon2"), &a, 1);
 	ASSERT_STR_CONTAINS(s, "argon2id_hash_encoded(3, 47104, 1,");
 	free(s);
+	/* The question's variant, in the library's own names. */
+	a.variant = KDF_ALG_ARGON2I;
+	s = stack_snippet(stack_find("libargon2"), &a, 1);
+	ASSERT_STR_CONTAINS(s, "argon2i_hash_encoded(3, 47104, 1,");
+	free(s);
+	s = stack_snippet(stack_find("python-pynacl"), &a, 1);
+	ASSERT_STR_CONTAINS(s, "pwhash.argon2i.str(password, opslimit=3,");
+	free(s);
+	a.variant = KDF_ALG_ARGON2ID;
 	s = stack_snippet(stack_find("java-bouncycastle"), &a, 1);
 	ASSERT_STR_CONTAINS(s, "Argon2PasswordEncoder(16, 32, 1, 47104, 3)");
 	free(s);
