@@ -84,12 +84,16 @@ api_stack_answered_as(json_t *j, const struct model *m, const char *name)
 	    json_null());
 }
 
-/* One stack's entry of "stacks"; a note into notes when the default is over. */
+/*
+ * One stack's entry of "stacks". When the default answer is over the
+ * target in it: {name, take} into over when its own answer meets the
+ * target, else a note into notes.
+ */
 static json_t *
 api_stack_json(const struct model *m, const char *name,
     const struct stack_def *sd, const struct tune_query *q,
     const struct tune_answer *dflt, const struct api_stack_corrections *fix,
-    json_t *notes, const char *ask)
+    json_t *notes, json_t *over)
 {
 	const struct model_stack	*st;
 	struct model_stack		 tmp;
@@ -207,15 +211,19 @@ api_stack_json(const struct model *m, const char *name,
 	else {
 		json_object_set_new(j, "default_answer_ratio",
 		    json_real(ms / q->target_ms));
-		/* Not of the stack the answer is for: it is its own. */
-		if (ms > q->target_ms && notes != NULL &&
+		/*
+		 * Not of the stack the answer is for: it is its own. Said
+		 * once for the stacks it would take as long in
+		 * (api_stacks_over_notes).
+		 */
+		if (ms > q->target_ms && over != NULL &&
 		    strcmp(name, api_stack_for(m, dflt)) != 0 &&
 		    rc == 0 && a.met) {
-			snprintf(note, sizeof(note), "In %s the default "
-			    "answer would take %.2f x the target (%.0f ms at "
-			    "p%d): ask with %s%s.", name, ms / q->target_ms,
-			    ms, q->percentile, ask, name);
-			json_array_append_new(notes, json_string(note));
+			snprintf(note, sizeof(note), "%.2f x the target (%.0f "
+			    "ms at p%d)", ms / q->target_ms, ms,
+			    q->percentile);
+			json_array_append_new(over, json_pack("{s:s, s:s}",
+			    "name", name, "take", note));
 		} else if (ms > q->target_ms && notes != NULL &&
 		    strcmp(name, api_stack_for(m, dflt)) != 0) {
 			/* Its own answer misses the target too: said. */
@@ -408,13 +416,66 @@ api_snippets_one_stack(const struct tune_answer *a, const char *stack)
 	return out;
 }
 
+/*
+ * One note for the stacks over (api_stack_json's) that the default answer
+ * would take as long in, in their order: "In libargon2, php and go the
+ * default answer would take 1.56 x the target (389 ms at p95): each has
+ * its own answer, ask with stack=NAME." (the stacks on one curve, none
+ * probed, take the same).
+ */
+static void
+api_stacks_over_notes(json_t *notes, json_t *over, const char *ask)
+{
+	size_t		 i, k, n, nsame, same[MODEL_STACKS_MAX + 16];
+	char		 note[1024];
+	const char	*take;
+	int		 used[MODEL_STACKS_MAX + 16];
+
+	n = json_array_size(over);
+	if (notes == NULL || n > sizeof(used) / sizeof(used[0]))
+		return;
+	memset(used, 0, sizeof(used));
+	for (i = 0; i < n; i++) {
+		if (used[i])
+			continue;
+		take = json_string_value(json_object_get(json_array_get(over,
+		    i), "take"));
+		for (k = i, nsame = 0; k < n; k++)
+			if (!used[k] && strcmp(take, json_string_value(
+			    json_object_get(json_array_get(over, k), "take"))) ==
+			    0) {
+				used[k] = 1;
+				same[nsame++] = k;
+			}
+		/* "In A, B and C". */
+		snprintf(note, sizeof(note), "In");
+		for (k = 0; k < nsame; k++)
+			snprintf(note + strlen(note), sizeof(note) -
+			    strlen(note), "%s%s", k == 0 ? " " : k + 1 ==
+			    nsame ? " and " : ", ", json_string_value(
+			    json_object_get(json_array_get(over, same[k]),
+			    "name")));
+		if (nsame == 1)
+			snprintf(note + strlen(note), sizeof(note) -
+			    strlen(note), " the default answer would take %s: "
+			    "ask with %s%s.", take, ask, json_string_value(
+			    json_object_get(json_array_get(over, i), "name")));
+		else
+			snprintf(note + strlen(note), sizeof(note) -
+			    strlen(note), " the default answer would take %s: "
+			    "each has its own answer, ask with %sNAME.", take,
+			    ask);
+		json_array_append_new(notes, json_string(note));
+	}
+}
+
 void
 api_stacks_add(json_t *j, const struct model *m, const struct tune_query *q,
     const struct tune_answer *dflt, const struct api_stack_corrections *corr,
     const char *ask)
 {
 	const struct stack_def	*cat;
-	json_t			*list = json_array(), *notes;
+	json_t			*list = json_array(), *notes, *over;
 	size_t			 n, i;
 
 	/* The default answer's own names too: the API's and the CLI's. */
@@ -422,14 +483,17 @@ api_stacks_add(json_t *j, const struct model *m, const struct tune_query *q,
 	if ((notes = json_object_get(j, "notes")) != NULL &&
 	    !json_is_array(notes))
 		notes = NULL;
+	over = json_array();
 	cat = stack_catalogue(&n);
 	for (i = 0; i < n; i++)
 		json_array_append_new(list, api_stack_json(m, cat[i].name,
-		    &cat[i], q, dflt, corr, notes, ask));
+		    &cat[i], q, dflt, corr, notes, over));
 	for (i = 0; i < m->nstacks; i++)
 		if (stack_find(m->stacks[i].name) == NULL)
 			json_array_append_new(list, api_stack_json(m,
-			    m->stacks[i].name, NULL, q, dflt, NULL, notes, ask));
+			    m->stacks[i].name, NULL, q, dflt, NULL, notes, over));
+	api_stacks_over_notes(notes, over, ask);
+	json_decref(over);
 	json_object_set_new(j, "for", json_string(api_stack_for(m, dflt)));
 	json_object_set_new(j, "stacks", list);
 	/* Each language's snippet carries its own stack's parameters. */

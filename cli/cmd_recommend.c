@@ -616,8 +616,9 @@ rec_print_stacks(const struct model *m, const struct tune_query *q,
     const struct tune_answer *a, int cold)
 {
 	json_t		*j, *st, *notes, *n;
-	size_t		 i, k, unmeasured = 0;
+	size_t		 i, k, unmeasured = 0, nwhy = 0, rows = 0;
 	char		 size[32];
+	const char	*why1 = NULL;
 	int		 shared = 0;
 
 	if ((j = json_pack("{s:[]}", "notes")) == NULL)
@@ -628,6 +629,21 @@ rec_print_stacks(const struct model *m, const struct tune_query *q,
 	    "for")), q->percentile);
 	printf("  %-20s %10s %3s %3s %10s  %s\n", "stack", "m", "t", "p",
 	    "predicted", "how");
+	/* Why no row was probed, once when it is every row's. */
+	json_array_foreach(json_object_get(j, "stacks"), i, st) {
+		const char	*why;
+
+		if (!json_is_true(json_object_get(st, "available")))
+			continue;
+		rows++;
+		why = json_string_value(json_object_get(st, "why"));
+		if (why != NULL && (why1 == NULL || strcmp(why, why1) == 0)) {
+			why1 = why;
+			nwhy++;
+		}
+	}
+	if (nwhy < 2 || nwhy != rows)
+		why1 = NULL;
 	json_array_foreach(json_object_get(j, "stacks"), i, st) {
 		const char			*name, *why, *as;
 		const struct model_stack	*ms;
@@ -652,10 +668,12 @@ rec_print_stacks(const struct model *m, const struct tune_query *q,
 		    json_real_value(json_object_get(st, "predicted_ms")),
 		    json_string_value(json_object_get(st, "how")),
 		    as != NULL ? ", answered as " : "", as != NULL ? as : "");
-		if (why != NULL)
+		if (why != NULL && why1 == NULL)
 			printf("  %-20s (%s)\n", "", why);
 		shared |= as != NULL;
 	}
+	if (why1 != NULL)
+		printf("  (each stack: %s)\n", why1);
 	if (shared)
 		printf("  (answered as a library: its runtime hashes through "
 		    "that library's own file here, and the\n   library's "
