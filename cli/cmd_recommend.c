@@ -912,10 +912,14 @@ rec_print_text(const struct rec_opts *o, const struct model *m,
 			    "only)\n");
 	}
 	printf("  Predicted:   %.1f ms at p%d, %.1f ms median, with %u at "
-	    "once%s;\n               %.0f %% headroom for the model's "
-	    "error\n", a->predicted_ms, a->percentile, a->predicted_p50_ms,
-	    (unsigned)a->k, a->extrapolated ? " (extrapolated)" : "",
-	    100 * a->headroom);
+	    "once%s", a->predicted_ms, a->percentile, a->predicted_p50_ms,
+	    (unsigned)a->k, a->extrapolated ? " (extrapolated)" : "");
+	/* The headroom was searched under; a missed target had none. */
+	if (a->met)
+		printf(";\n               %.0f %% headroom for the model's "
+		    "error\n", 100 * a->headroom);
+	else
+		printf("\n");
 	if (measured_ms >= 0)
 		printf("  Measured:    %.1f ms at p%d (--verify%s)\n",
 		    measured_ms, a->percentile, steps ? ", after stepping "

@@ -198,6 +198,7 @@ PY
 # known names; a stack on a library the run did not measure is exit 1.
 expect_status 0 "stacks: the default answer's table" -- "$PWTUNE" recommend --target-ms 250 --from "$RUN"
 expect_stdout "stacks: the table, and what it holds for" "Stacks (this answer holds for libsodium"
+expect_stdout "a target met: the headroom it was searched under" "% headroom for the model's error"
 expect_stdout "stacks: php, whose library is not measured" "php                  libargon2 not measured yet"
 expect_status 0 "stacks: json" -- "$PWTUNE" recommend --target-ms 250 --from "$RUN" --json
 python3 - "$TMP/out" <<'PY' && ok "stacks: json has for and every stack" || bad "stacks: json"
@@ -279,6 +280,9 @@ expect_stdout "stacks: php's note says its own answer cannot meet it either" \
 	"and its own answer cannot meet it either (the closest admissible, m = 7168 KiB, t = 5, "
 ! grep -q "ask with --stack php\." "$TMP/out" && ok "stacks: ... and does not send the user to ask for it" ||
 	bad "stacks: a note says to ask for php's answer, which misses the target too"
+# A missed target was searched under no headroom: none is said.
+! grep -q "headroom for the model" "$TMP/out" && ok "a missed target: no headroom line" ||
+	bad "a missed target: the headroom line beside it"
 # From cold: one target measured (engine/search.h), a few seconds. Small
 # (at most 64 MiB, 40 ms, no floor) so that it stays quick under load.
 expect_status 0 "from cold: measured" -- "$PWTUNE" recommend --target-ms 40 \
