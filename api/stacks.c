@@ -225,7 +225,8 @@ api_stack_json(const struct model *m, const char *name,
 			json_array_append_new(over, json_pack("{s:s, s:s}",
 			    "name", name, "take", note));
 		} else if (ms > q->target_ms && notes != NULL &&
-		    strcmp(name, api_stack_for(m, dflt)) != 0) {
+		    strcmp(name, api_stack_for(m, dflt)) != 0 &&
+		    !(rc == 0 && a.met)) {
 			/* Its own answer misses the target too: said. */
 			snprintf(note, sizeof(note), "In %s the default "
 			    "answer would take %.2f x the target (%.0f ms at "
@@ -426,15 +427,21 @@ api_snippets_one_stack(const struct tune_answer *a, const char *stack)
 static void
 api_stacks_over_notes(json_t *notes, json_t *over, const char *ask)
 {
-	size_t		 i, k, n, nsame, same[MODEL_STACKS_MAX + 16];
+	size_t		 i, k, n, nsame, *same;
 	char		 note[1024];
 	const char	*take;
-	int		 used[MODEL_STACKS_MAX + 16];
+	char		*used;
 
 	n = json_array_size(over);
-	if (notes == NULL || n > sizeof(used) / sizeof(used[0]))
+	if (notes == NULL || n == 0)
 		return;
-	memset(used, 0, sizeof(used));
+	same = calloc(n, sizeof(*same));
+	used = calloc(n, sizeof(*used));
+	if (same == NULL || used == NULL) {
+		free(same);
+		free(used);
+		return;
+	}
 	for (i = 0; i < n; i++) {
 		if (used[i])
 			continue;
@@ -467,6 +474,8 @@ api_stacks_over_notes(json_t *notes, json_t *over, const char *ask)
 			    ask);
 		json_array_append_new(notes, json_string(note));
 	}
+	free(same);
+	free(used);
 }
 
 void

@@ -58,6 +58,15 @@ cli_name_char(char c)
 	    c == '-' || c == '/';
 }
 
+/* Whether a word ends at e: not inside a name, a sentence's full stop. */
+static int
+cli_word_end(const char *e)
+{
+	if (*e == '.')
+		return e[1] == '\0' || e[1] == ' ' || e[1] == '\n';
+	return !cli_name_char(*e);
+}
+
 void
 cli_spell_options(char *s, size_t len)
 {
@@ -76,7 +85,7 @@ cli_spell_options(char *s, size_t len)
 			if ((i == 0 || !cli_name_char(s[i - 1])) &&
 			    strncmp(s + i, spell[j].api,
 			    strlen(spell[j].api)) == 0 &&
-			    !cli_name_char(s[i + strlen(spell[j].api)]))
+			    cli_word_end(s + i + strlen(spell[j].api)))
 				break;
 		if (j == sizeof(spell) / sizeof(spell[0])) {
 			if (o + 1 >= sizeof(out))

@@ -1006,9 +1006,9 @@ checks_tick(struct daemon *d, struct db *db)
 		    sd != NULL && sd->warmup > 0 ? sd->warmup :
 		    STACK_PROBE_WARMUP) + CHECK_RUNTIME_START_S;
 	} else
-		cost = (double)(((n + a.k - 1) / a.k +
-		    (size_t)verify_warmups(&a, host_usable_cpus(&d->host))) *
-		    a.k) * a.predicted_p50_ms / 1000 * a.p;
+		cost = ((double)((n + a.k - 1) / a.k) +
+		    verify_warmup_cost(&a, host_usable_cpus(&d->host))) *
+		    a.k * a.predicted_p50_ms / 1000 * a.p;
 	if (!(cost <= d->cfg.check_budget / 100.0 * DAEMON_CHECK_WINDOW)) {
 		/* It could never fit the budget: not checked, not waited on. */
 		char	aside[160];

@@ -38,6 +38,20 @@ verify_warmups(const struct tune_answer *a, int cpus)
 	return measure_warmups(&pt, &mo);
 }
 
+double
+verify_warmup_cost(const struct tune_answer *a, int cpus)
+{
+	struct measure_opts	 mo;
+	struct measure_point	 pt;
+	int			 w;
+
+	measure_opts_init(&mo, cpus);
+	verify_point(a, &pt);
+	w = measure_warmups(&pt, &mo);
+	/* Past o's own: libargon2's two through libc, each about twice. */
+	return w > mo.warmup_rounds ? w + 2 : w;
+}
+
 int
 verify_measure(const struct tune_answer *a, int cpus, size_t rounds,
     volatile int *cancel, struct measure_result *r, char *err, size_t errlen)

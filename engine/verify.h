@@ -41,6 +41,13 @@ int	 verify_measure(const struct tune_answer *a, int cpus, size_t rounds,
 int	 verify_warmups(const struct tune_answer *a, int cpus);
 
 /*
+ * Those warm-ups' time in hashes of a: each one, but libargon2's two
+ * under glibc's mmap threshold, which map and extend the heap, about two
+ * each (what a check's cost sets aside).
+ */
+double	 verify_warmup_cost(const struct tune_answer *a, int cpus);
+
+/*
  * r's time at a percentile (50, 95, 99), as verifications and checks take
  * it: p95 and p99 at the nearest rank of r's samples (of 20 or fewer,
  * the p95 is the largest or the second largest), as the benches and

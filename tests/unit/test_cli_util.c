@@ -27,6 +27,9 @@ TEST(the_apis_names_become_the_options)
 	    "once");
 	spell("memory_max", buf, sizeof(buf));
 	ASSERT_STR_EQ(buf, "--memory-max");
+	/* At a sentence's end. */
+	spell("raise memory_max. Or lower concurrency.", buf, sizeof(buf));
+	ASSERT_STR_EQ(buf, "raise --memory-max. Or lower --concurrency.");
 }
 
 TEST(names_a_user_gave_are_left_alone)
