@@ -532,6 +532,39 @@ TEST(floor_decides_a_target_too_low)
 	ASSERT(strstr(err, "cannot be met above the owasp floor") != NULL);
 }
 
+static int
+failing_timer(void *ctx, uint32_t m_kib, uint32_t t, uint32_t p, uint32_t k,
+    size_t n, double *ms, char *why, size_t whylen)
+{
+	(void)ctx;
+	(void)m_kib;
+	(void)t;
+	(void)p;
+	(void)k;
+	(void)n;
+	(void)ms;
+	snprintf(why, whylen, "over the memory budget");
+	return -1;
+}
+
+/* A step that measured nothing counts no hash, its warm-ups none either. */
+TEST(a_step_not_run_counts_no_hashes)
+{
+	struct tune_query	q;
+	struct search_opts	o;
+	struct search_result	r;
+	char			err[256] = "";
+
+	opts(&o);
+	o.timer = failing_timer;
+	o.timer_ctx = NULL;
+	query(&q, 50, 0, TUNE_FLOOR_NONE);
+	ASSERT(search_target(&q, &o, &r, err, sizeof(err)) < 0);
+	ASSERT_STR_CONTAINS(err, "over the memory budget");
+	ASSERT_EQ(r.steps, 1);
+	ASSERT_EQ(r.hashes, 0);
+}
+
 TEST(bad_queries_are_refused)
 {
 	struct tune_query	q;
@@ -579,5 +612,6 @@ TEST_LIST(
 	TEST_ENTRY(memory_first_answer_is_measured),
 	TEST_ENTRY(cap_reached_more_passes),
 	TEST_ENTRY(floor_decides_a_target_too_low),
+	TEST_ENTRY(a_step_not_run_counts_no_hashes),
 	TEST_ENTRY(bad_queries_are_refused)
 )
