@@ -93,7 +93,7 @@ static json_t *
 api_stack_json(const struct model *m, const char *name,
     const struct stack_def *sd, const struct tune_query *q,
     const struct tune_answer *dflt, const struct api_stack_corrections *fix,
-    json_t *notes, json_t *over)
+    json_t *notes, json_t *over, const char *ask)
 {
 	const struct model_stack	*st;
 	struct model_stack		 tmp;
@@ -202,10 +202,28 @@ api_stack_json(const struct model *m, const char *name,
 	json_object_set_new(j, "correction", corr);
 	/*
 	 * What the default answer would take here: not at all when this
-	 * stack computes p = 1 only and the default has more lanes.
+	 * stack computes p = 1 only and the default has more lanes, or
+	 * refuses its t (node-argon2: 2 at least); said when it is not the
+	 * stack the answer is for.
 	 */
-	if ((sd != NULL && sd->p1_only && dflt->p > 1) ||
-	    stack_predict(m, name, dflt->variant, dflt->m_kib, dflt->t,
+	if (sd != NULL && ((sd->p1_only && dflt->p > 1) || (sd->t_min > 0 &&
+	    dflt->t < sd->t_min))) {
+		json_object_set_new(j, "default_answer_ratio", json_null());
+		if (notes != NULL && strcmp(name, api_stack_for(m, dflt)) != 0) {
+			if (dflt->t < sd->t_min)
+				snprintf(note, sizeof(note), "%s refuses the "
+				    "default answer's t = %u (it takes t = %u "
+				    "at least): ask with %s%s for its own.",
+				    name, (unsigned)dflt->t,
+				    (unsigned)sd->t_min, ask, name);
+			else
+				snprintf(note, sizeof(note), "%s cannot "
+				    "compute the default answer's p = %u (p = "
+				    "1 only): ask with %s%s for its own.", name,
+				    (unsigned)dflt->p, ask, name);
+			json_array_append_new(notes, json_string(note));
+		}
+	} else if (stack_predict(m, name, dflt->variant, dflt->m_kib, dflt->t,
 	    dflt->p, dflt->k, q->percentile, &ms) == -1)
 		json_object_set_new(j, "default_answer_ratio", json_null());
 	else {
@@ -422,8 +440,23 @@ api_snippets_one_stack(const struct tune_answer *a, const char *stack)
  * would take as long in, in their order: "In libargon2, php and go the
  * default answer would take 1.56 x the target (389 ms at p95): each has
  * its own answer, ask with stack=NAME." (the stacks on one curve, none
- * probed, take the same).
+ * probed, take the same); PHP's and Python's libsodium stacks named when
+ * their libargon2 ones are over and those are not.
  */
+/* Whether over (api_stack_json's) names stack name. */
+static int
+api_stacks_over_has(json_t *over, const char *name)
+{
+	json_t	*e;
+	size_t	 i;
+
+	json_array_foreach(over, i, e)
+		if (strcmp(json_string_value(json_object_get(e, "name")),
+		    name) == 0)
+			return 1;
+	return 0;
+}
+
 static void
 api_stacks_over_notes(json_t *notes, json_t *over, const char *ask)
 {
@@ -465,13 +498,31 @@ api_stacks_over_notes(json_t *notes, json_t *over, const char *ask)
 		if (nsame == 1)
 			snprintf(note + strlen(note), sizeof(note) -
 			    strlen(note), " the default answer would take %s: "
-			    "ask with %s%s.", take, ask, json_string_value(
+			    "ask with %s%s", take, ask, json_string_value(
 			    json_object_get(json_array_get(over, i), "name")));
 		else
 			snprintf(note + strlen(note), sizeof(note) -
 			    strlen(note), " the default answer would take %s: "
-			    "each has its own answer, ask with %sNAME.", take,
+			    "each has its own answer, ask with %sNAME", take,
 			    ask);
+		/*
+		 * PHP's and Python's libargon2 stacks have a libsodium one
+		 * each, when the default answer holds in those.
+		 */
+		for (k = 0; k < nsame; k++) {
+			const char	*nm = json_string_value(json_object_get(
+			    json_array_get(over, same[k]), "name"));
+
+			if (strcmp(nm, "php") == 0 ||
+			    strcmp(nm, "python-argon2-cffi") == 0)
+				break;
+		}
+		if (k < nsame && !api_stacks_over_has(over, "php-sodium") &&
+		    !api_stacks_over_has(over, "python-pynacl"))
+			snprintf(note + strlen(note), sizeof(note) -
+			    strlen(note), ", or for PHP and Python hash "
+			    "through libsodium (php-sodium, python-pynacl)");
+		snprintf(note + strlen(note), sizeof(note) - strlen(note), ".");
 		json_array_append_new(notes, json_string(note));
 	}
 	free(same);
@@ -496,13 +547,22 @@ api_stacks_add(json_t *j, const struct model *m, const struct tune_query *q,
 	cat = stack_catalogue(&n);
 	for (i = 0; i < n; i++)
 		json_array_append_new(list, api_stack_json(m, cat[i].name,
-		    &cat[i], q, dflt, corr, notes, over));
+		    &cat[i], q, dflt, corr, notes, over, ask));
 	for (i = 0; i < m->nstacks; i++)
 		if (stack_find(m->stacks[i].name) == NULL)
 			json_array_append_new(list, api_stack_json(m,
-			    m->stacks[i].name, NULL, q, dflt, NULL, notes, over));
+			    m->stacks[i].name, NULL, q, dflt, NULL, notes, over,
+			    ask));
 	api_stacks_over_notes(notes, over, ask);
 	json_decref(over);
+	/* The libraries' comparison: each stack's own figure says it. */
+	for (i = 0; notes != NULL && i < json_array_size(notes); i++)
+		if (strncmp(json_string_value(json_array_get(notes, i)) ?
+		    json_string_value(json_array_get(notes, i)) : "",
+		    TUNE_LIBRARIES_SAID, strlen(TUNE_LIBRARIES_SAID)) == 0) {
+			json_array_remove(notes, i);
+			break;
+		}
 	json_object_set_new(j, "for", json_string(api_stack_for(m, dflt)));
 	json_object_set_new(j, "stacks", list);
 	/* Each language's snippet carries its own stack's parameters. */

@@ -954,7 +954,14 @@ rec_print_text(const struct rec_opts *o, const struct model *m,
 		if ((size_t)snprintf(poor, sizeof(poor), "the model is poor: "
 		    "%s. ", m->quality_why) >= sizeof(poor))
 			poor[0] = '\0';
-		rec_print_notes(a->notes, poor);
+		/* The libraries' comparison: the Stacks table's figures. */
+		if (o->stack == NULL) {
+			struct tune_answer	b = *a;
+
+			tune_note_drop(&b, TUNE_LIBRARIES_SAID);
+			rec_print_notes(b.notes, poor);
+		} else
+			rec_print_notes(a->notes, poor);
 	}
 	if (o->stack != NULL) {
 		rec_print_stack(m, o->stack, &o->q, a);

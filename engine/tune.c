@@ -152,21 +152,28 @@ tune_bound_why(enum tune_bound b, uint32_t k)
 #define TUNE_T_MAX_SAID	"t is at its largest, "
 
 void
-tune_note_t_max(struct tune_answer *a)
+tune_note_drop(struct tune_answer *a, const char *prefix)
 {
-	char	*line, *end, used[32];
-	double	 share;
+	char	*line, *end;
 
-	/* The note said before, from figures since corrected: out. */
 	for (line = a->notes; *line != '\0'; line = end) {
 		end = strchr(line, '\n');
 		end = end != NULL ? end + 1 : line + strlen(line);
-		if (strncmp(line, TUNE_T_MAX_SAID,
-		    strlen(TUNE_T_MAX_SAID)) == 0) {
+		if (strncmp(line, prefix, strlen(prefix)) == 0) {
 			memmove(line, end, strlen(end) + 1);
-			break;
+			return;
 		}
 	}
+}
+
+void
+tune_note_t_max(struct tune_answer *a)
+{
+	char	 used[32];
+	double	 share;
+
+	/* The note said before, from figures since corrected: out. */
+	tune_note_drop(a, TUNE_T_MAX_SAID);
 	if (!(a->met && a->t >= TUNE_T_MAX && a->target_ms > 0 &&
 	    a->predicted_ms < TUNE_T_MAX_NOTE * a->target_ms))
 		return;
@@ -430,7 +437,7 @@ tune_advise(const struct model *m, const struct tune_query *q,
 		    &theirs);
 		/* Its time in each stack is that stack's own note. */
 		if (mine.ms > 0 && theirs.ms / mine.ms >= 1.3)
-			tune_note(a, "libargon2 as Debian builds it (portable "
+			tune_note(a, TUNE_LIBRARIES_SAID " (portable "
 			    "code) took %.1fx libsodium's time here: a client "
 			    "hashing with it (PHP's password_hash built with "
 			    "libargon2, for one) would take longer with these "

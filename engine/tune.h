@@ -185,6 +185,16 @@ void	 tune_note(struct tune_answer *a, const char *fmt, ...)
  */
 void	 tune_note_t_max(struct tune_answer *a);
 
+/* Take the first of a's notes that starts with prefix out of them. */
+void	 tune_note_drop(struct tune_answer *a, const char *prefix);
+
+/*
+ * How the note comparing Debian's libargon2 with libsodium starts (said
+ * when libargon2 takes 1.3 x libsodium's time or more): a list of every
+ * stack's answer (api_stacks_add) says each stack's own figure instead.
+ */
+#define TUNE_LIBRARIES_SAID	"libargon2 as Debian builds it"
+
 /* The curve tune_recommend would use for q, or NULL (err says why). */
 const struct model_curve *tune_curve(const struct model *m,
 	    const struct tune_query *q, uint32_t *p, char *err, size_t errlen);

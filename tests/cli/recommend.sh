@@ -252,6 +252,18 @@ expect_stdout "stack go: the header says go is sized on libargon2's curve (its o
 	"at once (go sized on libargon2, floor owasp, memory-first)"
 expect_status 0 "stack php-sodium: text" -- "$PWTUNE" recommend --target-ms 250 --db "$TMP/a2.db" --stack php-sodium
 expect_stdout "stack php-sodium: text gives libsodium's figures" "libsodium:   opslimit"
+# node-argon2 refuses t = 1: the default answer at t = 1 has no ratio
+# there, and a note sends to its own answer.
+expect_status 0 "stacks: a default answer at t = 1" -- "$PWTUNE" recommend --target-ms 30 --floor none --db "$TMP/a2.db" --json
+python3 - "$TMP/out" <<'PY' && ok "stacks: node-argon2 refuses the default's t = 1, said" || bad "stacks: node-argon2 and the default's t = 1"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["t"] == 1, j["t"]
+node = [s for s in j["stacks"] if s["name"] == "node-argon2"][0]
+assert node["default_answer_ratio"] is None, node["default_answer_ratio"]
+assert "node-argon2 refuses the default answer's t = 1 (it takes t = 2 at least): ask with --stack node-argon2 for its own." in j["notes"], j["notes"]
+assert not any(n.startswith("In ") and "node-argon2" in n.split(" the default")[0] for n in j["notes"]), j["notes"]
+PY
 # A store's run probed no runtime: the reason under no row, said once.
 expect_status 0 "stacks: from a store" -- "$PWTUNE" recommend --target-ms 250 --db "$TMP/a2.db"
 expect_stdout "stacks: why no row was probed, said once" "  (each stack: not probed in this run)"
@@ -265,7 +277,7 @@ python3 "$(dirname "$0")/../data/slow_backend.py" "$TMP/a2.json" "$TMP/a2x.json"
 expect_status 0 "stacks: the default over the target in php" -- "$PWTUNE" recommend --target-ms 100 --floor none --from "$TMP/a2x.json"
 # The stacks on libargon2's curve, none probed, take as long: one note
 # names them all.
-grep -Eq "^  - In (libargon2, )?php, python-argon2-cffi, go, node-argon2 and java-bouncycastle the default answer would take [0-9.]+ x the target \([0-9]+ ms at p95\): each has its own answer, ask with --stack NAME\.$" "$TMP/out" &&
+grep -Eq "^  - In (libargon2, )?php, python-argon2-cffi, go(, node-argon2)? and java-bouncycastle the default answer would take [0-9.]+ x the target \([0-9]+ ms at p95\): each has its own answer, ask with --stack NAME, or for PHP and Python hash through libsodium \(php-sodium, python-pynacl\)\.$" "$TMP/out" &&
 	ok "stacks: one note names php and the stacks as slow, and how to ask here" ||
 	bad "stacks: no one note for php and the stacks as slow: $(grep 'default answer' "$TMP/out")"
 [ "$(grep -c 'the default answer would take' "$TMP/out")" = 1 ] &&
