@@ -34,6 +34,7 @@ struct bench_opts {
 	enum kdf_backend	 backends[3];
 	size_t			 nb;
 	enum kdf_alg		 variant;
+	int			 has_variant;	/* --variant given */
 	enum kdf_backend	 baseline;
 	int			 has_baseline;
 	uint32_t		 repeats;
@@ -80,7 +81,7 @@ bench_usage(FILE *fp)
 "  --p LIST           lanes (default 1)\n"
 "  --concurrency LIST hashes at once (default 1; -k is KiB elsewhere in\n"
 "                     pwtune and not taken here)\n"
-"  --variant V        argon2id (default), argon2i or argon2d\n"
+"  --variant V        a grid's: argon2id (default), argon2i or argon2d\n"
 "  --backend LIST     libsodium, libargon2 (default: both)\n"
 "  --baseline B       the backend Ratio compares with (default libsodium)\n"
 "  --repeats N        exactly N measured rounds per point (N x k hashes),\n"
@@ -303,6 +304,7 @@ bench_parse(int argc, char **argv, struct bench_opts *o)
 			    !kdf_alg_is_argon2(o->variant))
 				return cli_bad_value(BENCH, a, v,
 				    "argon2id, argon2i or argon2d");
+			o->has_variant = 1;
 		} else if (strcmp(a, "--backend") == 0) {
 			if (v == NULL || bench_parse_list(v, &o->nb,
 			    bench_one_backend, o->backends) == -1)
@@ -347,6 +349,14 @@ bench_parse(int argc, char **argv, struct bench_opts *o)
 	    (o->nm + o->nt + o->np + o->nk > 0) > 1)
 		return cli_usage_error(BENCH, "choose one of --profile, "
 		    "--preset and a grid (--m, --t, --p, --concurrency)");
+	/* A profile's (and the daemon's) points are Argon2id; a preset's
+	   its own. */
+	if (o->has_variant && o->nm + o->nt + o->np + o->nk == 0 &&
+	    o->show == NULL)
+		return cli_usage_error(BENCH, "--variant goes with a grid "
+		    "(--m, --t): %s", o->preset != NULL ? "a preset has its "
+		    "own variant" : "the profiles measure argon2id, as "
+		    "pwtuned's runs do");
 	if (o->json != NULL && o->no_json)
 		return cli_usage_error(BENCH, "--json and --no-json together");
 	if (o->show != NULL && (o->profile != NULL || o->preset != NULL ||

@@ -114,6 +114,12 @@ expect_stderr "unknown preset: named" "pwtune bench: --preset must be a preset t
 expect_status 2 "unknown profile" -- "$PWTUNE" bench --profile slow
 expect_status 2 "preset and grid" -- "$PWTUNE" bench --preset OWASP-1 --m 8MiB
 expect_stderr "preset and grid: named" "choose one of --profile, --preset and a grid"
+# A variant the profile would not measure: refused before any hash.
+expect_status 2 "variant with the quick profile" -- "$PWTUNE" bench --profile quick --variant argon2i --db "$TMP/variant.db"
+expect_stderr "variant with the quick profile: named" "pwtune bench: --variant goes with a grid (--m, --t): the profiles measure argon2id, as pwtuned's runs do"
+[ ! -e "$TMP/variant.db" ] && ok "variant with the quick profile: no store made" || bad "variant with the quick profile: a store was made"
+expect_status 2 "variant with a preset" -- "$PWTUNE" bench --preset OWASP-1 --variant argon2i
+expect_stderr "variant with a preset: named" "--variant goes with a grid (--m, --t): a preset has its own variant"
 expect_status 2 "k over the cap" -- "$PWTUNE" bench --concurrency 65
 expect_status 2 "unknown backend" -- "$PWTUNE" bench --backend openssl
 expect_status 2 "unknown option" -- "$PWTUNE" bench --frobnicate
