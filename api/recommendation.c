@@ -77,6 +77,10 @@ struct api_answer_arg {
 	int64_t				 run;
 	int				 no_model, hit, rc, stale;
 	int				 no_base;	/* of a->stack */
+	const char			*unmeasured;	/* the parameter no
+							   curve answers
+							   ("variant",
+							   "parallelism") */
 	int				 not_in_model;	/* a->stack */
 	/* The query as answered (memory capped), what checks found. */
 	struct tune_query		 qq;
@@ -464,10 +468,20 @@ api_answer_locked(const struct model *m, const struct api_state *st,
 		a->rc = check_answer(m, a->stack, &qq, a->cs.c, &ta, &model_ms,
 		    a->err, a->errlen);
 		if (a->rc == -1) {
-			a->no_base = model_curve_find(m, sd != NULL ? sd->base :
+			enum kdf_backend	b = sd != NULL ? sd->base :
 			    strcmp(stack_default(m), "libsodium") == 0 ?
-			    KDF_BACKEND_LIBSODIUM : KDF_BACKEND_LIBARGON2,
-			    qq.variant, 1) == NULL;
+			    KDF_BACKEND_LIBSODIUM : KDF_BACKEND_LIBARGON2;
+
+			a->no_base = model_curve_find(m, b, qq.variant, 1) ==
+			    NULL;
+			/* Measured, in the runs' variant only: not a run's
+			   wait, the variant asked. */
+			if (a->no_base && qq.variant != KDF_ALG_ARGON2ID &&
+			    model_curve_find(m, b, KDF_ALG_ARGON2ID, 1) !=
+			    NULL) {
+				a->no_base = 0;
+				a->unmeasured = "variant";
+			}
 			return;
 		}
 		a->j = api_stack_answer_json(m, a->stack, &qq, &ta, &a->corr);
@@ -478,8 +492,23 @@ api_answer_locked(const struct model *m, const struct api_state *st,
 		 */
 		a->rc = check_answer(m, NULL, &qq, a->cs.c, &ta, &model_ms,
 		    a->err, a->errlen);
-		if (a->rc == -1)
+		if (a->rc == -1) {
+			uint32_t	p;
+			char		e[256];
+
+			/* No curve answers it: the variant, or the p, asked. */
+			if (tune_curve(m, &qq, &p, e, sizeof(e)) == NULL)
+				a->unmeasured = qq.backend !=
+				    KDF_BACKEND_AUTO && model_curve_find(m,
+				    qq.backend, KDF_ALG_ARGON2ID, 1) == NULL ?
+				    "backend" : qq.parallelism > 1 &&
+				    (model_curve_find(m, KDF_BACKEND_LIBSODIUM,
+				    qq.variant, 1) != NULL ||
+				    model_curve_find(m, KDF_BACKEND_LIBARGON2,
+				    qq.variant, 1) != NULL) ? "parallelism" :
+				    "variant";
 			return;
+		}
 		/* Every stack's answer too: searched under the same lock. */
 		if ((a->j = tune_answer_to_json(&ta, m)) != NULL)
 			api_stacks_add(a->j, m, &qq, &ta, &a->corr,
@@ -497,6 +526,9 @@ enum api_no_answer {
 	API_NO_MODEL,		/* no model yet */
 	API_NO_BASE,		/* the stack's base curve is not measured */
 	API_NOT_IN_MODEL,	/* a stack only the store's observations know */
+	API_NO_VARIANT,		/* no curve of the variant asked */
+	API_NO_P,		/* no curve of the p asked */
+	API_NO_BACKEND,		/* no curve of the backend asked */
 	API_NOT_MET		/* err says why */
 };
 
@@ -603,6 +635,7 @@ api_answer(struct api_server *s, const struct tune_query *q,
 		a.j = NULL;
 		a.rc = 0;
 		a.no_base = 0;
+		a.unmeasured = NULL;
 	}
 	if (budgeted)
 		api_answer_done(s);
@@ -622,6 +655,11 @@ api_answer(struct api_server *s, const struct tune_query *q,
 	if (a.rc == -1) {
 		if (a.no_base)
 			*no = API_NO_BASE;
+		else if (a.unmeasured != NULL) {
+			*no = strcmp(a.unmeasured, "variant") == 0 ?
+			    API_NO_VARIANT : strcmp(a.unmeasured, "backend") ==
+			    0 ? API_NO_BACKEND : API_NO_P;
+		}
 		return -1;
 	}
 	if ((j = a.j) == NULL) {
@@ -797,6 +835,15 @@ h_recommendation(struct api_server *s, struct MHD_Connection *c,
 			return api_fail(rep, PROB_POLICY, "stack", err, NULL,
 			    0);
 		}
+		case API_NO_VARIANT:
+			return api_fail(rep, PROB_POLICY, "variant", err, NULL,
+			    0);
+		case API_NO_P:
+			return api_fail(rep, PROB_POLICY, "parallelism", err,
+			    NULL, 0);
+		case API_NO_BACKEND:
+			return api_fail(rep, PROB_POLICY, "backend", err, NULL,
+			    0);
 		default:
 			/*
 			 * Under a MiB a hash: the query's memory_max did it; a

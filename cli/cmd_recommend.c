@@ -713,6 +713,20 @@ rec_print_stack(const struct model *m, const char *name,
 	json_decref(j);
 }
 
+/* Whether the model has no curve the question could be answered on. */
+static int
+rec_unmeasured(const struct model *m, const struct rec_opts *o)
+{
+	const struct stack_def	*sd;
+	uint32_t		 p;
+	char			 err[256];
+
+	if (o->stack != NULL)
+		return (sd = stack_find(o->stack)) != NULL &&
+		    model_curve_find(m, sd->base, o->q.variant, 1) == NULL;
+	return tune_curve(m, &o->q, &p, err, sizeof(err)) == NULL;
+}
+
 /* The probe directory: PWTUNE_PROBE_DIR, else the build's or installed. */
 static const char *
 rec_probe_dir(char *where, size_t len)
@@ -1195,12 +1209,11 @@ cmd_recommend(int argc, char **argv)
 		cli_warnx("recommend: %s%s", err, rec_memory_hint(&o.q));
 		report_release(&rep);
 		/*
-		 * A stack whose library was not measured, or whose runtime's
-		 * limit keeps it under the floor: a negative answer.
+		 * Nothing measured that answers it (a stack's library, the
+		 * variant, the p asked), or a runtime's limit keeps it under
+		 * the floor: a negative answer.
 		 */
-		return (o.stack != NULL && stack_find(o.stack) != NULL &&
-		    model_curve_find(&m, stack_find(o.stack)->base,
-		    o.q.variant, 1) == NULL) || stack_limit_refused(err) ?
+		return rec_unmeasured(&m, &o) || stack_limit_refused(err) ?
 		    CLI_EXIT_NO : CLI_EXIT_USAGE;
 	}
 	if (rc == 0 && o.verify) {

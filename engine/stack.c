@@ -1080,8 +1080,18 @@ stack_recommend(const struct model *m, const char *name,
 	if (model_curve_find(m, aim.backend, q->variant, 1) == NULL) {
 		const char	*lib = kdf_backend_name(aim.backend);
 
+		/* Measured, in another variant (the runs' argon2id). */
+		if (q->variant != KDF_ALG_ARGON2ID &&
+		    model_curve_find(m, aim.backend, KDF_ALG_ARGON2ID, 1) !=
+		    NULL)
+			snprintf(err, errlen, "%s: this host's model has no "
+			    "%s measurements of %s (its runs measure "
+			    "argon2id): ask for argon2id, or measure %s with "
+			    "pwtune bench --variant %s and a grid", name,
+			    kdf_alg_name(q->variant), lib,
+			    kdf_alg_name(q->variant), kdf_alg_name(q->variant));
 		/* Go, Node and Java have their own code: its reference. */
-		if (sd != NULL && stack_own_code(sd))
+		else if (sd != NULL && stack_own_code(sd))
 			snprintf(err, errlen, "%s is sized on the %s curve "
 			    "(corrected for its own code), which this host's "
 			    "model has not measured yet", name, lib);

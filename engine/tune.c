@@ -207,12 +207,28 @@ tune_curve(const struct model *m, const struct tune_query *q, uint32_t *p,
 	int				 cpus = m->effective_cpus > 0 ?
 					    m->effective_cpus : 1;
 
-	if (b == KDF_BACKEND_AUTO)
+	/* auto: the library that can answer (p over 1 is libargon2's). */
+	if (b == KDF_BACKEND_AUTO && q->parallelism > 1 &&
+	    model_curve_find(m, KDF_BACKEND_LIBARGON2, q->variant,
+	    q->parallelism) != NULL)
+		b = KDF_BACKEND_LIBARGON2;
+	else if (b == KDF_BACKEND_AUTO)
 		b = model_curve_find(m, KDF_BACKEND_LIBSODIUM, q->variant, 1) ?
 		    KDF_BACKEND_LIBSODIUM : KDF_BACKEND_LIBARGON2;
 	if (q->parallelism > 0) {
 		if ((c = model_curve_find(m, b, q->variant, q->parallelism)) ==
-		    NULL) {
+		    NULL && b == KDF_BACKEND_LIBSODIUM && q->parallelism > 1) {
+			/* Its p = 1 only: no run of it could help. */
+			snprintf(err, errlen, "libsodium computes p = 1 only, "
+			    "and p = %u was asked: ask for p = 1, or for "
+			    "libargon2 at p = %u (measured with pwtune bench "
+			    "--backend libargon2 --p %u)",
+			    (unsigned)q->parallelism,
+			    (unsigned)q->parallelism,
+			    (unsigned)q->parallelism);
+			return NULL;
+		}
+		if (c == NULL) {
 			snprintf(err, errlen, "no measurements of %s %s with "
 			    "p = %u on this host: run pwtune bench --backend "
 			    "%s --p %u first", kdf_backend_name(b),

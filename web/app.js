@@ -426,7 +426,7 @@ async function loadAnswer() {
   } catch (e) {
     if (seq !== answerSeq) return;
     out.replaceChildren();
-    const p = el('p', (e.status === 503 ? 'Not ready: ' : e.status === 422 ? 'Not reachable: ' : 'Error: ') + e.message, 'error');
+    const p = el('p', (e.status === 503 ? 'Not ready: ' : e.status === 422 ? 'Cannot answer: ' : 'Error: ') + e.message, 'error');
     out.appendChild(p);
     if (e.status === 422 && e.body && e.body.closest) {
       out.appendChild(el('p', 'Closest admissible: ' + e.body.closest.phc_prefix + ', ' + ms(e.body.closest.predicted.ms)));
