@@ -1344,6 +1344,42 @@ TEST(bad_queries)
 	ASSERT_STR_CONTAINS(err, "no measurements of libargon2");
 }
 
+/* auto with p over 1: the library measured at that p (libargon2). */
+TEST(auto_takes_the_library_measured_at_the_p_asked)
+{
+	struct report		rep;
+	struct tune_query	q;
+	struct tune_answer	a;
+	char			err[256];
+	uint32_t		m;
+
+	synthetic(&rep, 1);
+	for (m = 8192; m <= 131072; m *= 2) {
+		synthetic_point(&rep, KDF_BACKEND_LIBARGON2, m, 1, 1, 1.2);
+		rep.results[rep.n - 1].pt.kp.p = 2;
+		synthetic_point(&rep, KDF_BACKEND_LIBARGON2, m, 3, 1, 1.2);
+		rep.results[rep.n - 1].pt.kp.p = 2;
+	}
+	fit_report(&rep);
+	tune_query_init(&q);
+	q.target_ms = 50;
+	q.floor = TUNE_FLOOR_NONE;
+	q.parallelism = 2;
+	ASSERT_EQ(tune_recommend(&mdl, &q, &a, err, sizeof(err)), 0);
+	ASSERT_EQ(a.backend, KDF_BACKEND_LIBARGON2);
+	ASSERT_EQ(a.p, 2);
+	/* Never measured: libsodium's p = 1 said, and what would answer. */
+	q.parallelism = 4;
+	ASSERT_EQ(tune_recommend(&mdl, &q, &a, err, sizeof(err)), -1);
+	ASSERT_STR_CONTAINS(err, "libsodium computes p = 1 only, and p = 4 "
+	    "was asked");
+	ASSERT_STR_CONTAINS(err, "libargon2 at p = 4");
+	/* p = 1: libsodium, as before. */
+	q.parallelism = 1;
+	ASSERT_EQ(tune_recommend(&mdl, &q, &a, err, sizeof(err)), 0);
+	ASSERT_EQ(a.backend, KDF_BACKEND_LIBSODIUM);
+}
+
 TEST(advice_on_a_slower_backend)
 {
 	struct tune_query	q;
@@ -1814,6 +1850,7 @@ TEST_LIST(
 	TEST_ENTRY(notes_are_whole_and_the_t_note_said_again),
 	TEST_ENTRY(m_is_rounded_as_argon2_uses_it),
 	TEST_ENTRY(bad_queries),
+	TEST_ENTRY(auto_takes_the_library_measured_at_the_p_asked),
 	TEST_ENTRY(advice_on_a_slower_backend),
 	TEST_ENTRY(needs_rehash_both_ways),
 	TEST_ENTRY(answer_json),
