@@ -1246,7 +1246,9 @@ stack_recommend(const struct model *m, const char *name,
 		const struct model_curve *lc = model_curve_find(m,
 		    aim.backend, q->variant, 1);
 
-		if (st != NULL && st->how != MODEL_STACK_LIBRARY)
+		/* Asked by name: why its probe's figure is not in it. */
+		if (st != NULL && st->how != MODEL_STACK_LIBRARY &&
+		    aim.stack_named)
 			tune_note(a, "For %s: the library's curve as this "
 			    "host's run%s measured it; its probe timed the "
 			    "same library at another moment, and is not "

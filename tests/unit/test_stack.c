@@ -177,6 +177,24 @@ TEST(checks_stand_for_a_library_probe)
 	if (fabs(checked / base - 1.1) > 1e-9)
 		TEST_FAIL("libsodium's stack at %.3f x its curve, the checks "
 		    "said 1.1", checked / base);
+	/*
+	 * Why its probe is not applied: said to who asked for libsodium,
+	 * not in the default answer (whose stack it is).
+	 */
+	{
+		struct tune_query	q;
+		struct tune_answer	a;
+
+		tune_query_init(&q);
+		q.target_ms = 250;
+		ASSERT(stack_recommend(&mdl, "libsodium", &q, &a, err,
+		    sizeof(err)) >= 0);
+		ASSERT_STR_CONTAINS(a.notes, "For libsodium: the library's "
+		    "curve as this host's run");
+		ASSERT(stack_recommend(&mdl, NULL, &q, &a, err,
+		    sizeof(err)) >= 0);
+		ASSERT(strstr(a.notes, "For libsodium:") == NULL);
+	}
 }
 
 /*
