@@ -153,7 +153,7 @@ api_answer_poor_measured(json_t *j, const struct model *m,
 		if (!json_is_string(n) || strcmp(json_string_value(n), poor) !=
 		    0)
 			continue;
-		json_array_set_new(notes, i, json_sprintf("the model is poor: "
+		json_array_set_new(notes, i, json_sprintf(TUNE_POOR_SAID
 		    "%s. This answer was measured at exactly these parameters "
 		    "here (%.1f ms at p%d, %.2f of the target, by %s): it "
 		    "holds here. Answers not measured are rough; measure again "

@@ -156,6 +156,7 @@ api_stack_json(const struct model *m, const char *name,
 	 * runtime not measured here): the default's own stack's are the
 	 * answer's.
 	 */
+	tune_note_drop(&a, TUNE_POOR_SAID);	/* the answer's, said once */
 	json_object_set_new(j, "notes", strcmp(name, api_stack_for(m,
 	    dflt)) == 0 ? json_array() : tune_notes_to_json(&a));
 	if (st->how == MODEL_STACK_LIBRARY)

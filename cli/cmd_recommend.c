@@ -965,7 +965,7 @@ rec_print_text(const struct rec_opts *o, const struct model *m,
 		char	poor[sizeof(m->quality_why) + 32];
 
 		/* A poor model's why is the Quality line's: its advice only. */
-		if ((size_t)snprintf(poor, sizeof(poor), "the model is poor: "
+		if ((size_t)snprintf(poor, sizeof(poor), TUNE_POOR_SAID
 		    "%s. ", m->quality_why) >= sizeof(poor))
 			poor[0] = '\0';
 		/* The libraries' comparison: the Stacks table's figures. */

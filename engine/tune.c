@@ -425,7 +425,7 @@ tune_quality_note(const struct model *m, char *buf, size_t len)
 {
 	if (m->quality != MODEL_QUALITY_POOR)
 		return 0;
-	snprintf(buf, len, "the model is poor: %s. Treat the predicted times "
+	snprintf(buf, len, TUNE_POOR_SAID "%s. Treat the predicted times "
 	    "as rough and measure again (pwtune bench --db STORE, or POST "
 	    "/v1/runs) on a quiet host.", m->quality_why);
 	return 1;

@@ -195,6 +195,12 @@ void	 tune_note_drop(struct tune_answer *a, const char *prefix);
  */
 #define TUNE_LIBRARIES_SAID	"libargon2 as Debian builds it"
 
+/*
+ * How the note of a poor model starts: the model's, said once in an
+ * answer (not again in each of its stacks' entries).
+ */
+#define TUNE_POOR_SAID		"the model is poor: "
+
 /* The curve tune_recommend would use for q, or NULL (err says why). */
 const struct model_curve *tune_curve(const struct model *m,
 	    const struct tune_query *q, uint32_t *p, char *err, size_t errlen);

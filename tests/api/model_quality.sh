@@ -60,6 +60,8 @@ with_run four
 expect_http 200 "4 points: an answer" GET "/v1/recommendation?target_ms=30&floor=none"
 expect_body "4 points: the answer's notes say the model is poor, and why" \
 	"$POOR_NOTE and any('fitted on 4 points at k = 1: too few for a leave-one-out error' in n for n in j['notes'])"
+expect_body "4 points: ... said once, not again in each stack's entry" \
+	"not any(n.startswith('the model is poor: ') for s in j['stacks'] for n in s.get('notes') or [])"
 expect_body "4 points: the answer's leave-one-out errors are null, not 0" \
 	"j['model']['loo_median_error'] is None and j['model']['loo_worst_error'] is None and j['model']['quality'] == 'poor'"
 expect_http 200 "4 points: GET /v1/presets" GET /v1/presets
