@@ -846,11 +846,29 @@ h_recommendation(struct api_server *s, struct MHD_Connection *c,
 			    0);
 		default:
 			/*
-			 * Under a MiB a hash: the query's memory_max did it; a
-			 * runtime's limit under the floor: the floor asked.
+			 * Under a MiB a hash: the query's memory_max did it
+			 * (a bare number, KiB: said); a runtime's limit under
+			 * the floor: the floor asked.
 			 */
-			return api_fail(rep, PROB_POLICY, q.memory_max_kib > 0 &&
-			    q.memory_max_kib / q.k < 1024 ? "memory_max" :
+			if (q.memory_max_kib > 0 && q.memory_max_kib / q.k <
+			    1024) {
+				const char	*raw = MHD_lookup_connection_value(
+				    c, MHD_GET_ARGUMENT_KIND, "memory_max");
+
+				if (raw != NULL && raw[0] != '\0' &&
+				    strspn(raw, "0123456789") == strlen(raw) &&
+				    strlen(raw) < 16) {
+					size_t	n = strlen(err);
+
+					snprintf(err + n, sizeof(err) - n, " "
+					    "(memory_max=%s is KiB: a bare "
+					    "number is KiB, %sMiB is MiB)", raw,
+					    raw);
+				}
+				return api_fail(rep, PROB_POLICY, "memory_max",
+				    err, NULL, 0);
+			}
+			return api_fail(rep, PROB_POLICY,
 			    stack_limit_refused(err) ? "floor" : NULL, err,
 			    NULL, 0);
 		}

@@ -89,6 +89,11 @@ expect_body "... naming backend" \
 expect_http 422 "memory_max=64 (KiB): 422" GET "/v1/recommendation?target_ms=250&memory_max=64"
 expect_body "... saying 64 KiB, not what is left of it in whole MiB" \
 	"'64 KiB of memory for each of 1 hash at once is too little' in j['detail'] and j['param'] == 'memory_max'"
+expect_body "... with the reminder that a bare number is KiB" \
+	"j['detail'].endswith('(memory_max=64 is KiB: a bare number is KiB, 64MiB is MiB)')"
+expect_http 422 "memory_max=512KiB: 422" GET "/v1/recommendation?target_ms=250&memory_max=512KiB"
+expect_body "... with a unit given, no reminder" \
+	"j['param'] == 'memory_max' and 'bare number' not in j['detail']"
 # A stack hashes through its own library: another backend is 400 naming
 # backend (the same one is the same question: api.stack_checks).
 expect_http 400 "stack=php-sodium&backend=libargon2: 400" GET "/v1/recommendation?target_ms=250&stack=php-sodium&backend=libargon2"
