@@ -291,7 +291,8 @@ bench_print(FILE *fp, const struct report *rep, enum kdf_backend baseline,
 	}
 	if (noisy > 0)
 		fprintf(fp, "\n%zu point%s flagged noisy: the host was busy or "
-		    "the spread was wide.\n", noisy,
+		    "the spread was wide (other processes count, a running "
+		    "pwtuned's runs and checks among them).\n", noisy,
 		    noisy == 1 ? " was" : "s were");
 }
 
