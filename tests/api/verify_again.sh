@@ -45,12 +45,28 @@ echo "       $again"
 if grep -q "noisy" <<<"$first$again"; then
 	skip "a verification was noisy here (the host got busy): nothing to judge"
 fi
-# Both measured far over, but apart by more than the model's error (seen
-# under the sanitizers' stage: 1.72 then 1.40 x the model's): the host
-# moved between them, and neither is rightly a point.
-if grep -q "further off than the model's error: measured again" <<<"$first" &&
-	grep -qE "median 1\.[3-9][0-9] x the model's, not as the first: neither a point of the model" <<<"$again"; then
-	skip "the two measurements disagreed here (the host moved between them): nothing to judge"
+# A model whose own error covers the slowdown (its leave-one-out median
+# 45.5 % once, twice that its agreeing bound, on a quiet host): the far
+# verification is within it and rightly a point at once; nothing to judge.
+# Within it by the daemon's bound only: a verification within a model's
+# small error and not measured again is a failure below.
+m0=$(sed -nE "s/.*median ([0-9.]+) x the model's, a point of the model.*/\1/p" <<<"$first")
+loo=$(grep -E "model from run $id in use: leave-one-out error median" "$TMP/log" | tail -1 |
+	sed -nE 's/.*leave-one-out error median ([0-9.]+) %.*/\1/p')
+if [ -n "$m0" ] && [ -n "$loo" ] &&
+	python3 -c "import math,sys; sys.exit(0 if abs(math.log($m0)) <= 2 * $loo / 100 else 1)"; then
+	skip "the model's own error here (leave-one-out median $loo %) covers the verification's $m0 x: nothing to judge"
+fi
+# Both measured, but apart by more than the least the daemon calls
+# agreeing (CHECK_DRIFT_MIN, 10 % in log: seen under the sanitizers'
+# stage 1.72 then 1.40 x the model's, and on a quiet host 1.47 then 1.18):
+# the host moved between them, and neither is rightly a point. Closer
+# than that and not taken is a failure below.
+m1=$(sed -nE "s/.*median ([0-9.]+) x the model's, further off than the model's error: measured again.*/\1/p" <<<"$first")
+m2=$(sed -nE "s/.*median ([0-9.]+) x the model's, not as the first: neither a point of the model.*/\1/p" <<<"$again")
+if [ -n "$m1" ] && [ -n "$m2" ] &&
+	python3 -c "import math,sys; sys.exit(0 if abs(math.log($m2 / $m1)) > 0.10 else 1)"; then
+	skip "the two measurements disagreed here ($m1 then $m2 x the model's: the host moved between them): nothing to judge"
 fi
 # Past twice the model's, a verification is no point at all (CHECK_C_MAX):
 # the slowdown is 1.6 x, so the model itself was that far off, fitted to
