@@ -463,25 +463,16 @@ api_answer_locked(const struct model *m, const struct api_state *st,
 	/* The correction its checks found (1: none). */
 	qq = a->qq;
 	if (a->stack != NULL) {
-		const struct stack_def	*sd = stack_find(a->stack);
-
 		a->rc = check_answer(m, a->stack, &qq, a->cs.c, &ta, &model_ms,
 		    a->err, a->errlen);
 		if (a->rc == -1) {
-			enum kdf_backend	b = sd != NULL ? sd->base :
-			    strcmp(stack_default(m), "libsodium") == 0 ?
-			    KDF_BACKEND_LIBSODIUM : KDF_BACKEND_LIBARGON2;
-
-			a->no_base = model_curve_find(m, b, qq.variant, 1) ==
-			    NULL;
-			/* Measured, in the runs' variant only: not a run's
-			   wait, the variant asked. */
-			if (a->no_base && qq.variant != KDF_ALG_ARGON2ID &&
-			    model_curve_find(m, b, KDF_ALG_ARGON2ID, 1) !=
-			    NULL) {
-				a->no_base = 0;
-				a->unmeasured = "variant";
-			}
+			/* Its library not measured: a run's wait, or 422;
+			   another parameter's: 422 naming it. */
+			a->unmeasured = stack_unmeasured(m, a->stack, &qq);
+			a->no_base = a->unmeasured != NULL &&
+			    strcmp(a->unmeasured, "stack") == 0;
+			if (a->no_base)
+				a->unmeasured = NULL;
 			return;
 		}
 		a->j = api_stack_answer_json(m, a->stack, &qq, &ta, &a->corr);
@@ -493,20 +484,8 @@ api_answer_locked(const struct model *m, const struct api_state *st,
 		a->rc = check_answer(m, NULL, &qq, a->cs.c, &ta, &model_ms,
 		    a->err, a->errlen);
 		if (a->rc == -1) {
-			uint32_t	p;
-			char		e[256];
-
-			/* No curve answers it: the variant, or the p, asked. */
-			if (tune_curve(m, &qq, &p, e, sizeof(e)) == NULL)
-				a->unmeasured = qq.backend !=
-				    KDF_BACKEND_AUTO && model_curve_find(m,
-				    qq.backend, KDF_ALG_ARGON2ID, 1) == NULL ?
-				    "backend" : qq.parallelism > 1 &&
-				    (model_curve_find(m, KDF_BACKEND_LIBSODIUM,
-				    qq.variant, 1) != NULL ||
-				    model_curve_find(m, KDF_BACKEND_LIBARGON2,
-				    qq.variant, 1) != NULL) ? "parallelism" :
-				    "variant";
+			/* No curve answers it: what asked for it. */
+			a->unmeasured = stack_unmeasured(m, NULL, &qq);
 			return;
 		}
 		/* Every stack's answer too: searched under the same lock. */

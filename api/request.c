@@ -397,6 +397,12 @@ api_parse_query(struct MHD_Connection *c, struct tune_query *tq,
 		    sd->name);
 		api_query_wrong(&w, "parallelism", why);
 	}
+	/* So is libsodium's, asked for by name. */
+	if (tq->backend == KDF_BACKEND_LIBSODIUM && tq->parallelism > 1) {
+		snprintf(why, sizeof(why), "libsodium computes p = 1 only: "
+		    "parallelism must be 1 or auto with backend=libsodium");
+		api_query_wrong(&w, "parallelism", why);
+	}
 	if (w.param != NULL) {
 		if (w.n > 1 && w.errors != NULL)
 			api_fail(rep, PROB_BAD_PARAM, w.param, w.detail,

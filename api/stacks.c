@@ -93,7 +93,7 @@ static json_t *
 api_stack_json(const struct model *m, const char *name,
     const struct stack_def *sd, const struct tune_query *q,
     const struct tune_answer *dflt, const struct api_stack_corrections *fix,
-    json_t *notes, json_t *over, const char *ask)
+    json_t *notes, json_t *over)
 {
 	const struct model_stack	*st;
 	struct model_stack		 tmp;
@@ -210,19 +210,19 @@ api_stack_json(const struct model *m, const char *name,
 	if (sd != NULL && ((sd->p1_only && dflt->p > 1) || (sd->t_min > 0 &&
 	    dflt->t < sd->t_min))) {
 		json_object_set_new(j, "default_answer_ratio", json_null());
-		if (notes != NULL && strcmp(name, api_stack_for(m, dflt)) != 0) {
+		/* Said once for the stacks that refuse it alike. */
+		if (over != NULL && strcmp(name, api_stack_for(m, dflt)) != 0) {
 			if (dflt->t < sd->t_min)
-				snprintf(note, sizeof(note), "%s refuses the "
+				snprintf(note, sizeof(note), "refuses the "
 				    "default answer's t = %u (it takes t = %u "
-				    "at least): ask with %s%s for its own.",
-				    name, (unsigned)dflt->t,
-				    (unsigned)sd->t_min, ask, name);
+				    "at least)", (unsigned)dflt->t,
+				    (unsigned)sd->t_min);
 			else
-				snprintf(note, sizeof(note), "%s cannot "
-				    "compute the default answer's p = %u (p = "
-				    "1 only): ask with %s%s for its own.", name,
-				    (unsigned)dflt->p, ask, name);
-			json_array_append_new(notes, json_string(note));
+				snprintf(note, sizeof(note), "cannot compute "
+				    "the default answer's p = %u (p = 1 only)",
+				    (unsigned)dflt->p);
+			json_array_append_new(over, json_pack("{s:s, s:s, "
+			    "s:b}", "name", name, "take", note, "refuse", 1));
 		}
 	} else if (stack_predict(m, name, dflt->variant, dflt->m_kib, dflt->t,
 	    dflt->p, dflt->k, q->percentile, &ms) == -1)
@@ -444,27 +444,35 @@ api_snippets_one_stack(const struct tune_answer *a, const char *stack)
  * probed, take the same); PHP's and Python's libsodium stacks named when
  * their libargon2 ones are over and those are not.
  */
-/* Whether over (api_stack_json's) names stack name. */
+/*
+ * Whether the default answer holds in stack name, as list (the answer's
+ * stacks) says: available, its ratio 1 or under.
+ */
 static int
-api_stacks_over_has(json_t *over, const char *name)
+api_stacks_holds(json_t *list, const char *name)
 {
-	json_t	*e;
+	json_t	*e, *r;
 	size_t	 i;
 
-	json_array_foreach(over, i, e)
+	json_array_foreach(list, i, e)
 		if (strcmp(json_string_value(json_object_get(e, "name")),
 		    name) == 0)
-			return 1;
+			return json_is_true(json_object_get(e, "available")) &&
+			    json_is_number(r = json_object_get(e,
+			    "default_answer_ratio")) &&
+			    json_number_value(r) <= 1;
 	return 0;
 }
 
 static void
-api_stacks_over_notes(json_t *notes, json_t *over, const char *ask)
+api_stacks_over_notes(json_t *notes, json_t *over, json_t *list,
+    const char *ask)
 {
 	size_t		 i, k, n, nsame, *same;
 	char		 note[1024];
 	const char	*take;
 	char		*used;
+	int		 refuse;
 
 	n = json_array_size(over);
 	if (notes == NULL || n == 0)
@@ -481,6 +489,8 @@ api_stacks_over_notes(json_t *notes, json_t *over, const char *ask)
 			continue;
 		take = json_string_value(json_object_get(json_array_get(over,
 		    i), "take"));
+		refuse = json_is_true(json_object_get(json_array_get(over, i),
+		    "refuse"));
 		for (k = i, nsame = 0; k < n; k++)
 			if (!used[k] && strcmp(take, json_string_value(
 			    json_object_get(json_array_get(over, k), "take"))) ==
@@ -496,6 +506,22 @@ api_stacks_over_notes(json_t *notes, json_t *over, const char *ask)
 			    nsame ? " and " : ", ", json_string_value(
 			    json_object_get(json_array_get(over, same[k]),
 			    "name")));
+		if (refuse) {
+			/* "node-argon2 refuses the default answer's t = 1". */
+			memmove(note, note + 3, strlen(note + 3) + 1);
+			if (nsame == 1)
+				snprintf(note + strlen(note), sizeof(note) -
+				    strlen(note), " %s: ask with %s%s for its "
+				    "own.", take, ask, json_string_value(
+				    json_object_get(json_array_get(over, i),
+				    "name")));
+			else
+				snprintf(note + strlen(note), sizeof(note) -
+				    strlen(note), " %s: each has its own "
+				    "answer, ask with %sNAME.", take, ask);
+			json_array_append_new(notes, json_string(note));
+			continue;
+		}
 		if (nsame == 1)
 			snprintf(note + strlen(note), sizeof(note) -
 			    strlen(note), " the default answer would take %s: "
@@ -518,8 +544,8 @@ api_stacks_over_notes(json_t *notes, json_t *over, const char *ask)
 			    strcmp(nm, "python-argon2-cffi") == 0)
 				break;
 		}
-		if (k < nsame && !api_stacks_over_has(over, "php-sodium") &&
-		    !api_stacks_over_has(over, "python-pynacl"))
+		if (k < nsame && api_stacks_holds(list, "php-sodium") &&
+		    api_stacks_holds(list, "python-pynacl"))
 			snprintf(note + strlen(note), sizeof(note) -
 			    strlen(note), ", or for PHP and Python hash "
 			    "through libsodium (php-sodium, python-pynacl)");
@@ -548,13 +574,12 @@ api_stacks_add(json_t *j, const struct model *m, const struct tune_query *q,
 	cat = stack_catalogue(&n);
 	for (i = 0; i < n; i++)
 		json_array_append_new(list, api_stack_json(m, cat[i].name,
-		    &cat[i], q, dflt, corr, notes, over, ask));
+		    &cat[i], q, dflt, corr, notes, over));
 	for (i = 0; i < m->nstacks; i++)
 		if (stack_find(m->stacks[i].name) == NULL)
 			json_array_append_new(list, api_stack_json(m,
-			    m->stacks[i].name, NULL, q, dflt, NULL, notes, over,
-			    ask));
-	api_stacks_over_notes(notes, over, ask);
+			    m->stacks[i].name, NULL, q, dflt, NULL, notes, over));
+	api_stacks_over_notes(notes, over, list, ask);
 	json_decref(over);
 	/* The libraries' comparison: each stack's own figure says it. */
 	for (i = 0; notes != NULL && i < json_array_size(notes); i++)

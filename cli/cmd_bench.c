@@ -351,8 +351,8 @@ bench_parse(int argc, char **argv, struct bench_opts *o)
 		    "--preset and a grid (--m, --t, --p, --concurrency)");
 	/* A profile's (and the daemon's) points are Argon2id; a preset's
 	   its own. */
-	if (o->has_variant && o->nm + o->nt + o->np + o->nk == 0 &&
-	    o->show == NULL)
+	if (o->has_variant && o->variant != KDF_ALG_ARGON2ID &&
+	    o->nm + o->nt + o->np + o->nk == 0 && o->show == NULL)
 		return cli_usage_error(BENCH, "--variant goes with a grid "
 		    "(--m, --t): %s", o->preset != NULL ? "a preset has its "
 		    "own variant" : "the profiles measure argon2id, as "
@@ -360,7 +360,8 @@ bench_parse(int argc, char **argv, struct bench_opts *o)
 	if (o->json != NULL && o->no_json)
 		return cli_usage_error(BENCH, "--json and --no-json together");
 	if (o->show != NULL && (o->profile != NULL || o->preset != NULL ||
-	    o->nm + o->nt + o->np + o->nk + o->nb > 0 || o->json != NULL ||
+	    o->nm + o->nt + o->np + o->nk + o->nb > 0 || o->has_variant ||
+	    o->json != NULL ||
 	    o->csv != NULL || o->db != NULL || o->repeats > 0 ||
 	    o->memory_max > 0))
 		return cli_usage_error(BENCH, "--show prints a saved run: "

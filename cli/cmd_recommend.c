@@ -336,6 +336,10 @@ rec_parse(int argc, char **argv, struct rec_opts *o)
 	if (o->from != NULL && o->db != NULL)
 		return cli_usage_error(REC, "--from and --db together: "
 		    "choose one");
+	if (o->q.backend == KDF_BACKEND_LIBSODIUM && o->q.parallelism > 1)
+		return cli_usage_error(REC, "--parallelism %u with --backend "
+		    "libsodium: libsodium computes p = 1 only",
+		    (unsigned)o->q.parallelism);
 	if (o->profile != NULL && (o->from != NULL || o->db != NULL))
 		return cli_usage_error(REC, "--profile measures this host: "
 		    "not with --from or --db, which read measurements");
@@ -717,14 +721,7 @@ rec_print_stack(const struct model *m, const char *name,
 static int
 rec_unmeasured(const struct model *m, const struct rec_opts *o)
 {
-	const struct stack_def	*sd;
-	uint32_t		 p;
-	char			 err[256];
-
-	if (o->stack != NULL)
-		return (sd = stack_find(o->stack)) != NULL &&
-		    model_curve_find(m, sd->base, o->q.variant, 1) == NULL;
-	return tune_curve(m, &o->q, &p, err, sizeof(err)) == NULL;
+	return stack_unmeasured(m, o->stack, &o->q) != NULL;
 }
 
 /* The probe directory: PWTUNE_PROBE_DIR, else the build's or installed. */

@@ -203,8 +203,12 @@ search_measure(struct search_run *s, uint32_t m_kib, uint32_t t,
 	else
 		measure_point_run(&pt, &mo, &mr);
 	s->r->steps++;
-	/* Its warm-ups ran when any of its rounds did (none when skipped). */
-	s->r->hashes += (mr.rounds + (mr.rounds == 0 ? 0 :
+	/*
+	 * Its warm-ups ran unless the point was not run (over the budget;
+	 * a timer that timed nothing).
+	 */
+	s->r->hashes += (mr.rounds + (mr.status == MEASURE_SKIPPED ||
+	    (s->o->timer != NULL && mr.nsamples == 0) ? 0 :
 	    (size_t)(s->o->timer != NULL ? mo.warmup_rounds :
 	    measure_warmups(&pt, &mo)))) * s->q->k;
 	if (mr.status != MEASURE_OK || mr.nsamples == 0) {

@@ -257,6 +257,37 @@ stack_base(const struct model *m, const char *name)
 	    KDF_BACKEND_LIBSODIUM : KDF_BACKEND_LIBARGON2;
 }
 
+const char *
+stack_unmeasured(const struct model *m, const char *name,
+    const struct tune_query *q)
+{
+	enum kdf_backend	b;
+	uint32_t		p;
+	char			e[256];
+
+	/* A stack's, or the default's (its stack's, as check_answer()). */
+	if ((name != NULL && name[0] != '\0') ||
+	    (q->backend == KDF_BACKEND_AUTO && q->parallelism <= 1)) {
+		b = stack_base(m, name != NULL && name[0] != '\0' ? name :
+		    stack_default(m));
+		if (model_curve_find(m, b, q->variant, 1) != NULL)
+			return NULL;
+		return q->variant != KDF_ALG_ARGON2ID && model_curve_find(m,
+		    b, KDF_ALG_ARGON2ID, 1) != NULL ? "variant" :
+		    name != NULL && name[0] != '\0' ? "stack" : "variant";
+	}
+	if (tune_curve(m, q, &p, e, sizeof(e)) != NULL)
+		return NULL;
+	if (q->backend != KDF_BACKEND_AUTO && model_curve_find(m, q->backend,
+	    KDF_ALG_ARGON2ID, 1) == NULL)
+		return "backend";
+	if (q->parallelism > 1 && (model_curve_find(m, KDF_BACKEND_LIBSODIUM,
+	    q->variant, 1) != NULL || model_curve_find(m,
+	    KDF_BACKEND_LIBARGON2, q->variant, 1) != NULL))
+		return "parallelism";
+	return "variant";
+}
+
 int
 stack_is_library(const struct stack_def *sd)
 {
@@ -1080,8 +1111,16 @@ stack_recommend(const struct model *m, const char *name,
 	if (model_curve_find(m, aim.backend, q->variant, 1) == NULL) {
 		const char	*lib = kdf_backend_name(aim.backend);
 
+		/* libsodium has no Argon2d: no run of it could answer. */
+		if (q->variant == KDF_ALG_ARGON2D &&
+		    aim.backend == KDF_BACKEND_LIBSODIUM)
+			snprintf(err, errlen, "%s: libsodium computes no "
+			    "argon2d: ask for argon2id, or for argon2d with "
+			    "the libargon2 backend (measured with pwtune bench "
+			    "--backend libargon2 --variant argon2d and a "
+			    "grid)", name);
 		/* Measured, in another variant (the runs' argon2id). */
-		if (q->variant != KDF_ALG_ARGON2ID &&
+		else if (q->variant != KDF_ALG_ARGON2ID &&
 		    model_curve_find(m, aim.backend, KDF_ALG_ARGON2ID, 1) !=
 		    NULL)
 			snprintf(err, errlen, "%s: this host's model has no "

@@ -273,6 +273,15 @@ int	 stack_predict(const struct model *m, const char *name,
 const char *stack_default(const struct model *m);
 
 /*
+ * Why no curve of m answers q for stack name (NULL: the default answer,
+ * as check_answer() asks it): the query parameter that asked for what
+ * was not measured ("stack": its library; "variant"; "parallelism";
+ * "backend"), or NULL when a curve answers it.
+ */
+const char *stack_unmeasured(const struct model *m, const char *name,
+	    const struct tune_query *q);
+
+/*
  * The snippet of stack sd that carries a's parameters, as one string
  * (malloc'd; NULL when out of memory). measured: 0 when the runtime was
  * not measured on the host that answered; the snippet then says, as a

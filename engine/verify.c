@@ -27,17 +27,6 @@ verify_point(const struct tune_answer *a, struct measure_point *pt)
 	pt->k = a->k > 0 ? a->k : 1;
 }
 
-int
-verify_warmups(const struct tune_answer *a, int cpus)
-{
-	struct measure_opts	 mo;
-	struct measure_point	 pt;
-
-	measure_opts_init(&mo, cpus);
-	verify_point(a, &pt);
-	return measure_warmups(&pt, &mo);
-}
-
 double
 verify_warmup_cost(const struct tune_answer *a, int cpus)
 {

@@ -34,16 +34,10 @@ int	 verify_measure(const struct tune_answer *a, int cpus, size_t rounds,
 	    size_t errlen);
 
 /*
- * The warm-up rounds verify_measure runs before a's samples (measure.h's
- * measure_warmups: two for libargon2 under glibc's mmap threshold), for
- * what a measurement of a costs.
- */
-int	 verify_warmups(const struct tune_answer *a, int cpus);
-
-/*
- * Those warm-ups' time in hashes of a: each one, but libargon2's two
- * under glibc's mmap threshold, which map and extend the heap, about two
- * each (what a check's cost sets aside).
+ * The warm-ups verify_measure runs before a's samples (measure.h's
+ * measure_warmups), in hashes of a: each one, but libargon2's two under
+ * glibc's mmap threshold, which map and extend the heap, about two each
+ * (what a check's cost sets aside).
  */
 double	 verify_warmup_cost(const struct tune_answer *a, int cpus);
 

@@ -51,6 +51,9 @@ expect_body "the backend against the stack is in errors" \
 param 400 "parallelism 2 with a p = 1 stack" "target_ms=250&stack=php-sodium&parallelism=2" parallelism
 expect_body "parallelism 2 with a p = 1 stack: says why" \
 	"'php-sodium computes p = 1 only' in j['detail'] and 'errors' not in j"
+param 400 "parallelism 2 with backend=libsodium" "target_ms=250&backend=libsodium&parallelism=2" parallelism
+expect_body "parallelism 2 with backend=libsodium: says why" \
+	"'libsodium computes p = 1 only' in j['detail']"
 param 400 "a bad backend with a stack: named once" "target_ms=250&stack=php&backend=openssl" backend
 expect_body "a bad backend with a stack: its own reason only" \
 	"'must be libsodium, libargon2 or auto' in j['detail'] and 'errors' not in j"

@@ -153,7 +153,7 @@ expect_body "a note for every other stack over the target, none for the others" 
 expect_body "the libraries' comparison is left to the stacks' notes" \
 	"not any(n.startswith('libargon2 as Debian builds it') for n in j['notes'])"
 expect_body "... whose note names PHP's and Python's libsodium stacks, the default holding there" \
-	"any(n.endswith(', or for PHP and Python hash through libsodium (php-sodium, python-pynacl).') and 'php' in re.split(', | and ', re.match($OVER_RE, n).group(1)) for n in j['notes'] if re.match($OVER_RE, n)) == all((s.get('default_answer_ratio') or 0) <= 1 for s in j['stacks'] if s['name'] in ('php-sodium', 'python-pynacl'))"
+	"any(n.endswith(', or for PHP and Python hash through libsodium (php-sodium, python-pynacl).') and 'php' in re.split(', | and ', re.match($OVER_RE, n).group(1)) for n in j['notes'] if re.match($OVER_RE, n)) == all(s['available'] and s.get('default_answer_ratio') is not None and s['default_answer_ratio'] <= 1 for s in j['stacks'] if s['name'] in ('php-sodium', 'python-pynacl'))"
 expect_body "stacks the default would take as long in share one note" \
 	"len([m.group(2, 3) for m in (re.match($OVER_RE, n) for n in j['notes']) if m and m.group(4).startswith(':')]) == len(set(m.group(2, 3) for m in (re.match($OVER_RE, n) for n in j['notes']) if m and m.group(4).startswith(':'))) and len(set(round(s['default_answer_ratio'], 2) for s in j['stacks'] if (s.get('default_answer_ratio') or 0) > 1 and s['name'] != j['for'] and s.get('met'))) <= len([n for n in j['notes'] if re.match($OVER_RE, n)])"
 # Each stack's entry carries its own answer's notes, which the default

@@ -147,6 +147,8 @@ expect_status 2 "floor unknown" -- "$PWTUNE" recommend --target-ms 100 --floor n
 # Nothing measured that answers it: a negative answer, and what would.
 expect_status 1 "p never measured" -- "$PWTUNE" recommend --target-ms 100 --parallelism 4 --from "$RUN"
 expect_stderr "p never measured: named, libsodium's p = 1 said" "libsodium computes p = 1 only, and p = 4 was asked: ask for p = 1, or for libargon2 at p = 4 (measured with pwtune bench --backend libargon2 --p 4)"
+expect_status 2 "libsodium asked for by name with p = 4: a usage error" -- "$PWTUNE" recommend --target-ms 100 --parallelism 4 --backend libsodium --from "$RUN"
+expect_stderr "libsodium with p = 4: named" "--parallelism 4 with --backend libsodium: libsodium computes p = 1 only"
 expect_status 1 "a variant never measured" -- "$PWTUNE" recommend --target-ms 100 --variant argon2i --from "$RUN"
 expect_stderr "a variant never measured: named" "this host's model has no argon2i measurements of libsodium (its runs measure argon2id): ask for argon2id"
 expect_status 1 "a variant never measured, a stack's" -- "$PWTUNE" recommend --target-ms 100 --variant argon2i --stack php-sodium --from "$RUN"
@@ -269,6 +271,31 @@ assert node["default_answer_ratio"] is None, node["default_answer_ratio"]
 assert "node-argon2 refuses the default answer's t = 1 (it takes t = 2 at least): ask with --stack node-argon2 for its own." in j["notes"], j["notes"]
 assert not any(n.startswith("In ") and "node-argon2" in n.split(" the default")[0] for n in j["notes"]), j["notes"]
 PY
+# libargon2 measured at p = 2 too: its auto answer on two idle cores has
+# p = 2, which the three libsodium stacks cannot compute: one note.
+python3 - "$TMP/a2.json" "$TMP/a2p.json" <<'PY' || bad "cannot make the p = 2 run"
+import copy, json, sys
+d = json.load(open(sys.argv[1]))
+more = []
+for p in d["points"]:
+    if p["backend"] == "libargon2" and p["p"] == 1 and p["k"] == 1:
+        q = copy.deepcopy(p)
+        q["p"] = 2
+        for k, v in q["stats"].items():
+            if k.endswith("_ms"):
+                q["stats"][k] = v * 0.6
+        more.append(q)
+d["points"] += more
+json.dump(d, open(sys.argv[2], "w"))
+PY
+if python3 -c 'import json,sys; sys.exit(0 if json.load(open(sys.argv[1]))["host"]["effective_cpus"] >= 2 else 1)' "$TMP/a2p.json"; then
+	expect_status 0 "stacks: libargon2 at p = 2 (auto)" -- "$PWTUNE" recommend --target-ms 100 --backend libargon2 --floor none --from "$TMP/a2p.json"
+	expect_stdout "stacks: the answer has p = 2" ", p = 2"
+	expect_stdout "stacks: the three p = 1 stacks in one note" \
+		"  - libsodium, php-sodium and python-pynacl cannot compute the default answer's p = 2 (p = 1 only): each has its own answer, ask with --stack NAME."
+else
+	echo "       one effective CPU here: no auto p = 2 to judge"
+fi
 # A store's run probed no runtime: the reason under no row, said once.
 expect_status 0 "stacks: from a store" -- "$PWTUNE" recommend --target-ms 250 --db "$TMP/a2.db"
 expect_stdout "stacks: why no row was probed, said once" "  (each stack: not probed in this run)"

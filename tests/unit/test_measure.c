@@ -141,15 +141,12 @@ TEST(an_answers_warmups_as_its_measurement_runs_them)
 	a.t = 2;
 	a.p = 1;
 	a.k = 1;
-	ASSERT_EQ(verify_warmups(&a, 2), 1 + libc);
 	/* Its two through libc map and extend the heap: twice a hash. */
 	ASSERT(verify_warmup_cost(&a, 2) == (libc ? 4.0 : 1.0));
 	a.m_kib = 64 * 1024;
-	ASSERT_EQ(verify_warmups(&a, 2), 1);
 	ASSERT(verify_warmup_cost(&a, 2) == 1.0);
 	a.backend = KDF_BACKEND_LIBSODIUM;
 	a.m_kib = 19 * 1024;
-	ASSERT_EQ(verify_warmups(&a, 2), 1);
 	ASSERT(verify_warmup_cost(&a, 2) == 1.0);
 }
 
