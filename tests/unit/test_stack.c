@@ -1484,7 +1484,48 @@ TEST(a_probes_largest_size_counts_as_measured)
 	ASSERT(a.m_kib <= 2 * top);
 }
 
+/*
+ * What asked for what no curve answers: the default answer's base as
+ * check_answer takes it (libsodium, though libargon2 measured argon2i),
+ * a stack's library, the backend, the p.
+ */
+TEST(what_asked_for_the_unmeasured)
+{
+	struct report		rep;
+	struct tune_query	q;
+	char			err[256];
+	uint32_t		m;
+
+	synthetic_host(&rep, 0, 1, 8ULL << 30);
+	for (m = 8192; m <= 131072; m *= 2) {
+		synthetic_point(&rep, KDF_BACKEND_LIBARGON2, m, 1, 1, 2);
+		rep.results[rep.n - 1].pt.kp.alg = KDF_ALG_ARGON2I;
+		synthetic_point(&rep, KDF_BACKEND_LIBARGON2, m, 3, 1, 2);
+		rep.results[rep.n - 1].pt.kp.alg = KDF_ALG_ARGON2I;
+	}
+	if (model_fit(&rep, &mdl, err, sizeof(err)) != 0)
+		TEST_FAIL("model_fit: %s", err);
+	report_release(&rep);
+	ASSERT(model_curve_find(&mdl, KDF_BACKEND_LIBARGON2, KDF_ALG_ARGON2I,
+	    1) != NULL);
+	tune_query_init(&q);
+	q.target_ms = 250;
+	ASSERT(stack_unmeasured(&mdl, NULL, &q) == NULL);
+	q.variant = KDF_ALG_ARGON2I;
+	ASSERT_STR_EQ(stack_unmeasured(&mdl, NULL, &q), "variant");
+	ASSERT(stack_unmeasured(&mdl, "php", &q) == NULL);
+	ASSERT_STR_EQ(stack_unmeasured(&mdl, "php-sodium", &q), "variant");
+	q.variant = KDF_ALG_ARGON2ID;
+	ASSERT_STR_EQ(stack_unmeasured(&mdl, "php", &q), "stack");
+	q.backend = KDF_BACKEND_LIBARGON2;
+	ASSERT_STR_EQ(stack_unmeasured(&mdl, NULL, &q), "backend");
+	q.backend = KDF_BACKEND_AUTO;
+	q.parallelism = 4;
+	ASSERT_STR_EQ(stack_unmeasured(&mdl, NULL, &q), "parallelism");
+}
+
 TEST_LIST(
+	TEST_ENTRY(what_asked_for_the_unmeasured),
 	TEST_ENTRY(observations_of_a_size_are_not_a_noisy_knot),
 	TEST_ENTRY(catalogue_names_and_lookup),
 	TEST_ENTRY(checks_apply_to_a_probed_stack),
