@@ -87,7 +87,8 @@ api_stack_answered_as(json_t *j, const struct model *m, const char *name)
 /*
  * One stack's entry of "stacks". When the default answer is over the
  * target in it: {name, take} into over when its own answer meets the
- * target, else a note into notes.
+ * target, else a note into notes; when the stack cannot take the
+ * default's p or t, {name, take, refuse} into over.
  */
 static json_t *
 api_stack_json(const struct model *m, const char *name,
@@ -437,14 +438,6 @@ api_snippets_one_stack(const struct tune_answer *a, const char *stack)
 }
 
 /*
- * One note for the stacks over (api_stack_json's) that the default answer
- * would take as long in, in their order: "In libargon2, php and go the
- * default answer would take 1.56 x the target (389 ms at p95): each has
- * its own answer, ask with stack=NAME." (the stacks on one curve, none
- * probed, take the same); PHP's and Python's libsodium stacks named when
- * their libargon2 ones are over and those are not.
- */
-/*
  * Whether the default answer holds in stack name, as list (the answer's
  * stacks) says: available, its ratio 1 or under.
  */
@@ -464,6 +457,16 @@ api_stacks_holds(json_t *list, const char *name)
 	return 0;
 }
 
+/*
+ * One note for the stacks over (api_stack_json's) that the default answer
+ * would take as long in, in their order: "In libargon2, php and go the
+ * default answer would take 1.56 x the target (389 ms at p95): each has
+ * its own answer, ask with stack=NAME." (the stacks on one curve, none
+ * probed, take the same), with PHP's and Python's libsodium stacks named
+ * when the default holds in those (list: the answer's stacks); one for
+ * those that refuse it alike ("libsodium, php-sodium and python-pynacl
+ * cannot compute the default answer's p = 2 (p = 1 only): ...").
+ */
 static void
 api_stacks_over_notes(json_t *notes, json_t *over, json_t *list,
     const char *ask)
