@@ -7,7 +7,8 @@
  * The same engine the daemon uses.
  *
  * Exit status: 0 an answer that meets the target; 1 the target cannot be
- * met above the floor (the closest admissible answer is printed); 2 bad
+ * met above the floor (the closest admissible answer is printed), or
+ * nothing measured answers the question; 2 bad
  * usage or input; 3 a file or store that cannot be read, or a measurement
  * that could not run (cli.h).
  */
@@ -142,9 +143,10 @@ rec_usage(FILE *fp)
 "  --concurrency and --memory-max are spelled out: -k is the memory in\n"
 "  KiB in pwtune (as in argon2), and is not taken here.\n"
 "Exit status: 0 answered, 1 the target cannot be met above the floor\n"
-"(the closest admissible answer is printed), 2 bad usage or input (a\n"
-"malformed --from file or --check hash), 3 a file or store that cannot\n"
-"be read, or a measurement that could not run.\n", fp);
+"(the closest admissible answer is printed) or nothing measured answers\n"
+"the question (a stack's library, the variant or the p), 2 bad usage or\n"
+"input (a malformed --from file or --check hash), 3 a file or store that\n"
+"cannot be read, or a measurement that could not run.\n", fp);
 }
 
 /* An unknown --stack: what the known names are. */

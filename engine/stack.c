@@ -1114,21 +1114,23 @@ stack_recommend(const struct model *m, const char *name,
 		/* libsodium has no Argon2d: no run of it could answer. */
 		if (q->variant == KDF_ALG_ARGON2D &&
 		    aim.backend == KDF_BACKEND_LIBSODIUM)
-			snprintf(err, errlen, "%s: libsodium computes no "
+			snprintf(err, errlen, "%s%slibsodium computes no "
 			    "argon2d: ask for argon2id, or for argon2d with "
-			    "the libargon2 backend (measured with pwtune bench "
-			    "--backend libargon2 --variant argon2d and a "
-			    "grid)", name);
+			    "the libargon2 backend (" TUNE_GRID_SAID ")",
+			    strcmp(name, lib) != 0 ? name : "",
+			    strcmp(name, lib) != 0 ? ": " : "", "libargon2",
+			    "argon2d", 1u);
 		/* Measured, in another variant (the runs' argon2id). */
 		else if (q->variant != KDF_ALG_ARGON2ID &&
 		    model_curve_find(m, aim.backend, KDF_ALG_ARGON2ID, 1) !=
 		    NULL)
-			snprintf(err, errlen, "%s: this host's model has no "
+			snprintf(err, errlen, "%s%sthis host's model has no "
 			    "%s measurements of %s (its runs measure "
-			    "argon2id): ask for argon2id, or measure %s with "
-			    "pwtune bench --variant %s and a grid", name,
-			    kdf_alg_name(q->variant), lib,
-			    kdf_alg_name(q->variant), kdf_alg_name(q->variant));
+			    "argon2id): ask for argon2id (" TUNE_GRID_SAID
+			    ")", strcmp(name, lib) != 0 ? name : "",
+			    strcmp(name, lib) != 0 ? ": " : "",
+			    kdf_alg_name(q->variant), lib, lib,
+			    kdf_alg_name(q->variant), 1u);
 		/* Go, Node and Java have their own code: its reference. */
 		else if (sd != NULL && stack_own_code(sd))
 			snprintf(err, errlen, "%s is sized on the %s curve "

@@ -219,21 +219,22 @@ tune_curve(const struct model *m, const struct tune_query *q, uint32_t *p,
 		if ((c = model_curve_find(m, b, q->variant, q->parallelism)) ==
 		    NULL && b == KDF_BACKEND_LIBSODIUM && q->parallelism > 1) {
 			/* Its p = 1 only: no run of it could help. */
-			snprintf(err, errlen, "libsodium computes p = 1 only, "
-			    "and p = %u was asked: ask for p = 1, or for "
-			    "libargon2 at p = %u (measured with pwtune bench "
-			    "--backend libargon2 --p %u)",
-			    (unsigned)q->parallelism,
-			    (unsigned)q->parallelism,
+			snprintf(err, errlen, "no curve of this host's model "
+			    "has p = %u: libsodium computes p = 1 only, and "
+			    "libargon2 was not measured at p = %u: ask for p = "
+			    "1 (" TUNE_GRID_SAID ")", (unsigned)q->parallelism,
+			    (unsigned)q->parallelism, "libargon2",
+			    kdf_alg_name(q->variant),
 			    (unsigned)q->parallelism);
 			return NULL;
 		}
 		if (c == NULL) {
 			snprintf(err, errlen, "no measurements of %s %s with "
-			    "p = %u on this host: run pwtune bench --backend "
-			    "%s --p %u first", kdf_backend_name(b),
-			    kdf_alg_name(q->variant), (unsigned)q->parallelism,
-			    kdf_backend_name(b), (unsigned)q->parallelism);
+			    "p = %u on this host (" TUNE_GRID_SAID ")",
+			    kdf_backend_name(b), kdf_alg_name(q->variant),
+			    (unsigned)q->parallelism, kdf_backend_name(b),
+			    kdf_alg_name(q->variant),
+			    (unsigned)q->parallelism);
 			return NULL;
 		}
 		*p = q->parallelism;

@@ -75,13 +75,13 @@ expect_body "answers for php-sodium, with its snippet" \
 # asked for it, and saying what would.
 expect_http 422 "variant=argon2i, never measured: 422" GET "/v1/recommendation?target_ms=250&variant=argon2i"
 expect_body "... naming variant, and the variant the runs measure" \
-	"j['param'] == 'variant' and 'no argon2i measurements of libsodium (its runs measure argon2id)' in j['detail']"
+	"j['param'] == 'variant' and 'no argon2i measurements of libsodium (its runs measure argon2id)' in j['detail'] and '--json FILE' in j['detail']"
 expect_http 422 "variant=argon2i&stack=php-sodium: 422" GET "/v1/recommendation?target_ms=250&variant=argon2i&stack=php-sodium"
 expect_body "... naming variant, not stack" \
 	"j['param'] == 'variant' and j['detail'].startswith('php-sodium: this host') and 'argon2i' in j['detail']"
 expect_http 422 "parallelism=4 on libsodium alone: 422" GET "/v1/recommendation?target_ms=250&parallelism=4"
 expect_body "... naming parallelism, and libsodium's p = 1" \
-	"j['param'] == 'parallelism' and 'libsodium computes p = 1 only' in j['detail'] and 'libargon2 at p = 4' in j['detail']"
+	"j['param'] == 'parallelism' and 'libsodium computes p = 1 only, and libargon2 was not measured at p = 4' in j['detail']"
 expect_http 422 "backend=libargon2, not measured: 422" GET "/v1/recommendation?target_ms=250&backend=libargon2"
 expect_body "... naming backend" \
 	"j['param'] == 'backend' and 'libargon2' in j['detail']"

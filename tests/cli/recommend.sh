@@ -146,11 +146,11 @@ expect_status 2 "percentile 90" -- "$PWTUNE" recommend --target-ms 100 --percent
 expect_status 2 "floor unknown" -- "$PWTUNE" recommend --target-ms 100 --floor nist --from "$RUN"
 # Nothing measured that answers it: a negative answer, and what would.
 expect_status 1 "p never measured" -- "$PWTUNE" recommend --target-ms 100 --parallelism 4 --from "$RUN"
-expect_stderr "p never measured: named, libsodium's p = 1 said" "libsodium computes p = 1 only, and p = 4 was asked: ask for p = 1, or for libargon2 at p = 4 (measured with pwtune bench --backend libargon2 --p 4)"
+expect_stderr "p never measured: named, libsodium's p = 1 said" "no curve of this host's model has p = 4: libsodium computes p = 1 only, and libargon2 was not measured at p = 4: ask for p = 1 (a grid of pwtune bench --backend libargon2 --variant argon2id --p 4 --json FILE measures them for pwtune recommend --from FILE; a store's newest run is its model)"
 expect_status 2 "libsodium asked for by name with p = 4: a usage error" -- "$PWTUNE" recommend --target-ms 100 --parallelism 4 --backend libsodium --from "$RUN"
 expect_stderr "libsodium with p = 4: named" "--parallelism 4 with --backend libsodium: libsodium computes p = 1 only"
 expect_status 1 "a variant never measured" -- "$PWTUNE" recommend --target-ms 100 --variant argon2i --from "$RUN"
-expect_stderr "a variant never measured: named" "this host's model has no argon2i measurements of libsodium (its runs measure argon2id): ask for argon2id"
+expect_stderr "a variant never measured: named, and where it could be measured without replacing the store's model" "pwtune recommend: this host's model has no argon2i measurements of libsodium (its runs measure argon2id): ask for argon2id (a grid of pwtune bench --backend libsodium --variant argon2i --p 1 --json FILE measures them for pwtune recommend --from FILE; a store's newest run is its model)"
 expect_status 1 "a variant never measured, a stack's" -- "$PWTUNE" recommend --target-ms 100 --variant argon2i --stack php-sodium --from "$RUN"
 expect_stderr "a variant never measured, a stack's: named" "php-sodium: this host's model has no argon2i measurements of libsodium"
 printf '{"schema": "pwtune-bench/0"}' >"$TMP/bad.json"
