@@ -30,6 +30,7 @@ struct api_answer_copy {
 	long long	 age;		/* s: a kept answer served past the
 					   budget; -1: none */
 	unsigned	 retry;		/* s, when none could be made */
+	const char	*unmeasured;	/* API_UNMEASURED: the parameter */
 };
 
 static int
@@ -76,11 +77,10 @@ struct api_answer_arg {
 	uint64_t			 version;
 	int64_t				 run;
 	int				 no_model, hit, rc, stale;
-	int				 no_base;	/* of a->stack */
 	const char			*unmeasured;	/* the parameter no
 							   curve answers
-							   ("variant",
-							   "parallelism") */
+							   (stack_unmeasured:
+							   "stack" its library) */
 	int				 not_in_model;	/* a->stack */
 	/* The query as answered (memory capped), what checks found. */
 	struct tune_query		 qq;
@@ -469,10 +469,6 @@ api_answer_locked(const struct model *m, const struct api_state *st,
 			/* Its library not measured: a run's wait, or 422;
 			   another parameter's: 422 naming it. */
 			a->unmeasured = stack_unmeasured(m, a->stack, &qq);
-			a->no_base = a->unmeasured != NULL &&
-			    strcmp(a->unmeasured, "stack") == 0;
-			if (a->no_base)
-				a->unmeasured = NULL;
 			return;
 		}
 		a->j = api_stack_answer_json(m, a->stack, &qq, &ta, &a->corr);
@@ -505,9 +501,7 @@ enum api_no_answer {
 	API_NO_MODEL,		/* no model yet */
 	API_NO_BASE,		/* the stack's base curve is not measured */
 	API_NOT_IN_MODEL,	/* a stack only the store's observations know */
-	API_NO_VARIANT,		/* no curve of the variant asked */
-	API_NO_P,		/* no curve of the p asked */
-	API_NO_BACKEND,		/* no curve of the backend asked */
+	API_UNMEASURED,		/* no curve of out->unmeasured asked */
 	API_NOT_MET		/* err says why */
 };
 
@@ -613,7 +607,6 @@ api_answer(struct api_server *s, const struct tune_query *q,
 		json_decref(a.j);
 		a.j = NULL;
 		a.rc = 0;
-		a.no_base = 0;
 		a.unmeasured = NULL;
 	}
 	if (budgeted)
@@ -632,12 +625,10 @@ api_answer(struct api_server *s, const struct tune_query *q,
 		return a.rc;
 	}
 	if (a.rc == -1) {
-		if (a.no_base)
-			*no = API_NO_BASE;
-		else if (a.unmeasured != NULL) {
-			*no = strcmp(a.unmeasured, "variant") == 0 ?
-			    API_NO_VARIANT : strcmp(a.unmeasured, "backend") ==
-			    0 ? API_NO_BACKEND : API_NO_P;
+		if (a.unmeasured != NULL) {
+			*no = strcmp(a.unmeasured, "stack") == 0 ? API_NO_BASE :
+			    API_UNMEASURED;
+			out->unmeasured = a.unmeasured;
 		}
 		return -1;
 	}
@@ -814,15 +805,9 @@ h_recommendation(struct api_server *s, struct MHD_Connection *c,
 			return api_fail(rep, PROB_POLICY, "stack", err, NULL,
 			    0);
 		}
-		case API_NO_VARIANT:
-			return api_fail(rep, PROB_POLICY, "variant", err, NULL,
-			    0);
-		case API_NO_P:
-			return api_fail(rep, PROB_POLICY, "parallelism", err,
+		case API_UNMEASURED:
+			return api_fail(rep, PROB_POLICY, ans.unmeasured, err,
 			    NULL, 0);
-		case API_NO_BACKEND:
-			return api_fail(rep, PROB_POLICY, "backend", err, NULL,
-			    0);
 		default:
 			/*
 			 * Under a MiB a hash: the query's memory_max did it

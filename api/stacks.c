@@ -457,6 +457,14 @@ api_stacks_holds(json_t *list, const char *name)
 	return 0;
 }
 
+/* Member key of over's entry i (api_stack_json's: a string). */
+static const char *
+api_over_str(json_t *over, size_t i, const char *key)
+{
+	return json_string_value(json_object_get(json_array_get(over, i),
+	    key));
+}
+
 /*
  * One note for the stacks over (api_stack_json's) that the default answer
  * would take as long in, in their order: "In libargon2, php and go the
@@ -490,14 +498,12 @@ api_stacks_over_notes(json_t *notes, json_t *over, json_t *list,
 	for (i = 0; i < n; i++) {
 		if (used[i])
 			continue;
-		take = json_string_value(json_object_get(json_array_get(over,
-		    i), "take"));
+		take = api_over_str(over, i, "take");
 		refuse = json_is_true(json_object_get(json_array_get(over, i),
 		    "refuse"));
 		for (k = i, nsame = 0; k < n; k++)
-			if (!used[k] && strcmp(take, json_string_value(
-			    json_object_get(json_array_get(over, k), "take"))) ==
-			    0) {
+			if (!used[k] && strcmp(take, api_over_str(over, k,
+			    "take")) == 0) {
 				used[k] = 1;
 				same[nsame++] = k;
 			}
@@ -506,18 +512,16 @@ api_stacks_over_notes(json_t *notes, json_t *over, json_t *list,
 		for (k = 0; k < nsame; k++)
 			snprintf(note + strlen(note), sizeof(note) -
 			    strlen(note), "%s%s", k == 0 ? " " : k + 1 ==
-			    nsame ? " and " : ", ", json_string_value(
-			    json_object_get(json_array_get(over, same[k]),
-			    "name")));
+			    nsame ? " and " : ", ", api_over_str(over,
+			    same[k], "name"));
 		if (refuse) {
 			/* "node-argon2 refuses the default answer's t = 1". */
 			memmove(note, note + 3, strlen(note + 3) + 1);
 			if (nsame == 1)
 				snprintf(note + strlen(note), sizeof(note) -
 				    strlen(note), " %s: ask with %s%s for its "
-				    "own.", take, ask, json_string_value(
-				    json_object_get(json_array_get(over, i),
-				    "name")));
+				    "own.", take, ask, api_over_str(over, i,
+				    "name"));
 			else
 				snprintf(note + strlen(note), sizeof(note) -
 				    strlen(note), " %s: each has its own "
@@ -528,8 +532,8 @@ api_stacks_over_notes(json_t *notes, json_t *over, json_t *list,
 		if (nsame == 1)
 			snprintf(note + strlen(note), sizeof(note) -
 			    strlen(note), " the default answer would take %s: "
-			    "ask with %s%s", take, ask, json_string_value(
-			    json_object_get(json_array_get(over, i), "name")));
+			    "ask with %s%s", take, ask, api_over_str(over, i,
+			    "name"));
 		else
 			snprintf(note + strlen(note), sizeof(note) -
 			    strlen(note), " the default answer would take %s: "
@@ -540,8 +544,8 @@ api_stacks_over_notes(json_t *notes, json_t *over, json_t *list,
 		 * each, when the default answer holds in those.
 		 */
 		for (k = 0; k < nsame; k++) {
-			const char	*nm = json_string_value(json_object_get(
-			    json_array_get(over, same[k]), "name"));
+			const char	*nm = api_over_str(over, same[k],
+			    "name");
 
 			if (strcmp(nm, "php") == 0 ||
 			    strcmp(nm, "python-argon2-cffi") == 0)
