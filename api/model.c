@@ -215,7 +215,8 @@ h_model(struct api_server *s, struct MHD_Connection *c,
 	if ((m = api_model_dup(s, NULL)) == NULL)
 		return api_no_model(s, rep);
 	if ((db = api_db(s, err, sizeof(err))) == NULL ||
-	    db_run_report(db, m->run_id, &rp, err, sizeof(err)) != DB_OK) {
+	    db_model_report(db, m->run_id, &rp, NULL, 0, NULL, err,
+	    sizeof(err)) != DB_OK) {
 		free(m);
 		return api_store_fail(s, rep, DB_ERR_UNAVAILABLE, 0, NULL,
 		    NULL);

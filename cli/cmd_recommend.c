@@ -431,10 +431,11 @@ rec_report(const struct rec_opts *o, struct report *rep, int64_t *run_id)
 			return st == DB_ERR_INVALID ? CLI_EXIT_USAGE :
 			    CLI_EXIT_ENV;
 		}
-		if (db_run_latest_done(db, here.host_id, NULL, run_id, err,
+		/* Its model's run, and the curves it took from others. */
+		if (db_model_run(db, here.host_id, run_id, err,
 		    sizeof(err)) != DB_OK ||
-		    db_run_report(db, *run_id, rep, err, sizeof(err)) !=
-		    DB_OK) {
+		    db_model_report(db, *run_id, rep, NULL, 0, NULL, err,
+		    sizeof(err)) != DB_OK) {
 			char	where[4096];
 
 			db_locator_redact(o->db, where, sizeof(where));

@@ -124,14 +124,29 @@ runner_point(void *ctx, size_t i, const struct measure_result *r)
 static void
 runner_log_model(const struct model *m, int64_t id)
 {
-	char	loo[160];
+	char	loo[160], others[320] = "", one[96];
+	size_t	i;
 
 	model_loo_text(m, loo, sizeof(loo));
+	/* The curves that run did not measure, and where they came from. */
+	for (i = 0; i < m->ncurves; i++) {
+		const struct model_curve *c = &m->curves[i];
+
+		if (c->run_id == id || c->run_id == 0)
+			continue;
+		snprintf(one, sizeof(one), "%s%s %s p = %u from run %lld",
+		    others[0] ? ", " : "; with ",
+		    kdf_backend_name(c->backend), kdf_alg_name(c->variant),
+		    (unsigned)c->p, (long long)c->run_id);
+		if (strlen(others) + strlen(one) < sizeof(others))
+			strcat(others, one);
+	}
 	if (m->quality == MODEL_QUALITY_POOR)
-		log_warn("model from run %lld in use: %s; poor: %s",
-		    (long long)id, loo, m->quality_why);
+		log_warn("model from run %lld in use: %s%s; poor: %s",
+		    (long long)id, loo, others, m->quality_why);
 	else
-		log_info("model from run %lld in use: %s", (long long)id, loo);
+		log_info("model from run %lld in use: %s%s", (long long)id,
+		    loo, others);
 }
 
 /*
@@ -219,19 +234,18 @@ runner_fit_run(struct daemon *d, struct db *db, int64_t id,
     const struct model *stacks_of, time_t *when, size_t *nchecks, char *err,
     size_t errlen)
 {
-	struct report	 rep;
 	struct model	*m;
 	struct tm	 tm;
 
-	if (db_run_report(db, id, &rep, err, errlen) != DB_OK)
-		return NULL;
-	if ((m = calloc(1, sizeof(*m))) == NULL ||
-	    model_fit(&rep, m, err, errlen) == -1) {
-		free(m);
-		report_release(&rep);
+	if ((m = calloc(1, sizeof(*m))) == NULL) {
+		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
-	m->run_id = id;
+	/* The run's curves, and those it did not measure from older runs. */
+	if (db_model_fit(db, id, m, err, errlen) != DB_OK) {
+		free(m);
+		return NULL;
+	}
 	/*
 	 * Its stacks: the run's probe points, services' observations, fitted
 	 * against the curve as the run measured it; or, refitting the same
@@ -250,9 +264,8 @@ runner_fit_run(struct daemon *d, struct db *db, int64_t id,
 	*nchecks = runner_add_checks(d, db, id, m);
 	memset(&tm, 0, sizeof(tm));
 	*when = 0;
-	if (strptime(rep.created, "%Y-%m-%dT%H:%M:%SZ", &tm) != NULL)
+	if (strptime(m->created, "%Y-%m-%dT%H:%M:%SZ", &tm) != NULL)
 		*when = timegm(&tm);
-	report_release(&rep);
 	return m;
 }
 
@@ -290,8 +303,7 @@ runner_load_model(struct daemon *d, struct db *db, char *err, size_t errlen)
 	time_t		 when;
 	size_t		 nchecks;
 
-	if (db_run_latest_done(db, d->host.host_id, NULL, &id, err,
-	    errlen) != DB_OK)
+	if (db_model_run(db, d->host.host_id, &id, err, errlen) != DB_OK)
 		return -1;
 	if ((m = runner_fit_run(d, db, id, NULL, &when, &nchecks, err,
 	    errlen)) == NULL)

@@ -262,6 +262,48 @@ enum db_status db_run_latest_done(struct db *db, const char *host_id,
 	    const char *fingerprint, int64_t *id, char *err, size_t errlen);
 
 /*
+ * The run host_id's model stands on: its newest finished run that
+ * measured argon2id at p = 1 (what the default question asks), else its
+ * newest finished run. A grid of another variant or p stored after the
+ * daemon's runs adds its curves to the model (db_model_report) and does
+ * not replace it. DB_ERR_NOTFOUND when the host has no finished run.
+ */
+enum db_status db_model_run(struct db *db, const char *host_id, int64_t *id,
+	    char *err, size_t errlen);
+
+#define DB_MODEL_RUNS_MAX	16	/* other runs a model takes curves
+					   from, the newest */
+
+/* A curve (backend, variant, p) of a model and the run that measured it. */
+struct db_model_source {
+	enum kdf_backend	backend;
+	enum kdf_alg		variant;
+	uint32_t		p;
+	int64_t			run;
+};
+
+/*
+ * The points a model of run id is fitted from: the run's report
+ * (db_run_report) and, after its points, those of each curve (backend,
+ * variant, p) it did not measure from the newest of the host's other
+ * finished runs on the same fingerprint that did (at most
+ * DB_MODEL_RUNS_MAX of them, MODEL_CURVES_MAX curves in all). src (NULL:
+ * not wanted) receives at most nsrc of the curves taken from other runs,
+ * *nsrc_out how many. Release with report_release().
+ */
+enum db_status db_model_report(struct db *db, int64_t id, struct report *rep,
+	    struct db_model_source *src, size_t nsrc, size_t *nsrc_out,
+	    char *err, size_t errlen);
+
+/*
+ * The model fitted from db_model_report(id): m->run_id is id, each
+ * curve's run_id the run that measured it. Its stacks are not read
+ * (db_model_stacks).
+ */
+enum db_status db_model_fit(struct db *db, int64_t id, struct model *m,
+	    char *err, size_t errlen);
+
+/*
  * A run as a report (host as it was, profile, budget, every point in
  * order), the document `pwtune bench --json` writes. Release with
  * report_release().
@@ -278,8 +320,10 @@ enum db_status db_import_report(struct db *db, const struct report *rep,
 
 /*
  * Keep the newest keep runs of host_id, deleting older ones that are not
- * running or queued and are not protect (the run behind the current
- * model; 0 for none). *deleted says how many went.
+ * running or queued, are not protect (the run behind the current model;
+ * 0 for none) and are not the newest finished run of their fingerprint
+ * to measure one of their curves (a model takes it: db_model_report).
+ * *deleted says how many went.
  */
 enum db_status db_retention(struct db *db, const char *host_id, size_t keep,
 	    int64_t protect, size_t *deleted, char *err, size_t errlen);

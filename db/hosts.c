@@ -208,17 +208,12 @@ enum db_status
 db_host_model(struct db *db, const struct db_host *h, struct model *m,
     char *err, size_t errlen)
 {
-	struct report	rep;
 	enum db_status	st;
+	int64_t		id;
 
-	if ((st = db_run_report(db, h->last_run, &rep, err, errlen)) != DB_OK)
+	if ((st = db_model_run(db, h->id, &id, err, errlen)) != DB_OK ||
+	    (st = db_model_fit(db, id, m, err, errlen)) != DB_OK)
 		return st;
-	if (model_fit(&rep, m, err, errlen) == -1) {
-		report_release(&rep);
-		return DB_ERR_INVALID;
-	}
-	m->run_id = h->last_run;
-	report_release(&rep);
 	/* Its stacks as that host's daemon holds them. */
 	return db_model_stacks(db, h->id, m, err, errlen);
 }

@@ -55,11 +55,35 @@ static const struct db_sql q_run_latest_done = {
 	" AND (CAST($2 AS TEXT) IS NULL OR fingerprint = $2)"
 	" ORDER BY id DESC LIMIT 1", NULL
 };
+/* The default question's curve first, then the newest. */
+static const struct db_sql q_model_run = {
+	"SELECT id FROM runs WHERE status = 'done' AND host_id = $1"
+	" ORDER BY CASE WHEN EXISTS (SELECT 1 FROM points"
+	"   WHERE points.run_id = runs.id AND points.variant = 'argon2id'"
+	"   AND points.p = 1 AND points.k = 1 AND points.status = 'ok')"
+	"   THEN 1 ELSE 0 END DESC, id DESC LIMIT 1", NULL
+};
+static const struct db_sql q_model_others = {
+	"SELECT id FROM runs WHERE status = 'done' AND host_id = $1"
+	" AND fingerprint = $2 AND id <> $3 ORDER BY id DESC LIMIT $4", NULL
+};
+/*
+ * A finished run that is the newest of its fingerprint to measure one of
+ * its curves stays: a model takes that curve from it.
+ */
 static const struct db_sql q_retention = {
 	"DELETE FROM runs WHERE host_id = $1 AND id <> $3"
 	" AND status NOT IN ('queued', 'running')"
 	" AND id NOT IN (SELECT id FROM runs WHERE host_id = $1"
-	"   ORDER BY id DESC LIMIT $2)", NULL
+	"   ORDER BY id DESC LIMIT $2)"
+	" AND NOT (status = 'done' AND EXISTS (SELECT 1 FROM points a"
+	"   WHERE a.run_id = runs.id AND a.status = 'ok'"
+	"   AND NOT EXISTS (SELECT 1 FROM points b JOIN runs n"
+	"     ON n.id = b.run_id WHERE n.host_id = runs.host_id"
+	"     AND n.fingerprint = runs.fingerprint AND n.status = 'done'"
+	"     AND n.id > runs.id AND b.backend = a.backend"
+	"     AND b.variant = a.variant AND b.p = a.p"
+	"     AND b.status = 'ok')))", NULL
 };
 
 static int
@@ -426,6 +450,167 @@ db_run_report(struct db *db, int64_t id, struct report *rep, char *err,
 	if (st != DB_OK)
 		report_release(rep);
 	return st;
+}
+
+enum db_status
+db_model_run(struct db *db, const char *host_id, int64_t *id, char *err,
+    size_t errlen)
+{
+	struct db_args	a = { .n = 0 };
+	struct db_rows	r;
+	enum db_status	st;
+
+	a_text(&a, host_id);
+	st = db_query_row(db, "find the model's run", &q_model_run, &a, &r,
+	    err, errlen);
+	if (st == DB_ERR_NOTFOUND)
+		snprintf(err, errlen, "no finished run for this host");
+	if (st != DB_OK)
+		return st;
+	*id = db_int(&r, 0);
+	return db_rows_end(&r, err, errlen);
+}
+
+/* The source of curve (backend, variant, p) in src[0..n), or NULL. */
+static struct db_model_source *
+model_source_find(struct db_model_source *src, size_t n,
+    const struct kdf_params *kp)
+{
+	size_t	i;
+
+	for (i = 0; i < n; i++)
+		if (src[i].backend == kp->backend && src[i].variant ==
+		    kp->alg && src[i].p == kp->p)
+			return &src[i];
+	return NULL;
+}
+
+/*
+ * Append the points of run other to rep whose curve no run before it
+ * took; a curve it measured (a point ok) is its from now on.
+ */
+static enum db_status
+model_report_add(struct db *db, int64_t other, struct report *rep,
+    size_t *cap, struct db_model_source *taken, size_t *ntaken,
+    char *err, size_t errlen)
+{
+	struct db_args		 a = { .n = 0 };
+	struct db_rows		 r;
+	struct db_model_source	*s;
+	struct measure_result	*pt;
+	enum db_status		 st;
+
+	a_int(&a, other);
+	if ((st = db_query(db, "read points", &q_run_points, &a, &r, err,
+	    errlen)) != DB_OK)
+		return st;
+	while (st == DB_OK && db_next(&r)) {
+		if ((st = run_report_point(rep, cap, db_text(&r, 0), other,
+		    err, errlen)) != DB_OK)
+			break;
+		pt = &rep->results[rep->n - 1];
+		s = model_source_find(taken, *ntaken, &pt->pt.kp);
+		if (s == NULL && pt->status == MEASURE_OK && *ntaken <
+		    MODEL_CURVES_MAX) {
+			s = &taken[(*ntaken)++];
+			s->backend = pt->pt.kp.backend;
+			s->variant = pt->pt.kp.alg;
+			s->p = pt->pt.kp.p;
+			s->run = other;
+		}
+		if (s == NULL || s->run != other) {
+			measure_result_release(pt);
+			rep->n--;
+		}
+	}
+	if (st == DB_OK)
+		return db_rows_end(&r, err, errlen);
+	db_rows_end(&r, NULL, 0);
+	return st;
+}
+
+enum db_status
+db_model_report(struct db *db, int64_t id, struct report *rep,
+    struct db_model_source *src, size_t nsrc, size_t *nsrc_out, char *err,
+    size_t errlen)
+{
+	struct db_model_source	 taken[MODEL_CURVES_MAX];
+	struct db_args		 a = { .n = 0 };
+	struct db_rows		 r;
+	enum db_status		 st;
+	int64_t			 others[DB_MODEL_RUNS_MAX];
+	size_t			 nothers = 0, ntaken = 0, own, cap, i;
+
+	if (nsrc_out != NULL)
+		*nsrc_out = 0;
+	if ((st = db_run_report(db, id, rep, err, errlen)) != DB_OK)
+		return st;
+	cap = rep->n;
+	for (i = 0; i < rep->n; i++)
+		if (rep->results[i].status == MEASURE_OK &&
+		    model_source_find(taken, ntaken,
+		    &rep->results[i].pt.kp) == NULL && ntaken <
+		    MODEL_CURVES_MAX) {
+			taken[ntaken].backend = rep->results[i].pt.kp.backend;
+			taken[ntaken].variant = rep->results[i].pt.kp.alg;
+			taken[ntaken].p = rep->results[i].pt.kp.p;
+			taken[ntaken++].run = id;
+		}
+	own = ntaken;
+	a_text(&a, rep->host.host_id);
+	a_text(&a, rep->host.fingerprint);
+	a_int(&a, id);
+	a_int(&a, DB_MODEL_RUNS_MAX);
+	/* The ids first: the points are read once the rows are done. */
+	if ((st = db_query(db, "find the model's other runs",
+	    &q_model_others, &a, &r, err, errlen)) == DB_OK) {
+		while (nothers < DB_MODEL_RUNS_MAX && db_next(&r))
+			others[nothers++] = db_int(&r, 0);
+		st = db_rows_end(&r, err, errlen);
+	}
+	for (i = 0; st == DB_OK && i < nothers; i++)
+		st = model_report_add(db, others[i], rep, &cap, taken, &ntaken,
+		    err, errlen);
+	if (st != DB_OK) {
+		report_release(rep);
+		return st;
+	}
+	for (i = own; src != NULL && i < ntaken && i - own < nsrc; i++)
+		src[i - own] = taken[i];
+	if (nsrc_out != NULL)
+		*nsrc_out = src != NULL ? (ntaken - own < nsrc ? ntaken - own :
+		    nsrc) : 0;
+	return DB_OK;
+}
+
+enum db_status
+db_model_fit(struct db *db, int64_t id, struct model *m, char *err,
+    size_t errlen)
+{
+	struct db_model_source	 src[MODEL_CURVES_MAX];
+	struct model_curve	*c;
+	struct report		 rep;
+	enum db_status		 st;
+	size_t			 n, i, j;
+
+	if ((st = db_model_report(db, id, &rep, src, MODEL_CURVES_MAX, &n,
+	    err, errlen)) != DB_OK)
+		return st;
+	if (model_fit(&rep, m, err, errlen) == -1) {
+		report_release(&rep);
+		return DB_ERR_INVALID;
+	}
+	report_release(&rep);
+	m->run_id = id;
+	for (i = 0; i < m->ncurves; i++) {
+		c = &m->curves[i];
+		c->run_id = id;
+		for (j = 0; j < n; j++)
+			if (src[j].backend == c->backend && src[j].variant ==
+			    c->variant && src[j].p == c->p)
+				c->run_id = src[j].run;
+	}
+	return DB_OK;
 }
 
 enum db_status

@@ -1135,10 +1135,11 @@ model_to_json(const struct model *m)
 			    c->rows[j].b_ms, "t_measured", c->rows[j].nt));
 		/* No error measured: null, not 0. */
 		json_array_append_new(curves, json_pack("{s:s, s:s, s:I, s:o, "
-		    "s:o, s:o, s:{s:o, s:o, s:I}}",
+		    "s:o, s:o, s:o, s:{s:o, s:o, s:I}}",
 		    "backend", kdf_backend_name(c->backend),
 		    "variant", kdf_alg_name(c->variant),
-		    "p", (json_int_t)c->p,
+		    "p", (json_int_t)c->p, "run_id", c->run_id > 0 ?
+		    json_integer((json_int_t)c->run_id) : json_null(),
 		    "rows", rows, "set_aside", aside, "checks", c->chk_n == 0 ?
 		    json_null() : json_pack("{s:I, s:I, s:I, s:f, s:f}",
 		    "points", (json_int_t)c->chk_n, "m_kib_min",

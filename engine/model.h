@@ -142,6 +142,8 @@ struct model_curve {
 	double			chk_a, chk_b;
 	uint32_t		chk_m0, chk_mlo, chk_mhi;
 	size_t			chk_n;
+	int64_t			run_id;	/* the stored run that measured it;
+					   0: not from a store */
 };
 
 /* A measured answer (a background check), for model_fit_checks. */

@@ -202,14 +202,14 @@ void	 tune_note_drop(struct tune_answer *a, const char *prefix);
 #define TUNE_POOR_SAID		"the model is poor: "
 
 /*
- * Where measurements a store's runs do not take come from (its newest
- * run is a store's model: a grid stored there would replace the quick
- * run's): a printf format of the backend, variant and p.
+ * Where measurements a model does not hold come from (a grid stored in a
+ * store adds its curves to the store's model): a printf format of the
+ * backend, variant and p.
  */
-#define TUNE_GRID_SAID		"a grid of pwtune bench --backend %s " \
-				"--variant %s --p %u --json FILE measures " \
-				"them for pwtune recommend --from FILE; a " \
-				"store's newest run is its model"
+#define TUNE_GRID_SAID		"pwtune bench --backend %s --variant %s " \
+				"--p %u measures them: with --db STORE " \
+				"into that store's model, with --json FILE " \
+				"for pwtune recommend --from FILE"
 
 /* The curve tune_recommend would use for q, or NULL (err says why). */
 const struct model_curve *tune_curve(const struct model *m,

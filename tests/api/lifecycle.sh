@@ -123,6 +123,23 @@ expect_http 200 "restart: ready at once" GET /readyz
 ms=$(( ($(date +%s%N) - t0) / 1000000 ))
 [ $ms -lt 2000 ] && ok "ready in ${ms} ms" || bad "ready after $ms ms"
 
+# A grid of another variant stored since (bench --db beside the daemon)
+# adds its curve at the next start: the model stays the run's, and the
+# default question is answered from it.
+stop_daemon
+seed_run=$(sqlite3 "$VAR/pwtune.db" "SELECT max(id) FROM runs")
+"$PWTUNE" bench --m 8MiB,16MiB --t 1,3 --backend libsodium --variant argon2i \
+	--repeats 2 --db "$VAR/pwtune.db" --no-json -q >/dev/null 2>&1 || bad "the argon2i grid was not stored"
+grid_run=$(sqlite3 "$VAR/pwtune.db" "SELECT max(id) FROM runs")
+start_daemon
+expect_http 200 "a grid stored since: the default question answers" GET "/v1/recommendation?target_ms=250"
+expect_body "... from the run before the grid, in argon2id" "j['model']['run_id'] == $seed_run and j['phc_prefix'].startswith('\$argon2id\$')"
+expect_http 200 "... and argon2i from the grid" GET "/v1/recommendation?target_ms=250&variant=argon2i"
+expect_body "... in argon2i" "j['phc_prefix'].startswith('\$argon2i\$')"
+expect_http 200 "the model of both" GET /v1/model
+expect_body "... each curve naming its run" "j['run_id'] == $seed_run and sorted((c['variant'], c['run_id']) for c in j['model']['curves']) == [('argon2i', $grid_run), ('argon2id', $seed_run)]"
+grep -qF "with libsodium argon2i p = 1 from run $grid_run" "$TMP/log" && ok "the log names the grid's curve" || bad "the log does not name the grid's curve"
+
 # SIGHUP: reloads (log level), requests keep being answered.
 python3 - "$PORT" "$PID" <<'PY' && ok "F13: SIGHUP 100 times under load: no failed request" || bad "SIGHUP under load"
 import http.client, os, signal, sys, threading, time

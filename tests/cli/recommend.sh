@@ -146,11 +146,11 @@ expect_status 2 "percentile 90" -- "$PWTUNE" recommend --target-ms 100 --percent
 expect_status 2 "floor unknown" -- "$PWTUNE" recommend --target-ms 100 --floor nist --from "$RUN"
 # Nothing measured that answers it: a negative answer, and what would.
 expect_status 1 "p never measured" -- "$PWTUNE" recommend --target-ms 100 --parallelism 4 --from "$RUN"
-expect_stderr "p never measured: named, libsodium's p = 1 said" "no curve of this host's model has p = 4: libsodium computes p = 1 only, and libargon2 was not measured at p = 4: ask for p = 1 (a grid of pwtune bench --backend libargon2 --variant argon2id --p 4 --json FILE measures them for pwtune recommend --from FILE; a store's newest run is its model)"
+expect_stderr "p never measured: named, libsodium's p = 1 said" "no curve of this host's model has p = 4: libsodium computes p = 1 only, and libargon2 was not measured at p = 4: ask for p = 1 (pwtune bench --backend libargon2 --variant argon2id --p 4 measures them: with --db STORE into that store's model, with --json FILE for pwtune recommend --from FILE)"
 expect_status 2 "libsodium asked for by name with p = 4: a usage error" -- "$PWTUNE" recommend --target-ms 100 --parallelism 4 --backend libsodium --from "$RUN"
 expect_stderr "libsodium with p = 4: named" "--parallelism 4 with --backend libsodium: libsodium computes p = 1 only"
 expect_status 1 "a variant never measured" -- "$PWTUNE" recommend --target-ms 100 --variant argon2i --from "$RUN"
-expect_stderr "a variant never measured: named, and where it could be measured without replacing the store's model" "pwtune recommend: this host's model has no argon2i measurements of libsodium (its runs measure argon2id): ask for argon2id (a grid of pwtune bench --backend libsodium --variant argon2i --p 1 --json FILE measures them for pwtune recommend --from FILE; a store's newest run is its model)"
+expect_stderr "a variant never measured: named, and what would measure it" "pwtune recommend: this host's model has no argon2i measurements of libsodium (its runs measure argon2id): ask for argon2id (pwtune bench --backend libsodium --variant argon2i --p 1 measures them: with --db STORE into that store's model, with --json FILE for pwtune recommend --from FILE)"
 expect_status 1 "a variant never measured, a stack's" -- "$PWTUNE" recommend --target-ms 100 --variant argon2i --stack php-sodium --from "$RUN"
 expect_stderr "a variant never measured, a stack's: named" "php-sodium: this host's model has no argon2i measurements of libsodium"
 printf '{"schema": "pwtune-bench/0"}' >"$TMP/bad.json"
@@ -199,6 +199,24 @@ python3 - "$TMP/a.json" "$TMP/c.json" <<'PY' && ok "--db: the checks make the an
 import json, sys
 a, c = (json.load(open(f)) for f in sys.argv[1:3])
 assert c["m_kib"] * c["t"] <= 0.7 * a["m_kib"] * a["t"], (a["m_kib"], a["t"], c["m_kib"], c["t"])
+PY
+# A grid of another variant stored in the same store adds its curve to the
+# store's model: the default question is still answered from the run
+# before it, and the grid's variant from the grid.
+expect_status 0 "bench --db: an argon2i grid into the store" -- "$PWTUNE" bench --m 8MiB,16MiB --t 1,3 \
+	--backend libsodium --variant argon2i --repeats 2 --db "$TMP/s.db" --no-json -q
+expect_status 0 "the default question after the grid" -- "$PWTUNE" recommend --target-ms 60 --floor none \
+	--db "$TMP/s.db" --json
+cp "$TMP/out" "$TMP/d.json"
+expect_status 0 "argon2i after the grid" -- "$PWTUNE" recommend --target-ms 60 --floor none \
+	--variant argon2i --db "$TMP/s.db" --json
+python3 - "$TMP/a.json" "$TMP/d.json" "$TMP/out" "$TMP/s.db" <<'PY' && ok "--db: the grid adds argon2i, the model stays the run's" || bad "--db: the grid replaced the model"
+import json, sqlite3, sys
+a, d, i = (json.load(open(f)) for f in sys.argv[1:4])
+grid = sqlite3.connect(sys.argv[4]).execute("SELECT max(id) FROM runs").fetchone()[0]
+assert grid > a["model"]["run_id"], (grid, a["model"]["run_id"])
+assert d["model"]["run_id"] == a["model"]["run_id"] and d["phc_prefix"].startswith("$argon2id$"), d["model"]
+assert i["model"]["run_id"] == a["model"]["run_id"] and i["phc_prefix"].startswith("$argon2i$"), i["phc_prefix"]
 PY
 # Stacks: the default answer lists every stack's (the API's JSON); --stack
 # answers for one, checked and named; an unknown name is exit 2 with the

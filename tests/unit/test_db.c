@@ -369,6 +369,137 @@ TEST(retention_keeps_the_newest_and_the_protected)
 	db_close(db);
 }
 
+/* Import a run of host "hostA" of n points of one curve, at ms x i. */
+static int64_t
+import_curve(struct db *db, const char *fingerprint, enum kdf_backend be,
+    enum kdf_alg alg, uint32_t p, size_t n, double ms)
+{
+	struct report	rep;
+	char		err[512];
+	int64_t		id;
+	size_t		i, j;
+
+	make_report(&rep, "hostA", n);
+	snprintf(rep.host.fingerprint, sizeof(rep.host.fingerprint), "%s",
+	    fingerprint);
+	for (i = 0; i < n; i++) {
+		struct measure_result	*r = &rep.results[i];
+
+		r->pt.kp.alg = alg;
+		r->pt.kp.backend = be;
+		r->pt.kp.p = p;
+		for (j = 0; j < r->nsamples; j++)
+			r->samples[j] = ms * (double)(i + 1) + (double)j;
+		stats_compute(r->samples, r->nsamples, &r->st);
+	}
+	if (db_import_report(db, &rep, &id, err, sizeof(err)) != DB_OK)
+		TEST_FAIL("import: %s", err);
+	report_release(&rep);
+	return id;
+}
+
+/* The curve of m for (be, alg, p), or a failure. */
+static const struct model_curve *
+curve_of(const struct model *m, enum kdf_backend be, enum kdf_alg alg,
+    uint32_t p)
+{
+	const struct model_curve	*c = model_curve_find(m, be, alg, p);
+
+	if (c == NULL)
+		TEST_FAIL("no %s %s p = %u curve", kdf_backend_name(be),
+		    kdf_alg_name(alg), (unsigned)p);
+	return c;
+}
+
+/*
+ * A grid of another variant stored after the daemon's run adds its curve
+ * to the model (the newest run to measure it), not replacing it; a run of
+ * another fingerprint adds nothing; retention keeps what a model takes.
+ */
+TEST(a_model_takes_the_curves_its_run_did_not_measure)
+{
+	struct db		*db = open_ok(scratch_store("merge"));
+	struct db_model_source	 src[4];
+	struct report		 rep;
+	struct model		 m;
+	struct db_run		*runs;
+	const struct model_curve *c;
+	char			 err[512];
+	int64_t			 old_i, quick, grid, other, id;
+	size_t			 n, i, deleted;
+
+	ASSERT_EQ(db_model_run(db, "hostA", &id, err, sizeof(err)),
+	    DB_ERR_NOTFOUND);
+	ASSERT_STR_CONTAINS(err, "no finished run");
+	old_i = import_curve(db, "fp-hostA", KDF_BACKEND_LIBARGON2,
+	    KDF_ALG_ARGON2I, 1, 3, 100.0);
+	/* Only another variant: that run is the model's. */
+	ASSERT_EQ(db_model_run(db, "hostA", &id, err, sizeof(err)), DB_OK);
+	ASSERT_EQ(id, old_i);
+	quick = import_curve(db, "fp-hostA", KDF_BACKEND_LIBSODIUM,
+	    KDF_ALG_ARGON2ID, 1, 4, 10.0);
+	grid = import_curve(db, "fp-hostA", KDF_BACKEND_LIBARGON2,
+	    KDF_ALG_ARGON2I, 1, 5, 20.0);
+	other = import_curve(db, "fp-changed", KDF_BACKEND_LIBARGON2,
+	    KDF_ALG_ARGON2D, 1, 3, 30.0);
+
+	/* The newest run that measured argon2id at p = 1, though older. */
+	ASSERT_EQ(db_model_run(db, "hostA", &id, err, sizeof(err)), DB_OK);
+	ASSERT_EQ(id, quick);
+	ASSERT_EQ(db_model_report(db, quick, &rep, src, 4, &n, err,
+	    sizeof(err)), DB_OK);
+	ASSERT_EQ(rep.n, 4 + 5);	/* the grid's, not the older run's */
+	ASSERT_EQ(n, 1);
+	ASSERT_EQ(src[0].run, grid);
+	ASSERT_EQ(src[0].variant, KDF_ALG_ARGON2I);
+	report_release(&rep);
+
+	memset(&m, 0, sizeof(m));
+	ASSERT_EQ(db_model_fit(db, quick, &m, err, sizeof(err)), DB_OK);
+	ASSERT_EQ(m.run_id, quick);
+	ASSERT_EQ(m.ncurves, 2);
+	ASSERT_EQ(curve_of(&m, KDF_BACKEND_LIBSODIUM, KDF_ALG_ARGON2ID,
+	    1)->run_id, quick);
+	c = curve_of(&m, KDF_BACKEND_LIBARGON2, KDF_ALG_ARGON2I, 1);
+	ASSERT_EQ(c->run_id, grid);
+	ASSERT_EQ(c->npoints, 5);
+	/* Another fingerprint's curve is not this host's as it is now. */
+	ASSERT(model_curve_find(&m, KDF_BACKEND_LIBARGON2, KDF_ALG_ARGON2D,
+	    1) == NULL);
+	/* The model of the other fingerprint's run takes nothing older. */
+	ASSERT_EQ(db_model_report(db, other, &rep, src, 4, &n, err,
+	    sizeof(err)), DB_OK);
+	ASSERT_EQ(rep.n, 3);
+	ASSERT_EQ(n, 0);
+	report_release(&rep);
+
+	/*
+	 * Keep one: the newest (other) stays, and so do the runs a model
+	 * takes a curve from; the older argon2i run, measured again since,
+	 * goes.
+	 */
+	ASSERT_EQ(db_retention(db, "hostA", 1, 0, &deleted, err,
+	    sizeof(err)), DB_OK);
+	ASSERT_EQ(deleted, 1);
+	ASSERT_EQ(db_runs_list(db, "hostA", 10, &runs, &n, err, sizeof(err)),
+	    DB_OK);
+	ASSERT_EQ(n, 3);
+	for (i = 0; i < n; i++)
+		ASSERT(runs[i].id != old_i);
+	free(runs);
+	/* A newer argon2id run: the quick run's curve is not taken again. */
+	id = import_curve(db, "fp-hostA", KDF_BACKEND_LIBSODIUM,
+	    KDF_ALG_ARGON2ID, 1, 4, 11.0);
+	ASSERT_EQ(db_retention(db, "hostA", 1, 0, &deleted, err,
+	    sizeof(err)), DB_OK);
+	ASSERT_EQ(deleted, 1);
+	ASSERT_EQ(db_run_get(db, quick, &(struct db_run){ 0 }, err,
+	    sizeof(err)), DB_ERR_NOTFOUND);
+	ASSERT_EQ(db_run_get(db, grid, &(struct db_run){ 0 }, err,
+	    sizeof(err)), DB_OK);
+	db_close(db);
+}
+
 /*
  * A child process that opens the store file, starts a run there and holds
  * it (pause()) until killed: its pid and the run's id. -1 when it could
@@ -2152,6 +2283,7 @@ TEST_LIST(
 	TEST_ENTRY(models_are_stored_with_their_run),
 	TEST_ENTRY(import_export_and_list),
 	TEST_ENTRY(retention_keeps_the_newest_and_the_protected),
+	TEST_ENTRY(a_model_takes_the_curves_its_run_did_not_measure),
 	TEST_ENTRY(runs_of_a_dead_process_are_interrupted),
 	TEST_ENTRY(a_run_of_an_unreadable_process_is_kept_while_it_lives),
 	TEST_ENTRY(migrations_from_every_version),

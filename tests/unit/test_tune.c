@@ -1350,7 +1350,7 @@ TEST(auto_takes_the_library_measured_at_the_p_asked)
 	struct report		rep;
 	struct tune_query	q;
 	struct tune_answer	a;
-	char			err[256];
+	char			err[512];
 	uint32_t		m;
 
 	synthetic(&rep, 1);
@@ -1374,7 +1374,9 @@ TEST(auto_takes_the_library_measured_at_the_p_asked)
 	ASSERT_STR_CONTAINS(err, "no curve of this host's model has p = 4: "
 	    "libsodium computes p = 1 only, and libargon2 was not measured "
 	    "at p = 4");
-	ASSERT_STR_CONTAINS(err, "--json FILE");
+	ASSERT_STR_CONTAINS(err, "(pwtune bench --backend libargon2 --variant "
+	    "argon2id --p 4 measures them: with --db STORE into that store's "
+	    "model, with --json FILE for pwtune recommend --from FILE)");
 	/* p = 1: libsodium, as before. */
 	q.parallelism = 1;
 	ASSERT_EQ(tune_recommend(&mdl, &q, &a, err, sizeof(err)), 0);
