@@ -118,6 +118,8 @@ struct daemon {
 	pthread_cond_t		 wake;
 	int			 quit;
 	int			 started;
+	int			 model_reload;	/* SIGHUP: the store's model
+						   read again when idle */
 	char			 queued_profile[16];	/* "" : nothing asked */
 	enum db_trigger		 queued_trigger;
 	int64_t			 queued_run;		/* created, not started */

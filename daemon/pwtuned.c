@@ -428,6 +428,9 @@ main(int argc, char **argv)
 			d.cfg.check_interval = nc.check_interval;
 			snprintf(d.cfg.token_file, sizeof(d.cfg.token_file),
 			    "%s", nc.token_file);
+			/* A grid stored since (pwtune bench --db) is taken. */
+			d.model_reload = 1;
+			pthread_cond_broadcast(&d.wake);
 			pthread_mutex_unlock(&d.lock);
 			log_set_level(nc.log_level);
 			daemon_api_config(&d, &acfg);

@@ -336,7 +336,7 @@ runner_refit(struct daemon *d, struct db *db, int64_t run,
 	 * lock: no answer is made from the new model with the old ones. Not
 	 * when a new run's model came meanwhile.
 	 */
-	if (runner_swap(d, m, run, 1, rebase))
+	if (runner_swap(d, m, run, 1, rebase) && nchecks > 0)
 		/* m stays in use until this thread replaces it. */
 		runner_log_checks(m, run, nchecks, what);
 	return 0;
@@ -347,6 +347,45 @@ runner_store_log(void *ctx, const char *msg)
 {
 	(void)ctx;
 	log_warn("%s", msg);
+}
+
+/*
+ * SIGHUP: the store's model read again, for runs stored by others since
+ * (a grid of pwtune bench --db adds its curves). The same run refitted
+ * keeps its stacks and rebases the questions' corrections, as a check's
+ * refit does; another run (imported) is loaded as at start.
+ */
+static void
+runner_reload_model(struct daemon *d, struct db *db)
+{
+	char		err[512];
+	int64_t		id, cur;
+	enum db_status	st;
+
+	if ((st = db_model_run(db, d->host.host_id, &id, err, sizeof(err))) !=
+	    DB_OK) {
+		if (st == DB_ERR_NOTFOUND)
+			log_info("reload: no finished run of this host yet");
+		else
+			log_warn("reload: the store's model not read: %s",
+			    err);
+		return;
+	}
+	pthread_mutex_lock(&d->lock);
+	cur = d->model != NULL ? d->model_run : 0;
+	pthread_mutex_unlock(&d->lock);
+	if (id != cur) {
+		if (runner_load_model(d, db, err, sizeof(err)) == -1)
+			log_warn("reload: the store's model not read: %s", err);
+		return;
+	}
+	if (runner_refit(d, db, id, checks_rebase, "model refitted on reload "
+	    "with", err, sizeof(err)) == -1) {
+		log_warn("reload: the store's model not read: %s", err);
+		return;
+	}
+	/* d->model: only this thread replaces it. */
+	runner_log_model(d->model, id);
 }
 
 void
@@ -1253,6 +1292,14 @@ runner_loop(void *arg)
 	while (!d->quit) {
 		if (d->pending_run != 0)
 			runner_retry_pending(d, db);
+		/* SIGHUP: the store's model again, when no run is queued. */
+		if (d->model_reload && d->queued_run == 0) {
+			d->model_reload = 0;
+			pthread_mutex_unlock(&d->lock);
+			runner_reload_model(d, db);
+			pthread_mutex_lock(&d->lock);
+			continue;
+		}
 		/* Observed stacks, at most once a second, when idle. */
 		if ((d->nobserved > 0 || d->observed_all) &&
 		    d->queued_run <= 0 && time(NULL) -

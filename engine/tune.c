@@ -251,8 +251,10 @@ tune_curve(const struct model *m, const struct tune_query *q, uint32_t *p,
 			return c;
 		}
 	if ((c = model_curve_find(m, b, q->variant, 1)) == NULL) {
-		snprintf(err, errlen, "no measurements of %s %s on this host",
-		    kdf_backend_name(b), kdf_alg_name(q->variant));
+		snprintf(err, errlen, "no measurements of %s %s on this host "
+		    "(" TUNE_GRID_SAID ")", kdf_backend_name(b),
+		    kdf_alg_name(q->variant), kdf_backend_name(b),
+		    kdf_alg_name(q->variant), 1u);
 		return NULL;
 	}
 	*p = 1;

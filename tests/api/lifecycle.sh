@@ -139,6 +139,18 @@ expect_body "... in argon2i" "j['phc_prefix'].startswith('\$argon2i\$')"
 expect_http 200 "the model of both" GET /v1/model
 expect_body "... each curve naming its run" "j['run_id'] == $seed_run and sorted((c['variant'], c['run_id']) for c in j['model']['curves']) == [('argon2i', $grid_run), ('argon2id', $seed_run)]"
 grep -qF "with libsodium argon2i p = 1 from run $grid_run" "$TMP/log" && ok "the log names the grid's curve" || bad "the log does not name the grid's curve"
+# Stored while it runs: taken on SIGHUP (systemctl reload), the questions
+# of the model's run kept.
+expect_http 422 "argon2d before its grid: not measured" GET "/v1/recommendation?target_ms=250&variant=argon2d&backend=libargon2"
+expect_body "... saying what would measure it" "j['param'] == 'backend' and 'pwtune bench --backend libargon2 --variant argon2d --p 1 measures them: with --db STORE' in j['detail']"
+"$PWTUNE" bench --m 8MiB,16MiB --t 1,3 --backend libargon2 --variant argon2d \
+	--repeats 2 --db "$VAR/pwtune.db" --no-json -q >/dev/null 2>&1 || bad "the argon2d grid was not stored"
+d_run=$(sqlite3 "$VAR/pwtune.db" "SELECT max(id) FROM runs")
+kill -HUP "$PID"
+wait_log "model from run $seed_run in use: .*libargon2 argon2d p = 1 from run $d_run" 10 &&
+	ok "SIGHUP: the grid stored since is taken, and the log says so" || bad "SIGHUP: the grid stored since was not taken"
+expect_http 200 "... argon2d answers" GET "/v1/recommendation?target_ms=250&variant=argon2d&backend=libargon2"
+expect_body "... from its grid, the model's run unchanged" "j['phc_prefix'].startswith('\$argon2d\$') and j['model']['run_id'] == $seed_run"
 
 # SIGHUP: reloads (log level), requests keep being answered.
 python3 - "$PORT" "$PID" <<'PY' && ok "F13: SIGHUP 100 times under load: no failed request" || bad "SIGHUP under load"

@@ -1341,7 +1341,9 @@ TEST(bad_queries)
 	q.parallelism = 0;
 	q.backend = KDF_BACKEND_LIBARGON2;
 	ASSERT_EQ(tune_recommend(&mdl, &q, &a, err, sizeof(err)), -1);
-	ASSERT_STR_CONTAINS(err, "no measurements of libargon2");
+	ASSERT_STR_CONTAINS(err, "no measurements of libargon2 argon2id on "
+	    "this host (pwtune bench --backend libargon2 --variant argon2id "
+	    "--p 1 measures them");
 }
 
 /* auto with p over 1: the library measured at that p (libargon2). */
