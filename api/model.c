@@ -198,16 +198,46 @@ view_point(const struct measure_result *r)
 	return j;
 }
 
+/*
+ * Keep of rp the points m was fitted from: its run's own, and another
+ * run's where m took that curve from that run (the store may hold a newer
+ * one since m was fitted: not shown beside a model that has not it).
+ */
+static void
+view_fitted_points(const struct model *m, const struct db_model_sources *src,
+    struct report *rp)
+{
+	const struct model_curve	*c;
+	const struct measure_point	*pt;
+	size_t				 i, j, n = src->nown;
+
+	for (i = src->nown; i < rp->n; i++) {
+		pt = &rp->results[i].pt;
+		c = model_curve_find(m, pt->kp.backend, pt->kp.alg, pt->kp.p);
+		for (j = 0; j < src->n; j++)
+			if (src->src[j].backend == pt->kp.backend &&
+			    src->src[j].variant == pt->kp.alg &&
+			    src->src[j].p == pt->kp.p)
+				break;
+		if (c != NULL && j < src->n && c->run_id == src->src[j].run)
+			rp->results[n++] = rp->results[i];
+		else
+			measure_result_release(&rp->results[i]);
+	}
+	rp->n = n;
+}
+
 int
 h_model(struct api_server *s, struct MHD_Connection *c,
     struct api_request *r, const char *arg, struct api_reply *rep)
 {
-	struct model	*m;
-	struct report	 rp;
-	struct db	*db;
-	json_t		*j, *points;
-	char		 err[512];
-	size_t		 i;
+	struct model		*m;
+	struct report		 rp;
+	struct db_model_sources	 src;
+	struct db		*db;
+	json_t			*j, *points;
+	char			 err[512];
+	size_t			 i;
 
 	(void)c;
 	(void)r;
@@ -215,12 +245,13 @@ h_model(struct api_server *s, struct MHD_Connection *c,
 	if ((m = api_model_dup(s, NULL)) == NULL)
 		return api_no_model(s, rep);
 	if ((db = api_db(s, err, sizeof(err))) == NULL ||
-	    db_model_report(db, m->run_id, &rp, NULL, 0, NULL, err,
-	    sizeof(err)) != DB_OK) {
+	    db_model_report(db, m->run_id, &rp, &src, err, sizeof(err)) !=
+	    DB_OK) {
 		free(m);
 		return api_store_fail(s, rep, DB_ERR_UNAVAILABLE, 0, NULL,
 		    NULL);
 	}
+	view_fitted_points(m, &src, &rp);
 	points = json_array();
 	for (i = 0; i < rp.n; i++)
 		if (rp.results[i].status == MEASURE_OK)

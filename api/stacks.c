@@ -114,14 +114,19 @@ api_stack_json(const struct model *m, const char *name,
 	    "heap_kib", sd != NULL && sd->heap_kib > 0 ?
 	    json_integer(sd->heap_kib) : json_null());
 	if (model_curve_find(m, base, q->variant, 1) == NULL) {
+		/* Argon2id is what runs measure: another variant is named. */
+		const char	*v = q->variant != KDF_ALG_ARGON2ID ?
+				    kdf_alg_name(q->variant) : "";
+
 		/* Go, Node, Java: their own code, on that curve's shape. */
 		if (sd != NULL && stack_own_code(sd))
-			snprintf(err, sizeof(err), "%s not measured yet (%s "
-			    "is sized on its curve, corrected for its own "
-			    "code)", kdf_backend_name(base), name);
+			snprintf(err, sizeof(err), "%s%s%s not measured yet "
+			    "(%s is sized on its curve, corrected for its own "
+			    "code)", kdf_backend_name(base), v[0] ? " " : "",
+			    v, name);
 		else
-			snprintf(err, sizeof(err), "%s not measured yet",
-			    kdf_backend_name(base));
+			snprintf(err, sizeof(err), "%s%s%s not measured yet",
+			    kdf_backend_name(base), v[0] ? " " : "", v);
 		json_object_set_new(j, "available", json_false());
 		json_object_set_new(j, "why", json_string(err));
 		return j;

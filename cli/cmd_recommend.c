@@ -386,7 +386,8 @@ rec_parse(int argc, char **argv, struct rec_opts *o)
  * Returns 0, or the exit status (said why).
  */
 static int
-rec_report(const struct rec_opts *o, struct report *rep, int64_t *run_id)
+rec_report(const struct rec_opts *o, struct report *rep, int64_t *run_id,
+    struct db_model_sources *src)
 {
 	struct measure_opts	 mo;
 	struct measure_point	*pts = NULL;
@@ -401,6 +402,7 @@ rec_report(const struct rec_opts *o, struct report *rep, int64_t *run_id)
 	int			 rc;
 
 	*run_id = 0;
+	memset(src, 0, sizeof(*src));
 	if (o->from != NULL) {
 		/* Missing or unreadable: 3; not JSON or not a run: 2. */
 		if ((rc = cli_load_json(o->from, &j, err, sizeof(err))) != 0) {
@@ -434,7 +436,7 @@ rec_report(const struct rec_opts *o, struct report *rep, int64_t *run_id)
 		/* Its model's run, and the curves it took from others. */
 		if (db_model_run(db, here.host_id, run_id, err,
 		    sizeof(err)) != DB_OK ||
-		    db_model_report(db, *run_id, rep, NULL, 0, NULL, err,
+		    db_model_report(db, *run_id, rep, src, err,
 		    sizeof(err)) != DB_OK) {
 			char	where[4096];
 
@@ -1139,6 +1141,7 @@ cmd_recommend(int argc, char **argv)
 	double			 measured = -1;
 	int			 rc, steps = 0;
 	int64_t			 run_id;
+	struct db_model_sources	 src;
 
 	switch (rec_parse(argc, argv, &o)) {
 	case 1:
@@ -1168,7 +1171,7 @@ cmd_recommend(int argc, char **argv)
 		    REC_RUN_STORE);
 	if (rec_searched(&o))
 		return rec_search_answer(&o);
-	if ((rc = rec_report(&o, &rep, &run_id)) != 0)
+	if ((rc = rec_report(&o, &rep, &run_id, &src)) != 0)
 		return rc;
 	if (model_fit(&rep, &m, err, sizeof(err)) == -1) {
 		cli_warnx("recommend: %s", err);
@@ -1178,8 +1181,11 @@ cmd_recommend(int argc, char **argv)
 		    CLI_EXIT_ENV;
 	}
 	m.run_id = run_id;
-	if (o.db != NULL)
+	if (o.db != NULL) {
+		/* Each curve's run: the grids stored beside it too. */
+		db_model_sources_apply(&src, run_id, &m);
 		rec_db_stacks(o.db, &m);
+	}
 	if (o.stack != NULL && stack_find(o.stack) == NULL &&
 	    model_stack_find(&m, o.stack) == NULL) {
 		rec_unknown_stack(o.stack);

@@ -425,10 +425,17 @@ runner_startup_run(struct daemon *d)
 	int64_t	id;
 	int	want;
 
+	/*
+	 * No model, a stale one, or one without the default question's
+	 * curve (a store holding only grids of other variants).
+	 */
 	pthread_mutex_lock(&d->lock);
 	want = strcmp(d->cfg.startup_profile, "none") != 0 &&
 	    (d->model == NULL || strcmp(d->model_fingerprint,
-	    d->host.fingerprint) != 0);
+	    d->host.fingerprint) != 0 || (model_curve_find(d->model,
+	    KDF_BACKEND_LIBSODIUM, KDF_ALG_ARGON2ID, 1) == NULL &&
+	    model_curve_find(d->model, KDF_BACKEND_LIBARGON2,
+	    KDF_ALG_ARGON2ID, 1) == NULL));
 	pthread_mutex_unlock(&d->lock);
 	if (!want)
 		return;
@@ -743,6 +750,30 @@ runner_fit(const struct report *rep, int64_t id, char *err, size_t errlen)
 	}
 	m->run_id = id;
 	return m;
+}
+
+/*
+ * The model served from run id: *m (fitted from the run's own points)
+ * replaced by the store's, with each curve the run did not measure from
+ * the newest run that did (db_model_fit); kept when the store cannot
+ * say (a run goes on while the store is away).
+ */
+static void
+runner_fit_store(struct db *db, int64_t id, int store_ok, struct model **m)
+{
+	struct model	*all;
+	char		 err[512];
+
+	if (!store_ok || (all = calloc(1, sizeof(*all))) == NULL)
+		return;
+	if (db_model_fit(db, id, all, err, sizeof(err)) != DB_OK) {
+		log_warn("run %lld: the other runs' curves not read: %s (the "
+		    "model is the run's own)", (long long)id, err);
+		free(all);
+		return;
+	}
+	free(*m);
+	*m = all;
 }
 
 /* Append "name (what)" to a list of the log line. */
@@ -1118,6 +1149,8 @@ runner_run(struct daemon *d, struct db *db, int64_t id, const char *profile)
 			rep.n = split;
 			if ((m = runner_fit(&rep, id, err, sizeof(err))) !=
 			    NULL) {
+				runner_fit_store(db, id, !ctx.store_failed,
+				    &m);
 				runner_keep_stacks(d, m);
 				runner_swap_model(d, m, id);
 				log_info("run %lld: %s model in use, %zu points "
@@ -1146,9 +1179,11 @@ runner_run(struct daemon *d, struct db *db, int64_t id, const char *profile)
 		 * done, so a new run cannot start in between.
 		 */
 		if ((m = runner_fit(&rep, id, err, sizeof(err))) != NULL) {
+			/* The run's own curves are stored with it. */
 			if (db_model_put(db, id, m, err, sizeof(err)) != DB_OK)
 				log_warn("run %lld: model not stored: %s",
 				    (long long)id, err);
+			runner_fit_store(db, id, 1, &m);
 			runner_keep_stacks(d, m);
 			runner_swap_model(d, m, id);
 			runner_log_model(m, id);

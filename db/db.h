@@ -262,17 +262,22 @@ enum db_status db_run_latest_done(struct db *db, const char *host_id,
 	    const char *fingerprint, int64_t *id, char *err, size_t errlen);
 
 /*
- * The run host_id's model stands on: its newest finished run that
- * measured argon2id at p = 1 (what the default question asks), else its
- * newest finished run. A grid of another variant or p stored after the
- * daemon's runs adds its curves to the model (db_model_report) and does
- * not replace it. DB_ERR_NOTFOUND when the host has no finished run.
+ * A model's curve, as model_fit makes one: Argon2 points measured (ok,
+ * a median over 0) at k = 1 of a backend, variant and p.
+ */
+#define DB_CURVE_POINT(t)						\
+	t ".k = 1 AND " t ".status = 'ok' AND " t ".median_ms > 0 AND "	\
+	t ".variant IN ('argon2d', 'argon2i', 'argon2id')"
+
+/*
+ * The run host_id's model stands on: of its finished runs on the
+ * fingerprint of its newest, the newest that measured argon2id at p = 1
+ * (what the default question asks), the daemon's own (start-up, API,
+ * schedule) before those of pwtune bench --db or db import; else its
+ * newest finished run. DB_ERR_NOTFOUND when the host has none.
  */
 enum db_status db_model_run(struct db *db, const char *host_id, int64_t *id,
 	    char *err, size_t errlen);
-
-#define DB_MODEL_RUNS_MAX	16	/* other runs a model takes curves
-					   from, the newest */
 
 /* A curve (backend, variant, p) of a model and the run that measured it. */
 struct db_model_source {
@@ -282,18 +287,31 @@ struct db_model_source {
 	int64_t			run;
 };
 
+/* Where the points of db_model_report came from. */
+struct db_model_sources {
+	size_t			nown;	/* the run's own, first */
+	struct db_model_source	src[MODEL_CURVES_MAX];	/* the others' */
+	size_t			n;
+};
+
 /*
  * The points a model of run id is fitted from: the run's report
  * (db_run_report) and, after its points, those of each curve (backend,
- * variant, p) it did not measure from the newest of the host's other
- * finished runs on the same fingerprint that did (at most
- * DB_MODEL_RUNS_MAX of them, MODEL_CURVES_MAX curves in all). src (NULL:
- * not wanted) receives at most nsrc of the curves taken from other runs,
- * *nsrc_out how many. Release with report_release().
+ * variant, p) it did not measure, from the newest of the host's other
+ * finished runs on the same fingerprint that did (MODEL_CURVES_MAX curves
+ * in all, the newest measured first). A curve whose stored points cannot
+ * be read is left out, said through the store's log. out (NULL: not
+ * wanted) says where each point came from. Release with report_release().
  */
 enum db_status db_model_report(struct db *db, int64_t id, struct report *rep,
-	    struct db_model_source *src, size_t nsrc, size_t *nsrc_out,
-	    char *err, size_t errlen);
+	    struct db_model_sources *out, char *err, size_t errlen);
+
+/*
+ * Each curve of m (fitted from db_model_report(id)) its run: src's for a
+ * curve another run measured, id for the others; m->run_id is id.
+ */
+void	 db_model_sources_apply(const struct db_model_sources *src,
+	    int64_t id, struct model *m);
 
 /*
  * The model fitted from db_model_report(id): m->run_id is id, each
@@ -321,9 +339,9 @@ enum db_status db_import_report(struct db *db, const struct report *rep,
 /*
  * Keep the newest keep runs of host_id, deleting older ones that are not
  * running or queued, are not protect (the run behind the current model;
- * 0 for none) and are not the newest finished run of their fingerprint
- * to measure one of their curves (a model takes it: db_model_report).
- * *deleted says how many went.
+ * 0 for none) and are not, on the fingerprint of the host's newest
+ * finished run, the newest finished run to measure one of its curves (a
+ * model takes it: db_model_report). *deleted says how many went.
  */
 enum db_status db_retention(struct db *db, const char *host_id, size_t keep,
 	    int64_t protect, size_t *deleted, char *err, size_t errlen);

@@ -55,35 +55,48 @@ static const struct db_sql q_run_latest_done = {
 	" AND (CAST($2 AS TEXT) IS NULL OR fingerprint = $2)"
 	" ORDER BY id DESC LIMIT 1", NULL
 };
-/* The default question's curve first, then the newest. */
+/*
+ * On the fingerprint of the host's newest finished run, the default
+ * question's curve first, the daemon's runs next, then the newest.
+ */
 static const struct db_sql q_model_run = {
 	"SELECT id FROM runs WHERE status = 'done' AND host_id = $1"
-	" ORDER BY CASE WHEN EXISTS (SELECT 1 FROM points"
-	"   WHERE points.run_id = runs.id AND points.variant = 'argon2id'"
-	"   AND points.p = 1 AND points.k = 1 AND points.status = 'ok')"
-	"   THEN 1 ELSE 0 END DESC, id DESC LIMIT 1", NULL
+	" ORDER BY CASE WHEN fingerprint = (SELECT f.fingerprint FROM runs f"
+	"   WHERE f.host_id = $1 AND f.status = 'done' ORDER BY f.id DESC"
+	"   LIMIT 1) THEN 1 ELSE 0 END DESC,"
+	" CASE WHEN EXISTS (SELECT 1 FROM points WHERE points.run_id ="
+	"   runs.id AND points.variant = 'argon2id' AND points.p = 1 AND "
+	DB_CURVE_POINT("points") ") THEN 1 ELSE 0 END DESC,"
+	" CASE WHEN trigger IN ('startup', 'api', 'schedule') THEN 1 ELSE 0"
+	"   END DESC, id DESC LIMIT 1", NULL
 };
-static const struct db_sql q_model_others = {
-	"SELECT id FROM runs WHERE status = 'done' AND host_id = $1"
-	" AND fingerprint = $2 AND id <> $3 ORDER BY id DESC LIMIT $4", NULL
+/* Each curve of the fingerprint's other finished runs: its newest run. */
+static const struct db_sql q_model_curves = {
+	"SELECT b.backend, b.variant, b.p, max(b.run_id) FROM points b"
+	" JOIN runs n ON n.id = b.run_id WHERE n.host_id = $1"
+	" AND n.fingerprint = $2 AND n.status = 'done' AND n.id <> $3 AND "
+	DB_CURVE_POINT("b") " GROUP BY b.backend, b.variant, b.p"
+	" ORDER BY max(b.run_id) DESC, b.backend, b.variant, b.p", NULL
+};
+static const struct db_sql q_curve_points = {
+	"SELECT data, seq FROM points WHERE run_id = $1 AND backend = $2"
+	" AND variant = $3 AND p = $4 ORDER BY seq", NULL
 };
 /*
- * A finished run that is the newest of its fingerprint to measure one of
- * its curves stays: a model takes that curve from it.
+ * What a model may take stays: on the fingerprint of the host's newest
+ * finished run, the newest finished run of each curve.
  */
 static const struct db_sql q_retention = {
 	"DELETE FROM runs WHERE host_id = $1 AND id <> $3"
 	" AND status NOT IN ('queued', 'running')"
 	" AND id NOT IN (SELECT id FROM runs WHERE host_id = $1"
 	"   ORDER BY id DESC LIMIT $2)"
-	" AND NOT (status = 'done' AND EXISTS (SELECT 1 FROM points a"
-	"   WHERE a.run_id = runs.id AND a.status = 'ok'"
-	"   AND NOT EXISTS (SELECT 1 FROM points b JOIN runs n"
-	"     ON n.id = b.run_id WHERE n.host_id = runs.host_id"
-	"     AND n.fingerprint = runs.fingerprint AND n.status = 'done'"
-	"     AND n.id > runs.id AND b.backend = a.backend"
-	"     AND b.variant = a.variant AND b.p = a.p"
-	"     AND b.status = 'ok')))", NULL
+	" AND id NOT IN (SELECT max(b.run_id) FROM points b JOIN runs n"
+	"   ON n.id = b.run_id WHERE n.host_id = $1 AND n.status = 'done'"
+	"   AND n.fingerprint = (SELECT f.fingerprint FROM runs f"
+	"     WHERE f.host_id = $1 AND f.status = 'done' ORDER BY f.id DESC"
+	"     LIMIT 1) AND " DB_CURVE_POINT("b")
+	"   GROUP BY b.backend, b.variant, b.p)", NULL
 };
 
 static int
@@ -471,145 +484,177 @@ db_model_run(struct db *db, const char *host_id, int64_t *id, char *err,
 	return db_rows_end(&r, err, errlen);
 }
 
+/* Of a model's curve: an Argon2 point measured at k = 1 (model_fit's). */
+static int
+model_curve_point(const struct measure_result *r)
+{
+	return r->status == MEASURE_OK && r->pt.k == 1 &&
+	    kdf_alg_is_argon2(r->pt.kp.alg) && r->st.median > 0;
+}
+
 /* The source of curve (backend, variant, p) in src[0..n), or NULL. */
-static struct db_model_source *
-model_source_find(struct db_model_source *src, size_t n,
-    const struct kdf_params *kp)
+static const struct db_model_source *
+model_source_find(const struct db_model_source *src, size_t n,
+    enum kdf_backend backend, enum kdf_alg variant, uint32_t p)
 {
 	size_t	i;
 
 	for (i = 0; i < n; i++)
-		if (src[i].backend == kp->backend && src[i].variant ==
-		    kp->alg && src[i].p == kp->p)
+		if (src[i].backend == backend && src[i].variant == variant &&
+		    src[i].p == p)
 			return &src[i];
 	return NULL;
 }
 
 /*
- * Append the points of run other to rep whose curve no run before it
- * took; a curve it measured (a point ok) is its from now on.
+ * Append the points of curve s (of another run) to rep; one that cannot
+ * be read leaves the whole curve out (0), said in the store's log.
  */
 static enum db_status
-model_report_add(struct db *db, int64_t other, struct report *rep,
-    size_t *cap, struct db_model_source *taken, size_t *ntaken,
-    char *err, size_t errlen)
+model_report_add(struct db *db, const struct db_model_source *s,
+    struct report *rep, size_t *cap, int *taken, char *err, size_t errlen)
 {
 	struct db_args		 a = { .n = 0 };
 	struct db_rows		 r;
-	struct db_model_source	*s;
-	struct measure_result	*pt;
 	enum db_status		 st;
+	size_t			 first = rep->n;
+	int64_t			 seq = 0;
+	char			 why[256];
 
-	a_int(&a, other);
-	if ((st = db_query(db, "read points", &q_run_points, &a, &r, err,
-	    errlen)) != DB_OK)
+	*taken = 0;
+	a_int(&a, s->run);
+	a_text(&a, kdf_backend_name(s->backend));
+	a_text(&a, kdf_alg_name(s->variant));
+	a_int(&a, s->p);
+	if ((st = db_query(db, "read a curve's points", &q_curve_points, &a,
+	    &r, err, errlen)) != DB_OK)
 		return st;
 	while (st == DB_OK && db_next(&r)) {
-		if ((st = run_report_point(rep, cap, db_text(&r, 0), other,
-		    err, errlen)) != DB_OK)
-			break;
-		pt = &rep->results[rep->n - 1];
-		s = model_source_find(taken, *ntaken, &pt->pt.kp);
-		if (s == NULL && pt->status == MEASURE_OK && *ntaken <
-		    MODEL_CURVES_MAX) {
-			s = &taken[(*ntaken)++];
-			s->backend = pt->pt.kp.backend;
-			s->variant = pt->pt.kp.alg;
-			s->p = pt->pt.kp.p;
-			s->run = other;
-		}
-		if (s == NULL || s->run != other) {
-			measure_result_release(pt);
-			rep->n--;
-		}
+		seq = db_int(&r, 1);
+		if ((st = run_report_point(rep, cap, db_text(&r, 0), s->run,
+		    why, sizeof(why))) == DB_OK)
+			/* The stored column's, resolved. */
+			rep->results[rep->n - 1].pt.kp.backend = s->backend;
 	}
-	if (st == DB_OK)
-		return db_rows_end(&r, err, errlen);
+	if (st == DB_OK) {
+		if ((st = db_rows_end(&r, err, errlen)) != DB_OK)
+			goto drop;
+		*taken = rep->n > first;
+		return DB_OK;
+	}
 	db_rows_end(&r, NULL, 0);
+	if (st != DB_ERR_CORRUPT) {
+		snprintf(err, errlen, "%s", why);
+		goto drop;
+	}
+	db_logf(db, "run %lld: stored point %lld unreadable (%s): its %s %s "
+	    "p = %u curve is left out of the model", (long long)s->run,
+	    (long long)seq, why, kdf_backend_name(s->backend),
+	    kdf_alg_name(s->variant), (unsigned)s->p);
+	st = DB_OK;
+drop:
+	while (rep->n > first)
+		measure_result_release(&rep->results[--rep->n]);
 	return st;
 }
 
 enum db_status
 db_model_report(struct db *db, int64_t id, struct report *rep,
-    struct db_model_source *src, size_t nsrc, size_t *nsrc_out, char *err,
-    size_t errlen)
+    struct db_model_sources *out, char *err, size_t errlen)
 {
-	struct db_model_source	 taken[MODEL_CURVES_MAX];
+	struct db_model_source	 own[MODEL_CURVES_MAX];
+	struct db_model_source	 want[MODEL_CURVES_MAX];
+	struct db_model_sources	 none;
 	struct db_args		 a = { .n = 0 };
 	struct db_rows		 r;
 	enum db_status		 st;
-	int64_t			 others[DB_MODEL_RUNS_MAX];
-	size_t			 nothers = 0, ntaken = 0, own, cap, i;
+	const struct measure_result *pt;
+	size_t			 nown = 0, nwant = 0, cap, i;
+	int			 taken;
 
-	if (nsrc_out != NULL)
-		*nsrc_out = 0;
+	if (out == NULL)
+		out = &none;
+	memset(out, 0, sizeof(*out));
 	if ((st = db_run_report(db, id, rep, err, errlen)) != DB_OK)
 		return st;
-	cap = rep->n;
-	for (i = 0; i < rep->n; i++)
-		if (rep->results[i].status == MEASURE_OK &&
-		    model_source_find(taken, ntaken,
-		    &rep->results[i].pt.kp) == NULL && ntaken <
-		    MODEL_CURVES_MAX) {
-			taken[ntaken].backend = rep->results[i].pt.kp.backend;
-			taken[ntaken].variant = rep->results[i].pt.kp.alg;
-			taken[ntaken].p = rep->results[i].pt.kp.p;
-			taken[ntaken++].run = id;
+	out->nown = cap = rep->n;
+	for (i = 0; i < rep->n; i++) {
+		pt = &rep->results[i];
+		if (model_curve_point(pt) && nown < MODEL_CURVES_MAX &&
+		    model_source_find(own, nown, pt->pt.kp.backend,
+		    pt->pt.kp.alg, pt->pt.kp.p) == NULL) {
+			own[nown].backend = pt->pt.kp.backend;
+			own[nown].variant = pt->pt.kp.alg;
+			own[nown].p = pt->pt.kp.p;
+			own[nown++].run = id;
 		}
-	own = ntaken;
+	}
+	/* The others' curves, the newest measured first, while room. */
 	a_text(&a, rep->host.host_id);
 	a_text(&a, rep->host.fingerprint);
 	a_int(&a, id);
-	a_int(&a, DB_MODEL_RUNS_MAX);
-	/* The ids first: the points are read once the rows are done. */
-	if ((st = db_query(db, "find the model's other runs",
-	    &q_model_others, &a, &r, err, errlen)) == DB_OK) {
-		while (nothers < DB_MODEL_RUNS_MAX && db_next(&r))
-			others[nothers++] = db_int(&r, 0);
+	if ((st = db_query(db, "find the model's other curves",
+	    &q_model_curves, &a, &r, err, errlen)) == DB_OK) {
+		while (db_next(&r)) {
+			struct db_model_source	c;
+
+			if (kdf_backend_parse(db_text(&r, 0), &c.backend) ==
+			    -1 || kdf_alg_parse(db_text(&r, 1), &c.variant) ==
+			    -1)
+				continue;
+			c.p = (uint32_t)db_int(&r, 2);
+			c.run = db_int(&r, 3);
+			if (model_source_find(own, nown, c.backend, c.variant,
+			    c.p) == NULL && nown + nwant < MODEL_CURVES_MAX)
+				want[nwant++] = c;
+		}
 		st = db_rows_end(&r, err, errlen);
 	}
-	for (i = 0; st == DB_OK && i < nothers; i++)
-		st = model_report_add(db, others[i], rep, &cap, taken, &ntaken,
-		    err, errlen);
+	for (i = 0; st == DB_OK && i < nwant; i++)
+		if ((st = model_report_add(db, &want[i], rep, &cap, &taken,
+		    err, errlen)) == DB_OK && taken)
+			out->src[out->n++] = want[i];
 	if (st != DB_OK) {
 		report_release(rep);
+		memset(out, 0, sizeof(*out));
 		return st;
 	}
-	for (i = own; src != NULL && i < ntaken && i - own < nsrc; i++)
-		src[i - own] = taken[i];
-	if (nsrc_out != NULL)
-		*nsrc_out = src != NULL ? (ntaken - own < nsrc ? ntaken - own :
-		    nsrc) : 0;
+	/* The model's own figures are of the run's points (model_fit). */
+	rep->nown = out->nown;
 	return DB_OK;
+}
+
+void
+db_model_sources_apply(const struct db_model_sources *src, int64_t id,
+    struct model *m)
+{
+	const struct db_model_source	*s;
+	size_t				 i;
+
+	m->run_id = id;
+	for (i = 0; i < m->ncurves; i++) {
+		s = model_source_find(src->src, src->n, m->curves[i].backend,
+		    m->curves[i].variant, m->curves[i].p);
+		m->curves[i].run_id = s != NULL ? s->run : id;
+	}
 }
 
 enum db_status
 db_model_fit(struct db *db, int64_t id, struct model *m, char *err,
     size_t errlen)
 {
-	struct db_model_source	 src[MODEL_CURVES_MAX];
-	struct model_curve	*c;
-	struct report		 rep;
-	enum db_status		 st;
-	size_t			 n, i, j;
+	struct db_model_sources	src;
+	struct report		rep;
+	enum db_status		st;
 
-	if ((st = db_model_report(db, id, &rep, src, MODEL_CURVES_MAX, &n,
-	    err, errlen)) != DB_OK)
+	if ((st = db_model_report(db, id, &rep, &src, err, errlen)) != DB_OK)
 		return st;
 	if (model_fit(&rep, m, err, errlen) == -1) {
 		report_release(&rep);
 		return DB_ERR_INVALID;
 	}
 	report_release(&rep);
-	m->run_id = id;
-	for (i = 0; i < m->ncurves; i++) {
-		c = &m->curves[i];
-		c->run_id = id;
-		for (j = 0; j < n; j++)
-			if (src[j].backend == c->backend && src[j].variant ==
-			    c->variant && src[j].p == c->p)
-				c->run_id = src[j].run;
-	}
+	db_model_sources_apply(&src, id, m);
 	return DB_OK;
 }
 

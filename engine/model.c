@@ -414,15 +414,27 @@ model_curve_find(const struct model *m, enum kdf_backend backend,
 	return NULL;
 }
 
+/* The run's own curves (not other_run): what the model's figures cover. */
+static size_t
+model_own_curves(const struct model *m)
+{
+	size_t	i, n = 0;
+
+	for (i = 0; i < m->ncurves; i++)
+		n += !m->curves[i].other_run;
+	return n;
+}
+
 const struct model_curve *
 model_loo_worst_curve(const struct model *m)
 {
 	const struct model_curve	*w = NULL;
 	size_t				 i;
 
+	/* Of the run's own curves, as the model's figures. */
 	for (i = 0; i < m->ncurves; i++)
-		if (m->curves[i].loo_n > 0 && (w == NULL ||
-		    m->curves[i].loo_worst > w->loo_worst))
+		if (m->curves[i].loo_n > 0 && !m->curves[i].other_run &&
+		    (w == NULL || m->curves[i].loo_worst > w->loo_worst))
 			w = &m->curves[i];
 	return w;
 }
@@ -457,7 +469,7 @@ model_loo_text(const struct model *m, char *buf, size_t len)
 		return;
 	}
 	label[0] = '\0';
-	if (m->ncurves > 1 && w != NULL)
+	if (model_own_curves(m) > 1 && w != NULL)
 		model_curve_label(w, label, sizeof(label));
 	/* The worst of the curve named, so that the two agree. */
 	snprintf(buf, len, "leave-one-out error median %.1f %%, worst %.1f "
@@ -912,7 +924,7 @@ judge_aside(struct model *m)
 	double				 off;
 
 	for (i = 0; i < m->ncurves && a == NULL; i++)
-		if (m->curves[i].naside > 0)
+		if (m->curves[i].naside > 0 && !m->curves[i].other_run)
 			a = &m->curves[i].aside[0];
 	len = strlen(m->quality_why);
 	if (a == NULL || len + 2 >= sizeof(m->quality_why))
@@ -935,7 +947,7 @@ model_judge(const struct report *rep, struct model *m)
 {
 	const struct model_curve	*c;
 	char				 label[64];
-	size_t				 i;
+	size_t				 i, nc = model_own_curves(m);
 
 	m->quality = MODEL_QUALITY_GOOD;
 	m->quality_why[0] = '\0';
@@ -959,7 +971,7 @@ model_judge(const struct report *rep, struct model *m)
 		return;		/* no curve: model_fit fails before */
 	model_curve_label(c, label, sizeof(label));
 	if (c->loo_n == 0) {
-		if (m->ncurves == 1)
+		if (nc <= 1)
 			judge_add(m, "fitted on %zu point%s at k = 1: too few "
 			    "for a leave-one-out error (%d needed)",
 			    c->npoints, c->npoints == 1 ? "" : "s",
@@ -974,16 +986,15 @@ model_judge(const struct report *rep, struct model *m)
 	if (c->loo_n > 0 && c->loo_worst > MODEL_LOO_WORST_MAX) {
 		judge_add(m, "%s%s%sleave-one-out error up to %.1f %% (over "
 		    "%.0f %%): an answer may miss its target by as much",
-		    m->ncurves > 1 ? "the " : "", m->ncurves > 1 ? label : "",
-		    m->ncurves > 1 ? " curve's " : "", 100 * c->loo_worst,
+		    nc > 1 ? "the " : "", nc > 1 ? label : "",
+		    nc > 1 ? " curve's " : "", 100 * c->loo_worst,
 		    100 * MODEL_LOO_WORST_MAX);
 	}
 	if (m->nnoisy * MODEL_NOISY_MAX_DIV > m->npoints)
 		judge_add(m, "%zu of %zu points flagged noisy (over a third): "
 		    "the host was busy or the spread wide", m->nnoisy,
 		    m->npoints);
-	if (m->quality == MODEL_QUALITY_GOOD && m->ncurves > 1 &&
-	    c->loo_n > 0) {
+	if (m->quality == MODEL_QUALITY_GOOD && nc > 1 && c->loo_n > 0) {
 		const struct model_curve	*w = model_loo_worst_curve(m);
 		char				 wl[64];
 
@@ -1017,6 +1028,7 @@ model_fit(const struct report *rep, struct model *m, char *err, size_t errlen)
 	double			 all_err[OBS_MAX * 4], errs[OBS_MAX], loo[OBS_MAX];
 	size_t			 i, j, n, nall = 0, ne;
 	struct model_curve	*c;
+	struct report		 own;
 
 	memset(m, 0, sizeof(*m));
 	snprintf(m->host_id, sizeof(m->host_id), "%s", rep->host.host_id);
@@ -1041,6 +1053,7 @@ model_fit(const struct report *rep, struct model *m, char *err, size_t errlen)
 		c->backend = r->pt.kp.backend;
 		c->variant = r->pt.kp.alg;
 		c->p = r->pt.kp.p;
+		c->other_run = rep->nown > 0 && i >= rep->nown;
 	}
 	if (m->ncurves == 0) {
 		snprintf(err, errlen, "no Argon2 point measured at k = 1: "
@@ -1076,7 +1089,8 @@ model_fit(const struct report *rep, struct model *m, char *err, size_t errlen)
 		set_aside_outliers(o, n, c);
 		fit_rows(o, n, SKIP_NONE, SKIP_NO_M, c);
 		c->npoints = n - c->naside;
-		m->naside += c->naside;
+		if (!c->other_run)
+			m->naside += c->naside;
 		/* Leave each point out, refit, predict it (if there are
 		   enough to refit without it). */
 		curve_loo(o, n, c, loo);
@@ -1085,7 +1099,9 @@ model_fit(const struct report *rep, struct model *m, char *err, size_t errlen)
 			if (loo[i] < 0)
 				continue;
 			errs[ne++] = loo[i];
-			if (nall < sizeof(all_err) / sizeof(all_err[0]))
+			/* The model's own figures are of its run's curves. */
+			if (!c->other_run && nall < sizeof(all_err) /
+			    sizeof(all_err[0]))
 				all_err[nall++] = loo[i];
 		}
 		c->loo_n = ne;
@@ -1099,9 +1115,17 @@ model_fit(const struct report *rep, struct model *m, char *err, size_t errlen)
 			m->loo_worst = all_err[i];
 	m->loo_median = stats_median_sort(all_err, nall);
 	m->loo_known = nall > 0;
-	fit_concurrency(rep, m);
+	/*
+	 * The spread, the concurrency and the verdict from the run's own
+	 * points: a grid another run measured adds its curve, and moves
+	 * nothing the run's answers stand on.
+	 */
+	own = *rep;
+	if (rep->nown > 0 && rep->nown < rep->n)
+		own.n = rep->nown;
+	fit_concurrency(&own, m);
 	free(o);
-	model_judge(rep, m);
+	model_judge(&own, m);
 	return 0;
 }
 

@@ -144,6 +144,10 @@ struct model_curve {
 	size_t			chk_n;
 	int64_t			run_id;	/* the stored run that measured it;
 					   0: not from a store */
+	int			other_run;	/* its points are past the
+						   report's nown: another
+						   run's, left out of the
+						   model's own figures */
 };
 
 /* A measured answer (a background check), for model_fit_checks. */
@@ -234,7 +238,8 @@ struct model {
 	size_t			ncurves;
 	struct model_conc	conc[MODEL_CONC_MAX];	/* ascending k, m */
 	size_t			nconc;
-	double			loo_median;	/* over every curve */
+	double			loo_median;	/* over the run's own curves
+						   (not other_run) */
 	double			tail_gain;	/* k = 1: the pooled tail over
 						   the points' own (1: none) */
 	double			loo_worst;
@@ -292,7 +297,10 @@ double	 model_check_factor(const struct model_curve *c, uint32_t m_kib);
 /* "good" or "poor". */
 const char *model_quality_name(enum model_quality q);
 
-/* The curve of m with the largest leave-one-out error (NULL: none has one). */
+/*
+ * Of the run's own curves (not other_run), the one with the largest
+ * leave-one-out error (NULL: none has one).
+ */
 const struct model_curve *model_loo_worst_curve(const struct model *m);
 /*
  * The curve the model's quality is judged on: the one the default answer

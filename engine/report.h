@@ -36,6 +36,12 @@ struct report {
 	enum host_budget_source	 budget_source;
 	struct measure_result	*results;	/* owned */
 	size_t			 n;
+	/*
+	 * The first nown points are the run's own, those after them the
+	 * curves other runs measured (a store's model: db_model_report);
+	 * 0: every point is the run's.
+	 */
+	size_t			 nown;
 };
 
 /* report.c */

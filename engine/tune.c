@@ -439,7 +439,7 @@ static void
 tune_advise(const struct model *m, const struct tune_query *q,
     struct tune_answer *a)
 {
-	const struct model_curve	*other;
+	const struct model_curve	*other, *own;
 	struct model_prediction		 mine, theirs;
 	char				 size[32];
 	char				 poor[MODEL_QUALITY_WHY + 160];
@@ -447,6 +447,26 @@ tune_advise(const struct model *m, const struct tune_query *q,
 	/* First: what the rest of the answer stands on. */
 	if (tune_quality_note(m, poor, sizeof(poor)))
 		tune_note(a, "%s", poor);
+	/*
+	 * A curve another run measured (a grid stored beside the model's
+	 * run) is not judged with the model: too small to know its error,
+	 * the answer says so.
+	 */
+	if ((own = model_curve_find(m, a->backend, a->variant, a->p)) !=
+	    NULL && own->other_run && own->loo_n == 0) {
+		char	label[64];
+
+		model_curve_label(own, label, sizeof(label));
+		tune_note(a, "Sized on the %s curve of run %lld, fitted on %zu "
+		    "point%s: too few to know how far an answer may miss "
+		    "(a leave-one-out error needs %d, at two t or more): "
+		    "measure more sizes and t (pwtune bench --backend %s "
+		    "--variant %s --p %u --m ... --t ...).", label,
+		    (long long)own->run_id, own->npoints, own->npoints == 1 ?
+		    "" : "s", MODEL_LOO_MIN_POINTS,
+		    kdf_backend_name(own->backend),
+		    kdf_alg_name(own->variant), (unsigned)own->p);
+	}
 	if (!q->stack_named && a->backend == KDF_BACKEND_LIBSODIUM &&
 	    (other = model_curve_find(m, KDF_BACKEND_LIBARGON2, q->variant,
 	    a->p)) != NULL) {
@@ -837,14 +857,29 @@ tune_answer_to_json(const struct tune_answer *a, const struct model *m)
 	    "snippets", tune_snippets(a),
 	    "notes", notes,
 	    "extrapolated", a->extrapolated);
-	if (j != NULL && m != NULL)
+	if (j != NULL && m != NULL) {
+		const struct model_curve *c = model_curve_find(m, a->backend,
+		    a->variant, a->p);
+
 		json_object_set_new(j, "model", json_pack("{s:s, s:s, s:I, "
-		    "s:o, s:o, s:s, s:s}", "host_id", m->host_id,
+		    "s:o, s:o, s:s, s:s, s:o}", "host_id", m->host_id,
 		    "run_created", m->created, "run_id", (json_int_t)m->run_id,
 		    "loo_median_error", model_json_error(m->loo_known,
 		    m->loo_median), "loo_worst_error",
 		    model_json_error(m->loo_known, m->loo_worst),
 		    "quality", model_quality_name(m->quality),
-		    "quality_reason", m->quality_why));
+		    "quality_reason", m->quality_why,
+		    /* The curve it was sized on, and the run that measured
+		       it (a grid stored beside the model's run). */
+		    "curve", c == NULL ? json_null() : json_pack("{s:s, s:s, "
+		    "s:I, s:o, s:o, s:o}", "backend",
+		    kdf_backend_name(c->backend), "variant",
+		    kdf_alg_name(c->variant), "p", (json_int_t)c->p,
+		    "run_id", c->run_id > 0 ? json_integer((json_int_t)
+		    c->run_id) : json_null(), "loo_median_error",
+		    model_json_error(c->loo_n > 0, c->loo_median),
+		    "loo_worst_error", model_json_error(c->loo_n > 0,
+		    c->loo_worst))));
+	}
 	return j;
 }

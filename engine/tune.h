@@ -208,8 +208,9 @@ void	 tune_note_drop(struct tune_answer *a, const char *prefix);
  */
 #define TUNE_GRID_SAID		"pwtune bench --backend %s --variant %s " \
 				"--p %u measures them: with --db STORE " \
-				"into that store's model, with --json FILE " \
-				"for pwtune recommend --from FILE"
+				"into that store's model (a running " \
+				"pwtuned reads it on SIGHUP), with --json " \
+				"FILE for pwtune recommend --from FILE"
 
 /* The curve tune_recommend would use for q, or NULL (err says why). */
 const struct model_curve *tune_curve(const struct model *m,

@@ -97,6 +97,11 @@ stop_daemon
 # A run that ends: the model is swapped in, then the answers for
 # verify_targets are measured and kept (GET /v1/model shows them), and
 # only then is the run "done" (no new run can start in between).
+# A grid of argon2i stored before it (pwtune bench --db): the run's model
+# takes its curve (the run measures argon2id only).
+"$PWTUNE" bench --m 8MiB,16MiB --t 3,5 --backend libsodium --variant argon2i \
+	--repeats 2 --db "$VAR/pwtune.db" --no-json -q >/dev/null 2>&1 || bad "the argon2i grid was not stored"
+grid=$(sqlite3 "$VAR/pwtune.db" "SELECT max(id) FROM runs")
 start_daemon PWTUNED_COOLDOWN=0 PWTUNED_MEMORY_MAX=32MiB PWTUNED_VERIFY_TARGETS=100,200
 expect_http 202 "a small run" POST /v1/runs "${A[@]}"
 id=$(python3 -c "import json; print(json.load(open('$TMP/body'))['id'])")
@@ -107,6 +112,11 @@ for _ in $(seq 600); do
 done
 expect_body "the small run is done" "j['status'] == 'done'"
 expect_http 200 "its model" GET /v1/model
+expect_body "... with the curve of the grid stored before the run" "j['run_id'] == $id and
+    [(c['variant'], c['run_id']) for c in j['model']['curves'] if c['variant'] == 'argon2i'] == [('argon2i', $grid)]
+    and all(c['run_id'] == $id for c in j['model']['curves'] if c['variant'] == 'argon2id')"
+grep -qE "model from run $id in use: .*; with libsodium argon2i p = 1 from run $grid" "$TMP/log" &&
+	ok "... and the run's log line names it" || bad "the run's log line does not name the grid's curve"
 # Each target is verified, or the log says why not (on a slow or noisy
 # host the floor may put a target out of reach); at least one is.
 verified=$(python3 -c "import json,sys; print(' '.join(str(int(v['target_ms'])) for v in json.load(open(sys.argv[1]))['verifications'] if v['run_id'] == $id))" "$TMP/body")

@@ -146,11 +146,11 @@ expect_status 2 "percentile 90" -- "$PWTUNE" recommend --target-ms 100 --percent
 expect_status 2 "floor unknown" -- "$PWTUNE" recommend --target-ms 100 --floor nist --from "$RUN"
 # Nothing measured that answers it: a negative answer, and what would.
 expect_status 1 "p never measured" -- "$PWTUNE" recommend --target-ms 100 --parallelism 4 --from "$RUN"
-expect_stderr "p never measured: named, libsodium's p = 1 said" "no curve of this host's model has p = 4: libsodium computes p = 1 only, and libargon2 was not measured at p = 4: ask for p = 1 (pwtune bench --backend libargon2 --variant argon2id --p 4 measures them: with --db STORE into that store's model, with --json FILE for pwtune recommend --from FILE)"
+expect_stderr "p never measured: named, libsodium's p = 1 said" "no curve of this host's model has p = 4: libsodium computes p = 1 only, and libargon2 was not measured at p = 4: ask for p = 1 (pwtune bench --backend libargon2 --variant argon2id --p 4 measures them: with --db STORE into that store's model (a running pwtuned reads it on SIGHUP), with --json FILE for pwtune recommend --from FILE)"
 expect_status 2 "libsodium asked for by name with p = 4: a usage error" -- "$PWTUNE" recommend --target-ms 100 --parallelism 4 --backend libsodium --from "$RUN"
 expect_stderr "libsodium with p = 4: named" "--parallelism 4 with --backend libsodium: libsodium computes p = 1 only"
 expect_status 1 "a variant never measured" -- "$PWTUNE" recommend --target-ms 100 --variant argon2i --from "$RUN"
-expect_stderr "a variant never measured: named, and what would measure it" "pwtune recommend: this host's model has no argon2i measurements of libsodium (its runs measure argon2id): ask for argon2id (pwtune bench --backend libsodium --variant argon2i --p 1 measures them: with --db STORE into that store's model, with --json FILE for pwtune recommend --from FILE)"
+expect_stderr "a variant never measured: named, and what would measure it" "pwtune recommend: this host's model has no argon2i measurements of libsodium (its runs measure argon2id): ask for argon2id (pwtune bench --backend libsodium --variant argon2i --p 1 measures them: with --db STORE into that store's model (a running pwtuned reads it on SIGHUP), with --json FILE for pwtune recommend --from FILE)"
 expect_status 1 "a variant never measured, a stack's" -- "$PWTUNE" recommend --target-ms 100 --variant argon2i --stack php-sodium --from "$RUN"
 expect_stderr "a variant never measured, a stack's: named" "php-sodium: this host's model has no argon2i measurements of libsodium"
 printf '{"schema": "pwtune-bench/0"}' >"$TMP/bad.json"
@@ -210,13 +210,26 @@ expect_status 0 "the default question after the grid" -- "$PWTUNE" recommend --t
 cp "$TMP/out" "$TMP/d.json"
 expect_status 0 "argon2i after the grid" -- "$PWTUNE" recommend --target-ms 60 --floor none \
 	--variant argon2i --db "$TMP/s.db" --json
-python3 - "$TMP/a.json" "$TMP/d.json" "$TMP/out" "$TMP/s.db" <<'PY' && ok "--db: the grid adds argon2i, the model stays the run's" || bad "--db: the grid replaced the model"
+python3 - "$TMP/a.json" "$TMP/c.json" "$TMP/d.json" "$TMP/out" "$TMP/s.db" <<'PY' && ok "--db: the grid adds argon2i, the model and its default answer stay the run's" || bad "--db: the grid replaced or moved the model"
 import json, sqlite3, sys
-a, d, i = (json.load(open(f)) for f in sys.argv[1:4])
-grid = sqlite3.connect(sys.argv[4]).execute("SELECT max(id) FROM runs").fetchone()[0]
-assert grid > a["model"]["run_id"], (grid, a["model"]["run_id"])
-assert d["model"]["run_id"] == a["model"]["run_id"] and d["phc_prefix"].startswith("$argon2id$"), d["model"]
-assert i["model"]["run_id"] == a["model"]["run_id"] and i["phc_prefix"].startswith("$argon2i$"), i["phc_prefix"]
+a, c, d, i = (json.load(open(f)) for f in sys.argv[1:5])
+grid = sqlite3.connect(sys.argv[5]).execute("SELECT max(id) FROM runs").fetchone()[0]
+run = a["model"]["run_id"]
+assert grid > run, (grid, run)
+assert d["model"]["run_id"] == run and d["phc_prefix"].startswith("$argon2id$"), d["model"]
+# The default answer, its errors and its verdict as before the grid.
+assert (d["m_kib"], d["t"]) == (c["m_kib"], c["t"]), (d["m_kib"], d["t"], c["m_kib"], c["t"])
+for k in ("loo_median_error", "loo_worst_error", "quality", "quality_reason"):
+    assert d["model"][k] == c["model"][k], (k, d["model"][k], c["model"][k])
+assert d["model"]["curve"]["run_id"] == run and d["model"]["curve"]["variant"] == "argon2id", d["model"]["curve"]
+assert i["model"]["run_id"] == run and i["phc_prefix"].startswith("$argon2i$"), i["phc_prefix"]
+# The argon2i answer names the grid's curve, and says it is too small.
+assert i["model"]["curve"] == {"backend": "libsodium", "variant": "argon2i", "p": 1, "run_id": grid,
+    "loo_median_error": None, "loo_worst_error": None}, i["model"]["curve"]
+assert any(("Sized on the libsodium argon2i p = 1 curve of run %d" % grid) in n and "too few" in n
+    for n in i["notes"]), i["notes"]
+php = [s for s in i["stacks"] if s["name"] == "php"][0]
+assert php["why"] == "libargon2 argon2i not measured yet", php
 PY
 # Stacks: the default answer lists every stack's (the API's JSON); --stack
 # answers for one, checked and named; an unknown name is exit 2 with the

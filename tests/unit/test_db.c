@@ -369,10 +369,14 @@ TEST(retention_keeps_the_newest_and_the_protected)
 	db_close(db);
 }
 
-/* Import a run of host "hostA" of n points of one curve, at ms x i. */
+/*
+ * A finished run of host "hostA" on fingerprint of n points of one curve
+ * (at k, ms x i), made by trigger (import: db_import_report).
+ */
 static int64_t
-import_curve(struct db *db, const char *fingerprint, enum kdf_backend be,
-    enum kdf_alg alg, uint32_t p, size_t n, double ms)
+store_curve(struct db *db, const char *fingerprint, enum db_trigger trigger,
+    enum kdf_backend be, enum kdf_alg alg, uint32_t p, uint32_t k, size_t n,
+    double ms)
 {
 	struct report	rep;
 	char		err[512];
@@ -388,14 +392,49 @@ import_curve(struct db *db, const char *fingerprint, enum kdf_backend be,
 		r->pt.kp.alg = alg;
 		r->pt.kp.backend = be;
 		r->pt.kp.p = p;
+		r->pt.k = k;
+		if (alg == KDF_ALG_SCRYPT) {
+			r->pt.kp.ln = 14;
+			r->pt.kp.r = 8;
+		}
 		for (j = 0; j < r->nsamples; j++)
 			r->samples[j] = ms * (double)(i + 1) + (double)j;
 		stats_compute(r->samples, r->nsamples, &r->st);
 	}
-	if (db_import_report(db, &rep, &id, err, sizeof(err)) != DB_OK)
-		TEST_FAIL("import: %s", err);
+	if (trigger == DB_TRIGGER_IMPORT) {
+		if (db_import_report(db, &rep, &id, err, sizeof(err)) != DB_OK)
+			TEST_FAIL("import: %s", err);
+	} else {
+		if (db_run_create(db, &rep, n, trigger, &id, err,
+		    sizeof(err)) != DB_OK)
+			TEST_FAIL("create: %s", err);
+		for (i = 0; i < n; i++)
+			if (db_run_add_point(db, id, i, &rep.results[i], err,
+			    sizeof(err)) != DB_OK)
+				TEST_FAIL("point: %s", err);
+		if (db_run_set_status(db, id, DB_RUN_DONE, NULL, err,
+		    sizeof(err)) != DB_OK)
+			TEST_FAIL("done: %s", err);
+	}
 	report_release(&rep);
 	return id;
+}
+
+/* An argon2id run of the daemon's (API) on fingerprint fp-hostA. */
+static int64_t
+daemon_run(struct db *db, double ms)
+{
+	return store_curve(db, "fp-hostA", DB_TRIGGER_API,
+	    KDF_BACKEND_LIBSODIUM, KDF_ALG_ARGON2ID, 1, 1, 4, ms);
+}
+
+/* A grid of pwtune bench --db (CLI) on fingerprint fp-hostA. */
+static int64_t
+cli_grid(struct db *db, enum kdf_backend be, enum kdf_alg alg, uint32_t p,
+    uint32_t k, double ms)
+{
+	return store_curve(db, "fp-hostA", DB_TRIGGER_CLI, be, alg, p, k, 5,
+	    ms);
 }
 
 /* The curve of m for (be, alg, p), or a failure. */
@@ -411,49 +450,63 @@ curve_of(const struct model *m, enum kdf_backend be, enum kdf_alg alg,
 	return c;
 }
 
+/* Whether run id is in the store. */
+static int
+run_kept(struct db *db, int64_t id)
+{
+	struct db_run	run;
+	char		err[512];
+
+	return db_run_get(db, id, &run, err, sizeof(err)) == DB_OK;
+}
+
 /*
  * A grid of another variant stored after the daemon's run adds its curve
- * to the model (the newest run to measure it), not replacing it; a run of
- * another fingerprint adds nothing; retention keeps what a model takes.
+ * to the model (the newest run to measure it, however many runs came
+ * since), not replacing it; the daemon's run is the model's before a
+ * grid of the same curve; a run of another fingerprint adds nothing;
+ * retention keeps what a model takes and only that.
  */
 TEST(a_model_takes_the_curves_its_run_did_not_measure)
 {
 	struct db		*db = open_ok(scratch_store("merge"));
-	struct db_model_source	 src[4];
+	struct db_model_sources	 src;
 	struct report		 rep;
 	struct model		 m;
-	struct db_run		*runs;
 	const struct model_curve *c;
 	char			 err[512];
-	int64_t			 old_i, quick, grid, other, id;
-	size_t			 n, i, deleted;
+	int64_t			 old_i, quick, grid, cli_id, k4, scr, last, id;
+	size_t			 i, deleted;
 
 	ASSERT_EQ(db_model_run(db, "hostA", &id, err, sizeof(err)),
 	    DB_ERR_NOTFOUND);
 	ASSERT_STR_CONTAINS(err, "no finished run");
-	old_i = import_curve(db, "fp-hostA", KDF_BACKEND_LIBARGON2,
-	    KDF_ALG_ARGON2I, 1, 3, 100.0);
+	old_i = cli_grid(db, KDF_BACKEND_LIBARGON2, KDF_ALG_ARGON2I, 1, 1,
+	    100.0);
 	/* Only another variant: that run is the model's. */
 	ASSERT_EQ(db_model_run(db, "hostA", &id, err, sizeof(err)), DB_OK);
 	ASSERT_EQ(id, old_i);
-	quick = import_curve(db, "fp-hostA", KDF_BACKEND_LIBSODIUM,
-	    KDF_ALG_ARGON2ID, 1, 4, 10.0);
-	grid = import_curve(db, "fp-hostA", KDF_BACKEND_LIBARGON2,
-	    KDF_ALG_ARGON2I, 1, 5, 20.0);
-	other = import_curve(db, "fp-changed", KDF_BACKEND_LIBARGON2,
-	    KDF_ALG_ARGON2D, 1, 3, 30.0);
+	quick = daemon_run(db, 10.0);
+	grid = cli_grid(db, KDF_BACKEND_LIBARGON2, KDF_ALG_ARGON2I, 1, 1, 20.0);
+	/* A CLI grid of the daemon's own curve is not the model's run. */
+	cli_id = cli_grid(db, KDF_BACKEND_LIBSODIUM, KDF_ALG_ARGON2ID, 1, 1,
+	    12.0);
+	/* Newer, of the grid's curve at k = 4 only: no curve of a model. */
+	k4 = cli_grid(db, KDF_BACKEND_LIBARGON2, KDF_ALG_ARGON2I, 1, 4, 30.0);
+	/* scrypt: no curve either. */
+	scr = cli_grid(db, KDF_BACKEND_LIBSODIUM, KDF_ALG_SCRYPT, 2, 1, 5.0);
 
-	/* The newest run that measured argon2id at p = 1, though older. */
+	/* The newest run of the daemon's that measured argon2id at p = 1. */
 	ASSERT_EQ(db_model_run(db, "hostA", &id, err, sizeof(err)), DB_OK);
 	ASSERT_EQ(id, quick);
-	ASSERT_EQ(db_model_report(db, quick, &rep, src, 4, &n, err,
-	    sizeof(err)), DB_OK);
-	ASSERT_EQ(rep.n, 4 + 5);	/* the grid's, not the older run's */
-	ASSERT_EQ(n, 1);
-	ASSERT_EQ(src[0].run, grid);
-	ASSERT_EQ(src[0].variant, KDF_ALG_ARGON2I);
+	ASSERT_EQ(db_model_report(db, quick, &rep, &src, err, sizeof(err)),
+	    DB_OK);
+	ASSERT_EQ(src.nown, 4);
+	ASSERT_EQ(src.n, 1);		/* the k = 1 grid's; no scrypt */
+	ASSERT_EQ(src.src[0].run, grid);
+	ASSERT_EQ(src.src[0].variant, KDF_ALG_ARGON2I);
+	ASSERT_EQ(rep.n, 4 + 5);
 	report_release(&rep);
-
 	memset(&m, 0, sizeof(m));
 	ASSERT_EQ(db_model_fit(db, quick, &m, err, sizeof(err)), DB_OK);
 	ASSERT_EQ(m.run_id, quick);
@@ -463,40 +516,88 @@ TEST(a_model_takes_the_curves_its_run_did_not_measure)
 	c = curve_of(&m, KDF_BACKEND_LIBARGON2, KDF_ALG_ARGON2I, 1);
 	ASSERT_EQ(c->run_id, grid);
 	ASSERT_EQ(c->npoints, 5);
-	/* Another fingerprint's curve is not this host's as it is now. */
-	ASSERT(model_curve_find(&m, KDF_BACKEND_LIBARGON2, KDF_ALG_ARGON2D,
-	    1) == NULL);
-	/* The model of the other fingerprint's run takes nothing older. */
-	ASSERT_EQ(db_model_report(db, other, &rep, src, 4, &n, err,
-	    sizeof(err)), DB_OK);
-	ASSERT_EQ(rep.n, 3);
-	ASSERT_EQ(n, 0);
-	report_release(&rep);
+
+	/* Seventeen runs of the daemon's since: the grid's curve stays. */
+	for (i = 0; i < 17; i++)
+		last = daemon_run(db, 10.0 + (double)i);
+	ASSERT_EQ(db_model_run(db, "hostA", &id, err, sizeof(err)), DB_OK);
+	ASSERT_EQ(id, last);
+	memset(&m, 0, sizeof(m));
+	ASSERT_EQ(db_model_fit(db, last, &m, err, sizeof(err)), DB_OK);
+	ASSERT_EQ(curve_of(&m, KDF_BACKEND_LIBARGON2, KDF_ALG_ARGON2I,
+	    1)->run_id, grid);
 
 	/*
-	 * Keep one: the newest (other) stays, and so do the runs a model
-	 * takes a curve from; the older argon2i run, measured again since,
-	 * goes.
+	 * Keep one: the newest stays, and the runs a model takes a curve
+	 * from; the older argon2i grid (measured again since), the k = 4
+	 * and scrypt runs and the daemon's older runs go.
 	 */
 	ASSERT_EQ(db_retention(db, "hostA", 1, 0, &deleted, err,
 	    sizeof(err)), DB_OK);
-	ASSERT_EQ(deleted, 1);
-	ASSERT_EQ(db_runs_list(db, "hostA", 10, &runs, &n, err, sizeof(err)),
+	ASSERT(run_kept(db, last) && run_kept(db, grid));
+	ASSERT(!run_kept(db, old_i) && !run_kept(db, k4) &&
+	    !run_kept(db, scr) && !run_kept(db, quick) && !run_kept(db, cli_id));
+	ASSERT_EQ(deleted, 5 + 16);
+
+	/* The host changed: its newest run's fingerprint decides. */
+	id = store_curve(db, "fp-changed", DB_TRIGGER_CLI,
+	    KDF_BACKEND_LIBARGON2, KDF_ALG_ARGON2D, 1, 1, 3, 30.0);
+	ASSERT_EQ(db_model_run(db, "hostA", &last, err, sizeof(err)), DB_OK);
+	ASSERT_EQ(last, id);
+	ASSERT_EQ(db_model_report(db, id, &rep, &src, err, sizeof(err)),
 	    DB_OK);
-	ASSERT_EQ(n, 3);
-	for (i = 0; i < n; i++)
-		ASSERT(runs[i].id != old_i);
-	free(runs);
-	/* A newer argon2id run: the quick run's curve is not taken again. */
-	id = import_curve(db, "fp-hostA", KDF_BACKEND_LIBSODIUM,
-	    KDF_ALG_ARGON2ID, 1, 4, 11.0);
+	ASSERT_EQ(rep.n, 3);		/* nothing of another fingerprint */
+	ASSERT_EQ(src.n, 0);
+	report_release(&rep);
+	/* And retention keeps nothing of the host as it was. */
 	ASSERT_EQ(db_retention(db, "hostA", 1, 0, &deleted, err,
 	    sizeof(err)), DB_OK);
-	ASSERT_EQ(deleted, 1);
-	ASSERT_EQ(db_run_get(db, quick, &(struct db_run){ 0 }, err,
-	    sizeof(err)), DB_ERR_NOTFOUND);
-	ASSERT_EQ(db_run_get(db, grid, &(struct db_run){ 0 }, err,
-	    sizeof(err)), DB_OK);
+	ASSERT_EQ(deleted, 2);
+	ASSERT(run_kept(db, id) && !run_kept(db, grid));
+	db_close(db);
+}
+
+static char	model_log[512];
+
+static void
+model_log_keep(void *ctx, const char *msg)
+{
+	(void)ctx;
+	snprintf(model_log, sizeof(model_log), "%s", msg);
+}
+
+/* Another run's point that cannot be read leaves its curve out, said. */
+TEST(an_unreadable_curve_of_another_run_is_left_out)
+{
+	struct db_open_opts	 o = { 0, 0, 0, model_log_keep, NULL };
+	struct db		*db;
+	struct model		 m;
+	const char		*loc = fresh_store("unreadable.db");
+	char			 err[512], sql[160];
+	int64_t			 quick, grid;
+
+	if (db_open(loc, &o, &db, err, sizeof(err)) != DB_OK)
+		TEST_FAIL("open: %s", err);
+	quick = daemon_run(db, 10.0);
+	grid = cli_grid(db, KDF_BACKEND_LIBARGON2, KDF_ALG_ARGON2I, 1, 1, 20.0);
+	snprintf(sql, sizeof(sql), "UPDATE points SET data = '{}' WHERE "
+	    "run_id = %lld AND seq = 2", (long long)grid);
+	if (pg_base == NULL) {
+		char	cmd[512];
+
+		snprintf(cmd, sizeof(cmd), "sqlite3 '%s' \"%s\"", loc, sql);
+		ASSERT_EQ(system(cmd), 0);
+	} else
+		pg_sql(strrchr(loc, '/') + 1, sql);
+	memset(&m, 0, sizeof(m));
+	model_log[0] = '\0';
+	ASSERT_EQ(db_model_fit(db, quick, &m, err, sizeof(err)), DB_OK);
+	ASSERT_EQ(m.ncurves, 1);
+	ASSERT(model_curve_find(&m, KDF_BACKEND_LIBARGON2, KDF_ALG_ARGON2I,
+	    1) == NULL);
+	ASSERT_STR_CONTAINS(model_log, "stored point 2 unreadable");
+	ASSERT_STR_CONTAINS(model_log, "its libargon2 argon2i p = 1 curve is "
+	    "left out of the model");
 	db_close(db);
 }
 
@@ -2284,6 +2385,7 @@ TEST_LIST(
 	TEST_ENTRY(import_export_and_list),
 	TEST_ENTRY(retention_keeps_the_newest_and_the_protected),
 	TEST_ENTRY(a_model_takes_the_curves_its_run_did_not_measure),
+	TEST_ENTRY(an_unreadable_curve_of_another_run_is_left_out),
 	TEST_ENTRY(runs_of_a_dead_process_are_interrupted),
 	TEST_ENTRY(a_run_of_an_unreadable_process_is_kept_while_it_lives),
 	TEST_ENTRY(migrations_from_every_version),

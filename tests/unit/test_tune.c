@@ -1378,7 +1378,8 @@ TEST(auto_takes_the_library_measured_at_the_p_asked)
 	    "at p = 4");
 	ASSERT_STR_CONTAINS(err, "(pwtune bench --backend libargon2 --variant "
 	    "argon2id --p 4 measures them: with --db STORE into that store's "
-	    "model, with --json FILE for pwtune recommend --from FILE)");
+	    "model (a running pwtuned reads it on SIGHUP), with --json FILE "
+	    "for pwtune recommend --from FILE)");
 	/* p = 1: libsodium, as before. */
 	q.parallelism = 1;
 	ASSERT_EQ(tune_recommend(&mdl, &q, &a, err, sizeof(err)), 0);
