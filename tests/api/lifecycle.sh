@@ -233,6 +233,16 @@ kill -0 "$PID" 2>/dev/null && { bad "SIGTERM after the FIFO reload: still runnin
 wait "$PID" 2>/dev/null
 PID=""
 
+# A store holding only a grid of another variant: the default question's
+# curve is not there, so a start-up run measures it.
+rm -f "$VAR/pwtune.db"*
+"$PWTUNE" bench --m 8MiB,16MiB --t 3,5 --backend libsodium --variant argon2i \
+	--repeats 2 --db "$VAR/pwtune.db" --no-json -q >/dev/null 2>&1 || bad "the argon2i grid was not stored"
+start_daemon PWTUNED_STARTUP_PROFILE=quick --
+wait_log "start-up run [0-9]+ queued \(quick profile\)" 5 &&
+	ok "a store of an argon2i grid only: a start-up run is queued" || bad "a store of an argon2i grid only: no start-up run"
+stop_daemon
+
 # A read-only state directory: refuses to start within 2 s, clearly.
 if [ "$(id -u)" = 0 ]; then
 	chown -R nobody "$VAR" "$TMP"
