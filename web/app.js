@@ -596,7 +596,11 @@ async function loadModel(force) {
     modelRun = vkey;
     const mm = model.model;
     const pct = (v) => (v === null || v === undefined ? 'unknown' : (100 * v).toFixed(1) + ' %');
-    $('model-summary').textContent = 'Model from run #' + model.run_id + ' (' + age(model.created) + '), ' + model.points.length + ' points measured; leave-one-out error ' +
+    // The curves other runs measured (grids stored beside it), named.
+    const others = mm.curves.filter((c) => c.run_id !== null && c.run_id !== undefined && c.run_id !== model.run_id)
+      .map((c) => c.backend + ' ' + c.variant + ' p = ' + c.p + ' from run #' + c.run_id);
+    $('model-summary').textContent = 'Model from run #' + model.run_id + ' (' + age(model.created) + ')' +
+      (others.length ? ', with ' + others.join(', ') : '') + ', ' + model.points.length + ' points measured; leave-one-out error ' +
       (mm.loo_median_error === null || mm.loo_median_error === undefined ? 'unknown (too few points)' : 'median ' + pct(mm.loo_median_error) + ', worst ' + pct(mm.loo_worst_error)) + '; ' + model.verifications.length + ' verified answers.';
     showModelWarnings(model);
     drawMemory(model);

@@ -402,6 +402,10 @@ try {
   const scales = await page.evaluate(() => { const c = window.Chart.getChart(document.getElementById('chart-memory')); return [c.scales.x.type, c.scales.y.type]; });
   check(scales[0] === 'logarithmic' && scales[1] === 'logarithmic', 'time against memory on log scales', scales.join(','));
   await modelWarnings(page, 'a seeded host');
+  // The argon2i grid stored beside the run: its curve named, with its run.
+  const summary = await page.textContent('#model-summary');
+  check(/^Model from run #\d+ \(.*\), with libsodium argon2i p = 1 from run #\d+, \d+ points measured/.test(summary),
+    'the model summary names the grid\'s curve and its run', summary);
   await shot(page, 'desktop-light');
 
   // ---- the hosts table ----

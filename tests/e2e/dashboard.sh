@@ -124,6 +124,12 @@ WHERE r.id = (SELECT max(id) FROM runs) AND pt.backend = 'libargon2'
 	AND pt.t = 1 AND pt.k = 1 AND pt.p = 1 AND pt.median_ms > 0;
 SQL
 
+# A grid of argon2i stored beside the run (pwtune bench --db): the model
+# takes its curve, and the page names where it came from.
+"$PWTUNE" bench --m 8MiB,16MiB --t 3,5 --backend libsodium --variant argon2i \
+	--repeats 2 --db "$VAR/pwtune.db" --no-json -q >/dev/null 2>&1 ||
+	{ echo "FAIL: cannot store the argon2i grid"; exit 1; }
+
 # Another host, five times slower than the test data says: slower than
 # this host at two hashes at once even when other work slows this one.
 python3 - "$(dirname "$0")/../data/quick-run.json" "$TMP/slow.json" <<'PY'
