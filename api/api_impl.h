@@ -375,8 +375,12 @@ void	 api_fleet_observed(struct api_server *s, const char *stack);
 void	 api_fleet_free(struct api_server *s);
 
 /* hosts.c */
-/* The common presets' predicted time on the host of run (cached). */
-json_t	*api_run_presets(struct api_server *s, struct db *db, int64_t run);
+/*
+ * The common presets' predicted time on host_id as its model (on
+ * fingerprint: db_model_run) gives them; cached while run is its newest.
+ */
+json_t	*api_run_presets(struct api_server *s, struct db *db,
+	    const char *host_id, const char *fingerprint, int64_t run);
 void	 api_hosts_free(struct api_server *s);
 
 /* server.c: a line of the host's log through s's env (api_env.log). */

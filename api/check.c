@@ -55,7 +55,8 @@ api_check_locked(const struct model *m, const struct api_state *st,
 	if ((ck->have = m != NULL) == 0)
 		return;
 	ck->version = st->model_version;
-	ck->for_stack = ck->stack != NULL ? ck->stack : stack_default(m);
+	ck->for_stack = ck->stack != NULL ? ck->stack : stack_default(m,
+	    ck->q.variant);
 	ck->t = check_answer(m, ck->stack, &ck->q, c, &ck->a, &model_ms,
 	    ck->why, sizeof(ck->why));
 	if (!(c >= CHECK_C_MIN_RUNTIME && c <= CHECK_C_MAX_RUNTIME))

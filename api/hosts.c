@@ -64,12 +64,14 @@ view_presets(const struct report *rep)
 }
 
 json_t *
-api_run_presets(struct api_server *s, struct db *db, int64_t run)
+api_run_presets(struct api_server *s, struct db *db, const char *host_id,
+    const char *fingerprint, int64_t run)
 {
 	struct report	 rep;
 	json_t		*list = NULL;
 	char		 err[256];
 	size_t		 i, victim;
+	int64_t		 mrun;
 
 	pthread_mutex_lock(&s->lock);
 	for (i = 0; i < API_RUN_PRESETS_SLOTS; i++)
@@ -82,7 +84,10 @@ api_run_presets(struct api_server *s, struct db *db, int64_t run)
 	pthread_mutex_unlock(&s->lock);
 	if (list != NULL)
 		return list;
-	if (db_run_report(db, run, &rep, err, sizeof(err)) != DB_OK)
+	/* The host's model: its run, and the curves other runs add. */
+	if (db_model_run(db, host_id, fingerprint, &mrun, err, sizeof(err)) !=
+	    DB_OK || db_model_report(db, mrun, &rep, NULL, err,
+	    sizeof(err)) != DB_OK)
 		return json_array();
 	list = view_presets(&rep);
 	report_release(&rep);
@@ -194,7 +199,8 @@ api_host_json(struct api_server *s, const struct api_config *cfg,
 		    h->last_run_fingerprint, current ? self->fingerprint :
 		    h->fingerprint) != 0));
 		json_object_set_new(j, "presets", db != NULL ?
-		    api_run_presets(s, db, h->last_run) : json_array());
+		    api_run_presets(s, db, h->id, current ? self->fingerprint :
+		    h->fingerprint, h->last_run) : json_array());
 	} else {
 		json_object_set_new(j, "last_run", json_null());
 		json_object_set_new(j, "stale", json_true());

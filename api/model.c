@@ -199,9 +199,12 @@ view_point(const struct measure_result *r)
 }
 
 /*
- * Keep of rp the points m was fitted from: its run's own, and another
- * run's where m took that curve from that run (the store may hold a newer
- * one since m was fitted: not shown beside a model that has not it).
+ * Keep of rp the points m was fitted from: its run's own, but those of a
+ * curve m has from another run (a run measuring: its second library's
+ * points, measured after the model it serves was fitted); and another
+ * run's where m took that curve from that run (the store may hold a
+ * newer one since m was fitted: not shown beside a model that has not
+ * it).
  */
 static void
 view_fitted_points(const struct model *m, const struct db_model_sources *src,
@@ -209,17 +212,23 @@ view_fitted_points(const struct model *m, const struct db_model_sources *src,
 {
 	const struct model_curve	*c;
 	const struct measure_point	*pt;
-	size_t				 i, j, n = src->nown;
+	int64_t				 run;
+	size_t				 i, j, n = 0;
 
-	for (i = src->nown; i < rp->n; i++) {
+	for (i = 0; i < rp->n; i++) {
 		pt = &rp->results[i].pt;
 		c = model_curve_find(m, pt->kp.backend, pt->kp.alg, pt->kp.p);
-		for (j = 0; j < src->n; j++)
-			if (src->src[j].backend == pt->kp.backend &&
-			    src->src[j].variant == pt->kp.alg &&
-			    src->src[j].p == pt->kp.p)
-				break;
-		if (c != NULL && j < src->n && c->run_id == src->src[j].run)
+		run = m->run_id;
+		if (i >= src->nown) {
+			for (j = 0; j < src->n; j++)
+				if (src->src[j].backend == pt->kp.backend &&
+				    src->src[j].variant == pt->kp.alg &&
+				    src->src[j].p == pt->kp.p)
+					break;
+			run = j < src->n ? src->src[j].run : -1;
+		}
+		if (i < src->nown ? c == NULL || c->run_id == 0 ||
+		    c->run_id == run : c != NULL && c->run_id == run)
 			rp->results[n++] = rp->results[i];
 		else
 			measure_result_release(&rp->results[i]);

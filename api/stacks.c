@@ -21,7 +21,7 @@ api_stack_for(const struct model *m, const struct tune_answer *a)
 		return "libsodium";
 	if (a->backend == KDF_BACKEND_LIBARGON2)
 		return "libargon2";
-	return stack_default(m);
+	return stack_default(m, a->variant);
 }
 
 /*
@@ -106,7 +106,7 @@ api_stack_json(const struct model *m, const char *name,
 	int				 rc;
 
 	st = api_stack_entry(m, name, &tmp);
-	base = sd != NULL ? sd->base : strcmp(stack_default(m),
+	base = sd != NULL ? sd->base : strcmp(stack_default(m, q->variant),
 	    "libsodium") == 0 ? KDF_BACKEND_LIBSODIUM : KDF_BACKEND_LIBARGON2;
 	j = json_pack("{s:s, s:s, s:s, s:o}", "name", name, "runtime",
 	    sd != NULL ? sd->runtime : st->runtime[0] ? st->runtime : name,
@@ -387,7 +387,7 @@ api_stack_snippets(const struct model *m, const struct tune_query *q,
 		const char	*lang = api_snippet_map[i].lang;
 
 		sd = stack_find(api_snippet_map[i].stack != NULL ?
-		    api_snippet_map[i].stack : stack_default(m));
+		    api_snippet_map[i].stack : stack_default(m, q->variant));
 		snip = NULL;
 		snprintf(err, sizeof(err), "no answer of its own");
 		/* The stack fallback is for: fallback, as it was given. */
@@ -402,7 +402,7 @@ api_stack_snippets(const struct model *m, const struct tune_query *q,
 		if (snip == NULL && sd != NULL && json_is_string(
 		    json_object_get(base, lang)))
 			snip = api_snippet_not_own(sd, lang, fallback, err,
-			    stack_default(m));
+			    stack_default(m, q->variant));
 		api_snippet_put(out, base, lang, snip);
 	}
 	json_decref(base);

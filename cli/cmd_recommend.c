@@ -65,6 +65,14 @@ rec_on_signal(int sig)
 	rec_cancel = 1;
 }
 
+/* What the store says as it reads (a curve of a grid left out). */
+static void
+rec_store_log(void *ctx, const char *msg)
+{
+	(void)ctx;
+	cli_warnx("recommend: %s", msg);
+}
+
 /* --stack's lines: the catalogue's names, wrapped under the option. */
 static void
 rec_usage_stacks(FILE *fp)
@@ -394,7 +402,7 @@ rec_report(const struct rec_opts *o, struct report *rep, int64_t *run_id,
 	struct cli_progress	 bp = { 0, 0 };
 	struct host_info	 here;
 	struct db		*db;
-	struct db_open_opts	 dbo = { 1, 0, 0, NULL, NULL };
+	struct db_open_opts	 dbo = { 1, 0, 0, rec_store_log, NULL };
 	enum kdf_backend	 base = KDF_BACKEND_LIBSODIUM;
 	json_t			*j;
 	char			 err[4200];
@@ -434,8 +442,8 @@ rec_report(const struct rec_opts *o, struct report *rep, int64_t *run_id,
 			    CLI_EXIT_ENV;
 		}
 		/* Its model's run, and the curves it took from others. */
-		if (db_model_run(db, here.host_id, run_id, err,
-		    sizeof(err)) != DB_OK ||
+		if (db_model_run(db, here.host_id, here.fingerprint, run_id,
+		    err, sizeof(err)) != DB_OK ||
 		    db_model_report(db, *run_id, rep, src, err,
 		    sizeof(err)) != DB_OK) {
 			char	where[4096];

@@ -104,7 +104,7 @@ checks_as(const struct daemon *d, const struct tune_query *q,
 	stack = stack_checked_as(d->model, stack);
 	if (stack != NULL && d->model != NULL &&
 	    q->backend == KDF_BACKEND_AUTO && q->parallelism <= 1 &&
-	    strcmp(stack, stack_default(d->model)) == 0)
+	    strcmp(stack, stack_default(d->model, q->variant)) == 0)
 		return NULL;
 	return stack;
 }

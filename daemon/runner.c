@@ -303,7 +303,8 @@ runner_load_model(struct daemon *d, struct db *db, char *err, size_t errlen)
 	time_t		 when;
 	size_t		 nchecks;
 
-	if (db_model_run(db, d->host.host_id, &id, err, errlen) != DB_OK)
+	if (db_model_run(db, d->host.host_id, d->host.fingerprint, &id, err,
+	    errlen) != DB_OK)
 		return -1;
 	if ((m = runner_fit_run(d, db, id, NULL, &when, &nchecks, err,
 	    errlen)) == NULL)
@@ -362,8 +363,8 @@ runner_reload_model(struct daemon *d, struct db *db)
 	int64_t		id, cur;
 	enum db_status	st;
 
-	if ((st = db_model_run(db, d->host.host_id, &id, err, sizeof(err))) !=
-	    DB_OK) {
+	if ((st = db_model_run(db, d->host.host_id, d->host.fingerprint, &id,
+	    err, sizeof(err))) != DB_OK) {
 		if (st == DB_ERR_NOTFOUND)
 			log_info("reload: no finished run of this host yet");
 		else
@@ -1244,8 +1245,8 @@ runner_run(struct daemon *d, struct db *db, int64_t id, const char *profile)
 		pthread_mutex_lock(&d->lock);	/* a reload writes it */
 		keep = d->cfg.retention_runs;
 		pthread_mutex_unlock(&d->lock);
-		if (db_retention(db, d->host.host_id, keep, id, &n, err,
-		    sizeof(err)) == DB_OK && n > 0)
+		if (db_retention(db, d->host.host_id, d->host.fingerprint,
+		    keep, id, &n, err, sizeof(err)) == DB_OK && n > 0)
 			log_info("retention: %zu old run%s deleted", n,
 			    n == 1 ? "" : "s");
 	}

@@ -270,14 +270,16 @@ enum db_status db_run_latest_done(struct db *db, const char *host_id,
 	t ".variant IN ('argon2d', 'argon2i', 'argon2id')"
 
 /*
- * The run host_id's model stands on: of its finished runs on the
- * fingerprint of its newest, the newest that measured argon2id at p = 1
- * (what the default question asks), the daemon's own (start-up, API,
- * schedule) before those of pwtune bench --db or db import; else its
- * newest finished run. DB_ERR_NOTFOUND when the host has none.
+ * The run host_id's model stands on: of its finished runs on fingerprint
+ * (the host as it is now; NULL: its newest run's), else on any, the
+ * newest that measured the curve the default answer stands on
+ * (libsodium's argon2id at p = 1), else argon2id at p = 1 on libargon2,
+ * else any curve; the daemon's own (start-up, API, schedule) before
+ * those of pwtune bench --db or db import. DB_ERR_NOTFOUND when the host
+ * has no finished run.
  */
-enum db_status db_model_run(struct db *db, const char *host_id, int64_t *id,
-	    char *err, size_t errlen);
+enum db_status db_model_run(struct db *db, const char *host_id,
+	    const char *fingerprint, int64_t *id, char *err, size_t errlen);
 
 /* A curve (backend, variant, p) of a model and the run that measured it. */
 struct db_model_source {
@@ -339,12 +341,14 @@ enum db_status db_import_report(struct db *db, const struct report *rep,
 /*
  * Keep the newest keep runs of host_id, deleting older ones that are not
  * running or queued, are not protect (the run behind the current model;
- * 0 for none) and are not, on the fingerprint of the host's newest
- * finished run, the newest finished run to measure one of its curves (a
- * model takes it: db_model_report). *deleted says how many went.
+ * 0 for none) and are not, on fingerprint (the host as it is now; NULL:
+ * its newest run's), the newest finished run to measure one of its
+ * curves (a model takes it: db_model_report). *deleted says how many
+ * went.
  */
-enum db_status db_retention(struct db *db, const char *host_id, size_t keep,
-	    int64_t protect, size_t *deleted, char *err, size_t errlen);
+enum db_status db_retention(struct db *db, const char *host_id,
+	    const char *fingerprint, size_t keep, int64_t protect,
+	    size_t *deleted, char *err, size_t errlen);
 
 /* hosts.c */
 

@@ -47,7 +47,7 @@ static const struct db_sql q_point_count = {
 	" noisy_points = noisy_points + $2 WHERE id = $1", NULL
 };
 static const struct db_sql q_run_points = {
-	"SELECT data FROM points WHERE run_id = $1 ORDER BY seq", NULL
+	"SELECT data, seq FROM points WHERE run_id = $1 ORDER BY seq", NULL
 };
 static const struct db_sql q_run_latest_done = {
 	"SELECT id FROM runs WHERE status = 'done'"
@@ -55,18 +55,29 @@ static const struct db_sql q_run_latest_done = {
 	" AND (CAST($2 AS TEXT) IS NULL OR fingerprint = $2)"
 	" ORDER BY id DESC LIMIT 1", NULL
 };
+/* The fingerprint asked for ($N), else that of the host's newest run. */
+#define Q_FINGERPRINT(n)						\
+	"coalesce(CAST(" n " AS TEXT), (SELECT f.fingerprint FROM runs f"\
+	" WHERE f.host_id = $1 AND f.status = 'done' ORDER BY f.id DESC"\
+	" LIMIT 1))"
+/* Whether run runs.id has a point of a curve ... (an SQL condition). */
+#define Q_HAS_CURVE(cond)						\
+	"CASE WHEN EXISTS (SELECT 1 FROM points WHERE points.run_id ="	\
+	" runs.id AND " cond DB_CURVE_POINT("points") ") THEN 1 ELSE 0"	\
+	" END DESC, "
 /*
- * On the fingerprint of the host's newest finished run, the default
- * question's curve first, the daemon's runs next, then the newest.
+ * On the host's fingerprint as it is (else its newest run's): the curve
+ * that decides first (libsodium's argon2id at p = 1), any argon2id at
+ * p = 1, any curve; the daemon's runs; the newest.
  */
 static const struct db_sql q_model_run = {
 	"SELECT id FROM runs WHERE status = 'done' AND host_id = $1"
-	" ORDER BY CASE WHEN fingerprint = (SELECT f.fingerprint FROM runs f"
-	"   WHERE f.host_id = $1 AND f.status = 'done' ORDER BY f.id DESC"
-	"   LIMIT 1) THEN 1 ELSE 0 END DESC,"
-	" CASE WHEN EXISTS (SELECT 1 FROM points WHERE points.run_id ="
-	"   runs.id AND points.variant = 'argon2id' AND points.p = 1 AND "
-	DB_CURVE_POINT("points") ") THEN 1 ELSE 0 END DESC,"
+	" ORDER BY CASE WHEN fingerprint = " Q_FINGERPRINT("$2") " THEN 1"
+	"   ELSE 0 END DESC, "
+	Q_HAS_CURVE("points.backend = 'libsodium' AND points.variant ="
+	"   'argon2id' AND points.p = 1 AND ")
+	Q_HAS_CURVE("points.variant = 'argon2id' AND points.p = 1 AND ")
+	Q_HAS_CURVE("")
 	" CASE WHEN trigger IN ('startup', 'api', 'schedule') THEN 1 ELSE 0"
 	"   END DESC, id DESC LIMIT 1", NULL
 };
@@ -83,8 +94,8 @@ static const struct db_sql q_curve_points = {
 	" AND variant = $3 AND p = $4 ORDER BY seq", NULL
 };
 /*
- * What a model may take stays: on the fingerprint of the host's newest
- * finished run, the newest finished run of each curve.
+ * What a model may take stays: on the host's fingerprint as it is (else
+ * its newest run's), the newest finished run of each curve.
  */
 static const struct db_sql q_retention = {
 	"DELETE FROM runs WHERE host_id = $1 AND id <> $3"
@@ -93,10 +104,8 @@ static const struct db_sql q_retention = {
 	"   ORDER BY id DESC LIMIT $2)"
 	" AND id NOT IN (SELECT max(b.run_id) FROM points b JOIN runs n"
 	"   ON n.id = b.run_id WHERE n.host_id = $1 AND n.status = 'done'"
-	"   AND n.fingerprint = (SELECT f.fingerprint FROM runs f"
-	"     WHERE f.host_id = $1 AND f.status = 'done' ORDER BY f.id DESC"
-	"     LIMIT 1) AND " DB_CURVE_POINT("b")
-	"   GROUP BY b.backend, b.variant, b.p)", NULL
+	"   AND n.fingerprint = " Q_FINGERPRINT("$4") " AND "
+	DB_CURVE_POINT("b") " GROUP BY b.backend, b.variant, b.p)", NULL
 };
 
 static int
@@ -397,7 +406,7 @@ run_report_begin(struct report *rep, const struct db_run *run,
 /* Add a point (data, its JSON) to rep, which has room for *cap. */
 static enum db_status
 run_report_point(struct report *rep, size_t *cap, const char *data,
-    int64_t id, char *err, size_t errlen)
+    int64_t id, int64_t seq, char *err, size_t errlen)
 {
 	json_t	*j;
 	char	 why[256];
@@ -419,9 +428,9 @@ run_report_point(struct report *rep, size_t *cap, const char *data,
 	if (j == NULL || report_point_from_json(j, &rep->results[rep->n - 1],
 	    why, sizeof(why)) == -1) {
 		json_decref(j);
-		snprintf(err, errlen, "run %lld: stored point %zu unreadable%s%s",
-		    (long long)id, rep->n - 1, j != NULL ? ": " : "",
-		    j != NULL ? why : "");
+		snprintf(err, errlen, "run %lld: stored point %lld "
+		    "unreadable%s%s", (long long)id, (long long)seq,
+		    j != NULL ? ": " : "", j != NULL ? why : "");
 		return DB_ERR_CORRUPT;
 	}
 	json_decref(j);
@@ -454,8 +463,8 @@ db_run_report(struct db *db, int64_t id, struct report *rep, char *err,
 		return st;
 	}
 	while (st == DB_OK && db_next(&r))
-		st = run_report_point(rep, &cap, db_text(&r, 0), id, err,
-		    errlen);
+		st = run_report_point(rep, &cap, db_text(&r, 0), id,
+		    db_int(&r, 1), err, errlen);
 	if (st == DB_OK)
 		st = db_rows_end(&r, err, errlen);
 	else
@@ -466,14 +475,15 @@ db_run_report(struct db *db, int64_t id, struct report *rep, char *err,
 }
 
 enum db_status
-db_model_run(struct db *db, const char *host_id, int64_t *id, char *err,
-    size_t errlen)
+db_model_run(struct db *db, const char *host_id, const char *fingerprint,
+    int64_t *id, char *err, size_t errlen)
 {
 	struct db_args	a = { .n = 0 };
 	struct db_rows	r;
 	enum db_status	st;
 
 	a_text(&a, host_id);
+	a_text(&a, fingerprint);
 	st = db_query_row(db, "find the model's run", &q_model_run, &a, &r,
 	    err, errlen);
 	if (st == DB_ERR_NOTFOUND)
@@ -516,10 +526,10 @@ model_report_add(struct db *db, const struct db_model_source *s,
 {
 	struct db_args		 a = { .n = 0 };
 	struct db_rows		 r;
+	struct measure_result	*pt;
 	enum db_status		 st;
 	size_t			 first = rep->n;
-	int64_t			 seq = 0;
-	char			 why[256];
+	char			 why[320];
 
 	*taken = 0;
 	a_int(&a, s->run);
@@ -530,11 +540,24 @@ model_report_add(struct db *db, const struct db_model_source *s,
 	    &r, err, errlen)) != DB_OK)
 		return st;
 	while (st == DB_OK && db_next(&r)) {
-		seq = db_int(&r, 1);
 		if ((st = run_report_point(rep, cap, db_text(&r, 0), s->run,
-		    why, sizeof(why))) == DB_OK)
-			/* The stored column's, resolved. */
-			rep->results[rep->n - 1].pt.kp.backend = s->backend;
+		    db_int(&r, 1), why, sizeof(why))) != DB_OK)
+			break;
+		/* Its JSON must say what its row says: it is that curve's. */
+		pt = &rep->results[rep->n - 1];
+		if (kdf_backend_resolve(pt->pt.kp.backend, pt->pt.kp.alg) !=
+		    s->backend || pt->pt.kp.alg != s->variant ||
+		    pt->pt.kp.p != s->p) {
+			snprintf(why, sizeof(why), "run %lld: stored point %lld "
+			    "unreadable: its data say %s %s p = %u",
+			    (long long)s->run, (long long)db_int(&r, 1),
+			    kdf_backend_name(pt->pt.kp.backend),
+			    kdf_alg_name(pt->pt.kp.alg),
+			    (unsigned)pt->pt.kp.p);
+			st = DB_ERR_CORRUPT;
+			break;
+		}
+		pt->pt.kp.backend = s->backend;
 	}
 	if (st == DB_OK) {
 		if ((st = db_rows_end(&r, err, errlen)) != DB_OK)
@@ -547,10 +570,9 @@ model_report_add(struct db *db, const struct db_model_source *s,
 		snprintf(err, errlen, "%s", why);
 		goto drop;
 	}
-	db_logf(db, "run %lld: stored point %lld unreadable (%s): its %s %s "
-	    "p = %u curve is left out of the model", (long long)s->run,
-	    (long long)seq, why, kdf_backend_name(s->backend),
-	    kdf_alg_name(s->variant), (unsigned)s->p);
+	db_logf(db, "%s: its %s %s p = %u curve is left out of the model",
+	    why, kdf_backend_name(s->backend), kdf_alg_name(s->variant),
+	    (unsigned)s->p);
 	st = DB_OK;
 drop:
 	while (rep->n > first)
@@ -621,6 +643,7 @@ db_model_report(struct db *db, int64_t id, struct report *rep,
 	}
 	/* The model's own figures are of the run's points (model_fit). */
 	rep->nown = out->nown;
+	rep->merged = out->n > 0;
 	return DB_OK;
 }
 
@@ -684,8 +707,8 @@ db_import_report(struct db *db, const struct report *rep, int64_t *id,
 }
 
 enum db_status
-db_retention(struct db *db, const char *host_id, size_t keep, int64_t protect,
-    size_t *deleted, char *err, size_t errlen)
+db_retention(struct db *db, const char *host_id, const char *fingerprint,
+    size_t keep, int64_t protect, size_t *deleted, char *err, size_t errlen)
 {
 	struct db_args	a = { .n = 0 };
 	enum db_status	st;
@@ -695,6 +718,7 @@ db_retention(struct db *db, const char *host_id, size_t keep, int64_t protect,
 	a_text(&a, host_id);
 	a_int(&a, (int64_t)keep);
 	a_int(&a, protect);
+	a_text(&a, fingerprint);
 	if ((st = db_begin(db, err, errlen)) != DB_OK)
 		return st;
 	if ((st = db_exec(db, "retention", &q_retention, &a, &changed, err,

@@ -311,7 +311,7 @@ check_predict(const struct model *m, const char *stack,
 	if (stack != NULL || (q->backend == KDF_BACKEND_AUTO &&
 	    q->parallelism <= 1))
 		return stack_predict(m, stack != NULL ? stack :
-		    stack_default(m), q->variant, m_kib, t, p, k,
+		    stack_default(m, q->variant), q->variant, m_kib, t, p, k,
 		    q->percentile, ms);
 	if ((cv = model_curve_find(m, backend, q->variant, p)) == NULL)
 		return -1;

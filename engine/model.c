@@ -444,8 +444,16 @@ model_deciding_curve(const struct model *m)
 {
 	const struct model_curve	*c;
 
+	size_t				 i;
+
+	/* The run's own curves first: another run's is not judged here. */
 	if ((c = model_curve_find(m, KDF_BACKEND_LIBSODIUM, KDF_ALG_ARGON2ID,
-	    1)) != NULL)
+	    1)) != NULL && !c->other_run)
+		return c;
+	for (i = 0; i < m->ncurves; i++)
+		if (!m->curves[i].other_run)
+			return &m->curves[i];
+	if (c != NULL)
 		return c;
 	return m->ncurves > 0 ? &m->curves[0] : NULL;
 }
@@ -1053,7 +1061,7 @@ model_fit(const struct report *rep, struct model *m, char *err, size_t errlen)
 		c->backend = r->pt.kp.backend;
 		c->variant = r->pt.kp.alg;
 		c->p = r->pt.kp.p;
-		c->other_run = rep->nown > 0 && i >= rep->nown;
+		c->other_run = rep->merged && i >= rep->nown;
 	}
 	if (m->ncurves == 0) {
 		snprintf(err, errlen, "no Argon2 point measured at k = 1: "
@@ -1121,7 +1129,7 @@ model_fit(const struct report *rep, struct model *m, char *err, size_t errlen)
 	 * nothing the run's answers stand on.
 	 */
 	own = *rep;
-	if (rep->nown > 0 && rep->nown < rep->n)
+	if (rep->merged && rep->nown < rep->n)
 		own.n = rep->nown;
 	fit_concurrency(&own, m);
 	free(o);

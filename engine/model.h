@@ -144,10 +144,11 @@ struct model_curve {
 	size_t			chk_n;
 	int64_t			run_id;	/* the stored run that measured it;
 					   0: not from a store */
-	int			other_run;	/* its points are past the
-						   report's nown: another
-						   run's, left out of the
-						   model's own figures */
+	int			other_run;	/* its points are past a
+						   merged report's nown:
+						   another run's, left out
+						   of the model's own
+						   figures */
 };
 
 /* A measured answer (a background check), for model_fit_checks. */

@@ -37,10 +37,11 @@ struct report {
 	struct measure_result	*results;	/* owned */
 	size_t			 n;
 	/*
-	 * The first nown points are the run's own, those after them the
-	 * curves other runs measured (a store's model: db_model_report);
-	 * 0: every point is the run's.
+	 * merged: the first nown points are the run's own, those after
+	 * them the curves other runs measured (a store's model:
+	 * db_model_report); 0: every point is the run's.
 	 */
+	int			 merged;
 	size_t			 nown;
 };
 

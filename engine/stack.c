@@ -239,21 +239,26 @@ model_stack_remove(struct model *m, const char *name)
 }
 
 const char *
-stack_default(const struct model *m)
+stack_default(const struct model *m, enum kdf_alg variant)
 {
+	/* The library that measured the variant (libargon2's argon2d). */
+	if (model_curve_find(m, KDF_BACKEND_LIBSODIUM, variant, 1) != NULL)
+		return "libsodium";
+	if (model_curve_find(m, KDF_BACKEND_LIBARGON2, variant, 1) != NULL)
+		return "libargon2";
 	return model_curve_find(m, KDF_BACKEND_LIBSODIUM, KDF_ALG_ARGON2ID,
 	    1) != NULL ? "libsodium" : "libargon2";
 }
 
 /* The curve a stack of that name stands on. */
 static enum kdf_backend
-stack_base(const struct model *m, const char *name)
+stack_base(const struct model *m, const char *name, enum kdf_alg variant)
 {
 	const struct stack_def	*sd = stack_find(name);
 
 	if (sd != NULL)
 		return sd->base;
-	return strcmp(stack_default(m), "libsodium") == 0 ?
+	return strcmp(stack_default(m, variant), "libsodium") == 0 ?
 	    KDF_BACKEND_LIBSODIUM : KDF_BACKEND_LIBARGON2;
 }
 
@@ -269,7 +274,7 @@ stack_unmeasured(const struct model *m, const char *name,
 	if ((name != NULL && name[0] != '\0') ||
 	    (q->backend == KDF_BACKEND_AUTO && q->parallelism <= 1)) {
 		b = stack_base(m, name != NULL && name[0] != '\0' ? name :
-		    stack_default(m));
+		    stack_default(m, q->variant), q->variant);
 		if (model_curve_find(m, b, q->variant, 1) != NULL)
 			return NULL;
 		return q->variant != KDF_ALG_ARGON2ID && model_curve_find(m,
@@ -667,7 +672,8 @@ stack_fit(const struct model *m, const char *name,
 {
 	const struct model_curve	*cv;
 	struct model_prediction		 pr;
-	enum kdf_backend		 base = stack_base(m, name);
+	enum kdf_backend		 base = stack_base(m, name,
+					    KDF_ALG_ARGON2ID);
 	double				 x[64], y[64], w[64], e[64], sp[64];
 	double				 tl[64], tail[64];
 	uint32_t			 mk[64], spm[64], tlm[64];
@@ -957,7 +963,8 @@ stack_correction(const struct model *m, const char *name)
 
 	if (st == NULL || st->how == MODEL_STACK_LIBRARY)
 		return NULL;
-	if (kdf_backend_parse(name, &b) == 0 && b == stack_base(m, name))
+	if (kdf_backend_parse(name, &b) == 0 && b == stack_base(m, name,
+	    KDF_ALG_ARGON2ID))
 		return NULL;
 	/*
 	 * A runtime that hashed through the curve's own library file: its
@@ -1010,8 +1017,8 @@ stack_predict(const struct model *m, const char *name, enum kdf_alg variant,
 	const struct model_stack	*st = stack_correction(m, name);
 	struct model_prediction		 pr;
 
-	if ((cv = model_curve_find(m, stack_base(m, name), variant, p)) ==
-	    NULL)
+	if ((cv = model_curve_find(m, stack_base(m, name, variant), variant,
+	    p)) == NULL)
 		return -1;
 	model_predict(m, cv, m_kib, t, k > 0 ? k : 1, q, &pr);
 	*ms = st != NULL ? stack_at(st, pr.p50_ms, pr.ms, q) : pr.ms;
@@ -1076,7 +1083,7 @@ stack_recommend(const struct model *m, const char *name,
 	/* stack=NAME's own answer: its notes are its own stack's. */
 	aim.stack_named = name != NULL && name[0] != '\0';
 	if (name == NULL || name[0] == '\0')
-		name = stack_default(m);
+		name = stack_default(m, q->variant);
 	sd = stack_find(name);
 	st = model_stack_find(m, name);
 	corr = stack_correction(m, name);
@@ -1085,7 +1092,7 @@ stack_recommend(const struct model *m, const char *name,
 		    "of it", name);
 		return -1;
 	}
-	aim.backend = stack_base(m, name);
+	aim.backend = stack_base(m, name, q->variant);
 	if (sd != NULL && sd->p1_only && q->parallelism > 1) {
 		snprintf(err, errlen, "%s computes p = 1 only", name);
 		return -1;

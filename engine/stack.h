@@ -267,10 +267,11 @@ int	 stack_predict(const struct model *m, const char *name,
 	    uint32_t k, int q, double *ms);
 
 /*
- * The stack the model's default answer holds for ("libsodium" when m
- * measured it, else "libargon2").
+ * The stack the model's default answer for variant holds for: the
+ * library that measured variant at p = 1, libsodium first; when neither
+ * did, "libsodium" when m measured its argon2id, else "libargon2".
  */
-const char *stack_default(const struct model *m);
+const char *stack_default(const struct model *m, enum kdf_alg variant);
 
 /*
  * Why no curve of m answers q for stack name (NULL: the default answer,

@@ -139,6 +139,9 @@ expect_body "... in argon2i" "j['phc_prefix'].startswith('\$argon2i\$')"
 expect_http 200 "the model of both" GET /v1/model
 expect_body "... each curve naming its run" "j['run_id'] == $seed_run and sorted((c['variant'], c['run_id']) for c in j['model']['curves']) == [('argon2i', $grid_run), ('argon2id', $seed_run)]"
 grep -qF "with libsodium argon2i p = 1 from run $grid_run" "$TMP/log" && ok "the log names the grid's curve" || bad "the log does not name the grid's curve"
+expect_http 200 "the hosts" GET /v1/hosts
+expect_body "... this host's presets from its model: argon2id's and the grid's argon2i" "
+    [n for n in (p['name'] for h in j['hosts'] if h['this_host'] for p in h['presets']) if n in ('OWASP-2', 'Argon2i')] == ['Argon2i', 'OWASP-2']"
 # Stored while it runs: taken on SIGHUP (systemctl reload), the questions
 # of the model's run kept.
 expect_http 422 "argon2d before its grid: not measured" GET "/v1/recommendation?target_ms=250&variant=argon2d&backend=libargon2"

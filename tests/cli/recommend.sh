@@ -231,6 +231,13 @@ assert any(("Sized on the libsodium argon2i p = 1 curve of run %d" % grid) in n 
 php = [s for s in i["stacks"] if s["name"] == "php"][0]
 assert php["why"] == "libargon2 argon2i not measured yet", php
 PY
+# A point of the grid the store cannot read: its curve is left out, said.
+sqlite3 "$TMP/s.db" ".backup '$TMP/s2.db'"
+sqlite3 "$TMP/s2.db" "UPDATE points SET data = '{}' WHERE run_id = (SELECT max(id) FROM runs) AND seq = 0"
+expect_status 1 "an unreadable point of the grid: argon2i not measured" -- "$PWTUNE" recommend --target-ms 60 \
+	--floor none --variant argon2i --db "$TMP/s2.db"
+expect_stderr "... the store says why" "stored point 0 unreadable"
+expect_stderr "... and what it left out" "its libsodium argon2i p = 1 curve is left out of the model"
 # Stacks: the default answer lists every stack's (the API's JSON); --stack
 # answers for one, checked and named; an unknown name is exit 2 with the
 # known names; a stack on a library the run did not measure is exit 1.

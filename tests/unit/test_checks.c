@@ -251,7 +251,7 @@ TEST(a_runtime_on_the_curves_library_is_checked_as_the_library)
 	 * libsodium is the default stack here: its question is the
 	 * default's (no stack), whose answer is its.
 	 */
-	ASSERT_STR_EQ(stack_default(d.model), "libsodium");
+	ASSERT_STR_EQ(stack_default(d.model, KDF_ALG_ARGON2ID), "libsodium");
 	checks_asked(&d, &q, "php-sodium");
 	checks_asked(&d, &q, "php-sodium");
 	checks_asked(&d, &q, "libsodium");

@@ -350,7 +350,7 @@ TEST(retention_keeps_the_newest_and_the_protected)
 	report_release(&rep);
 
 	/* Keep 2 of hostA; ids[1] is behind the model and stays too. */
-	ASSERT_EQ(db_retention(db, "hostA", 2, ids[1], &deleted, err,
+	ASSERT_EQ(db_retention(db, "hostA", NULL, 2, ids[1], &deleted, err,
 	    sizeof(err)), DB_OK);
 	ASSERT_EQ(deleted, 4);	/* ids[0], ids[2], ids[3], ids[4] */
 	ASSERT_EQ(db_runs_list(db, "hostA", 10, &runs, &n, err, sizeof(err)),
@@ -475,19 +475,22 @@ TEST(a_model_takes_the_curves_its_run_did_not_measure)
 	struct model		 m;
 	const struct model_curve *c;
 	char			 err[512];
-	int64_t			 old_i, quick, grid, cli_id, k4, scr, last, id;
+	int64_t			 old_i, quick, grid, l2, cli_id, k4, scr, last, id;
 	size_t			 i, deleted;
 
-	ASSERT_EQ(db_model_run(db, "hostA", &id, err, sizeof(err)),
-	    DB_ERR_NOTFOUND);
+	ASSERT_EQ(db_model_run(db, "hostA", "fp-hostA", &id, err,
+	    sizeof(err)), DB_ERR_NOTFOUND);
 	ASSERT_STR_CONTAINS(err, "no finished run");
 	old_i = cli_grid(db, KDF_BACKEND_LIBARGON2, KDF_ALG_ARGON2I, 1, 1,
 	    100.0);
 	/* Only another variant: that run is the model's. */
-	ASSERT_EQ(db_model_run(db, "hostA", &id, err, sizeof(err)), DB_OK);
+	ASSERT_EQ(db_model_run(db, "hostA", "fp-hostA", &id, err,
+	    sizeof(err)), DB_OK);
 	ASSERT_EQ(id, old_i);
 	quick = daemon_run(db, 10.0);
 	grid = cli_grid(db, KDF_BACKEND_LIBARGON2, KDF_ALG_ARGON2I, 1, 1, 20.0);
+	/* Argon2id, but not the curve that decides: not the model's run. */
+	l2 = cli_grid(db, KDF_BACKEND_LIBARGON2, KDF_ALG_ARGON2ID, 1, 1, 15.0);
 	/* A CLI grid of the daemon's own curve is not the model's run. */
 	cli_id = cli_grid(db, KDF_BACKEND_LIBSODIUM, KDF_ALG_ARGON2ID, 1, 1,
 	    12.0);
@@ -496,31 +499,37 @@ TEST(a_model_takes_the_curves_its_run_did_not_measure)
 	/* scrypt: no curve either. */
 	scr = cli_grid(db, KDF_BACKEND_LIBSODIUM, KDF_ALG_SCRYPT, 2, 1, 5.0);
 
-	/* The newest run of the daemon's that measured argon2id at p = 1. */
-	ASSERT_EQ(db_model_run(db, "hostA", &id, err, sizeof(err)), DB_OK);
+	/* The newest run of the daemon's that measured the deciding curve. */
+	ASSERT_EQ(db_model_run(db, "hostA", "fp-hostA", &id, err,
+	    sizeof(err)), DB_OK);
 	ASSERT_EQ(id, quick);
 	ASSERT_EQ(db_model_report(db, quick, &rep, &src, err, sizeof(err)),
 	    DB_OK);
 	ASSERT_EQ(src.nown, 4);
-	ASSERT_EQ(src.n, 1);		/* the k = 1 grid's; no scrypt */
-	ASSERT_EQ(src.src[0].run, grid);
-	ASSERT_EQ(src.src[0].variant, KDF_ALG_ARGON2I);
-	ASSERT_EQ(rep.n, 4 + 5);
+	ASSERT(rep.merged && rep.nown == 4);
+	ASSERT_EQ(src.n, 2);		/* the k = 1 grids'; no scrypt */
+	for (i = 0; i < src.n; i++)
+		ASSERT(src.src[i].run == (src.src[i].variant ==
+		    KDF_ALG_ARGON2I ? grid : l2));
+	ASSERT_EQ(rep.n, 4 + 5 + 5);
 	report_release(&rep);
 	memset(&m, 0, sizeof(m));
 	ASSERT_EQ(db_model_fit(db, quick, &m, err, sizeof(err)), DB_OK);
 	ASSERT_EQ(m.run_id, quick);
-	ASSERT_EQ(m.ncurves, 2);
-	ASSERT_EQ(curve_of(&m, KDF_BACKEND_LIBSODIUM, KDF_ALG_ARGON2ID,
-	    1)->run_id, quick);
+	ASSERT_EQ(m.ncurves, 3);
+	c = curve_of(&m, KDF_BACKEND_LIBSODIUM, KDF_ALG_ARGON2ID, 1);
+	ASSERT(c->run_id == quick && !c->other_run);
+	ASSERT(model_deciding_curve(&m) == c);
 	c = curve_of(&m, KDF_BACKEND_LIBARGON2, KDF_ALG_ARGON2I, 1);
-	ASSERT_EQ(c->run_id, grid);
+	ASSERT(c->run_id == grid && c->other_run);
 	ASSERT_EQ(c->npoints, 5);
+	ASSERT_EQ(m.npoints, 4);	/* the run's own */
 
-	/* Seventeen runs of the daemon's since: the grid's curve stays. */
+	/* Seventeen runs of the daemon's since: the grids' curves stay. */
 	for (i = 0; i < 17; i++)
 		last = daemon_run(db, 10.0 + (double)i);
-	ASSERT_EQ(db_model_run(db, "hostA", &id, err, sizeof(err)), DB_OK);
+	ASSERT_EQ(db_model_run(db, "hostA", "fp-hostA", &id, err,
+	    sizeof(err)), DB_OK);
 	ASSERT_EQ(id, last);
 	memset(&m, 0, sizeof(m));
 	ASSERT_EQ(db_model_fit(db, last, &m, err, sizeof(err)), DB_OK);
@@ -532,38 +541,53 @@ TEST(a_model_takes_the_curves_its_run_did_not_measure)
 	 * from; the older argon2i grid (measured again since), the k = 4
 	 * and scrypt runs and the daemon's older runs go.
 	 */
-	ASSERT_EQ(db_retention(db, "hostA", 1, 0, &deleted, err,
+	ASSERT_EQ(db_retention(db, "hostA", "fp-hostA", 1, 0, &deleted, err,
 	    sizeof(err)), DB_OK);
-	ASSERT(run_kept(db, last) && run_kept(db, grid));
+	ASSERT(run_kept(db, last) && run_kept(db, grid) && run_kept(db, l2));
 	ASSERT(!run_kept(db, old_i) && !run_kept(db, k4) &&
 	    !run_kept(db, scr) && !run_kept(db, quick) && !run_kept(db, cli_id));
 	ASSERT_EQ(deleted, 5 + 16);
 
-	/* The host changed: its newest run's fingerprint decides. */
+	/*
+	 * A grid of another fingerprint (a shell with fewer CPUs, say): the
+	 * host as it is keeps its model, and retention its runs.
+	 */
 	id = store_curve(db, "fp-changed", DB_TRIGGER_CLI,
 	    KDF_BACKEND_LIBARGON2, KDF_ALG_ARGON2D, 1, 1, 3, 30.0);
-	ASSERT_EQ(db_model_run(db, "hostA", &last, err, sizeof(err)), DB_OK);
-	ASSERT_EQ(last, id);
+	ASSERT_EQ(db_model_run(db, "hostA", "fp-hostA", &m.run_id, err,
+	    sizeof(err)), DB_OK);
+	ASSERT_EQ(m.run_id, last);
+	ASSERT_EQ(db_retention(db, "hostA", "fp-hostA", 1, 0, &deleted, err,
+	    sizeof(err)), DB_OK);
+	ASSERT_EQ(deleted, 0);
+	/* The host changed to it: its run, and nothing of the host before. */
+	ASSERT_EQ(db_model_run(db, "hostA", "fp-changed", &m.run_id, err,
+	    sizeof(err)), DB_OK);
+	ASSERT_EQ(m.run_id, id);
+	ASSERT_EQ(db_model_run(db, "hostA", NULL, &m.run_id, err,
+	    sizeof(err)), DB_OK);
+	ASSERT_EQ(m.run_id, id);	/* unknown: the newest run's */
 	ASSERT_EQ(db_model_report(db, id, &rep, &src, err, sizeof(err)),
 	    DB_OK);
-	ASSERT_EQ(rep.n, 3);		/* nothing of another fingerprint */
-	ASSERT_EQ(src.n, 0);
+	ASSERT_EQ(rep.n, 3);
+	ASSERT(src.n == 0 && !rep.merged);
 	report_release(&rep);
-	/* And retention keeps nothing of the host as it was. */
-	ASSERT_EQ(db_retention(db, "hostA", 1, 0, &deleted, err,
+	ASSERT_EQ(db_retention(db, "hostA", "fp-changed", 1, 0, &deleted, err,
 	    sizeof(err)), DB_OK);
-	ASSERT_EQ(deleted, 2);
+	ASSERT_EQ(deleted, 3);
 	ASSERT(run_kept(db, id) && !run_kept(db, grid));
 	db_close(db);
 }
 
-static char	model_log[512];
+static char	model_log[1024];
 
 static void
 model_log_keep(void *ctx, const char *msg)
 {
+	size_t	n = strlen(model_log);
+
 	(void)ctx;
-	snprintf(model_log, sizeof(model_log), "%s", msg);
+	snprintf(model_log + n, sizeof(model_log) - n, "%s\n", msg);
 }
 
 /* Another run's point that cannot be read leaves its curve out, said. */
@@ -573,15 +597,19 @@ TEST(an_unreadable_curve_of_another_run_is_left_out)
 	struct db		*db;
 	struct model		 m;
 	const char		*loc = fresh_store("unreadable.db");
-	char			 err[512], sql[160];
-	int64_t			 quick, grid;
+	char			 err[512], sql[256];
+	int64_t			 quick, grid, fake;
 
 	if (db_open(loc, &o, &db, err, sizeof(err)) != DB_OK)
 		TEST_FAIL("open: %s", err);
 	quick = daemon_run(db, 10.0);
 	grid = cli_grid(db, KDF_BACKEND_LIBARGON2, KDF_ALG_ARGON2I, 1, 1, 20.0);
+	/* Rows that say argon2d, data that say argon2id (the run's curve). */
+	fake = cli_grid(db, KDF_BACKEND_LIBARGON2, KDF_ALG_ARGON2ID, 1, 1,
+	    99.0);
 	snprintf(sql, sizeof(sql), "UPDATE points SET data = '{}' WHERE "
-	    "run_id = %lld AND seq = 2", (long long)grid);
+	    "run_id = %lld AND seq = 2; UPDATE points SET variant = 'argon2d' "
+	    "WHERE run_id = %lld", (long long)grid, (long long)fake);
 	if (pg_base == NULL) {
 		char	cmd[512];
 
@@ -593,11 +621,16 @@ TEST(an_unreadable_curve_of_another_run_is_left_out)
 	model_log[0] = '\0';
 	ASSERT_EQ(db_model_fit(db, quick, &m, err, sizeof(err)), DB_OK);
 	ASSERT_EQ(m.ncurves, 1);
+	ASSERT_EQ(curve_of(&m, KDF_BACKEND_LIBSODIUM, KDF_ALG_ARGON2ID,
+	    1)->npoints, 4);
 	ASSERT(model_curve_find(&m, KDF_BACKEND_LIBARGON2, KDF_ALG_ARGON2I,
 	    1) == NULL);
-	ASSERT_STR_CONTAINS(model_log, "stored point 2 unreadable");
+	ASSERT_STR_CONTAINS(model_log, "run 2: stored point 2 unreadable");
 	ASSERT_STR_CONTAINS(model_log, "its libargon2 argon2i p = 1 curve is "
 	    "left out of the model");
+	ASSERT_STR_CONTAINS(model_log, "run 3: stored point 0 unreadable: its "
+	    "data say libargon2 argon2id p = 1: its libargon2 argon2d p = 1 "
+	    "curve is left out of the model");
 	db_close(db);
 }
 

@@ -1120,6 +1120,42 @@ TEST(a_slow_hash_sets_the_tail_only_where_a_collector_pauses)
 	ASSERT(a.predicted_ms <= q.target_ms);
 }
 
+/*
+ * A variant only libargon2 measured (a grid stored beside the run): the
+ * default answer for it stands on libargon2, not on libsodium's missing
+ * curve; the C snippet follows.
+ */
+TEST(the_default_answer_of_a_variant_stands_on_the_library_that_measured_it)
+{
+	struct report		rep;
+	struct tune_query	q;
+	struct tune_answer	a;
+	char			err[512];
+	size_t			i;
+
+	synthetic_host(&rep, 1, 1, 8ULL << 30);
+	for (i = 0; i < rep.n; i++)
+		if (rep.results[i].pt.kp.backend == KDF_BACKEND_LIBARGON2)
+			rep.results[i].pt.kp.alg = KDF_ALG_ARGON2I;
+	if (model_fit(&rep, &mdl, err, sizeof(err)) != 0)
+		TEST_FAIL("model_fit: %s", err);
+	report_release(&rep);
+	ASSERT_STR_EQ(stack_default(&mdl, KDF_ALG_ARGON2ID), "libsodium");
+	ASSERT_STR_EQ(stack_default(&mdl, KDF_ALG_ARGON2I), "libargon2");
+	/* Neither measured it: as argon2id's. */
+	ASSERT_STR_EQ(stack_default(&mdl, KDF_ALG_ARGON2D), "libsodium");
+	tune_query_init(&q);
+	q.target_ms = 250;
+	q.variant = KDF_ALG_ARGON2I;
+	ASSERT(stack_unmeasured(&mdl, NULL, &q) == NULL);
+	ASSERT_EQ(stack_recommend(&mdl, NULL, &q, &a, err, sizeof(err)), 0);
+	ASSERT_EQ(a.backend, KDF_BACKEND_LIBARGON2);
+	ASSERT_EQ(a.variant, KDF_ALG_ARGON2I);
+	q.variant = KDF_ALG_ARGON2D;
+	ASSERT_EQ(stack_recommend(&mdl, NULL, &q, &a, err, sizeof(err)), -1);
+	ASSERT_STR_CONTAINS(err, "libsodium computes no argon2d");
+}
+
 TEST(default_and_library_only_stacks)
 {
 	struct tune_query	q;
@@ -1127,7 +1163,7 @@ TEST(default_and_library_only_stacks)
 	char			err[256];
 
 	fit(0);		/* libsodium alone */
-	ASSERT_STR_EQ(stack_default(&mdl), "libsodium");
+	ASSERT_STR_EQ(stack_default(&mdl, KDF_ALG_ARGON2ID), "libsodium");
 	tune_query_init(&q);
 	q.target_ms = 250;
 	ASSERT_EQ(stack_recommend(&mdl, NULL, &q, &a, err, sizeof(err)), 0);
@@ -1511,8 +1547,9 @@ TEST(what_asked_for_the_unmeasured)
 	tune_query_init(&q);
 	q.target_ms = 250;
 	ASSERT(stack_unmeasured(&mdl, NULL, &q) == NULL);
+	/* The default answer takes the library that measured argon2i. */
 	q.variant = KDF_ALG_ARGON2I;
-	ASSERT_STR_EQ(stack_unmeasured(&mdl, NULL, &q), "variant");
+	ASSERT(stack_unmeasured(&mdl, NULL, &q) == NULL);
 	ASSERT(stack_unmeasured(&mdl, "php", &q) == NULL);
 	ASSERT_STR_EQ(stack_unmeasured(&mdl, "php-sodium", &q), "variant");
 	q.variant = KDF_ALG_ARGON2ID;
@@ -1546,6 +1583,7 @@ TEST_LIST(
 	TEST_ENTRY(measured_times_and_spread_are_the_stacks_own),
 	TEST_ENTRY(a_pause_in_a_large_point_is_the_stacks_tail),
 	TEST_ENTRY(a_slow_hash_sets_the_tail_only_where_a_collector_pauses),
+	TEST_ENTRY(the_default_answer_of_a_variant_stands_on_the_library_that_measured_it),
 	TEST_ENTRY(default_and_library_only_stacks),
 	TEST_ENTRY(probe_points_where_answers_fall),
 	TEST_ENTRY(a_runtimes_heap_bounds_its_answers_and_its_probe),
