@@ -899,9 +899,11 @@ rec_print_text(const struct rec_opts *o, const struct model *m,
 	json_t			*code;
 	const struct stack_def	*sd;
 	char			 size[32], flight[32], loo[160], lib[96];
+	const struct model_curve *cv;
 	size_t		 ok = 0, i;
 
-	for (i = 0; i < rep->n; i++)
+	/* The run's own: the curves other runs add are said apart. */
+	for (i = 0; i < (rep->merged ? rep->nown : rep->n); i++)
 		ok += rep->results[i].status == MEASURE_OK;
 	units_format_kib(a->m_kib, size, sizeof(size));
 	units_format_kib(a->in_flight_kib, flight, sizeof(flight));
@@ -962,6 +964,21 @@ rec_print_text(const struct rec_opts *o, const struct model *m,
 	model_loo_text(m, loo, sizeof(loo));
 	printf("  Model:       %s run of %s (%zu points measured), %s\n",
 	    rep->profile, rep->created, ok, loo);
+	/* Sized on a curve another run measured: which, and how well. */
+	if ((cv = model_curve_find(m, a->backend, a->variant, a->p)) != NULL &&
+	    cv->other_run) {
+		char	label[64];
+
+		model_curve_label(cv, label, sizeof(label));
+		printf("  Curve:       %s, from run %lld (%zu points), "
+		    "leave-one-out error ", label, (long long)cv->run_id,
+		    cv->npoints);
+		if (cv->loo_n > 0)
+			printf("median %.1f %%, worst %.1f %%\n",
+			    100 * cv->loo_median, 100 * cv->loo_worst);
+		else
+			printf("unknown (too few points)\n");
+	}
 	printf("  Quality:     %s (%s)\n", model_quality_name(m->quality),
 	    m->quality_why);
 	/* A daemon's store: its answers can still differ, and say why. */

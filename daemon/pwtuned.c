@@ -452,7 +452,12 @@ out:
 	notify_watchdog_stop();
 	free(d.model);
 	log_info("stopped");
-	if (lockfd >= 0)
+	if (lockfd >= 0) {
+		/* No PID left to name a process that may be another's. */
+		if (ftruncate(lockfd, 0) == -1)
+			log_warn("the lock's PID not cleared: %s",
+			    strerror(errno));
 		close(lockfd);	/* the state directory is free */
+	}
 	return rc;
 }

@@ -267,6 +267,8 @@ kdf_check_argon2(const struct kdf_params *kp, const struct kdf_input *in,
 		    "associated data");
 		return -1;
 	}
+	_Static_assert(KDF_LIBSODIUM_ARGON2I_T_MIN ==
+	    crypto_pwhash_argon2i_OPSLIMIT_MIN, "libsodium's Argon2i t");
 	if (kp->alg == KDF_ALG_ARGON2I &&
 	    kp->t < crypto_pwhash_argon2i_OPSLIMIT_MIN) {
 		kdf_seterr(err, errlen, "libsodium's Argon2i needs t >= %u",

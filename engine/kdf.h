@@ -30,6 +30,7 @@
 #define KDF_SECRET_MAX		64		/* bytes */
 #define KDF_AD_MAX		1024		/* bytes */
 #define KDF_ARGON2_M_MIN	8		/* KiB, and at least 8 * p */
+#define KDF_LIBSODIUM_ARGON2I_T_MIN 3	/* crypto_pwhash_argon2i's */
 #define KDF_ARGON2_M_MAX	UINT32_C(0xFFFFFFFF) /* KiB, Argon2's own cap */
 #define KDF_ARGON2_T_MAX	UINT32_C(0xFFFFFFFF)
 #define KDF_ARGON2_P_MAX	UINT32_C(0xFFFFFF)

@@ -1118,26 +1118,29 @@ stack_recommend(const struct model *m, const char *name,
 	if (model_curve_find(m, aim.backend, q->variant, 1) == NULL) {
 		const char	*lib = kdf_backend_name(aim.backend);
 
+		char		 grid[320];
+
 		/* libsodium has no Argon2d: no run of it could answer. */
+		tune_grid_said(grid, sizeof(grid), q->variant ==
+		    KDF_ALG_ARGON2D ? KDF_BACKEND_LIBARGON2 : aim.backend,
+		    q->variant, 1);
 		if (q->variant == KDF_ALG_ARGON2D &&
 		    aim.backend == KDF_BACKEND_LIBSODIUM)
 			snprintf(err, errlen, "%s%slibsodium computes no "
 			    "argon2d: ask for argon2id, or for argon2d with "
-			    "the libargon2 backend (" TUNE_GRID_SAID ")",
+			    "the libargon2 backend (%s)",
 			    strcmp(name, lib) != 0 ? name : "",
-			    strcmp(name, lib) != 0 ? ": " : "", "libargon2",
-			    "argon2d", 1u);
+			    strcmp(name, lib) != 0 ? ": " : "", grid);
 		/* Measured, in another variant (the runs' argon2id). */
 		else if (q->variant != KDF_ALG_ARGON2ID &&
 		    model_curve_find(m, aim.backend, KDF_ALG_ARGON2ID, 1) !=
 		    NULL)
 			snprintf(err, errlen, "%s%sthis host's model has no "
 			    "%s measurements of %s (its runs measure "
-			    "argon2id): ask for argon2id (" TUNE_GRID_SAID
-			    ")", strcmp(name, lib) != 0 ? name : "",
+			    "argon2id): ask for argon2id (%s)",
+			    strcmp(name, lib) != 0 ? name : "",
 			    strcmp(name, lib) != 0 ? ": " : "",
-			    kdf_alg_name(q->variant), lib, lib,
-			    kdf_alg_name(q->variant), 1u);
+			    kdf_alg_name(q->variant), lib, grid);
 		/* Go, Node and Java have their own code: its reference. */
 		else if (sd != NULL && stack_own_code(sd))
 			snprintf(err, errlen, "%s is sized on the %s curve "
@@ -1263,7 +1266,7 @@ stack_recommend(const struct model *m, const char *name,
 	 */
 	if (rc >= 0 && (cv = model_curve_find(m, aim.backend, q->variant,
 	    a->p)) != NULL && cv != model_deciding_curve(m) && cv->loo_n > 0 &&
-	    cv->loo_worst > MODEL_LOO_WORST_MAX) {
+	    cv->loo_worst > MODEL_LOO_WORST_MAX && !cv->other_run) {
 		char	label[64];
 
 		model_curve_label(cv, label, sizeof(label));

@@ -197,6 +197,19 @@ tune_note_t_max(struct tune_answer *a)
 	    "let m use it" : "more memory would use it");
 }
 
+void
+tune_grid_said(char *buf, size_t len, enum kdf_backend backend,
+    enum kdf_alg variant, uint32_t p)
+{
+	snprintf(buf, len, "pwtune bench --backend %s --variant %s --p %u "
+	    "--m 16MiB,64MiB,256MiB --t %s measures them: with --db STORE "
+	    "into that store's model (a running pwtuned reads it on SIGHUP), "
+	    "with --json FILE for pwtune recommend --from FILE",
+	    kdf_backend_name(backend), kdf_alg_name(variant), (unsigned)p,
+	    backend == KDF_BACKEND_LIBSODIUM && variant == KDF_ALG_ARGON2I ?
+	    "3,6" : "1,3");
+}
+
 const struct model_curve *
 tune_curve(const struct model *m, const struct tune_query *q, uint32_t *p,
     char *err, size_t errlen)
@@ -206,6 +219,7 @@ tune_curve(const struct model *m, const struct tune_query *q, uint32_t *p,
 	uint32_t			 want;
 	int				 cpus = m->effective_cpus > 0 ?
 					    m->effective_cpus : 1;
+	char				 grid[320];
 
 	/* auto: the library that can answer (p over 1 is libargon2's). */
 	if (b == KDF_BACKEND_AUTO && q->parallelism > 1 &&
@@ -219,22 +233,22 @@ tune_curve(const struct model *m, const struct tune_query *q, uint32_t *p,
 		if ((c = model_curve_find(m, b, q->variant, q->parallelism)) ==
 		    NULL && b == KDF_BACKEND_LIBSODIUM && q->parallelism > 1) {
 			/* Its p = 1 only: no run of it could help. */
+			tune_grid_said(grid, sizeof(grid),
+			    KDF_BACKEND_LIBARGON2, q->variant, q->parallelism);
 			snprintf(err, errlen, "no curve of this host's model "
 			    "has p = %u: libsodium computes p = 1 only, and "
 			    "libargon2 was not measured at p = %u: ask for p = "
-			    "1 (" TUNE_GRID_SAID ")", (unsigned)q->parallelism,
-			    (unsigned)q->parallelism, "libargon2",
-			    kdf_alg_name(q->variant),
-			    (unsigned)q->parallelism);
+			    "1 (%s)", (unsigned)q->parallelism,
+			    (unsigned)q->parallelism, grid);
 			return NULL;
 		}
 		if (c == NULL) {
+			tune_grid_said(grid, sizeof(grid), b, q->variant,
+			    q->parallelism);
 			snprintf(err, errlen, "no measurements of %s %s with "
-			    "p = %u on this host (" TUNE_GRID_SAID ")",
-			    kdf_backend_name(b), kdf_alg_name(q->variant),
-			    (unsigned)q->parallelism, kdf_backend_name(b),
+			    "p = %u on this host (%s)", kdf_backend_name(b),
 			    kdf_alg_name(q->variant),
-			    (unsigned)q->parallelism);
+			    (unsigned)q->parallelism, grid);
 			return NULL;
 		}
 		*p = q->parallelism;
@@ -251,10 +265,10 @@ tune_curve(const struct model *m, const struct tune_query *q, uint32_t *p,
 			return c;
 		}
 	if ((c = model_curve_find(m, b, q->variant, 1)) == NULL) {
+		tune_grid_said(grid, sizeof(grid), b, q->variant, 1);
 		snprintf(err, errlen, "no measurements of %s %s on this host "
-		    "(" TUNE_GRID_SAID ")", kdf_backend_name(b),
-		    kdf_alg_name(q->variant), kdf_backend_name(b),
-		    kdf_alg_name(q->variant), 1u);
+		    "(%s)", kdf_backend_name(b), kdf_alg_name(q->variant),
+		    grid);
 		return NULL;
 	}
 	*p = 1;
@@ -450,22 +464,31 @@ tune_advise(const struct model *m, const struct tune_query *q,
 	/*
 	 * A curve another run measured (a grid stored beside the model's
 	 * run) is not judged with the model: too small to know its error,
-	 * the answer says so.
+	 * or its error past the bound, the answer says so.
 	 */
 	if ((own = model_curve_find(m, a->backend, a->variant, a->p)) !=
 	    NULL && own->other_run && own->loo_n == 0) {
-		char	label[64];
+		char	label[64], grid[256];
 
 		model_curve_label(own, label, sizeof(label));
+		tune_grid_said(grid, sizeof(grid), own->backend, own->variant,
+		    own->p);
 		tune_note(a, "Sized on the %s curve of run %lld, fitted on %zu "
 		    "point%s: too few to know how far an answer may miss "
 		    "(a leave-one-out error needs %d, at two t or more): "
-		    "measure more sizes and t (pwtune bench --backend %s "
-		    "--variant %s --p %u --m ... --t ...).", label,
+		    "measure more sizes and t (%s).", label,
 		    (long long)own->run_id, own->npoints, own->npoints == 1 ?
-		    "" : "s", MODEL_LOO_MIN_POINTS,
-		    kdf_backend_name(own->backend),
-		    kdf_alg_name(own->variant), (unsigned)own->p);
+		    "" : "s", MODEL_LOO_MIN_POINTS, grid);
+	} else if (own != NULL && own->other_run &&
+	    own->loo_worst > MODEL_LOO_WORST_MAX) {
+		char	label[64];
+
+		model_curve_label(own, label, sizeof(label));
+		tune_note(a, "Sized on the %s curve of run %lld, whose "
+		    "leave-one-out error is up to %.1f %% (over %.0f %%): an "
+		    "answer may miss its target by as much. Measure it again "
+		    "on a quiet host.", label, (long long)own->run_id,
+		    100 * own->loo_worst, 100 * MODEL_LOO_WORST_MAX);
 	}
 	if (!q->stack_named && a->backend == KDF_BACKEND_LIBSODIUM &&
 	    (other = model_curve_find(m, KDF_BACKEND_LIBARGON2, q->variant,
@@ -503,11 +526,24 @@ tune_advise(const struct model *m, const struct tune_query *q,
 	}
 	if (a->m_kib > model_curve_max_m(model_curve_find(m, a->backend,
 	    q->variant, a->p))) {
-		units_format_kib(model_curve_max_m(model_curve_find(m,
-		    a->backend, q->variant, a->p)), size, sizeof(size));
-		tune_note(a, "m is above the largest size measured (%s): its "
-		    "time is extrapolated; pwtune bench --profile full measures "
-		    "up to 1 GiB.", size);
+		const struct model_curve *c = model_curve_find(m,
+		    a->backend, q->variant, a->p);
+
+		units_format_kib(model_curve_max_m(c), size, sizeof(size));
+		/* The profiles measure argon2id at p = 1: a grid, else. */
+		if (q->variant == KDF_ALG_ARGON2ID && a->p == 1)
+			tune_note(a, "m is above the largest size measured "
+			    "(%s): its time is extrapolated; pwtune bench "
+			    "--profile full measures up to 1 GiB.", size);
+		else
+			tune_note(a, "m is above the largest size measured "
+			    "(%s): its time is extrapolated; pwtune bench "
+			    "--backend %s --variant %s --p %u --m "
+			    "64MiB,256MiB,1GiB --t %s measures up to 1 GiB.",
+			    size, kdf_backend_name(a->backend),
+			    kdf_alg_name(q->variant), (unsigned)a->p,
+			    a->backend == KDF_BACKEND_LIBSODIUM &&
+			    q->variant == KDF_ALG_ARGON2I ? "3,6" : "1,3");
 	}
 	if (a->bound_t > 0)
 		tune_note(a, "m is under its bound here, %llu KiB (%s): "
@@ -600,6 +636,10 @@ tune_recommend(const struct model *m, const struct tune_query *q,
 		return -1;
 	if ((c = tune_curve(m, q, &p, err, errlen)) == NULL)
 		return -1;
+	/* libsodium hashes Argon2i at t = 3 at least. */
+	if (c->backend == KDF_BACKEND_LIBSODIUM && q->variant ==
+	    KDF_ALG_ARGON2I && aim.t_min < KDF_LIBSODIUM_ARGON2I_T_MIN)
+		aim.t_min = KDF_LIBSODIUM_ARGON2I_T_MIN;
 
 	a->headroom = tune_headroom(m, q->headroom_percentile > 0 ?
 	    q->headroom_percentile : q->percentile);
@@ -672,7 +712,7 @@ tune_recommend(const struct model *m, const struct tune_query *q,
 
 	/* Not met: the admissible parameters that come closest. */
 	for (mm = (uint32_t)cap; mm >= MIB_KIB && mm >= 8 * p; mm -= MIB_KIB) {
-		if ((t = tune_min_t(q, q->floor, mm)) == 0)
+		if ((t = tune_min_t(&aim, q->floor, mm)) == 0)
 			continue;
 		ms = tune_pred(m, c, mm, t, q);
 		if (best < 0 || ms < best) {

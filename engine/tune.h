@@ -202,15 +202,14 @@ void	 tune_note_drop(struct tune_answer *a, const char *prefix);
 #define TUNE_POOR_SAID		"the model is poor: "
 
 /*
- * Where measurements a model does not hold come from (a grid stored in a
- * store adds its curves to the store's model): a printf format of the
- * backend, variant and p.
+ * Where measurements a model does not hold come from, into buf: the grid
+ * of pwtune bench that measures backend's variant at p (sizes and two t
+ * a curve's leave-one-out error can be known from; libsodium's Argon2i
+ * takes t = 3 at least), stored into a store's model (a grid adds its
+ * curves there) or written for recommend --from.
  */
-#define TUNE_GRID_SAID		"pwtune bench --backend %s --variant %s " \
-				"--p %u measures them: with --db STORE " \
-				"into that store's model (a running " \
-				"pwtuned reads it on SIGHUP), with --json " \
-				"FILE for pwtune recommend --from FILE"
+void	 tune_grid_said(char *buf, size_t len, enum kdf_backend backend,
+	    enum kdf_alg variant, uint32_t p);
 
 /* The curve tune_recommend would use for q, or NULL (err says why). */
 const struct model_curve *tune_curve(const struct model *m,

@@ -145,7 +145,7 @@ expect_body "... this host's presets from its model: argon2id's and the grid's a
 # Stored while it runs: taken on SIGHUP (systemctl reload), the questions
 # of the model's run kept.
 expect_http 422 "argon2d before its grid: not measured" GET "/v1/recommendation?target_ms=250&variant=argon2d&backend=libargon2"
-expect_body "... saying what would measure it" "j['param'] == 'backend' and 'pwtune bench --backend libargon2 --variant argon2d --p 1 measures them: with --db STORE' in j['detail']"
+expect_body "... saying what would measure it" "j['param'] == 'backend' and 'pwtune bench --backend libargon2 --variant argon2d --p 1 --m 16MiB,64MiB,256MiB --t 1,3 measures them: with --db STORE' in j['detail']"
 "$PWTUNE" bench --m 8MiB,16MiB --t 1,3 --backend libargon2 --variant argon2d \
 	--repeats 2 --db "$VAR/pwtune.db" --no-json -q >/dev/null 2>&1 || bad "the argon2d grid was not stored"
 d_run=$(sqlite3 "$VAR/pwtune.db" "SELECT max(id) FROM runs")
@@ -244,7 +244,9 @@ rm -f "$VAR/pwtune.db"*
 start_daemon PWTUNED_STARTUP_PROFILE=quick --
 wait_log "start-up run [0-9]+ queued \(quick profile\)" 5 &&
 	ok "a store of an argon2i grid only: a start-up run is queued" || bad "a store of an argon2i grid only: no start-up run"
+[ "$(cat "$VAR/pwtuned.lock")" = "$PID" ] && ok "the lock holds the PID while it runs" || bad "the lock does not hold the PID"
 stop_daemon
+[ ! -s "$VAR/pwtuned.lock" ] && ok "... and no PID once stopped" || bad "the lock still names a PID once stopped: $(cat "$VAR/pwtuned.lock")"
 
 # A read-only state directory: refuses to start within 2 s, clearly.
 if [ "$(id -u)" = 0 ]; then

@@ -146,11 +146,11 @@ expect_status 2 "percentile 90" -- "$PWTUNE" recommend --target-ms 100 --percent
 expect_status 2 "floor unknown" -- "$PWTUNE" recommend --target-ms 100 --floor nist --from "$RUN"
 # Nothing measured that answers it: a negative answer, and what would.
 expect_status 1 "p never measured" -- "$PWTUNE" recommend --target-ms 100 --parallelism 4 --from "$RUN"
-expect_stderr "p never measured: named, libsodium's p = 1 said" "no curve of this host's model has p = 4: libsodium computes p = 1 only, and libargon2 was not measured at p = 4: ask for p = 1 (pwtune bench --backend libargon2 --variant argon2id --p 4 measures them: with --db STORE into that store's model (a running pwtuned reads it on SIGHUP), with --json FILE for pwtune recommend --from FILE)"
+expect_stderr "p never measured: named, libsodium's p = 1 said" "no curve of this host's model has p = 4: libsodium computes p = 1 only, and libargon2 was not measured at p = 4: ask for p = 1 (pwtune bench --backend libargon2 --variant argon2id --p 4 --m 16MiB,64MiB,256MiB --t 1,3 measures them: with --db STORE into that store's model (a running pwtuned reads it on SIGHUP), with --json FILE for pwtune recommend --from FILE)"
 expect_status 2 "libsodium asked for by name with p = 4: a usage error" -- "$PWTUNE" recommend --target-ms 100 --parallelism 4 --backend libsodium --from "$RUN"
 expect_stderr "libsodium with p = 4: named" "--parallelism 4 with --backend libsodium: libsodium computes p = 1 only"
 expect_status 1 "a variant never measured" -- "$PWTUNE" recommend --target-ms 100 --variant argon2i --from "$RUN"
-expect_stderr "a variant never measured: named, and what would measure it" "pwtune recommend: this host's model has no argon2i measurements of libsodium (its runs measure argon2id): ask for argon2id (pwtune bench --backend libsodium --variant argon2i --p 1 measures them: with --db STORE into that store's model (a running pwtuned reads it on SIGHUP), with --json FILE for pwtune recommend --from FILE)"
+expect_stderr "a variant never measured: named, and what would measure it" "pwtune recommend: this host's model has no argon2i measurements of libsodium (its runs measure argon2id): ask for argon2id (pwtune bench --backend libsodium --variant argon2i --p 1 --m 16MiB,64MiB,256MiB --t 3,6 measures them: with --db STORE into that store's model (a running pwtuned reads it on SIGHUP), with --json FILE for pwtune recommend --from FILE)"
 expect_status 1 "a variant never measured, a stack's" -- "$PWTUNE" recommend --target-ms 100 --variant argon2i --stack php-sodium --from "$RUN"
 expect_stderr "a variant never measured, a stack's: named" "php-sodium: this host's model has no argon2i measurements of libsodium"
 printf '{"schema": "pwtune-bench/0"}' >"$TMP/bad.json"
@@ -231,6 +231,15 @@ assert any(("Sized on the libsodium argon2i p = 1 curve of run %d" % grid) in n 
 php = [s for s in i["stacks"] if s["name"] == "php"][0]
 assert php["why"] == "libargon2 argon2i not measured yet", php
 PY
+# The text says which curve, from which run, and how well it is known;
+# the run's own points alone in its Model line.
+expect_status 0 "argon2i after the grid, as text" -- "$PWTUNE" recommend --target-ms 60 --floor none \
+	--variant argon2i --db "$TMP/s.db"
+grid=$(sqlite3 "$TMP/s.db" "SELECT max(id) FROM runs")
+expect_stdout "... the grid's curve named" "Curve:       libsodium argon2i p = 1, from run $grid ("
+expect_stdout "... its error unknown" "leave-one-out error unknown (too few points)"
+own=$(sqlite3 "$TMP/s.db" "SELECT count(*) FROM points WHERE status = 'ok' AND run_id = (SELECT min(id) FROM runs)")
+expect_stdout "... the Model line counts the run's own points" "($own points measured)"
 # A point of the grid the store cannot read: its curve is left out, said.
 sqlite3 "$TMP/s.db" ".backup '$TMP/s2.db'"
 sqlite3 "$TMP/s2.db" "UPDATE points SET data = '{}' WHERE run_id = (SELECT max(id) FROM runs) AND seq = 0"

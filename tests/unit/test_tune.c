@@ -1343,10 +1343,108 @@ TEST(bad_queries)
 	ASSERT_EQ(tune_recommend(&mdl, &q, &a, err, sizeof(err)), -1);
 	ASSERT_STR_CONTAINS(err, "no measurements of libargon2 argon2id on "
 	    "this host (pwtune bench --backend libargon2 --variant argon2id "
-	    "--p 1 measures them");
+	    "--p 1 --m 16MiB,64MiB,256MiB --t 1,3 measures them");
 }
 
 /* auto with p over 1: the library measured at that p (libargon2). */
+/*
+ * A curve another run measured (a store's grid, after the run's points):
+ * it answers its variant, its answer says when it is too small or too
+ * far off to trust, and the model's own figures stay the run's.
+ */
+TEST(a_curve_of_another_run_leaves_the_models_figures_alone)
+{
+	static struct model		 alone;
+	struct report			 rep;
+	struct tune_query		 q;
+	struct tune_answer		 a;
+	struct model_curve		*c;
+	char				 err[512];
+	size_t				 own;
+
+	synthetic(&rep, 0);		/* libsodium's argon2id alone */
+	if (model_fit(&rep, &alone, err, sizeof(err)) != 0)
+		TEST_FAIL("model_fit: %s", err);
+	own = rep.n;
+	synthetic_point(&rep, KDF_BACKEND_LIBARGON2, 65536, 3, 1, 2);
+	rep.results[rep.n - 1].pt.kp.alg = KDF_ALG_ARGON2I;
+	synthetic_point(&rep, KDF_BACKEND_LIBARGON2, 262144, 3, 1, 2);
+	rep.results[rep.n - 1].pt.kp.alg = KDF_ALG_ARGON2I;
+	rep.merged = 1;
+	rep.nown = own;
+	if (model_fit(&rep, &mdl, err, sizeof(err)) != 0)
+		TEST_FAIL("model_fit: %s", err);
+	report_release(&rep);
+	for (c = NULL, own = 0; own < mdl.ncurves; own++)
+		if (mdl.curves[own].variant == KDF_ALG_ARGON2I)
+			c = &mdl.curves[own];
+	ASSERT(c != NULL && c->backend == KDF_BACKEND_LIBARGON2 &&
+	    c->other_run && c->loo_n == 0);
+	ASSERT(!model_curve_find(&mdl, KDF_BACKEND_LIBSODIUM,
+	    KDF_ALG_ARGON2ID, 1)->other_run);
+	ASSERT_EQ(mdl.npoints, alone.npoints);
+	ASSERT(mdl.loo_median == alone.loo_median &&
+	    mdl.loo_worst == alone.loo_worst);
+	ASSERT_STR_EQ(mdl.quality_why, alone.quality_why);
+	c->run_id = 14;
+	tune_query_init(&q);
+	q.target_ms = 250;
+	q.floor = TUNE_FLOOR_NONE;
+	q.variant = KDF_ALG_ARGON2I;
+	ASSERT_EQ(tune_recommend(&mdl, &q, &a, err, sizeof(err)), 0);
+	ASSERT_EQ(a.backend, KDF_BACKEND_LIBARGON2);
+	ASSERT_STR_CONTAINS(a.notes, "Sized on the libargon2 argon2i p = 1 "
+	    "curve of run 14, fitted on 2 points: too few to know how far an "
+	    "answer may miss");
+	ASSERT_STR_CONTAINS(a.notes, "--variant argon2i --p 1 --m "
+	    "16MiB,64MiB,256MiB --t 1,3");
+	/* Known, and past the bound. */
+	c->loo_n = 6;
+	c->loo_worst = 0.5;
+	ASSERT_EQ(tune_recommend(&mdl, &q, &a, err, sizeof(err)), 0);
+	ASSERT_STR_CONTAINS(a.notes, "Sized on the libargon2 argon2i p = 1 "
+	    "curve of run 14, whose leave-one-out error is up to 50.0 %");
+	/* Past its largest size: a grid of the variant measures more. */
+	q.target_ms = 20000;
+	ASSERT_EQ(tune_recommend(&mdl, &q, &a, err, sizeof(err)), 0);
+	ASSERT(a.m_kib > 262144);
+	ASSERT_STR_CONTAINS(a.notes, "extrapolated; pwtune bench --backend "
+	    "libargon2 --variant argon2i --p 1 --m 64MiB,256MiB,1GiB --t 1,3 "
+	    "measures up to 1 GiB.");
+	q.target_ms = 250;
+	/* The run's own answers say nothing of it. */
+	q.variant = KDF_ALG_ARGON2ID;
+	ASSERT_EQ(tune_recommend(&mdl, &q, &a, err, sizeof(err)), 0);
+	ASSERT(strstr(a.notes, "Sized on") == NULL);
+}
+
+/* libsodium hashes Argon2i at t = 3 at least: no answer below it. */
+TEST(libsodium_argon2i_answers_take_t_3_at_least)
+{
+	struct report		rep;
+	struct tune_query	q;
+	struct tune_answer	a;
+	char			err[512];
+	size_t			i;
+
+	synthetic(&rep, 0);
+	for (i = 0; i < rep.n; i++)
+		rep.results[i].pt.kp.alg = KDF_ALG_ARGON2I;
+	fit_report(&rep);
+	tune_query_init(&q);
+	q.variant = KDF_ALG_ARGON2I;
+	q.target_ms = 100;
+	q.floor = TUNE_FLOOR_NONE;
+	ASSERT_EQ(tune_recommend(&mdl, &q, &a, err, sizeof(err)), 0);
+	ASSERT_EQ(a.backend, KDF_BACKEND_LIBSODIUM);
+	ASSERT(a.t >= 3);
+	/* Under a floor, what the target alone allows is said at t >= 3. */
+	q.floor = TUNE_FLOOR_OWASP;
+	q.target_ms = 250;
+	ASSERT_EQ(tune_recommend(&mdl, &q, &a, err, sizeof(err)), 0);
+	ASSERT(a.t >= 3 && a.free_t >= 3);
+}
+
 TEST(auto_takes_the_library_measured_at_the_p_asked)
 {
 	struct report		rep;
@@ -1377,7 +1475,8 @@ TEST(auto_takes_the_library_measured_at_the_p_asked)
 	    "libsodium computes p = 1 only, and libargon2 was not measured "
 	    "at p = 4");
 	ASSERT_STR_CONTAINS(err, "(pwtune bench --backend libargon2 --variant "
-	    "argon2id --p 4 measures them: with --db STORE into that store's "
+	    "argon2id --p 4 --m 16MiB,64MiB,256MiB --t 1,3 measures them: "
+	    "with --db STORE into that store's "
 	    "model (a running pwtuned reads it on SIGHUP), with --json FILE "
 	    "for pwtune recommend --from FILE)");
 	/* p = 1: libsodium, as before. */
@@ -1856,6 +1955,8 @@ TEST_LIST(
 	TEST_ENTRY(notes_are_whole_and_the_t_note_said_again),
 	TEST_ENTRY(m_is_rounded_as_argon2_uses_it),
 	TEST_ENTRY(bad_queries),
+	TEST_ENTRY(a_curve_of_another_run_leaves_the_models_figures_alone),
+	TEST_ENTRY(libsodium_argon2i_answers_take_t_3_at_least),
 	TEST_ENTRY(auto_takes_the_library_measured_at_the_p_asked),
 	TEST_ENTRY(advice_on_a_slower_backend),
 	TEST_ENTRY(needs_rehash_both_ways),
