@@ -35,7 +35,9 @@ search_work(uint32_t m_kib, uint32_t t)
 }
 
 struct search_run {
-	const struct tune_query		*q;
+	const struct tune_query		*q;	/* &aim */
+	struct tune_query		 aim;	/* the question, with the
+						   library's least t */
 	const struct search_opts	*o;
 	struct search_result		*r;
 	struct measure_opts		 mo;
@@ -591,7 +593,7 @@ search_target(const struct tune_query *q, const struct search_opts *o,
 {
 	struct search_run	*s;
 	double			 med, t0 = measure_now();
-	uint32_t		 m0, m1, mm = 0, tt = 0;
+	uint32_t		 m0, m1, tscale, mm = 0, tt = 0;
 	uint64_t		 cap;
 	int			 rc;
 
@@ -602,7 +604,8 @@ search_target(const struct tune_query *q, const struct search_opts *o,
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	s->q = q;
+	s->aim = *q;
+	s->q = &s->aim;
 	s->o = o;
 	s->r = r;
 	s->z = search_z(q->percentile);
@@ -619,6 +622,10 @@ search_target(const struct tune_query *q, const struct search_opts *o,
 		free(s);
 		return -2;
 	}
+	/* libsodium hashes Argon2i at t = 3 at least. */
+	if (s->backend == KDF_BACKEND_LIBSODIUM && q->variant ==
+	    KDF_ALG_ARGON2I && s->aim.t_min < KDF_LIBSODIUM_ARGON2I_T_MIN)
+		s->aim.t_min = KDF_LIBSODIUM_ARGON2I_T_MIN;
 	cap = o->mem_budget / 1024 / q->k;
 	s->bound = TUNE_BOUND_BUDGET;
 	if (q->memory_max_kib > 0 && q->memory_max_kib / q->k < cap) {
@@ -647,8 +654,9 @@ search_target(const struct tune_query *q, const struct search_opts *o,
 
 	/* The scale: a small hash, twice after one to warm the caches. */
 	m0 = s->cap < SEARCH_SCALE_KIB ? s->cap : SEARCH_SCALE_KIB;
+	tscale = s->q->t_min > 1 ? s->q->t_min : 1;
 	s->mo.warmup_rounds = 1;
-	rc = search_measure(s, m0, 1, 2, 0, &med, err, errlen);
+	rc = search_measure(s, m0, tscale, 2, 0, &med, err, errlen);
 	s->mo.warmup_rounds = 0;
 	/*
 	 * A hash that fits a cache is faster for its size than the answer's
@@ -656,20 +664,21 @@ search_target(const struct tune_query *q, const struct search_opts *o,
 	 * gives the first guess its rate.
 	 */
 	if (rc == 0 && !(med > 0)) {
-		snprintf(err, errlen, "m = %u KiB, t = 1 measured %g ms",
-		    (unsigned)m0, med);
+		snprintf(err, errlen, "m = %u KiB, t = %u measured %g ms",
+		    (unsigned)m0, (unsigned)tscale, med);
 		rc = -1;
 	}
 	if (rc == 0) {
 		m1 = (uint32_t)fmin(q->target_ms / 4 / (med /
-		    search_work(m0, 1)) / (SEARCH_FIRST_PASS + 1), s->cap);
+		    search_work(m0, tscale)) / (SEARCH_FIRST_PASS + tscale),
+		    s->cap);
 		m1 -= m1 % MIB_KIB;
-		if (m1 >= 4 * m0 && (rc = search_measure(s, m1, 1, 1, 0, &med,
-		    err, errlen)) == 0)
+		if (m1 >= 4 * m0 && (rc = search_measure(s, m1, tscale, 1, 0,
+		    &med, err, errlen)) == 0)
 			m0 = m1;
 	}
 	if (rc == 0)
-		rc = search_loop(s, med / search_work(m0, 1), err, errlen);
+		rc = search_loop(s, med / search_work(m0, tscale), err, errlen);
 	if (rc == 1 && r->a.m_kib == 0) {
 		/* Nothing admissible fits: the closest answer, measured. */
 		if (!search_closest(s, &mm, &tt)) {

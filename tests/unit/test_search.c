@@ -481,6 +481,25 @@ TEST(memory_first_answer_is_measured)
 	ASSERT(r.stop != SEARCH_AT_CAP || r.a.m_kib == 64 * MIB_KIB);
 }
 
+/* libsodium's Argon2i: measured and answered at t = 3 at least. */
+TEST(libsodium_argon2i_is_searched_at_t_3_at_least)
+{
+	struct tune_query	q;
+	struct search_opts	o;
+	struct search_result	r;
+	char			err[256] = "";
+	int			rc;
+
+	query(&q, 40, 64 * MIB_KIB, TUNE_FLOOR_NONE);
+	q.variant = KDF_ALG_ARGON2I;
+	opts(&o);
+	rc = search_target(&q, &o, &r, err, sizeof(err));
+	if (rc != 0)
+		TEST_FAIL("search_target: %d %s", rc, err);
+	ASSERT(r.a.t >= 3);
+	ASSERT(strstr(r.a.phc_prefix, "$argon2i$v=19$m=") != NULL);
+}
+
 /* A cap of 4 MiB: m stays at it, more passes fill the target. */
 TEST(cap_reached_more_passes)
 {
@@ -610,6 +629,7 @@ TEST_LIST(
 	TEST_ENTRY(fake_small_targets_use_their_last_mib),
 	TEST_ENTRY(fake_slowing_host_projects_down),
 	TEST_ENTRY(memory_first_answer_is_measured),
+	TEST_ENTRY(libsodium_argon2i_is_searched_at_t_3_at_least),
 	TEST_ENTRY(cap_reached_more_passes),
 	TEST_ENTRY(floor_decides_a_target_too_low),
 	TEST_ENTRY(a_step_not_run_counts_no_hashes),
