@@ -45,8 +45,15 @@ view_presets(const struct report *rep)
 		if (pre[i].alg == KDF_ALG_BCRYPT)
 			continue;
 		q.variant = pre[i].alg;
-		if ((curve = tune_curve(m, &q, &p, err, sizeof(err))) == NULL)
-			continue;
+		/* At its p where that was measured, else p = 1's bound. */
+		q.parallelism = pre[i].p;
+		if ((curve = tune_curve(m, &q, &p, err, sizeof(err))) ==
+		    NULL) {
+			q.parallelism = 1;
+			if ((curve = tune_curve(m, &q, &p, err,
+			    sizeof(err))) == NULL)
+				continue;
+		}
 		model_predict(m, curve, pre[i].m_kib, pre[i].t, 1, 95, &pr);
 		note = pre[i].p > p ? "upper bound: measured with fewer "
 		    "lanes" : pr.extrapolated ? "extrapolated" : NULL;

@@ -213,16 +213,16 @@ api_stack_json(const struct model *m, const char *name,
 	 * refuses its t (node-argon2: 2 at least); said when it is not the
 	 * stack the answer is for.
 	 */
-	if (sd != NULL && ((sd->p1_only && dflt->p > 1) || (sd->t_min > 0 &&
-	    dflt->t < sd->t_min))) {
+	if (sd != NULL && ((sd->p1_only && dflt->p > 1) || dflt->t <
+	    stack_t_min(sd, dflt->variant))) {
 		json_object_set_new(j, "default_answer_ratio", json_null());
 		/* Said once for the stacks that refuse it alike. */
 		if (over != NULL && strcmp(name, api_stack_for(m, dflt)) != 0) {
-			if (dflt->t < sd->t_min)
+			if (dflt->t < stack_t_min(sd, dflt->variant))
 				snprintf(note, sizeof(note), "refuses the "
 				    "default answer's t = %u (it takes t = %u "
 				    "at least)", (unsigned)dflt->t,
-				    (unsigned)sd->t_min);
+				    (unsigned)stack_t_min(sd, dflt->variant));
 			else
 				snprintf(note, sizeof(note), "cannot compute "
 				    "the default answer's p = %u (p = 1 only)",
@@ -303,8 +303,9 @@ api_snippet_not_own(const struct stack_def *sd, const char *lang,
 	b.backend = sd->base;
 	snprintf(how, sizeof(how), "these are the %s answer's parameters",
 	    answer_stack);
-	if (sd->t_min > a->t) {
-		uint64_t	m = (uint64_t)a->m_kib * a->t / sd->t_min;
+	if (stack_t_min(sd, a->variant) > a->t) {
+		uint32_t	tm = stack_t_min(sd, a->variant);
+		uint64_t	m = (uint64_t)a->m_kib * a->t / tm;
 
 		/* In whole MiB, 8 KiB a lane: m x t kept about, not more. */
 		m -= m % 1024;
@@ -312,13 +313,13 @@ api_snippet_not_own(const struct stack_def *sd, const char *lang,
 			m = 1024;
 		while (m < 8 * (uint64_t)b.p)
 			m += 1024;
-		b.t = sd->t_min;
+		b.t = tm;
 		b.m_kib = (uint32_t)m;
 		snprintf(how, sizeof(how), "these are the %s answer's "
 		    "parameters with t = %u and m = %u KiB (%s takes t = %u at "
 		    "least; m x t about the answer's, in whole MiB)",
 		    answer_stack, (unsigned)b.t, (unsigned)b.m_kib, sd->name,
-		    (unsigned)sd->t_min);
+		    (unsigned)tm);
 	}
 	/* Nor past its heap bound: m there, t up to keep m x t, not more. */
 	if (sd->heap_kib >= 1024 && b.m_kib > sd->heap_kib) {

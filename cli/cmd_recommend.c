@@ -529,6 +529,12 @@ rec_verify(const struct model *m, const struct tune_query *q,
 			return;
 		(*steps)++;
 		floor_t = tune_floor_min_t(q->floor, a->variant, a->m_kib);
+		/* Nor under what the client or its library takes. */
+		if (floor_t < q->t_min)
+			floor_t = q->t_min;
+		if (a->backend == KDF_BACKEND_LIBSODIUM && a->variant ==
+		    KDF_ALG_ARGON2I && floor_t < KDF_LIBSODIUM_ARGON2I_T_MIN)
+			floor_t = KDF_LIBSODIUM_ARGON2I_T_MIN;
 		if (a->t > 1 && a->t - 1 >= (floor_t ? floor_t : 1))
 			a->t--;
 		else if (a->m_kib - a->m_kib / 8 >= 8 * a->p &&
@@ -929,9 +935,13 @@ rec_print_text(const struct rec_opts *o, const struct model *m,
 	printf("  PHC prefix:  %s\n", a->phc_prefix);
 	/* libsodium's figures only where it may be the library that hashes. */
 	if (sd == NULL || sd->base == KDF_BACKEND_LIBSODIUM) {
-		if (a->p == 1 && a->variant != KDF_ALG_ARGON2D)
+		if (a->p == 1 && a->variant != KDF_ALG_ARGON2D &&
+		    tune_sodium_takes_t(a))
 			printf("  libsodium:   opslimit %u, memlimit %llu\n",
 			    (unsigned)a->t, (unsigned long long)a->m_kib * 1024);
+		else if (!tune_sodium_takes_t(a))
+			printf("  libsodium:   cannot use these (its Argon2i "
+			    "takes t = 3 at least)\n");
 		else
 			printf("  libsodium:   cannot use these (crypto_pwhash "
 			    "and PHP's sodium functions compute p = 1 "

@@ -211,8 +211,8 @@ db_host_model(struct db *db, const struct db_host *h, struct model *m,
 	enum db_status	st;
 	int64_t		id;
 
-	if ((st = db_model_run(db, h->id, h->fingerprint, &id, err,
-	    errlen)) != DB_OK ||
+	if ((st = db_model_run(db, h->id, h->fingerprint[0] != '\0' ?
+	    h->fingerprint : NULL, &id, err, errlen)) != DB_OK ||
 	    (st = db_model_fit(db, id, m, err, errlen)) != DB_OK)
 		return st;
 	/* Its stacks as that host's daemon holds them. */

@@ -19,36 +19,40 @@ static const struct stack_def catalogue[] = {
 	{ "libsodium", "C: libsodium crypto_pwhash_str_alg()",
 	    "libsodium (its own SIMD code, chosen at run time)",
 	    KDF_BACKEND_LIBSODIUM, 1, "c",
-	    { "{dir}/probe-c", "libsodium", 0, 0 }, "libsodium23", 0, 0, 0, 0, 0 },
+	    { "{dir}/probe-c", "libsodium", 0, 0 }, "libsodium23", 0, 0, 0, 0, 0,
+	    STACK_LACKS(KDF_ALG_ARGON2D) },
 	{ "libargon2", "C: libargon2 argon2id_hash_encoded()", DEBIAN_ARGON2,
 	    KDF_BACKEND_LIBARGON2, 0, "c",
-	    { "{dir}/probe-c", "libargon2", 0, 0 }, "libargon2-1", 0, 0, 0, 0, 0 },
+	    { "{dir}/probe-c", "libargon2", 0, 0 }, "libargon2-1", 0, 0, 0, 0, 0, 0 },
 	{ "php", "PHP password_hash(PASSWORD_ARGON2ID)", DEBIAN_ARGON2,
 	    KDF_BACKEND_LIBARGON2, 0, "php",
-	    { "php", "{dir}/probe.php", "password_hash", 0, 0 }, "php-cli", 0, 0, 0, 0, 0 },
+	    { "php", "{dir}/probe.php", "password_hash", 0, 0 }, "php-cli", 0, 0, 0, 0, 0,
+	    STACK_LACKS(KDF_ALG_ARGON2D) },
 	{ "php-sodium", "PHP sodium_crypto_pwhash_str()",
 	    "libsodium, through PHP's sodium extension",
 	    KDF_BACKEND_LIBSODIUM, 1, "php-sodium",
-	    { "php", "{dir}/probe.php", "sodium", 0, 0 }, "php-cli", 0, 0, 0, 0, 0 },
+	    { "php", "{dir}/probe.php", "sodium", 0, 0 }, "php-cli", 0, 0, 0, 0, 0,
+	    STACK_LACKS(KDF_ALG_ARGON2D) | STACK_LACKS(KDF_ALG_ARGON2I) },
 	{ "python-argon2-cffi", "Python argon2-cffi PasswordHasher",
 	    DEBIAN_ARGON2 ", through cffi", KDF_BACKEND_LIBARGON2, 0,
 	    "python",
 	    { "/usr/bin/python3", "{dir}/probe.py", "argon2-cffi", 0, 0 },
-	    "python3-argon2", 0, 0, 0, 0, 0 },
+	    "python3-argon2", 0, 0, 0, 0, 0, 0 },
 	{ "python-pynacl", "Python PyNaCl nacl.pwhash.argon2id.str()",
 	    "libsodium, through cffi", KDF_BACKEND_LIBSODIUM, 1,
 	    "python-pynacl",
 	    { "/usr/bin/python3", "{dir}/probe.py", "pynacl", 0, 0 },
-	    "python3-nacl", 0, 0, 0, 0, 0 },
+	    "python3-nacl", 0, 0, 0, 0, 0, STACK_LACKS(KDF_ALG_ARGON2D) },
 	{ "go", "Go golang.org/x/crypto/argon2 IDKey()",
 	    "x/crypto/argon2 (Go, its own SSE4.1 code)",
 	    KDF_BACKEND_LIBARGON2, 0, "go", { "{dir}/probe-go", 0, 0 },
 	    "golang-go golang-golang-x-crypto-dev", 0, 3, 0, 0,
-	    1 },	/* its garbage collector */
+	    1,	/* its garbage collector */
+	    STACK_LACKS(KDF_ALG_ARGON2D) },
 	{ "node-argon2", "Node.js argon2 (npm) hash()",
 	    "the argon2 npm package's own build of the reference library",
 	    KDF_BACKEND_LIBARGON2, 0, "node", { "node", "{dir}/probe.js", 0, 0 },
-	    "nodejs (and npm install argon2)", 2, 2, 0, 0, 0 },	/* timeCost >= 2 */
+	    "nodejs (and npm install argon2)", 2, 2, 0, 0, 0, 0 },	/* timeCost >= 2 */
 	{ "java-bouncycastle",
 	    "Java BouncyCastle Argon2BytesGenerator (Spring Security's "
 	    "Argon2PasswordEncoder)", "BouncyCastle (pure Java)",
@@ -61,7 +65,8 @@ static const struct stack_def catalogue[] = {
 			   in four runs, the phase from the 7th to the 13th
 			   timed hash in most runs at 48 to 128 MiB
 			   (docs/BENCHMARKS.md, "Java within its heap") */
-	    1 },	/* its collector */
+	    1,	/* its collector */
+	    STACK_LACKS(KDF_ALG_ARGON2D) | STACK_LACKS(KDF_ALG_ARGON2I) },
 };
 
 #define NCATALOGUE	(sizeof(catalogue) / sizeof(catalogue[0]))
@@ -262,6 +267,45 @@ stack_base(const struct model *m, const char *name, enum kdf_alg variant)
 	    KDF_BACKEND_LIBSODIUM : KDF_BACKEND_LIBARGON2;
 }
 
+uint32_t
+stack_t_min(const struct stack_def *sd, enum kdf_alg variant)
+{
+	uint32_t	t = sd->t_min;
+
+	if (sd->base == KDF_BACKEND_LIBSODIUM && variant == KDF_ALG_ARGON2I &&
+	    t < KDF_LIBSODIUM_ARGON2I_T_MIN)
+		t = KDF_LIBSODIUM_ARGON2I_T_MIN;
+	return t;
+}
+
+/*
+ * Whether sd's call cannot hash variant though its library can (PHP's
+ * password_hash() and Go have no Argon2d, Spring's encoder Argon2id
+ * only): said into err ("php: PHP password_hash(...) hashes argon2id and
+ * argon2i only"). libsodium's stacks say it as libsodium's.
+ */
+static int
+stack_lacks(const struct stack_def *sd, enum kdf_alg variant, char *err,
+    size_t errlen)
+{
+	char		has[64] = "";
+	enum kdf_alg	v[] = { KDF_ALG_ARGON2ID, KDF_ALG_ARGON2I,
+			    KDF_ALG_ARGON2D };
+	size_t		i, n = 0;
+
+	if (sd == NULL || !(sd->lacks & STACK_LACKS(variant)) ||
+	    (sd->base == KDF_BACKEND_LIBSODIUM && variant == KDF_ALG_ARGON2D))
+		return 0;
+	for (i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+		if (!(sd->lacks & STACK_LACKS(v[i])))
+			snprintf(has + strlen(has), sizeof(has) - strlen(has),
+			    "%s%s", n++ > 0 ? " and " : "", kdf_alg_name(v[i]));
+	snprintf(err, errlen, "%s: %s hashes %s only, not %s: ask for %s",
+	    sd->name, sd->runtime, has, kdf_alg_name(variant),
+	    kdf_alg_name(KDF_ALG_ARGON2ID));
+	return 1;
+}
+
 const char *
 stack_unmeasured(const struct model *m, const char *name,
     const struct tune_query *q)
@@ -269,6 +313,11 @@ stack_unmeasured(const struct model *m, const char *name,
 	enum kdf_backend	b;
 	uint32_t		p;
 	char			e[256];
+
+	/* Its call has no such variant: no run could answer. */
+	if (name != NULL && stack_lacks(stack_find(name), q->variant, e,
+	    sizeof(e)))
+		return "variant";
 
 	/* A stack's, or the default's (its stack's, as check_answer()). */
 	if ((name != NULL && name[0] != '\0') ||
@@ -1042,8 +1091,8 @@ stack_query_limits(const struct stack_def *sd, struct tune_query *q)
 {
 	if (sd == NULL)
 		return;
-	if (sd->t_min > q->t_min)
-		q->t_min = sd->t_min;
+	if (stack_t_min(sd, q->variant) > q->t_min)
+		q->t_min = stack_t_min(sd, q->variant);
 	if (sd->p1_only && q->parallelism <= 1)
 		q->parallelism = 1;
 	if (sd->heap_kib > 0 && (q->m_hash_max_kib == 0 ||
@@ -1092,6 +1141,8 @@ stack_recommend(const struct model *m, const char *name,
 		    "of it", name);
 		return -1;
 	}
+	if (stack_lacks(sd, q->variant, err, errlen))
+		return -1;
 	aim.backend = stack_base(m, name, q->variant);
 	if (sd != NULL && sd->p1_only && q->parallelism > 1) {
 		snprintf(err, errlen, "%s computes p = 1 only", name);

@@ -108,7 +108,16 @@ struct stack_def {
 	 * hashes measure the host's tail.
 	 */
 	int			 pauses;
+	/*
+	 * The Argon2 variants its call cannot hash, (1u << enum kdf_alg)
+	 * each (0: none): PHP's password_hash(), libsodium and Go's
+	 * x/crypto have no Argon2d; Spring's Argon2PasswordEncoder and
+	 * PHP's sodium_crypto_pwhash_str() hash Argon2id only.
+	 */
+	unsigned		 lacks;
 };
+
+#define STACK_LACKS(v)	(1u << (v))
 
 /* A measurement in a stack: one probe point or one observation. */
 struct stack_point {
@@ -265,6 +274,12 @@ int	 stack_recommend(const struct model *m, const char *name,
 int	 stack_predict(const struct model *m, const char *name,
 	    enum kdf_alg variant, uint32_t m_kib, uint32_t t, uint32_t p,
 	    uint32_t k, int q, double *ms);
+
+/*
+ * The least t sd takes for variant: its own (node-argon2's 2), and
+ * libsodium's Argon2i's 3 for the stacks on libsodium; 0 or 1: any.
+ */
+uint32_t stack_t_min(const struct stack_def *sd, enum kdf_alg variant);
 
 /*
  * The stack the model's default answer for variant holds for: the

@@ -771,6 +771,13 @@ tune_needs_rehash(const char *encoded, const struct tune_answer *a,
 	return 0;
 }
 
+int
+tune_sodium_takes_t(const struct tune_answer *a)
+{
+	return a->variant != KDF_ALG_ARGON2I ||
+	    a->t >= KDF_LIBSODIUM_ARGON2I_T_MIN;
+}
+
 json_t *
 tune_snippets(const struct tune_answer *a)
 {
@@ -786,37 +793,54 @@ tune_snippets(const struct tune_answer *a)
 	unsigned	 m = a->m_kib, t = a->t, p = a->p;
 	json_t		*j;
 
-	snprintf(php, sizeof(php),
-	    "<?php\n$hash = password_hash($password, %s, [\n"
-	    "    'memory_cost' => %u,\n    'time_cost' => %u,\n"
-	    "    'threads' => %u,\n]);\n", php_alg, m, t, p);
+	/* A call that has no such variant says so, and hashes nothing. */
+	if (a->variant == KDF_ALG_ARGON2D)
+		snprintf(php, sizeof(php), "<?php\n// PHP's password_hash() "
+		    "has no Argon2d (PASSWORD_ARGON2I and PASSWORD_ARGON2ID\n"
+		    "// only): ask for argon2id.\n");
+	else
+		snprintf(php, sizeof(php),
+		    "<?php\n$hash = password_hash($password, %s, [\n"
+		    "    'memory_cost' => %u,\n    'time_cost' => %u,\n"
+		    "    'threads' => %u,\n]);\n", php_alg, m, t, p);
 	snprintf(py, sizeof(py),
 	    "from argon2 import PasswordHasher, Type\n\n"
 	    "ph = PasswordHasher(time_cost=%u, memory_cost=%u, parallelism=%u,"
 	    "\n                    hash_len=32, salt_len=16, type=Type.%s)\n"
 	    "hash = ph.hash(password)\n", t, m, p, py_type);
-	snprintf(go, sizeof(go),
-	    "package main\n\nimport \"golang.org/x/crypto/argon2\"\n\n"
-	    "// salt: 16 random bytes from crypto/rand, stored with the hash.\n"
-	    "func hashPassword(password, salt []byte) []byte {\n"
-	    "\treturn argon2.%s(password, salt, %u, %u, %u, 32)\n}\n",
-	    a->variant == KDF_ALG_ARGON2I ? "Key" : "IDKey", t, m, p);
+	if (a->variant == KDF_ALG_ARGON2D)
+		snprintf(go, sizeof(go), "// golang.org/x/crypto/argon2 has "
+		    "no Argon2d (Key: Argon2i, IDKey: Argon2id):\n// ask for "
+		    "argon2id.\n");
+	else
+		snprintf(go, sizeof(go),
+		    "package main\n\nimport \"golang.org/x/crypto/argon2\"\n"
+		    "\n// salt: 16 random bytes from crypto/rand, stored with "
+		    "the hash.\nfunc hashPassword(password, salt []byte) "
+		    "[]byte {\n\treturn argon2.%s(password, salt, %u, %u, %u, "
+		    "32)\n}\n", a->variant == KDF_ALG_ARGON2I ? "Key" :
+		    "IDKey", t, m, p);
 	snprintf(node, sizeof(node),
 	    "const argon2 = require('argon2');\n\n"
 	    "async function hashPassword(password) {\n"
 	    "  return argon2.hash(password, {\n    type: argon2.%s,\n"
 	    "    memoryCost: %u,\n    timeCost: %u,\n    parallelism: %u,\n"
 	    "  });\n}\n", node_type, m, t, p);
-	snprintf(java, sizeof(java),
-	    "import org.springframework.security.crypto.argon2."
-	    "Argon2PasswordEncoder;\n\nclass PasswordHashing {\n"
-	    "    // saltLength, hashLength, parallelism, memory (KiB), "
-	    "iterations\n    static final Argon2PasswordEncoder ENCODER =\n"
-	    "        new Argon2PasswordEncoder(16, 32, %u, %u, %u);\n}\n",
-	    p, m, t);
+	if (a->variant != KDF_ALG_ARGON2ID)
+		snprintf(java, sizeof(java), "// Spring Security's "
+		    "Argon2PasswordEncoder hashes Argon2id only: ask for\n"
+		    "// argon2id.\n");
+	else
+		snprintf(java, sizeof(java),
+		    "import org.springframework.security.crypto.argon2."
+		    "Argon2PasswordEncoder;\n\nclass PasswordHashing {\n"
+		    "    // saltLength, hashLength, parallelism, memory (KiB), "
+		    "iterations\n    static final Argon2PasswordEncoder "
+		    "ENCODER =\n        new Argon2PasswordEncoder(16, 32, %u, "
+		    "%u, %u);\n}\n", p, m, t);
 	/* The library the answer was measured with, when it is libargon2. */
 	if (p == 1 && a->variant != KDF_ALG_ARGON2D &&
-	    a->backend != KDF_BACKEND_LIBARGON2)
+	    a->backend != KDF_BACKEND_LIBARGON2 && tune_sodium_takes_t(a))
 		snprintf(c, sizeof(c),
 		    "#include <sodium.h>\n\n"
 		    "int\nhash_password(char out[crypto_pwhash_STRBYTES], "
@@ -858,13 +882,16 @@ tune_answer_to_json(const struct tune_answer *a, const struct model *m)
 {
 	json_t		*j, *notes = tune_notes_to_json(a), *sodium;
 
-	if (a->p == 1 && a->variant != KDF_ALG_ARGON2D)
+	if (a->p == 1 && a->variant != KDF_ALG_ARGON2D &&
+	    tune_sodium_takes_t(a))
 		sodium = json_pack("{s:I, s:I}", "opslimit", (json_int_t)a->t,
 		    "memlimit", (json_int_t)a->m_kib * 1024);
 	else
 		sodium = json_pack("{s:n, s:n, s:s}", "opslimit", "memlimit",
 		    "note", a->variant == KDF_ALG_ARGON2D ?
-		    "libsodium has no Argon2d" : "libsodium and PHP's sodium "
+		    "libsodium has no Argon2d" : !tune_sodium_takes_t(a) ?
+		    "libsodium hashes Argon2i at t = 3 at least: it cannot "
+		    "use this t" : "libsodium and PHP's sodium "
 		    "functions compute p = 1 only: they cannot use this p");
 	j = json_pack("{s:b, s:s, s:s, s:I, s:I, s:I, s:s, "
 	    "s:{s:f, s:i, s:f, s:f, s:I, s:f}, s:f, s:I, "

@@ -261,6 +261,9 @@ json_t	*tune_answer_to_json(const struct tune_answer *a,
 	    const struct model *m);
 
 /* Ready-to-paste snippets, one member per language. */
+/* Whether libsodium takes a's t (its Argon2i: t = 3 at least). */
+int	 tune_sodium_takes_t(const struct tune_answer *a);
+
 json_t	*tune_snippets(const struct tune_answer *a);
 
 #endif /* PWTUNE_TUNE_H */

@@ -154,6 +154,16 @@ wait_log "model from run $seed_run in use: .*libargon2 argon2d p = 1 from run $d
 	ok "SIGHUP: the grid stored since is taken, and the log says so" || bad "SIGHUP: the grid stored since was not taken"
 expect_http 200 "... argon2d answers" GET "/v1/recommendation?target_ms=250&variant=argon2d&backend=libargon2"
 expect_body "... from its grid, the model's run unchanged" "j['phc_prefix'].startswith('\$argon2d\$') and j['model']['run_id'] == $seed_run"
+# A p = 2 grid: the presets at p = 2 are predicted on it, not bounded
+# by p = 1's.
+"$PWTUNE" bench --m 8MiB,16MiB --t 1,3 --backend libargon2 --p 2 \
+	--repeats 2 --db "$VAR/pwtune.db" --no-json -q >/dev/null 2>&1 || bad "the p = 2 grid was not stored"
+kill -HUP "$PID"
+wait_log "libargon2 argon2id p = 2 from run" 10 || bad "SIGHUP: the p = 2 grid was not taken"
+expect_http 200 "the hosts, after a p = 2 grid" GET /v1/hosts
+expect_body "... Argon2idSecure (p = 2) predicted at p = 2, not as p = 1's bound" "
+    [p.get('note') for h in j['hosts'] if h['this_host'] for p in h['presets'] if p['name'] == 'Argon2idSecure']
+    in ([None], ['extrapolated'])"
 
 # SIGHUP: reloads (log level), requests keep being answered.
 python3 - "$PORT" "$PID" <<'PY' && ok "F13: SIGHUP 100 times under load: no failed request" || bad "SIGHUP under load"

@@ -76,9 +76,12 @@ expect_body "answers for php-sodium, with its snippet" \
 expect_http 422 "variant=argon2i, never measured: 422" GET "/v1/recommendation?target_ms=250&variant=argon2i"
 expect_body "... naming variant, and the variant the runs measure" \
 	"j['param'] == 'variant' and 'no argon2i measurements of libsodium (its runs measure argon2id)' in j['detail'] and '--json FILE' in j['detail']"
-expect_http 422 "variant=argon2i&stack=php-sodium: 422" GET "/v1/recommendation?target_ms=250&variant=argon2i&stack=php-sodium"
+expect_http 422 "variant=argon2i&stack=python-pynacl: 422" GET "/v1/recommendation?target_ms=250&variant=argon2i&stack=python-pynacl"
 expect_body "... naming variant, not stack" \
-	"j['param'] == 'variant' and j['detail'].startswith('php-sodium: this host') and 'argon2i' in j['detail']"
+	"j['param'] == 'variant' and j['detail'].startswith('python-pynacl: this host') and 'argon2i' in j['detail']"
+expect_http 422 "variant=argon2i&stack=php-sodium: 422 (its call hashes argon2id)" GET "/v1/recommendation?target_ms=250&variant=argon2i&stack=php-sodium"
+expect_body "... naming variant, and what it hashes" \
+	"j['param'] == 'variant' and j['detail'] == 'php-sodium: PHP sodium_crypto_pwhash_str() hashes argon2id only, not argon2i: ask for argon2id'"
 expect_http 422 "parallelism=4 on libsodium alone: 422" GET "/v1/recommendation?target_ms=250&parallelism=4"
 expect_body "... naming parallelism, and libsodium's p = 1" \
 	"j['param'] == 'parallelism' and 'libsodium computes p = 1 only, and libargon2 was not measured at p = 4' in j['detail']"

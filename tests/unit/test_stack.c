@@ -1156,6 +1156,85 @@ TEST(the_default_answer_of_a_variant_stands_on_the_library_that_measured_it)
 	ASSERT_STR_CONTAINS(err, "libsodium computes no argon2d");
 }
 
+/*
+ * A stack whose call has no such variant is refused, naming what it
+ * hashes, though its library measured the variant; its snippets say so
+ * and hash nothing.
+ */
+TEST(a_stack_refuses_a_variant_its_call_lacks)
+{
+	struct report		rep;
+	struct tune_query	q;
+	struct tune_answer	a;
+	char			err[512];
+	json_t			*j;
+	size_t			i;
+
+	synthetic_host(&rep, 1, 1, 8ULL << 30);
+	for (i = 0; i < rep.n; i++)
+		if (rep.results[i].pt.kp.backend == KDF_BACKEND_LIBARGON2)
+			rep.results[i].pt.kp.alg = KDF_ALG_ARGON2D;
+	if (model_fit(&rep, &mdl, err, sizeof(err)) != 0)
+		TEST_FAIL("model_fit: %s", err);
+	report_release(&rep);
+	tune_query_init(&q);
+	q.target_ms = 250;
+	q.variant = KDF_ALG_ARGON2D;
+	/* The default answer: libargon2's, which measured it. */
+	ASSERT_EQ(stack_recommend(&mdl, NULL, &q, &a, err, sizeof(err)), 0);
+	ASSERT_EQ(a.backend, KDF_BACKEND_LIBARGON2);
+	ASSERT_EQ(stack_recommend(&mdl, "php", &q, &a, err, sizeof(err)), -1);
+	ASSERT_STR_EQ(err, "php: PHP password_hash(PASSWORD_ARGON2ID) hashes "
+	    "argon2id and argon2i only, not argon2d: ask for argon2id");
+	ASSERT_STR_EQ(stack_unmeasured(&mdl, "php", &q), "variant");
+	ASSERT_EQ(stack_recommend(&mdl, "go", &q, &a, err, sizeof(err)), -1);
+	ASSERT_STR_CONTAINS(err, "hashes argon2id and argon2i only, not "
+	    "argon2d");
+	/* Those whose call has it answer. */
+	ASSERT_EQ(stack_recommend(&mdl, "python-argon2-cffi", &q, &a, err,
+	    sizeof(err)), 0);
+	ASSERT(stack_unmeasured(&mdl, "node-argon2", &q) == NULL);
+	/* Spring's encoder: argon2id only. */
+	q.variant = KDF_ALG_ARGON2I;
+	ASSERT_STR_EQ(stack_unmeasured(&mdl, "java-bouncycastle", &q),
+	    "variant");
+	ASSERT_EQ(stack_recommend(&mdl, "java-bouncycastle", &q, &a, err,
+	    sizeof(err)), -1);
+	ASSERT_STR_CONTAINS(err, "hashes argon2id only, not argon2i");
+	/* PHP's sodium_crypto_pwhash_str() hashes Argon2id. */
+	ASSERT_EQ(stack_recommend(&mdl, "php-sodium", &q, &a, err,
+	    sizeof(err)), -1);
+	ASSERT_STR_CONTAINS(err, "php-sodium: PHP sodium_crypto_pwhash_str() "
+	    "hashes argon2id only, not argon2i");
+	/* libsodium's Argon2i takes t = 3 at least: its stacks too. */
+	ASSERT_EQ(stack_t_min(stack_find("python-pynacl"), KDF_ALG_ARGON2I),
+	    3);
+	ASSERT(stack_t_min(stack_find("python-pynacl"), KDF_ALG_ARGON2ID) <=
+	    1);
+	ASSERT_EQ(stack_t_min(stack_find("node-argon2"), KDF_ALG_ARGON2I), 2);
+	/* The snippets of a variant a call lacks hash nothing. */
+	memset(&a, 0, sizeof(a));
+	a.variant = KDF_ALG_ARGON2D;
+	a.m_kib = 65536;
+	a.t = 2;
+	a.p = 1;
+	a.backend = KDF_BACKEND_LIBARGON2;
+	j = tune_snippets(&a);
+	ASSERT_STR_CONTAINS(json_string_value(json_object_get(j, "php")),
+	    "PHP's password_hash() has no Argon2d");
+	ASSERT(strstr(json_string_value(json_object_get(j, "php")),
+	    "password_hash($password") == NULL);
+	ASSERT_STR_CONTAINS(json_string_value(json_object_get(j, "go")),
+	    "has no Argon2d");
+	ASSERT_STR_CONTAINS(json_string_value(json_object_get(j, "java")),
+	    "Argon2id only");
+	ASSERT_STR_CONTAINS(json_string_value(json_object_get(j, "python")),
+	    "type=Type.D");
+	ASSERT_STR_CONTAINS(json_string_value(json_object_get(j, "node")),
+	    "argon2.argon2d");
+	json_decref(j);
+}
+
 TEST(default_and_library_only_stacks)
 {
 	struct tune_query	q;
@@ -1584,6 +1663,7 @@ TEST_LIST(
 	TEST_ENTRY(a_pause_in_a_large_point_is_the_stacks_tail),
 	TEST_ENTRY(a_slow_hash_sets_the_tail_only_where_a_collector_pauses),
 	TEST_ENTRY(the_default_answer_of_a_variant_stands_on_the_library_that_measured_it),
+	TEST_ENTRY(a_stack_refuses_a_variant_its_call_lacks),
 	TEST_ENTRY(default_and_library_only_stacks),
 	TEST_ENTRY(probe_points_where_answers_fall),
 	TEST_ENTRY(a_runtimes_heap_bounds_its_answers_and_its_probe),

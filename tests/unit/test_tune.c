@@ -1443,6 +1443,27 @@ TEST(libsodium_argon2i_answers_take_t_3_at_least)
 	q.target_ms = 250;
 	ASSERT_EQ(tune_recommend(&mdl, &q, &a, err, sizeof(err)), 0);
 	ASSERT(a.t >= 3 && a.free_t >= 3);
+	/* An Argon2i answer at t = 1 (libargon2's): no libsodium figures. */
+	{
+		json_t	*j, *s;
+
+		a.t = 1;
+		a.backend = KDF_BACKEND_LIBARGON2;
+		j = tune_answer_to_json(&a, NULL);
+		s = json_object_get(j, "libsodium");
+		ASSERT(json_is_null(json_object_get(s, "opslimit")));
+		ASSERT_STR_CONTAINS(json_string_value(json_object_get(s,
+		    "note")), "Argon2i at t = 3 at least");
+		ASSERT(strstr(json_string_value(json_object_get(
+		    json_object_get(j, "snippets"), "c")), "crypto_pwhash") ==
+		    NULL);
+		json_decref(j);
+		a.t = 3;
+		j = tune_answer_to_json(&a, NULL);
+		ASSERT_EQ(json_integer_value(json_object_get(json_object_get(j,
+		    "libsodium"), "opslimit")), 3);
+		json_decref(j);
+	}
 }
 
 TEST(auto_takes_the_library_measured_at_the_p_asked)
