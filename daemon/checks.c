@@ -837,6 +837,22 @@ checks_rebase(struct daemon *d, const struct model *was)
 			continue;
 		/* As its answer is predicted: its stack's, or its curve's. */
 		stack = qu->stack[0] ? qu->stack : NULL;
+		/*
+		 * Its answer now stands on another library (a grid of its
+		 * variant came for libsodium): what was measured was the
+		 * other's; it starts again.
+		 */
+		if (stack == NULL && strcmp(stack_default(was, qu->q.variant),
+		    stack_default(d->model, qu->q.variant)) != 0) {
+			check_state_init(&qu->cs);
+			qu->checked = 0;
+			qu->at[0] = '\0';
+			log_info("question of %s: its answer now stands on %s "
+			    "(was %s): its checks start again", checks_label(d,
+			    qu, label, sizeof(label)), stack_default(d->model,
+			    qu->q.variant), stack_default(was, qu->q.variant));
+			continue;
+		}
 		if (checks_predict(d->model, qu, stack, 0, &now_ms) == -1 ||
 		    checks_predict(was, qu, stack, 0, &was_ms) == -1 ||
 		    !(now_ms > 0) || !(was_ms > 0))

@@ -217,6 +217,37 @@ TEST(a_refit_rebases_what_each_question_measured)
 }
 
 /*
+ * A refit that moves the default answer to another library (a grid of
+ * its variant came for libsodium): what was measured was the other
+ * library's, and the question starts again, not rebased.
+ */
+TEST(a_refit_onto_another_library_starts_the_question_again)
+{
+	struct question		*q250;
+	struct model		*was;
+	size_t			 i;
+	int			 queue_run;
+
+	setup();
+	ASSERT((q250 = ask(250)) != NULL);
+	ASSERT(measured(q250, 1.1, 1.2, &queue_run) == CHECK_CORRECTED);
+	ASSERT(q250->cs.nchecks > 0 && q250->cs.c != 1);
+	ASSERT_STR_EQ(stack_default(d.model, KDF_ALG_ARGON2ID), "libsodium");
+	/* The model it replaced had no libsodium argon2id: libargon2's. */
+	ASSERT((was = malloc(sizeof(*was))) != NULL);
+	memcpy(was, d.model, sizeof(*was));
+	for (i = 0; i < was->ncurves; i++)
+		if (was->curves[i].backend == KDF_BACKEND_LIBSODIUM)
+			was->curves[i].variant = KDF_ALG_ARGON2I;
+	ASSERT_STR_EQ(stack_default(was, KDF_ALG_ARGON2ID), "libargon2");
+	checks_rebase(&d, was);
+	ASSERT_EQ(q250->cs.nchecks, 0);
+	ASSERT(q250->cs.c == 1);
+	free(was);
+	teardown();
+}
+
+/*
  * A runtime whose probe hashed through the curve's own library file is
  * answered as that library (stack_correction), so its questions are the
  * library's: one question checked, its correction read for both, and a
@@ -363,5 +394,6 @@ TEST_LIST(
 	TEST_ENTRY(a_suspect_brings_the_others_due_but_not_those_just_checked),
 	TEST_ENTRY(a_drift_forgets_the_verifications_and_queues_a_run),
 	TEST_ENTRY(a_suspect_off_the_other_way_is_no_drift),
-	TEST_ENTRY(a_refit_rebases_what_each_question_measured)
+	TEST_ENTRY(a_refit_rebases_what_each_question_measured),
+	TEST_ENTRY(a_refit_onto_another_library_starts_the_question_again)
 )
