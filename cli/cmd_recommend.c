@@ -532,9 +532,8 @@ rec_verify(const struct model *m, const struct tune_query *q,
 		/* Nor under what the client or its library takes. */
 		if (floor_t < q->t_min)
 			floor_t = q->t_min;
-		if (a->backend == KDF_BACKEND_LIBSODIUM && a->variant ==
-		    KDF_ALG_ARGON2I && floor_t < KDF_LIBSODIUM_ARGON2I_T_MIN)
-			floor_t = KDF_LIBSODIUM_ARGON2I_T_MIN;
+		if (floor_t < kdf_t_min(a->backend, a->variant))
+			floor_t = kdf_t_min(a->backend, a->variant);
 		if (a->t > 1 && a->t - 1 >= (floor_t ? floor_t : 1))
 			a->t--;
 		else if (a->m_kib - a->m_kib / 8 >= 8 * a->p &&

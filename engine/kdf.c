@@ -97,6 +97,13 @@ kdf_backend_name(enum kdf_backend backend)
 	return kdf_backends[backend];
 }
 
+uint32_t
+kdf_t_min(enum kdf_backend backend, enum kdf_alg variant)
+{
+	return backend == KDF_BACKEND_LIBSODIUM && variant == KDF_ALG_ARGON2I ?
+	    KDF_LIBSODIUM_ARGON2I_T_MIN : 1;
+}
+
 int
 kdf_backend_parse(const char *name, enum kdf_backend *backend)
 {
@@ -269,10 +276,9 @@ kdf_check_argon2(const struct kdf_params *kp, const struct kdf_input *in,
 	}
 	_Static_assert(KDF_LIBSODIUM_ARGON2I_T_MIN ==
 	    crypto_pwhash_argon2i_OPSLIMIT_MIN, "libsodium's Argon2i t");
-	if (kp->alg == KDF_ALG_ARGON2I &&
-	    kp->t < crypto_pwhash_argon2i_OPSLIMIT_MIN) {
+	if (kp->t < kdf_t_min(KDF_BACKEND_LIBSODIUM, kp->alg)) {
 		kdf_seterr(err, errlen, "libsodium's Argon2i needs t >= %u",
-		    (unsigned)crypto_pwhash_argon2i_OPSLIMIT_MIN);
+		    (unsigned)kdf_t_min(KDF_BACKEND_LIBSODIUM, kp->alg));
 		return -1;
 	}
 	if ((uint64_t)kp->m_kib * 1024 > crypto_pwhash_argon2id_MEMLIMIT_MAX) {

@@ -188,6 +188,11 @@ int	 kdf_library_id(enum kdf_backend backend, char *buf, size_t len);
  * else 0. Nothing is looked up by a name another process chose.
  */
 int	 kdf_library_is(enum kdf_backend backend, const char *id);
+/*
+ * The least t backend hashes variant at: libsodium's Argon2i 3
+ * (KDF_LIBSODIUM_ARGON2I_T_MIN), 1 otherwise.
+ */
+uint32_t kdf_t_min(enum kdf_backend backend, enum kdf_alg variant);
 /* The backend AUTO resolves to for alg. */
 enum kdf_backend kdf_backend_resolve(enum kdf_backend backend,
 	    enum kdf_alg alg);

@@ -623,9 +623,8 @@ search_target(const struct tune_query *q, const struct search_opts *o,
 		return -2;
 	}
 	/* libsodium hashes Argon2i at t = 3 at least. */
-	if (s->backend == KDF_BACKEND_LIBSODIUM && q->variant ==
-	    KDF_ALG_ARGON2I && s->aim.t_min < KDF_LIBSODIUM_ARGON2I_T_MIN)
-		s->aim.t_min = KDF_LIBSODIUM_ARGON2I_T_MIN;
+	if (s->aim.t_min < kdf_t_min(s->backend, q->variant))
+		s->aim.t_min = kdf_t_min(s->backend, q->variant);
 	cap = o->mem_budget / 1024 / q->k;
 	s->bound = TUNE_BOUND_BUDGET;
 	if (q->memory_max_kib > 0 && q->memory_max_kib / q->k < cap) {

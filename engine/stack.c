@@ -270,12 +270,9 @@ stack_base(const struct model *m, const char *name, enum kdf_alg variant)
 uint32_t
 stack_t_min(const struct stack_def *sd, enum kdf_alg variant)
 {
-	uint32_t	t = sd->t_min;
+	uint32_t	t = kdf_t_min(sd->base, variant);
 
-	if (sd->base == KDF_BACKEND_LIBSODIUM && variant == KDF_ALG_ARGON2I &&
-	    t < KDF_LIBSODIUM_ARGON2I_T_MIN)
-		t = KDF_LIBSODIUM_ARGON2I_T_MIN;
-	return t;
+	return sd->t_min > t ? sd->t_min : t;
 }
 
 /*

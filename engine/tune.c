@@ -197,6 +197,14 @@ tune_note_t_max(struct tune_answer *a)
 	    "let m use it" : "more memory would use it");
 }
 
+/* Two t a curve's error can be known from: "1,3", libsodium's Argon2i's
+   "3,6" (its least t, twice it). */
+static const char *
+tune_grid_t(enum kdf_backend backend, enum kdf_alg variant)
+{
+	return kdf_t_min(backend, variant) > 1 ? "3,6" : "1,3";
+}
+
 void
 tune_grid_said(char *buf, size_t len, enum kdf_backend backend,
     enum kdf_alg variant, uint32_t p)
@@ -206,8 +214,7 @@ tune_grid_said(char *buf, size_t len, enum kdf_backend backend,
 	    "into that store's model (a running pwtuned reads it on SIGHUP), "
 	    "with --json FILE for pwtune recommend --from FILE",
 	    kdf_backend_name(backend), kdf_alg_name(variant), (unsigned)p,
-	    backend == KDF_BACKEND_LIBSODIUM && variant == KDF_ALG_ARGON2I ?
-	    "3,6" : "1,3");
+	    tune_grid_t(backend, variant));
 }
 
 const struct model_curve *
@@ -542,8 +549,7 @@ tune_advise(const struct model *m, const struct tune_query *q,
 			    "64MiB,256MiB,1GiB --t %s measures up to 1 GiB.",
 			    size, kdf_backend_name(a->backend),
 			    kdf_alg_name(q->variant), (unsigned)a->p,
-			    a->backend == KDF_BACKEND_LIBSODIUM &&
-			    q->variant == KDF_ALG_ARGON2I ? "3,6" : "1,3");
+			    tune_grid_t(a->backend, q->variant));
 	}
 	if (a->bound_t > 0)
 		tune_note(a, "m is under its bound here, %llu KiB (%s): "
@@ -637,9 +643,8 @@ tune_recommend(const struct model *m, const struct tune_query *q,
 	if ((c = tune_curve(m, q, &p, err, errlen)) == NULL)
 		return -1;
 	/* libsodium hashes Argon2i at t = 3 at least. */
-	if (c->backend == KDF_BACKEND_LIBSODIUM && q->variant ==
-	    KDF_ALG_ARGON2I && aim.t_min < KDF_LIBSODIUM_ARGON2I_T_MIN)
-		aim.t_min = KDF_LIBSODIUM_ARGON2I_T_MIN;
+	if (aim.t_min < kdf_t_min(c->backend, q->variant))
+		aim.t_min = kdf_t_min(c->backend, q->variant);
 
 	a->headroom = tune_headroom(m, q->headroom_percentile > 0 ?
 	    q->headroom_percentile : q->percentile);
@@ -774,8 +779,7 @@ tune_needs_rehash(const char *encoded, const struct tune_answer *a,
 int
 tune_sodium_takes_t(const struct tune_answer *a)
 {
-	return a->variant != KDF_ALG_ARGON2I ||
-	    a->t >= KDF_LIBSODIUM_ARGON2I_T_MIN;
+	return a->t >= kdf_t_min(KDF_BACKEND_LIBSODIUM, a->variant);
 }
 
 json_t *
