@@ -567,6 +567,15 @@ TEST(a_model_takes_the_curves_its_run_did_not_measure)
 	ASSERT_EQ(db_model_run(db, "hostA", NULL, &m.run_id, err,
 	    sizeof(err)), DB_OK);
 	ASSERT_EQ(m.run_id, id);	/* unknown: the newest run's */
+	/* A fleet's host row without facts yet: the newest run's too. */
+	{
+		struct db_host	h;
+
+		memset(&h, 0, sizeof(h));
+		snprintf(h.id, sizeof(h.id), "hostA");
+		ASSERT_EQ(db_host_model(db, &h, &m, err, sizeof(err)), DB_OK);
+		ASSERT_EQ(m.run_id, id);
+	}
 	ASSERT_EQ(db_model_report(db, id, &rep, &src, err, sizeof(err)),
 	    DB_OK);
 	ASSERT_EQ(rep.n, 3);
